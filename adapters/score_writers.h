@@ -1,0 +1,48 @@
+#ifndef COOKGRAPH_ADAPTERS_SCORE_WRITERS_H_
+#define COOKGRAPH_ADAPTERS_SCORE_WRITERS_H_
+
+// Output of `cookgraph score`: an aligned table, JSON, CSV or Markdown.
+// Each snapshot renders to a self-contained fragment so that a batch can be
+// written in input order while later files are still being scored.
+
+#include <string>
+#include <vector>
+
+#include "graph/error.h"
+#include "metrics/analysis.h"
+#include "metrics/snapshot.h"
+
+namespace cookgraph {
+
+enum class ScoreFormat : uint8_t { kTable, kJson, kCsv, kMarkdown };
+
+struct ScoreOptions {
+  SortKey sort = SortKey::kScore;
+  size_t top = 0;                   // rows per snapshot; 0 = all
+  bool group_by_container = false;  // rows are containers (metrics/rollup.h), not nodes
+  bool color = false;               // ANSI colours in the table (terminal only)
+};
+
+/// One scored input. `file` is the path as given ("-" for standard input).
+struct ScoredSnapshot {
+  const std::string& file;
+  const Snapshot& snapshot;
+  const Analysis& analysis;
+};
+
+/// The text before the first snapshot's fragment: the CSV header row, the JSON
+/// document's opening; empty for table and Markdown.
+std::string RenderScoreHeader(ScoreFormat format, const ScoreOptions& options);
+
+/// One snapshot's fragment. `first` is true for the first fragment of the run
+/// (JSON puts a comma before the others).
+std::string RenderScoreSnapshot(ScoreFormat format, const ScoredSnapshot& scored,
+                                const ScoreOptions& options, bool first);
+
+/// The text after the last fragment: for JSON, the end of "snapshots", the
+/// "errors" array and the closing brace; empty otherwise.
+std::string RenderScoreFooter(ScoreFormat format, const std::vector<Error>& errors);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_ADAPTERS_SCORE_WRITERS_H_

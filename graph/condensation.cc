@@ -1,0 +1,1 @@
+// implemented by the graph work; see graph/condensation.h

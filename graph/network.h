@@ -1,0 +1,113 @@
+#ifndef COOKGRAPH_GRAPH_NETWORK_H_
+#define COOKGRAPH_GRAPH_NETWORK_H_
+
+// The operator network: nodes with ids, types and parameters, and typed edges
+// between them. Nodes are addressed by dense indices (NodeIndex) in the order
+// they were added; ids are unique.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "graph/error.h"
+
+namespace cookgraph {
+
+/// Dense index of a node in its Network, 0..size()-1.
+using NodeIndex = uint32_t;
+
+/// What an edge from -> to means (DESIGN.md §3).
+enum class EdgeKind : uint8_t {
+  kData,      // a wire: `to` consumes what `from` produces this frame
+  kRef,       // `to` reads a parameter, channel or export of `from`
+  kFeedback,  // `to` reads `from`'s output of the previous frame; ignored for ordering
+  kCall,      // `from` called `to` (nesting of trace events)
+  kLaunch,    // a CPU op launched GPU work
+  kFlow,      // any other declared dependency
+};
+
+inline constexpr int kEdgeKindCount = 6;
+
+/// "data", "ref", "feedback", "call", "launch", "flow".
+std::string_view EdgeKindName(EdgeKind kind);
+/// The kind named `name`, or nullopt.
+std::optional<EdgeKind> ParseEdgeKind(std::string_view name);
+
+/// One operator. Plain data; owned by Network.
+struct Node {
+  std::string id;      // unique, e.g. "/project1/noise1"
+  std::string type;    // e.g. "noiseTOP", "GstVideoScale", "aten::conv2d"
+  std::string family;  // e.g. "TOP", "CHOP", "element", "cpu_op", "kernel"
+  std::string parent;  // container id; "" = top level (derived from a '/'-id when not given)
+  std::vector<std::pair<std::string, std::string>> params;  // ordered key -> value
+  bool output = false;  // a network output: displayed/exported op, sink, model output
+};
+
+/// A typed edge between two nodes of the same Network.
+struct Edge {
+  NodeIndex from = 0;
+  NodeIndex to = 0;
+  EdgeKind kind = EdgeKind::kData;
+};
+
+/// The parent of a '/'-separated id: "/a/b/c" -> "/a/b", "/a" -> "", "x" -> "".
+std::string DerivedParent(std::string_view id);
+
+/// Nodes and edges. Add nodes first, then edges between them.
+class Network {
+ public:
+  /// Adds a node; fails if its id is empty or already present.
+  /// An empty `parent` is derived from a '/'-separated id.
+  Result<NodeIndex> AddNode(Node node);
+  /// Adds an edge between existing nodes (indices must be < size()).
+  void AddEdge(NodeIndex from, NodeIndex to, EdgeKind kind);
+
+  std::optional<NodeIndex> Find(std::string_view id) const;
+  size_t size() const { return nodes_.size(); }
+  bool empty() const { return nodes_.empty(); }
+  const Node& node(NodeIndex i) const { return nodes_[i]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Edge>& edges() const { return edges_; }
+  /// True when at least one node is marked as an output.
+  bool has_outputs() const { return output_count_ > 0; }
+
+  void Reserve(size_t nodes, size_t edges);
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<Edge> edges_;
+  // Owns a copy of each id: a string_view into nodes_[i].id would dangle for
+  // short ids (small-string buffer) when nodes_ reallocates.
+  std::unordered_map<std::string, NodeIndex> index_;
+  size_t output_count_ = 0;
+};
+
+/// Successors and predecessors of every node in compressed (CSR) form, built once
+/// from a Network for the algorithms. Parallel edges stay (a node may appear twice
+/// in a list). Feedback edges are left out unless `with_feedback` is set.
+class Adjacency {
+ public:
+  Adjacency() = default;
+  explicit Adjacency(const Network& network, bool with_feedback = false);
+
+  size_t size() const { return out_offsets_.empty() ? 0 : out_offsets_.size() - 1; }
+  std::span<const NodeIndex> out(NodeIndex n) const {
+    return {out_.data() + out_offsets_[n], out_.data() + out_offsets_[n + 1]};
+  }
+  std::span<const NodeIndex> in(NodeIndex n) const {
+    return {in_.data() + in_offsets_[n], in_.data() + in_offsets_[n + 1]};
+  }
+
+ private:
+  std::vector<uint32_t> out_offsets_, in_offsets_;  // size()+1 entries each
+  std::vector<NodeIndex> out_, in_;
+};
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_GRAPH_NETWORK_H_

@@ -1,0 +1,68 @@
+#ifndef COOKGRAPH_METRICS_ANALYSIS_H_
+#define COOKGRAPH_METRICS_ANALYSIS_H_
+
+// Everything cookgraph computes about one snapshot: graph facts joined with
+// per-node statistics. Writers and the advisor read an Analysis; they never
+// recompute it.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/critical_path.h"
+#include "graph/loops.h"
+#include "metrics/frames.h"
+#include "metrics/node_stats.h"
+#include "metrics/snapshot.h"
+#include "metrics/spikes.h"
+
+namespace cookgraph {
+
+/// What to rank nodes by (`--sort`). Every key sorts largest first.
+enum class SortKey : uint8_t { kScore, kAvg, kP95, kMax, kPerFrame, kGpu, kUpstream };
+
+/// "score", "avg", "p95", "max", "per-frame", "gpu", "upstream".
+std::string_view SortKeyName(SortKey key);
+std::optional<SortKey> ParseSortKey(std::string_view name);
+
+struct AnalysisOptions {
+  std::optional<double> budget_ms;  // overrides the snapshot's budget (`--budget-ms`)
+  size_t spike_limit = 10;          // how many spike attributions to keep
+};
+
+struct LoopReport {
+  Loop loop;
+  double per_frame_ms = 0;  // sum of per_frame_ms over the loop's nodes
+};
+
+struct Analysis {
+  double budget_ms = 0;
+  FrameSummary frames;
+  std::vector<NodeStats> stats;     // per node
+  std::vector<double> upstream_ms;  // per node: upstream cost of per_frame_ms
+  std::vector<bool> in_loop;        // per node: member of some reported loop
+  std::vector<bool> on_critical_path;
+  /// Per node: cooked in some frame yet reaches no output. All false when the
+  /// snapshot marks no outputs (see `warnings`).
+  std::vector<bool> dead;
+  std::vector<NodeIndex> order;     // topological order (DESIGN.md §4)
+  std::vector<LoopReport> loops;    // costliest first (ties: kind, then first node)
+  Path critical_path;               // weighted by per_frame_ms
+  std::vector<Spike> spikes;
+  std::vector<std::string> warnings;  // the snapshot's warnings plus the analysis's own
+};
+
+Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options = {});
+
+/// The nodes in ranking order for `key`: nodes that cooked, largest first (ties
+/// by score, then by NodeIndex), then nodes that never cooked in topological order.
+/// The rank of a node is its 1-based position among the cooked ones.
+std::vector<NodeIndex> Rank(const Analysis& analysis, SortKey key);
+
+/// How many leading entries of a ranking are nodes that cooked.
+size_t CookedCount(const Analysis& analysis);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_METRICS_ANALYSIS_H_

@@ -1,0 +1,1 @@
+// implemented by the metrics work; see metrics/node_stats.h

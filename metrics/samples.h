@@ -1,0 +1,78 @@
+#ifndef COOKGRAPH_METRICS_SAMPLES_H_
+#define COOKGRAPH_METRICS_SAMPLES_H_
+
+// Per-frame samples, stored column-wise: one contiguous series per node and
+// metric, frame after frame. A missing value is NaN and means "did not cook in
+// that frame"; it is never zero.
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "graph/network.h"
+
+namespace cookgraph {
+
+enum class Metric : uint8_t {
+  kCookMs,    // ms; time of the node's cooks in that frame (the scored metric)
+  kGpuMs,     // ms; GPU time of those cooks
+  kCpuMemMb,  // MB; CPU memory held by the node
+  kGpuMemMb,  // MB; GPU memory held by the node
+  kCooks,     // count of cooks in that frame
+};
+inline constexpr int kMetricCount = 5;
+
+/// "cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks".
+std::string_view MetricName(Metric metric);
+/// The metric named `name`, or nullopt.
+std::optional<Metric> ParseMetric(std::string_view name);
+
+/// The sentinel for "no value in this frame".
+inline constexpr double kMissing = NAN;
+inline bool IsMissing(double v) { return std::isnan(v); }
+
+class Samples {
+ public:
+  Samples() = default;
+  /// Room for `node_count` nodes; no series yet.
+  explicit Samples(size_t node_count);
+
+  size_t node_count() const { return columns_[0].size(); }
+  size_t frame_count() const { return frame_index_.size(); }
+
+  /// The engine's frame numbers, one per frame.
+  const std::vector<int64_t>& frame_index() const { return frame_index_; }
+  void SetFrameIndex(std::vector<int64_t> index) { frame_index_ = std::move(index); }
+
+  /// Measured frame time per frame (ms; NaN = not measured), or empty when the
+  /// input gives none.
+  std::span<const double> frame_ms() const { return frame_ms_; }
+  bool has_frame_ms() const { return !frame_ms_.empty(); }
+  /// `values` is empty or has frame_count() entries.
+  void SetFrameMs(std::vector<double> values) { frame_ms_ = std::move(values); }
+
+  /// The series of `node` for `metric`: frame_count() values, or empty when the
+  /// input has no such series.
+  std::span<const double> series(NodeIndex node, Metric metric) const {
+    return columns_[static_cast<size_t>(metric)][node];
+  }
+  bool has_series(NodeIndex node, Metric metric) const { return !series(node, metric).empty(); }
+  /// `values` has frame_count() entries (NaN = missing). Replaces any earlier one.
+  void SetSeries(NodeIndex node, Metric metric, std::vector<double> values);
+
+  /// True when some node has a series of `metric`.
+  bool any_series(Metric metric) const;
+
+ private:
+  std::vector<int64_t> frame_index_;
+  std::vector<double> frame_ms_;
+  std::array<std::vector<std::vector<double>>, kMetricCount> columns_;  // [metric][node][frame]
+};
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_METRICS_SAMPLES_H_

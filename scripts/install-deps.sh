@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything cookgraph needs to build and test, from Debian 12 packages.
+# Idempotent: packages already present are left alone; safe to run again.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ninja-build  # toolchain (g++ 12, CMake 3.25)
+  libboost-graph-dev                            # graph algorithms (SCC, topo order), hidden in graph/*.cc
+  nlohmann-json3-dev                            # streaming (SAX) JSON reading, JSON writing
+  libyaml-dev                                   # streaming (event) YAML reading with line/column marks
+  zlib1g-dev                                    # .json.gz reading and writing
+  libcli11-dev                                  # command-line parsing
+  libfmt-dev                                    # formatting of tables and messages
+  libgtest-dev libgmock-dev                     # unit tests
+  libbenchmark-dev                              # microbenchmarks in bench/
+  python3 python3-yaml                          # example generator, independent checks in tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
