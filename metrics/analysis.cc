@@ -1,1 +1,166 @@
-// implemented by the metrics work; see metrics/analysis.h
+#include "metrics/analysis.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "graph/condensation.h"
+#include "graph/reachability.h"
+#include "graph/upstream.h"
+
+namespace cookgraph {
+namespace {
+
+constexpr std::array<std::string_view, 7> kSortKeyNames = {"score",     "avg", "p95",     "max",
+                                                           "per-frame", "gpu", "upstream"};
+
+// A ranking value that sorts; NaN (which breaks strict weak ordering) goes last.
+double Orderable(double v) { return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v; }
+
+double KeyValue(const Analysis& analysis, NodeIndex node, SortKey key) {
+  const NodeStats& s = analysis.stats[node];
+  switch (key) {
+    case SortKey::kScore:
+      return s.score;
+    case SortKey::kAvg:
+      return s.avg_ms;
+    case SortKey::kP95:
+      return s.p95_ms;
+    case SortKey::kMax:
+      return s.max_ms;
+    case SortKey::kPerFrame:
+      return s.per_frame_ms;
+    case SortKey::kGpu:
+      return s.gpu_avg_ms.value_or(0.0);
+    case SortKey::kUpstream:
+      return node < analysis.upstream_ms.size() ? analysis.upstream_ms[node] : 0.0;
+  }
+  return 0.0;
+}
+
+}  // namespace
+
+std::string_view SortKeyName(SortKey key) { return kSortKeyNames[static_cast<size_t>(key)]; }
+
+std::optional<SortKey> ParseSortKey(std::string_view name) {
+  for (size_t i = 0; i < kSortKeyNames.size(); ++i) {
+    if (kSortKeyNames[i] == name) return static_cast<SortKey>(i);
+  }
+  return std::nullopt;
+}
+
+Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
+  const Network& network = snapshot.network;
+  const Samples& samples = snapshot.samples;
+  const size_t n = network.size();
+
+  Analysis analysis;
+  analysis.warnings = snapshot.warnings;
+  analysis.budget_ms = options.budget_ms ? *options.budget_ms : snapshot.info.budget_ms();
+  if (samples.frame_count() == 0) analysis.warnings.push_back("no frames");
+  if (samples.frame_count() > 0 && samples.node_count() != n) {
+    // Nodes without samples count as never cooked; samples of nodes the network
+    // does not have still count towards summed frame times.
+    analysis.warnings.push_back("samples cover " + std::to_string(samples.node_count()) +
+                                " nodes but the network has " + std::to_string(n));
+  }
+
+  analysis.frames = SummariseFrames(samples, analysis.budget_ms);
+  analysis.stats.reserve(n);
+  for (NodeIndex node = 0; node < n; ++node) {
+    analysis.stats.push_back(ComputeNodeStats(samples, node, analysis.frames.mean_ms));
+  }
+
+  // The graph algorithms take one weight >= 0 per node.
+  std::vector<double> weight(n);
+  for (NodeIndex node = 0; node < n; ++node) {
+    const double w = analysis.stats[node].per_frame_ms;
+    weight[node] = w > 0 ? w : 0.0;
+  }
+
+  const Adjacency adjacency(network);  // without feedback edges
+  const Condensation condensation = Condense(network, adjacency);
+  analysis.order = condensation.order;
+  analysis.critical_path = CriticalPath(adjacency, condensation, weight);
+  analysis.upstream_ms = UpstreamCost(adjacency, condensation, weight);
+
+  analysis.on_critical_path.assign(n, false);
+  for (NodeIndex node : analysis.critical_path.nodes) {
+    if (node < n) analysis.on_critical_path[node] = true;
+  }
+
+  analysis.in_loop.assign(n, false);
+  for (Loop& loop : FindLoops(network, adjacency, condensation)) {
+    LoopReport report{.loop = std::move(loop)};
+    for (NodeIndex node : report.loop.nodes) {
+      if (node >= n) continue;
+      analysis.in_loop[node] = true;
+      report.per_frame_ms += analysis.stats[node].per_frame_ms;
+    }
+    analysis.loops.push_back(std::move(report));
+  }
+  auto first_node = [](const LoopReport& r) {
+    return r.loop.nodes.empty() ? NodeIndex{0} : r.loop.nodes.front();
+  };
+  std::stable_sort(analysis.loops.begin(), analysis.loops.end(),
+                   [&](const LoopReport& a, const LoopReport& b) {
+                     if (a.per_frame_ms != b.per_frame_ms) return a.per_frame_ms > b.per_frame_ms;
+                     if (a.loop.kind != b.loop.kind) return a.loop.kind < b.loop.kind;
+                     return first_node(a) < first_node(b);
+                   });
+
+  analysis.dead.assign(n, false);
+  if (network.has_outputs()) {
+    const std::vector<bool> reaches = ReachesOutput(network, adjacency);
+    for (NodeIndex node = 0; node < n; ++node) {
+      const bool reached = node < reaches.size() && reaches[node];
+      analysis.dead[node] = analysis.stats[node].cooked_frames > 0 && !reached;
+    }
+  } else {
+    analysis.warnings.push_back("no node is marked as an output: dead cooks are not computed");
+  }
+
+  analysis.spikes = AttributeSpikes(samples, analysis.frames, analysis.stats, options.spike_limit);
+  return analysis;
+}
+
+std::vector<NodeIndex> Rank(const Analysis& analysis, SortKey key) {
+  const size_t n = analysis.stats.size();
+  std::vector<NodeIndex> ranked;
+  ranked.reserve(n);
+  for (NodeIndex node = 0; node < n; ++node) {
+    if (analysis.stats[node].cooked_frames > 0) ranked.push_back(node);
+  }
+  std::vector<double> value(n, 0.0);
+  for (NodeIndex node : ranked) value[node] = Orderable(KeyValue(analysis, node, key));
+  std::sort(ranked.begin(), ranked.end(), [&](NodeIndex a, NodeIndex b) {
+    if (value[a] != value[b]) return value[a] > value[b];
+    const double sa = Orderable(analysis.stats[a].score);
+    const double sb = Orderable(analysis.stats[b].score);
+    if (sa != sb) return sa > sb;
+    return a < b;
+  });
+
+  // Then the nodes that never cooked, in topological order; any the order
+  // does not name (an Analysis not made by Analyse) follow by index.
+  std::vector<bool> placed(n, false);
+  for (NodeIndex node : ranked) placed[node] = true;
+  for (NodeIndex node : analysis.order) {
+    if (node < n && !placed[node]) {
+      placed[node] = true;
+      ranked.push_back(node);
+    }
+  }
+  for (NodeIndex node = 0; node < n; ++node) {
+    if (!placed[node]) ranked.push_back(node);
+  }
+  return ranked;
+}
+
+size_t CookedCount(const Analysis& analysis) {
+  return static_cast<size_t>(std::count_if(analysis.stats.begin(), analysis.stats.end(),
+                                           [](const NodeStats& s) { return s.cooked_frames > 0; }));
+}
+
+}  // namespace cookgraph

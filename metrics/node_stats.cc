@@ -1,1 +1,96 @@
-// implemented by the metrics work; see metrics/node_stats.h
+#include "metrics/node_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "metrics/percentile.h"
+
+namespace cookgraph {
+namespace {
+
+// The series of `node` for `metric`, cut to the frames of the snapshot: empty
+// when the samples have no such node or series. A short series is read as
+// missing in the frames past its end (see Samples::SetSeries).
+std::span<const double> FrameSeries(const Samples& samples, NodeIndex node, Metric metric) {
+  if (node >= samples.node_count()) return {};
+  std::span<const double> values = samples.series(node, metric);
+  return values.first(std::min(values.size(), samples.frame_count()));
+}
+
+// Mean over the values that are present; nullopt when none is.
+std::optional<double> MeanOfPresent(std::span<const double> values) {
+  double sum = 0;
+  size_t count = 0;
+  for (double v : values) {
+    if (IsMissing(v)) continue;
+    sum += v;
+    ++count;
+  }
+  if (count == 0) return std::nullopt;
+  return sum / static_cast<double>(count);
+}
+
+}  // namespace
+
+NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_frame_ms) {
+  NodeStats stats;
+  const size_t frame_count = samples.frame_count();
+  if (frame_count == 0) return stats;
+  const auto frames = static_cast<double>(frame_count);
+
+  // The cooked values, gathered once: percentiles and max need them sorted.
+  // One scratch buffer per thread, so ranking 100k nodes does not allocate per node.
+  thread_local std::vector<double> cooked;
+  cooked.clear();
+  double sum = 0;
+  for (double v : FrameSeries(samples, node, Metric::kCookMs)) {
+    if (IsMissing(v)) continue;
+    cooked.push_back(v);
+    sum += v;
+  }
+  stats.cooked_frames = cooked.size();
+
+  if (!cooked.empty()) {
+    const auto count = static_cast<double>(cooked.size());
+    stats.avg_ms = sum / count;
+    // Two passes (mean, then squared deviations) keep the variance accurate when
+    // the values are large and close together; the second term corrects the
+    // rounding of the mean (the "corrected two-pass" algorithm).
+    double squares = 0, deviations = 0;
+    for (double v : cooked) {
+      const double d = v - stats.avg_ms;
+      squares += d * d;
+      deviations += d;
+    }
+    const double variance = (squares - deviations * deviations / count) / count;
+    stats.std_ms = variance > 0 ? std::sqrt(variance) : 0.0;
+    stats.score = stats.avg_ms * (1 + stats.std_ms);
+
+    std::sort(cooked.begin(), cooked.end());
+    stats.p50_ms = Percentile(cooked, 50);
+    stats.p95_ms = Percentile(cooked, 95);
+    stats.p99_ms = Percentile(cooked, 99);
+    stats.max_ms = cooked.back();
+    stats.per_frame_ms = sum / frames;
+    stats.share = mean_frame_ms > 0 ? stats.per_frame_ms / mean_frame_ms : 0.0;
+  }
+
+  if (std::span<const double> cooks = FrameSeries(samples, node, Metric::kCooks); !cooks.empty()) {
+    double total = 0;
+    for (double c : cooks) {
+      if (!IsMissing(c)) total += c;  // a frame without a count cooked nothing
+    }
+    stats.cooks_per_frame = total / frames;
+  } else {
+    // Without a cooks series, each frame with a cook_ms value counts one cook.
+    stats.cooks_per_frame = static_cast<double>(stats.cooked_frames) / frames;
+  }
+
+  stats.gpu_avg_ms = MeanOfPresent(FrameSeries(samples, node, Metric::kGpuMs));
+  stats.cpu_mem_mb = MeanOfPresent(FrameSeries(samples, node, Metric::kCpuMemMb));
+  stats.gpu_mem_mb = MeanOfPresent(FrameSeries(samples, node, Metric::kGpuMemMb));
+  return stats;
+}
+
+}  // namespace cookgraph
