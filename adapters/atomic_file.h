@@ -2,7 +2,7 @@
 #define COOKGRAPH_ADAPTERS_ATOMIC_FILE_H_
 
 // Files appear whole or not at all: written to a temporary file beside the
-// target, then renamed over it.
+// target, then renamed over it. A crash or an error leaves no partial output.
 
 #include <string>
 #include <string_view>
@@ -10,6 +10,28 @@
 #include "graph/error.h"
 
 namespace cookgraph {
+
+/// A temporary file in the target's folder, removed unless committed.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(const std::string& target);
+  ~TemporaryFile();
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+
+  bool ok() const { return error_.message.empty(); }
+  const Error& error() const { return error_; }
+  /// The temporary file's path, to write to.
+  const std::string& path() const { return path_; }
+  /// Renames the temporary file over the target.
+  Status Commit();
+
+ private:
+  std::string target_;
+  std::string path_;
+  Error error_;
+  bool committed_ = false;
+};
 
 /// Writes `contents` to `path` atomically.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);

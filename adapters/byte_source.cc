@@ -1,1 +1,113 @@
-// implemented by the adapters work
+#include "adapters/byte_source.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace cookgraph {
+namespace {
+
+constexpr size_t kBufferBytes = 1 << 18;  // 256 KiB: large reads keep zlib fast
+
+}  // namespace
+
+Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path) {
+  std::error_code ec;
+  if (path != "-" && std::filesystem::is_directory(path, ec)) {
+    return Error{.file = path, .message = "is a directory, not a snapshot file"};
+  }
+  int fd = path == "-" ? dup(STDIN_FILENO) : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return Error{.file = path, .message = std::string("cannot open: ") + std::strerror(errno)};
+  }
+  // gzdopen reads gzip transparently and passes other bytes through unchanged.
+  gzFile gz = gzdopen(fd, "rb");
+  if (gz == nullptr) {
+    close(fd);
+    return Error{.file = path, .message = "cannot open: out of memory"};
+  }
+  gzbuffer(gz, kBufferBytes);
+  std::unique_ptr<ByteSource> source(new ByteSource());
+  source->name_ = path;
+  source->gz_ = gz;
+  source->storage_.resize(kBufferBytes);
+  source->buffer_ = source->storage_.data();
+  return source;
+}
+
+std::unique_ptr<ByteSource> ByteSource::FromString(std::string_view text, std::string name) {
+  std::unique_ptr<ByteSource> source(new ByteSource());
+  source->name_ = std::move(name);
+  source->text_ = text;
+  source->buffer_ = text.data();
+  return source;
+}
+
+ByteSource::~ByteSource() {
+  if (gz_ != nullptr) gzclose(static_cast<gzFile>(gz_));
+}
+
+bool ByteSource::Fill() {
+  offset_ += len_;
+  pos_ = len_ = 0;
+  if (gz_ == nullptr) {
+    if (string_done_) return false;
+    string_done_ = true;
+    len_ = text_.size();
+    return len_ > 0;
+  }
+  if (!error_.empty()) return false;
+  auto gz = static_cast<gzFile>(gz_);
+  int n = gzread(gz, storage_.data(), static_cast<unsigned>(storage_.size()));
+  if (n < 0) {
+    int code = 0;
+    const char* what = gzerror(gz, &code);
+    error_ = code == Z_ERRNO ? std::string("read error: ") + std::strerror(errno)
+                             : std::string("gzip data is corrupt: ") + what;
+    return false;
+  }
+  if (n == 0) {
+    // A truncated gzip stream ends without an error from gzread; gzerror tells.
+    int code = 0;
+    const char* what = gzerror(gz, &code);
+    if (code != Z_OK && code != Z_STREAM_END) {
+      error_ = std::string("gzip data is corrupt: ") + what;
+    }
+    return false;
+  }
+  len_ = static_cast<size_t>(n);
+  return true;
+}
+
+size_t ByteSource::Read(char* out, size_t n) {
+  size_t done = 0;
+  while (done < n && !AtEnd()) {
+    size_t take = std::min(n - done, len_ - pos_);
+    for (size_t i = 0; i < take; ++i) {
+      out[done + i] = buffer_[pos_];
+      Advance();
+    }
+    done += take;
+  }
+  return done;
+}
+
+char ByteSource::PeekNonBlank() {
+  // Skips nothing: looks ahead within the buffer only, which always holds the
+  // start of a file when this is called before reading.
+  if (AtEnd()) return 0;
+  size_t i = pos_;
+  if (len_ - i >= 3 && std::memcmp(buffer_ + i, "\xEF\xBB\xBF", 3) == 0) i += 3;  // UTF-8 BOM
+  for (; i < len_; ++i) {
+    char c = buffer_[i];
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return c;
+  }
+  return 0;
+}
+
+}  // namespace cookgraph

@@ -1,1 +1,108 @@
-// implemented by the adapters work
+// JSON into events, through nlohmann::json's SAX interface: it never builds a
+// document tree, and its lexer reports the line and column of syntax errors.
+
+#include <charconv>
+#include <cstdio>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "adapters/events.h"
+
+namespace cookgraph {
+namespace {
+
+// An input iterator over a ByteSource, for nlohmann's iterator input adapter
+// (which needs value_type char, ++, * and comparison with the end iterator).
+class SourceIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = char;
+
+  SourceIterator() = default;  // the end
+  explicit SourceIterator(ByteSource* source) : source_(source) {}
+
+  char operator*() const { return source_->Current(); }
+  SourceIterator& operator++() {
+    source_->Advance();
+    return *this;
+  }
+  // Only ever compared with the end iterator.
+  bool operator==(const SourceIterator& other) const { return AtEnd() == other.AtEnd(); }
+  bool operator!=(const SourceIterator& other) const { return !(*this == other); }
+
+ private:
+  bool AtEnd() const { return source_ == nullptr || source_->AtEnd(); }
+  ByteSource* source_ = nullptr;
+};
+
+class SaxBridge {
+ public:
+  using json = nlohmann::json;
+  SaxBridge(ByteSource& source, EventHandler& handler) : source_(source), handler_(handler) {}
+
+  bool null() { return handler_.Null(Here()); }
+  bool boolean(bool value) { return handler_.Bool(value, Here()); }
+  bool number_integer(json::number_integer_t value) { return Integer(value); }
+  bool number_unsigned(json::number_unsigned_t value) { return Integer(value); }
+  bool number_float(json::number_float_t value, const std::string& text) {
+    return handler_.Number(value, text, false, Here());
+  }
+  bool string(std::string& value) { return handler_.String(value, Here()); }
+  bool binary(json::binary_t&) { return true; }  // never produced by the JSON lexer
+  bool start_object(std::size_t) { return handler_.BeginObject(Here()); }
+  bool key(std::string& key) { return handler_.Key(key, Here()); }
+  bool end_object() { return handler_.EndObject(Here()); }
+  bool start_array(std::size_t) { return handler_.BeginArray(Here()); }
+  bool end_array() { return handler_.EndArray(Here()); }
+
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
+    // what() reads "[json.exception.parse_error.101] parse error at line L, column C: msg".
+    std::string what = ex.what();
+    long long line = 0, column = 0;
+    size_t at = what.find("at line ");
+    if (at != std::string::npos) {
+      std::sscanf(what.c_str() + at, "at line %lld, column %lld", &line, &column);
+    }
+    size_t colon = what.find(": ", at == std::string::npos ? 0 : at);
+    std::string message = colon == std::string::npos ? what : what.substr(colon + 2);
+    syntax_error_ = Error{.file = source_.name(),
+                          .line = line,
+                          .column = column,
+                          .message = "invalid JSON: " + message};
+    return false;
+  }
+
+  const std::optional<Error>& syntax_error() const { return syntax_error_; }
+
+ private:
+  template <typename Int>
+  bool Integer(Int value) {
+    char text[24];
+    auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    return handler_.Number(static_cast<double>(value), std::string_view(text, end - text), true,
+                           Here());
+  }
+  // The place just after the token that produced the event.
+  Location Here() const { return {source_.line(), source_.column()}; }
+
+  ByteSource& source_;
+  EventHandler& handler_;
+  std::optional<Error> syntax_error_;
+};
+
+}  // namespace
+
+Status ParseJsonEvents(ByteSource& source, EventHandler& handler) {
+  SaxBridge bridge(source, handler);
+  bool ok = nlohmann::json::sax_parse(SourceIterator(&source), SourceIterator(), &bridge,
+                                      nlohmann::json::input_format_t::json, /*strict=*/true);
+  if (source.failed()) return Error{.file = source.name(), .message = source.error()};
+  if (bridge.syntax_error()) return *bridge.syntax_error();
+  if (!ok) return Error{.file = source.name()};  // stopped by the handler
+  return {};
+}
+
+}  // namespace cookgraph

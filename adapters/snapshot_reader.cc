@@ -1,1 +1,54 @@
-// implemented by the adapters work
+#include "adapters/snapshot_reader.h"
+
+#include "adapters/byte_source.h"
+#include "adapters/events.h"
+#include "adapters/snapshot_builder.h"
+
+namespace cookgraph {
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+Result<Snapshot> Read(ByteSource& source, Spelling spelling) {
+  SnapshotBuilder builder(source.name());
+  Status parsed = spelling == Spelling::kJson ? ParseJsonEvents(source, builder)
+                                              : ParseYamlEvents(source, builder);
+  if (!parsed) {
+    if (builder.error()) return *builder.error();
+    return parsed.error();
+  }
+  Result<Snapshot> snapshot = builder.Finish();
+  if (snapshot && snapshot->info.source.empty() && source.name() != "-") {
+    snapshot->info.source.push_back(source.name());
+  }
+  return snapshot;
+}
+
+}  // namespace
+
+Result<Snapshot> ReadSnapshotFile(const std::string& path) {
+  auto opened = ByteSource::Open(path);
+  if (!opened) return opened.error();
+  ByteSource& source = **opened;
+  char first = source.PeekNonBlank();
+  if (source.failed()) return Error{.file = path, .message = source.error()};
+  if (first == 0) return Error{.file = path, .message = "the file is empty"};
+  Spelling spelling;
+  if (EndsWith(path, ".yaml") || EndsWith(path, ".yml")) {
+    spelling = Spelling::kYaml;
+  } else if (EndsWith(path, ".json") || EndsWith(path, ".json.gz")) {
+    spelling = Spelling::kJson;
+  } else {
+    spelling = first == '{' || first == '[' ? Spelling::kJson : Spelling::kYaml;
+  }
+  return Read(source, spelling);
+}
+
+Result<Snapshot> ParseSnapshot(std::string_view text, Spelling spelling, const std::string& file) {
+  auto source = ByteSource::FromString(text, file);
+  return Read(*source, spelling);
+}
+
+}  // namespace cookgraph

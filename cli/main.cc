@@ -1,1 +1,60 @@
-int main() { return 0; }
+// The cookgraph executable: a table of subcommands, each in its own file.
+
+#include <cstdio>
+#include <exception>
+#include <map>
+
+#include "cli/command.h"
+
+namespace cookgraph::cli {
+namespace {
+
+const CommandEntry kCommands[] = {
+    {"score", "rank the nodes of one or many snapshots by cost", SetupScore},
+    {"graph", "topological order, feedback loops, critical path and edges of a network",
+     SetupGraph},
+    {"convert", "rewrite a snapshot as JSON, gzip-compressed JSON or YAML", SetupConvert},
+};
+
+int Main(int argc, char** argv) {
+  CLI::App app{"cookgraph: a profiler for node-graph dataflow engines", "cookgraph"};
+  app.set_version_flag("--version", "cookgraph 0.1.0");
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 ok, 1 internal error, 2 usage or input error.\n"
+             "Run `cookgraph COMMAND --help` for a command's options and an example.");
+  std::map<CLI::App*, std::function<int()>> runners;
+  for (const CommandEntry& command : kCommands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.summary);
+    runners[sub] = command.setup(*sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "cookgraph: error: %s\nRun with --help for usage.\n", e.what());
+    return kExitInput;
+  }
+  for (auto& [sub, run] : runners) {
+    if (sub->parsed()) return run();
+  }
+  return kExitInput;
+}
+
+}  // namespace
+}  // namespace cookgraph::cli
+
+int main(int argc, char** argv) {
+  try {
+    return cookgraph::cli::Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "cookgraph: error: out of memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cookgraph: internal error: %s\n", e.what());
+  }
+  return cookgraph::cli::kExitInternal;
+}

@@ -1,0 +1,76 @@
+#ifndef COOKGRAPH_ADAPTERS_BYTE_SOURCE_H_
+#define COOKGRAPH_ADAPTERS_BYTE_SOURCE_H_
+
+// The first stage of every reader: bytes from a file, standard input or a
+// string, with gzip decoded on the fly (recognised by its magic bytes), and the
+// line and column of the next byte kept for error messages.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/error.h"
+
+namespace cookgraph {
+
+class ByteSource {
+ public:
+  /// Opens `path` ("-" = standard input). Fails with a message naming the file.
+  static Result<std::unique_ptr<ByteSource>> Open(const std::string& path);
+  /// Reads from `text`, which must outlive the source.
+  static std::unique_ptr<ByteSource> FromString(std::string_view text, std::string name);
+
+  ~ByteSource();
+  ByteSource(const ByteSource&) = delete;
+  ByteSource& operator=(const ByteSource&) = delete;
+
+  /// The name used in errors: the path as given.
+  const std::string& name() const { return name_; }
+
+  /// True when no byte is left (or reading failed: see failed()).
+  bool AtEnd() {
+    return pos_ == len_ && !Fill();
+  }
+  /// The next byte; only valid when !AtEnd().
+  char Current() const { return buffer_[pos_]; }
+  /// Moves past the current byte.
+  void Advance() {
+    if (buffer_[pos_++] == '\n') {
+      ++line_;
+      line_start_ = offset_ + pos_;
+    }
+  }
+  /// Copies up to `n` bytes into `out`; returns how many (0 at the end).
+  size_t Read(char* out, size_t n);
+  /// The first non-blank byte ahead without consuming it, or 0 at the end.
+  char PeekNonBlank();
+
+  int64_t line() const { return line_; }  // 1-based line of the next byte
+  int64_t column() const { return static_cast<int64_t>(offset_ + pos_ - line_start_) + 1; }
+
+  /// Set when reading failed part-way (corrupt gzip, I/O error).
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
+
+ private:
+  ByteSource() = default;
+  bool Fill();  // refills buffer_; false at the end or on error
+
+  std::string name_;
+  void* gz_ = nullptr;                   // gzFile; nullptr for string sources
+  std::string_view text_;                // string sources
+  std::vector<char> storage_;            // file sources' buffer
+  const char* buffer_ = nullptr;
+  size_t pos_ = 0, len_ = 0;
+  uint64_t offset_ = 0;                  // bytes before buffer_[0]
+  uint64_t line_start_ = 0;              // offset of the current line's first byte
+  int64_t line_ = 1;
+  bool string_done_ = false;
+  std::string error_;
+};
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_ADAPTERS_BYTE_SOURCE_H_

@@ -1,0 +1,55 @@
+#ifndef COOKGRAPH_ADAPTERS_EVENTS_H_
+#define COOKGRAPH_ADAPTERS_EVENTS_H_
+
+// The second stage of the snapshot reader: JSON and YAML both become one stream
+// of events (begin/end of objects and arrays, keys, scalars), each with the place
+// in the input where it occurred. One builder turns either stream into a
+// Snapshot, so the two spellings cannot drift apart and neither needs a document
+// tree in memory.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "adapters/byte_source.h"
+#include "graph/error.h"
+
+namespace cookgraph {
+
+/// 1-based line and column; 0 = unknown.
+struct Location {
+  int64_t line = 0;
+  int64_t column = 0;
+};
+
+/// Receives events. Every method returns false to stop the parse; the handler
+/// then keeps its own error.
+class EventHandler {
+ public:
+  virtual ~EventHandler() = default;
+  virtual bool BeginObject(Location at) = 0;
+  virtual bool EndObject(Location at) = 0;
+  virtual bool BeginArray(Location at) = 0;
+  virtual bool EndArray(Location at) = 0;
+  /// An object key (a mapping key in YAML).
+  virtual bool Key(std::string_view key, Location at) = 0;
+  virtual bool Null(Location at) = 0;
+  virtual bool Bool(bool value, Location at) = 0;
+  /// A number; `text` is its spelling in the input (integers: digits only).
+  virtual bool Number(double value, std::string_view text, bool integer, Location at) = 0;
+  virtual bool String(std::string_view value, Location at) = 0;
+};
+
+/// Parses JSON from `source` into `handler`. A syntax error is returned with its
+/// line and column; a stop by the handler returns an Error with an empty message
+/// (the handler holds the real one).
+Status ParseJsonEvents(ByteSource& source, EventHandler& handler);
+
+/// Parses YAML (one document) from `source` into `handler`. Plain scalars are
+/// typed by the YAML 1.2 core schema (null, true/false, integers, floats,
+/// .inf/.nan); quoted scalars are strings. Anchors and aliases are refused.
+Status ParseYamlEvents(ByteSource& source, EventHandler& handler);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_ADAPTERS_EVENTS_H_

@@ -1,0 +1,53 @@
+#ifndef COOKGRAPH_ADAPTERS_SNAPSHOT_BUILDER_H_
+#define COOKGRAPH_ADAPTERS_SNAPSHOT_BUILDER_H_
+
+// The third stage of the snapshot reader: events (from JSON or YAML) into a
+// Snapshot, checking everything DESIGN.md §5 requires on the way.
+
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "adapters/events.h"
+#include "metrics/snapshot.h"
+
+namespace cookgraph {
+
+class SnapshotBuilder final : public EventHandler {
+ public:
+  /// `file` names the input in errors and warnings.
+  explicit SnapshotBuilder(std::string file);
+  ~SnapshotBuilder() override;
+
+  bool BeginObject(Location at) override;
+  bool EndObject(Location at) override;
+  bool BeginArray(Location at) override;
+  bool EndArray(Location at) override;
+  bool Key(std::string_view key, Location at) override;
+  bool Null(Location at) override;
+  bool Bool(bool value, Location at) override;
+  bool Number(double value, std::string_view text, bool integer, Location at) override;
+  bool String(std::string_view value, Location at) override;
+
+  /// The error that stopped the parse, when a handler method returned false.
+  const std::optional<Error>& error() const { return error_; }
+
+  /// After a complete parse: resolves ids and checks the whole; the builder is
+  /// spent afterwards.
+  Result<Snapshot> Finish();
+
+ private:
+  // Records the error for a value (of kind `got`, see the .cc) with no place here.
+  bool Unexpected(int got, Location at);
+
+  struct State;
+  std::unique_ptr<State> s_;
+  std::optional<Error> error_;
+};
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_ADAPTERS_SNAPSHOT_BUILDER_H_

@@ -1,0 +1,187 @@
+// `cookgraph score INPUT...`: rank the nodes of one or many snapshots.
+//
+// Files are read and analysed by -j worker threads; the main thread writes each
+// result in input order as soon as it and all before it are done, so output
+// starts early and memory holds only the results not yet written.
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "adapters/input_files.h"
+#include "adapters/score_writers.h"
+#include "adapters/snapshot_reader.h"
+#include "cli/command.h"
+#include "cli/progress.h"
+#include "metrics/analysis.h"
+
+namespace cookgraph::cli {
+namespace {
+
+struct ScoreArgs {
+  std::vector<std::string> inputs;
+  std::string format = "table";
+  int top = -1;  // -1 = the format's default
+  std::string sort = "score";
+  std::optional<double> budget_ms;
+  std::string group_by;
+  unsigned jobs = 0;  // 0 = one per core
+  std::string shard;
+};
+
+// The K-th (1-based) of N contiguous slices of `files`.
+Result<std::vector<std::string>> Shard(const std::vector<std::string>& files,
+                                       const std::string& spec) {
+  unsigned k = 0, n = 0;
+  char extra = 0;
+  if (std::sscanf(spec.c_str(), "%u/%u%c", &k, &n, &extra) != 2 || n == 0 || k == 0 || k > n) {
+    return Error{.where = "--shard",
+                 .message = "expected K/N with 1 <= K <= N (e.g. 2/8), got '" + spec + "'"};
+  }
+  size_t begin = files.size() * (k - 1) / n;
+  size_t end = files.size() * k / n;
+  return std::vector<std::string>(files.begin() + begin, files.begin() + end);
+}
+
+// What one worker made of one file.
+struct Outcome {
+  bool done = false;
+  std::string text;                   // the rendered fragment
+  std::vector<std::string> warnings;  // to print on standard error
+  std::optional<Error> error;
+};
+
+int RunScore(const ScoreArgs& args) {
+  ScoreFormat format = ScoreFormat::kTable;
+  if (args.format == "json") format = ScoreFormat::kJson;
+  else if (args.format == "csv") format = ScoreFormat::kCsv;
+  else if (args.format == "md") format = ScoreFormat::kMarkdown;
+
+  ScoreOptions options;
+  options.sort = *ParseSortKey(args.sort);  // CLI11 checked the choice
+  const bool human = format == ScoreFormat::kTable || format == ScoreFormat::kMarkdown;
+  options.top = args.top >= 0 ? static_cast<size_t>(args.top) : (human ? 20 : 0);
+  options.group_by_container = args.group_by == "container";
+  options.color = format == ScoreFormat::kTable && UseColor();
+  AnalysisOptions analysis_options;
+  analysis_options.budget_ms = args.budget_ms;
+
+  InputList inputs = ExpandInputs(args.inputs);
+  std::vector<Error> errors = inputs.errors;
+  for (const Error& e : errors) PrintError(e);
+  std::vector<std::string> files = std::move(inputs.files);
+  if (!args.shard.empty()) {
+    auto sharded = Shard(files, args.shard);
+    if (!sharded) {
+      PrintError(sharded.error());
+      return kExitInput;
+    }
+    files = std::move(*sharded);
+  }
+
+  std::vector<Outcome> outcomes(files.size());
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
+      Outcome outcome;
+      Result<Snapshot> snapshot = ReadSnapshotFile(files[i]);
+      if (!snapshot) {
+        outcome.error = snapshot.error();
+      } else {
+        Analysis analysis = Analyse(*snapshot, analysis_options);
+        outcome.warnings = analysis.warnings;
+        outcome.text = RenderScoreSnapshot(format, {files[i], *snapshot, analysis}, options,
+                                           /*first=*/true);
+      }
+      outcome.done = true;
+      std::lock_guard lock(mutex);
+      outcomes[i] = std::move(outcome);
+      ready.notify_all();
+    }
+  };
+  unsigned jobs = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<size_t>(jobs, std::max<size_t>(files.size(), 1)));
+  std::vector<std::thread> workers;
+  for (unsigned j = 0; j < jobs; ++j) workers.emplace_back(work);
+
+  Progress progress(files.size(), StderrIsTerminal() && files.size() > 1);
+  bool written_ok = WriteStdout(RenderScoreHeader(format, options));
+  bool first = true;
+  for (size_t i = 0; i < files.size(); ++i) {
+    Outcome outcome;
+    {
+      std::unique_lock lock(mutex);
+      ready.wait(lock, [&] { return outcomes[i].done; });
+      outcome = std::move(outcomes[i]);
+    }
+    progress.Step(files[i]);
+    if (outcome.error) {
+      progress.Clear();
+      PrintError(*outcome.error);
+      errors.push_back(*outcome.error);
+      continue;
+    }
+    if (!outcome.warnings.empty()) progress.Clear();
+    for (const std::string& w : outcome.warnings) PrintWarning(files[i], w);
+    if (!first) {
+      if (format == ScoreFormat::kJson) written_ok &= WriteStdout(",\n");
+      if (format == ScoreFormat::kTable || format == ScoreFormat::kMarkdown) {
+        written_ok &= WriteStdout("\n");
+      }
+    }
+    first = false;
+    written_ok &= WriteStdout(outcome.text);
+  }
+  for (std::thread& t : workers) t.join();
+  progress.Clear();
+  written_ok &= WriteStdout(RenderScoreFooter(format, errors));
+  written_ok &= std::fflush(stdout) == 0;
+  if (!written_ok) {
+    PrintError(Error{.file = "-", .message = "cannot write the results to standard output"});
+    return kExitInternal;
+  }
+  if (files.empty() && errors.empty()) {
+    PrintError(Error{.message = "no input files"});
+    return kExitInput;
+  }
+  return errors.empty() ? kExitOk : kExitInput;
+}
+
+}  // namespace
+
+std::function<int()> SetupScore(CLI::App& sub) {
+  auto args = std::make_shared<ScoreArgs>();
+  sub.add_option("INPUT", args->inputs,
+                 "snapshot files, directories (searched recursively for .json, .json.gz, "
+                 ".yaml, .yml) or - for standard input")
+      ->required();
+  sub.add_option("--format", args->format, "output: table (default), json, csv or md")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+  sub.add_option("--top", args->top,
+                 "rows per snapshot; 0 = all (default: 20 for table and md, all for json and csv)")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--sort", args->sort, "rank by score (default), avg, p95, max, per-frame, gpu or upstream")
+      ->check(CLI::IsMember({"score", "avg", "p95", "max", "per-frame", "gpu", "upstream"}));
+  sub.add_option("--budget-ms", args->budget_ms, "frame budget in ms (default: the snapshot's, else 1000/fps, else 16.667)")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--group-by", args->group_by, "roll the rows up by container")
+      ->check(CLI::IsMember({"container"}));
+  sub.add_option("-j,--jobs", args->jobs, "worker threads (default: one per core)")
+      ->check(CLI::Range(1u, 1024u));
+  sub.add_option("--shard", args->shard,
+                 "score only the K-th of N slices of the sorted input list (K/N, e.g. 2/8)");
+  sub.footer(
+      "Examples:\n"
+      "  cookgraph score examples/touchdesigner_feedback.json --top 10\n"
+      "  cookgraph score snapshots/ --format csv -j 2 > scores.csv\n"
+      "  cookgraph score snapshots/ --format json --shard 3/8 > shard3.json");
+  return [args] { return RunScore(*args); };
+}
+
+}  // namespace cookgraph::cli

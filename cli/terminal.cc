@@ -1,0 +1,34 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli/command.h"
+
+namespace cookgraph::cli {
+
+void PrintError(const Error& error) {
+  std::fprintf(stderr, "cookgraph: error: %s\n", error.Format().c_str());
+}
+
+void PrintWarning(const std::string& file, const std::string& text) {
+  std::fprintf(stderr, "cookgraph: warning: %s%s%s\n", file.c_str(), file.empty() ? "" : ": ",
+               text.c_str());
+}
+
+bool UseColor() {
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && no_color[0] != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::strcmp(term, "dumb") == 0) return false;
+  return isatty(STDOUT_FILENO) == 1;
+}
+
+bool StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
+
+bool WriteStdout(std::string_view text) {
+  return std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+}
+
+}  // namespace cookgraph::cli
