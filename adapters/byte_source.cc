@@ -53,6 +53,11 @@ ByteSource::~ByteSource() {
 }
 
 bool ByteSource::Fill() {
+  reached_end_ = !Refill();
+  return !reached_end_;
+}
+
+bool ByteSource::Refill() {
   offset_ += len_;
   pos_ = len_ = 0;
   if (gz_ == nullptr) {

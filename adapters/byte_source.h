@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "graph/error.h"
@@ -39,8 +40,19 @@ class ByteSource {
   void Advance() {
     if (buffer_[pos_++] == '\n') {
       ++line_;
+      previous_line_start_ = line_start_;
       line_start_ = offset_ + pos_;
     }
+  }
+  /// True once a read has found the end (AtEnd() without reading more).
+  bool ReachedEnd() const { return reached_end_; }
+  /// Line and column of the byte `back` (>= 1) bytes before the next one; exact
+  /// when that byte is on the current or the previous line.
+  std::pair<int64_t, int64_t> PositionBack(uint64_t back) const {
+    uint64_t next = offset_ + pos_;
+    uint64_t at = next >= back ? next - back : 0;
+    if (at >= line_start_) return {line_, static_cast<int64_t>(at - line_start_) + 1};
+    return {line_ - 1, static_cast<int64_t>(at - previous_line_start_) + 1};
   }
   /// Copies up to `n` bytes into `out`; returns how many (0 at the end).
   size_t Read(char* out, size_t n);
@@ -56,7 +68,8 @@ class ByteSource {
 
  private:
   ByteSource() = default;
-  bool Fill();  // refills buffer_; false at the end or on error
+  bool Fill();    // refills buffer_; false at the end or on error
+  bool Refill();  // Fill() without keeping track of the end
 
   std::string name_;
   void* gz_ = nullptr;                   // gzFile; nullptr for string sources
@@ -66,8 +79,10 @@ class ByteSource {
   size_t pos_ = 0, len_ = 0;
   uint64_t offset_ = 0;                  // bytes before buffer_[0]
   uint64_t line_start_ = 0;              // offset of the current line's first byte
+  uint64_t previous_line_start_ = 0;     // offset of the previous line's first byte
   int64_t line_ = 1;
   bool string_done_ = false;
+  bool reached_end_ = false;  // Fill() found no more bytes
   std::string error_;
 };
 

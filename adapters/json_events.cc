@@ -48,7 +48,7 @@ class SaxBridge {
   bool number_integer(json::number_integer_t value) { return Integer(value); }
   bool number_unsigned(json::number_unsigned_t value) { return Integer(value); }
   bool number_float(json::number_float_t value, const std::string& text) {
-    return handler_.Number(value, text, false, Here());
+    return handler_.Number(value, text, false, NumberStart(text.size()));
   }
   bool string(std::string& value) { return handler_.String(value, Here()); }
   bool binary(json::binary_t&) { return true; }  // never produced by the JSON lexer
@@ -59,15 +59,17 @@ class SaxBridge {
   bool end_array() { return handler_.EndArray(Here()); }
 
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
-    // what() reads "[json.exception.parse_error.101] parse error at line L, column C: msg".
-    std::string what = ex.what();
-    long long line = 0, column = 0;
-    size_t at = what.find("at line ");
-    if (at != std::string::npos) {
-      std::sscanf(what.c_str() + at, "at line %lld, column %lld", &line, &column);
+    // what() reads "[json.exception.parse_error.101] parse error at line L, column C: msg",
+    // or "[json.exception.out_of_range.406] msg" for numbers out of range.
+    std::string message = ex.what();
+    if (size_t bracket = message.find("] "); bracket != std::string::npos) {
+      message.erase(0, bracket + 2);
     }
-    size_t colon = what.find(": ", at == std::string::npos ? 0 : at);
-    std::string message = colon == std::string::npos ? what : what.substr(colon + 2);
+    long long line = source_.line(), column = source_.column();
+    if (message.rfind("parse error at line ", 0) == 0) {
+      std::sscanf(message.c_str(), "parse error at line %lld, column %lld", &line, &column);
+      if (size_t colon = message.find(": "); colon != std::string::npos) message.erase(0, colon + 2);
+    }
     syntax_error_ = Error{.file = source_.name(),
                           .line = line,
                           .column = column,
@@ -83,10 +85,16 @@ class SaxBridge {
     char text[24];
     auto end = std::to_chars(text, text + sizeof text, value).ptr;
     return handler_.Number(static_cast<double>(value), std::string_view(text, end - text), true,
-                           Here());
+                           NumberStart(static_cast<size_t>(end - text)));
   }
   // The place just after the token that produced the event.
   Location Here() const { return {source_.line(), source_.column()}; }
+  // Where a number of `length` characters began: the lexer has read one byte
+  // past it to see where it ends (none at the end of the input).
+  Location NumberStart(size_t length) const {
+    auto [line, column] = source_.PositionBack(length + (source_.ReachedEnd() ? 0 : 1));
+    return {line, column};
+  }
 
   ByteSource& source_;
   EventHandler& handler_;

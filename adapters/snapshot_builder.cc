@@ -759,9 +759,9 @@ Result<Snapshot> SnapshotBuilder::Finish() {
   if (!s.frames_seen) snapshot.warnings.push_back("the snapshot has no \"frames\": there are no statistics");
   else if (frames == 0) snapshot.warnings.push_back("frames.index is empty: there are no statistics");
   for (const auto& [what, unknown] : s.unknown_keys) {
-    std::string times = unknown.count > 1 ? fmt::format(" ({} times, first", unknown.count) : " (";
+    std::string times = unknown.count > 1 ? fmt::format("{} times, first ", unknown.count) : "";
     snapshot.warnings.push_back(
-        fmt::format("{}{} at line {}): ignored", what, times, unknown.first.line));
+        fmt::format("{} ({}at line {}): ignored", what, times, unknown.first.line));
   }
   return snapshot;
 }

@@ -1,0 +1,43 @@
+#include "adapters/input_files.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace cookgraph {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(InputFiles, DirectoriesAreSearchedRecursivelyAndSorted) {
+  char pattern[] = "/tmp/cookgraph-inputs-XXXXXX";
+  std::string root = mkdtemp(pattern);
+  fs::create_directories(root + "/b/deep");
+  for (const char* name : {"/z.json", "/b/deep/a.yaml", "/b/c.json.gz", "/b/notes.txt", "/b/x.yml"}) {
+    std::ofstream(root + name) << "{}";
+  }
+  InputList list = ExpandInputs({root, root + "/z.json"});
+  EXPECT_TRUE(list.errors.empty());
+  std::vector<std::string> expected = {root + "/b/c.json.gz", root + "/b/deep/a.yaml",
+                                       root + "/b/x.yml", root + "/z.json"};
+  EXPECT_EQ(list.files, expected);
+  fs::remove_all(root);
+}
+
+TEST(InputFiles, MissingPathAndDirectoryWithoutSnapshotsAreErrors) {
+  char pattern[] = "/tmp/cookgraph-inputs-XXXXXX";
+  std::string root = mkdtemp(pattern);
+  std::ofstream(root + "/readme.txt") << "hi";
+  InputList list = ExpandInputs({root, "/nonexistent.json", "-"});
+  ASSERT_EQ(list.errors.size(), 2u);
+  EXPECT_EQ(list.errors[0].Format(),
+            root + ": directory holds no snapshot files (.json, .json.gz, .yaml, .yml)");
+  EXPECT_EQ(list.errors[1].Format(), "/nonexistent.json: no such file or directory");
+  EXPECT_EQ(list.files, std::vector<std::string>{"-"});
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace cookgraph
