@@ -51,10 +51,13 @@ void NodeValues(const Snapshot& snapshot, const Analysis& analysis, NodeIndex n,
                 std::optional<size_t> rank, std::vector<Value>& out) {
   const Node& node = snapshot.network.node(n);
   const NodeStats& s = analysis.stats[n];
-  // A node that never cooked has no cook_ms statistics: null, not 0. per_frame_ms
-  // and share are defined over all frames and stay 0.
+  // A node that never cooked has no cook_ms statistics: null, not 0. per_frame_ms,
+  // share and cooks_per_frame are means over all frames: 0 for such a node, and
+  // null only when the snapshot has no frames at all.
   const bool cooked = s.cooked_frames > 0;
+  const bool frames = snapshot.samples.frame_count() > 0;
   auto stat = [cooked](double v) { return cooked ? Value(v) : Value(); };
+  auto per_frame = [frames](double v) { return frames ? Value(v) : Value(); };
   out.clear();
   out.emplace_back(std::string_view(node.id));
   out.emplace_back(std::string_view(node.type));
@@ -67,10 +70,10 @@ void NodeValues(const Snapshot& snapshot, const Analysis& analysis, NodeIndex n,
   out.push_back(stat(s.p95_ms));
   out.push_back(stat(s.p99_ms));
   out.push_back(stat(s.max_ms));
-  out.emplace_back(s.per_frame_ms);
-  out.emplace_back(s.share);
+  out.push_back(per_frame(s.per_frame_ms));
+  out.push_back(per_frame(s.share));
   out.emplace_back(uint64_t{s.cooked_frames});
-  out.emplace_back(s.cooks_per_frame);
+  out.push_back(per_frame(s.cooks_per_frame));
   out.push_back(Optional(s.gpu_avg_ms));
   out.push_back(Optional(s.cpu_mem_mb));
   out.push_back(Optional(s.gpu_mem_mb));
@@ -742,7 +745,7 @@ std::vector<Section> Sections(const ScoredSnapshot& scored,
         ids += node_id(r.loop.nodes[k]);
       }
       if (r.loop.nodes.size() > kLoopIds) ids += ", …";
-      s.items.push_back(fmt::format("{} {} ms/frame, {} node{}: {}", LoopKindName(r.loop.kind),
+      s.items.push_back(fmt::format("{:<9} {} ms/frame, {} node{}: {}", LoopKindName(r.loop.kind),
                                     Ms(r.per_frame_ms), r.loop.nodes.size(),
                                     r.loop.nodes.size() == 1 ? "" : "s", ids));
     }

@@ -258,6 +258,22 @@ TEST(ScoreJson, NonFiniteNumbersAreNullEverywhere) {
   EXPECT_EQ(table.find("nan"), std::string::npos);
 }
 
+TEST(ScoreJson, WithoutFramesPerFrameValuesAreNull) {
+  Snapshot snap;
+  ASSERT_TRUE(snap.network.AddNode({.id = "/p/a"}));
+  snap.samples = Samples(1);
+  Scored s(std::move(snap));
+  const json snapshot = json::parse(Render(ScoreFormat::kJson, s))["snapshots"][0];
+  EXPECT_EQ(snapshot["frames"], 0);
+  const json& node = snapshot["nodes"][0];
+  EXPECT_TRUE(node["rank"].is_null());
+  EXPECT_TRUE(node["per_frame_ms"].is_null());
+  EXPECT_TRUE(node["share"].is_null());
+  EXPECT_TRUE(node["cooks_per_frame"].is_null());
+  EXPECT_EQ(node["cooked_frames"], 0);
+  EXPECT_EQ(node["dead"], false);
+}
+
 TEST(ScoreJson, TopCutsNodesAndKeepsRanks) {
   Scored s(MakeSnapshot());
   const json doc = json::parse(Render(ScoreFormat::kJson, s, {.top = 3}));
