@@ -14,6 +14,16 @@ namespace {
 
 constexpr size_t kBufferBytes = 1 << 18;  // 256 KiB: large reads keep zlib fast
 
+// gzerror() prefixes its message with "<fd:N>: " for files opened by gzdopen;
+// the file name is already in the error.
+std::string GzipMessage(const char* what) {
+  std::string message = what;
+  if (message.rfind("<fd:", 0) == 0) {
+    if (size_t colon = message.find(": "); colon != std::string::npos) message.erase(0, colon + 2);
+  }
+  return message;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path) {
@@ -73,7 +83,7 @@ bool ByteSource::Refill() {
     int code = 0;
     const char* what = gzerror(gz, &code);
     error_ = code == Z_ERRNO ? std::string("read error: ") + std::strerror(errno)
-                             : std::string("gzip data is corrupt: ") + what;
+                             : "gzip data is corrupt: " + GzipMessage(what);
     return false;
   }
   if (n == 0) {
@@ -81,7 +91,7 @@ bool ByteSource::Refill() {
     int code = 0;
     const char* what = gzerror(gz, &code);
     if (code != Z_OK && code != Z_STREAM_END) {
-      error_ = std::string("gzip data is corrupt: ") + what;
+      error_ = "gzip data is corrupt: " + GzipMessage(what);
     }
     return false;
   }

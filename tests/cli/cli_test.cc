@@ -1,0 +1,382 @@
+// End-to-end runs of the cookgraph executable: exit codes, messages, output
+// formats, batches, and the facts planted in the examples.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kSource = COOKGRAPH_SOURCE_DIR;
+const std::string kBinary = COOKGRAPH_BINARY;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/cookgraph-cli-XXXXXX";
+    path_ = mkdtemp(pattern);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Runs `cookgraph ARGS` through the shell from the source folder, capturing
+// standard output and standard error separately.
+CliRun Cookgraph(const std::string& args, const std::string& stdin_file = "/dev/null") {
+  TempDir dir;
+  std::string command = "cd '" + kSource + "' && NO_COLOR=1 '" + kBinary + "' " + args + " <'" +
+                        stdin_file + "' >'" + dir / "out" + "' 2>'" + dir / "err" + "'";
+  int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = Slurp(dir / "out");
+  run.err = Slurp(dir / "err");
+  return run;
+}
+
+size_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+const char* kExamples[] = {"examples/touchdesigner_feedback.json", "examples/gstreamer_pipeline.json",
+                           "examples/pytorch_model.json"};
+
+json Facts(const std::string& example) {
+  std::string facts = example.substr(0, example.size() - 5) + ".facts.json";
+  return json::parse(Slurp(kSource + "/" + facts));
+}
+
+const json& NodeById(const json& snapshot, const std::string& id) {
+  for (const json& node : snapshot["nodes"]) {
+    if (node["id"] == id) return node;
+  }
+  static const json kNone;
+  ADD_FAILURE() << "no node " << id;
+  return kNone;
+}
+
+TEST(Cli, HelpAndVersion) {
+  CliRun help = Cookgraph("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("score"), std::string::npos);
+  CliRun sub = Cookgraph("score --help");
+  EXPECT_EQ(sub.exit_code, 0);
+  EXPECT_NE(sub.out.find("Examples:"), std::string::npos);
+  CliRun version = Cookgraph("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.out.find("cookgraph "), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(Cookgraph("").exit_code, 2);
+  EXPECT_EQ(Cookgraph("frobnicate").exit_code, 2);
+  EXPECT_EQ(Cookgraph("score").exit_code, 2);
+  EXPECT_EQ(Cookgraph("score examples --sort speed").exit_code, 2);
+  CliRun shard = Cookgraph("score examples --shard 3/2");
+  EXPECT_EQ(shard.exit_code, 2);
+  EXPECT_NE(shard.err.find("--shard"), std::string::npos);
+}
+
+TEST(Cli, ScoreTablePrintsARankedTable) {
+  CliRun run = Cookgraph("score examples/touchdesigner_feedback.json --top 5");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("examples/touchdesigner_feedback.json"), std::string::npos);
+  EXPECT_NE(run.out.find("\n1  /project1/control/script_osc"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("\033["), std::string::npos) << "no colour when not a terminal";
+  EXPECT_NE(run.out.find("more nodes"), std::string::npos);
+}
+
+TEST(Cli, ScoreJsonHoldsEveryExample) {
+  CliRun run = Cookgraph("score examples --format json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json doc = json::parse(run.out);
+  EXPECT_EQ(doc["cookgraph"], 1);
+  ASSERT_EQ(doc["snapshots"].size(), 3u);
+  EXPECT_TRUE(doc["errors"].empty());
+  for (const json& s : doc["snapshots"]) {
+    json facts = Facts(s["file"].get<std::string>());
+    EXPECT_EQ(s["nodes"].size(), facts["node_count"].get<size_t>()) << s["file"];
+    EXPECT_EQ(s["frames"], facts["frame_count"]) << s["file"];
+    EXPECT_EQ(s["over_budget_frames"], facts["over_budget_frames"].size()) << s["file"];
+    EXPECT_NEAR(s["frame_ms"]["mean"].get<double>(), facts["mean_frame_ms"].get<double>(), 1e-5);
+  }
+}
+
+TEST(Cli, TouchDesignerExampleShowsThePlantedFacts) {
+  const std::string file = "examples/touchdesigner_feedback.json";
+  json facts = Facts(file);
+  const json& planted = facts["planted"];
+  CliRun run = Cookgraph("score " + file + " --format json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json s = json::parse(run.out)["snapshots"][0];
+
+  // The costly feedback loop is the costliest loop, with exactly its members.
+  const json& loop = s["loops"][0];
+  EXPECT_EQ(loop["kind"], "feedback");
+  std::set<std::string> members(loop["nodes"].begin(), loop["nodes"].end());
+  std::set<std::string> expected(planted["feedback_loop"]["nodes"].begin(),
+                                 planted["feedback_loop"]["nodes"].end());
+  EXPECT_EQ(members, expected);
+  EXPECT_NEAR(loop["per_frame_ms"].get<double>(), planted["feedback_loop"]["per_frame_ms"].get<double>(), 1e-4);
+  // The ref cycle and the self-loop are reported too.
+  bool cycle = false, self_loop = false;
+  for (const json& l : s["loops"]) {
+    cycle |= l["kind"] == "cycle" && l["nodes"].size() == 2;
+    self_loop |= l["kind"] == "self-loop" && l["nodes"][0] == planted["self_loop"];
+  }
+  EXPECT_TRUE(cycle);
+  EXPECT_TRUE(self_loop);
+
+  // The spiky node leads the spike attribution and the ranking by score.
+  EXPECT_EQ(s["spikes"][0]["id"], planted["spiky_node"]["id"]);
+  EXPECT_EQ(s["spikes"][0]["frames"], planted["spiky_node"]["spike_frames"].size());
+  EXPECT_EQ(s["nodes"][0]["id"], planted["spiky_node"]["id"]);
+  EXPECT_GT(NodeById(s, planted["spiky_node"]["id"])["max_ms"].get<double>(), 12.0);
+
+  // The dead cook is dead; outputs are not.
+  EXPECT_EQ(NodeById(s, planted["dead_node"])["dead"], true);
+  size_t dead = 0;
+  for (const json& node : s["nodes"]) dead += node["dead"].get<bool>();
+  EXPECT_EQ(dead, facts["dead_nodes"].size());
+  for (const json& id : planted["outputs"]) EXPECT_EQ(NodeById(s, id)["dead"], false) << id;
+
+  // The node cooking twice per frame.
+  EXPECT_DOUBLE_EQ(NodeById(s, planted["twice_cooking_node"])["cooks_per_frame"].get<double>(), 2.0);
+
+  // Never-cooked nodes come after every ranked node, with null ranks.
+  bool seen_unranked = false;
+  for (const json& node : s["nodes"]) {
+    if (node["rank"].is_null()) seen_unranked = true;
+    else EXPECT_FALSE(seen_unranked) << "ranked node after an unranked one";
+  }
+  EXPECT_EQ(NodeById(s, facts["never_cooked_nodes"][0])["cooked_frames"], 0);
+}
+
+TEST(Cli, TouchDesignerExampleHasHeavyTopsWithResolutions) {
+  json snapshot = json::parse(Slurp(kSource + "/examples/touchdesigner_feedback.json"));
+  int heavy = 0;
+  for (const json& node : snapshot["nodes"]) {
+    if (node.value("family", "") != "TOP" || !node.contains("params")) continue;
+    const json& p = node["params"];
+    if (p.contains("resolutionw") && std::stoi(p["resolutionw"].get<std::string>()) >= 1920) ++heavy;
+  }
+  EXPECT_GE(heavy, 3);
+}
+
+TEST(Cli, OtherExamplesHaveTheirShapes) {
+  // A wide pipeline: many sinks; a deep operator graph: a long critical path.
+  CliRun wide = Cookgraph("graph examples/gstreamer_pipeline.json --format json");
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  json g = json::parse(wide.out);
+  EXPECT_GE(Facts("examples/gstreamer_pipeline.json")["outputs"].size(), 8u);
+  EXPECT_GE(g["nodes"].get<int>(), 200);
+  CliRun deep = Cookgraph("graph examples/pytorch_model.json --format json");
+  ASSERT_EQ(deep.exit_code, 0) << deep.err;
+  json d = json::parse(deep.out);
+  EXPECT_GE(d["critical_path"]["nodes"].size(), 30u);
+  std::set<std::string> kinds;
+  for (const json& e : d["edges"]) kinds.insert(e["kind"]);
+  EXPECT_TRUE(kinds.count("call") && kinds.count("launch") && kinds.count("data"));
+}
+
+TEST(Cli, GraphOrderRespectsEveryEdgeOutsideALoop) {
+  for (const char* example : kExamples) {
+    CliRun run = Cookgraph(std::string("graph ") + example + " --format json");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    json g = json::parse(run.out);
+    std::map<std::string, size_t> position;
+    for (size_t i = 0; i < g["order"].size(); ++i) position[g["order"][i]] = i;
+    EXPECT_EQ(position.size(), g["nodes"].get<size_t>());
+    std::map<std::string, int> component;
+    int c = 0;
+    for (const json& comp : g["components"]) {
+      ++c;
+      for (const json& id : comp) component[id] = c;
+    }
+    for (const json& e : g["edges"]) {
+      if (e["kind"] == "feedback") continue;
+      std::string from = e["from"], to = e["to"];
+      if (component.count(from) && component.count(to) && component[from] == component[to]) continue;
+      if (from == to) continue;
+      EXPECT_LT(position[from], position[to]) << example << ": " << from << " -> " << to;
+    }
+  }
+}
+
+TEST(Cli, GraphDotDrawsFeedbackDashed) {
+  CliRun run = Cookgraph("graph examples/touchdesigner_feedback.json --format dot");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.rfind("digraph", 0), 0u);
+  EXPECT_NE(run.out.find("dashed"), std::string::npos);
+  CliRun text = Cookgraph("graph examples/touchdesigner_feedback.json");
+  ASSERT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("feedback"), std::string::npos);
+}
+
+TEST(Cli, CsvAndMarkdown) {
+  CliRun csv = Cookgraph("score examples --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  size_t nodes = 0;
+  for (const char* e : kExamples) nodes += Facts(e)["node_count"].get<size_t>();
+  EXPECT_EQ(Lines(csv.out), nodes + 1);  // a header, then one row per (file, node)
+  EXPECT_EQ(csv.out.rfind("file,", 0), 0u);
+  CliRun md = Cookgraph("score examples/pytorch_model.json --format md --top 3");
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("|---"), std::string::npos);
+}
+
+TEST(Cli, GroupByContainer) {
+  CliRun run = Cookgraph("score examples/touchdesigner_feedback.json --group-by container --format json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json s = json::parse(run.out)["snapshots"][0];
+  ASSERT_TRUE(s.contains("containers"));
+  bool trails = false;
+  for (const json& c : s["containers"]) trails |= c["id"] == "/project1/fx/trails";
+  EXPECT_TRUE(trails);
+  CliRun table = Cookgraph("score examples/touchdesigner_feedback.json --group-by container");
+  EXPECT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("/project1/fx"), std::string::npos);
+}
+
+TEST(Cli, SortTopAndBudget) {
+  CliRun run = Cookgraph("score examples/pytorch_model.json --format json --sort max --top 4 --budget-ms 1000");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json s = json::parse(run.out)["snapshots"][0];
+  ASSERT_EQ(s["nodes"].size(), 4u);
+  EXPECT_EQ(s["frame_budget_ms"], 1000.0);
+  EXPECT_EQ(s["over_budget_frames"], 0);
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_GE(s["nodes"][i - 1]["max_ms"].get<double>(), s["nodes"][i]["max_ms"].get<double>());
+  }
+}
+
+TEST(Cli, StandardInput) {
+  CliRun run = Cookgraph("score - --format json", kSource + "/examples/pytorch_model.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(json::parse(run.out)["snapshots"][0]["file"], "-");
+}
+
+TEST(Cli, JobsAndShardsGiveTheSameResults) {
+  CliRun one = Cookgraph("score examples --format json -j 1");
+  CliRun two = Cookgraph("score examples --format json -j 2");
+  ASSERT_EQ(one.exit_code, 0);
+  EXPECT_EQ(one.out, two.out);
+  std::vector<std::string> files;
+  for (int k = 1; k <= 2; ++k) {
+    CliRun shard = Cookgraph("score examples --format json --shard " + std::to_string(k) + "/2");
+    ASSERT_EQ(shard.exit_code, 0) << shard.err;
+    for (const json& s : json::parse(shard.out)["snapshots"]) files.push_back(s["file"]);
+  }
+  std::vector<std::string> all;
+  for (const json& s : json::parse(one.out)["snapshots"]) all.push_back(s["file"]);
+  EXPECT_EQ(files, all);
+}
+
+TEST(Cli, ConvertRoundTripGivesIdenticalScores) {
+  TempDir dir;
+  const std::string file = "examples/touchdesigner_feedback.json";
+  CliRun yaml = Cookgraph("convert " + file + " -o " + dir / "a.yaml");
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.err;
+  ASSERT_EQ(Cookgraph("convert " + dir / "a.yaml" + " -o " + dir / "b.json.gz").exit_code, 0);
+  ASSERT_EQ(Cookgraph("convert " + dir / "b.json.gz" + " -o " + dir / "c.json").exit_code, 0);
+  auto score = [&](const std::string& path) {
+    json s = json::parse(Cookgraph("score " + path + " --format json").out)["snapshots"][0];
+    s.erase("file");
+    return s.dump();
+  };
+  std::string original = score(file);
+  EXPECT_EQ(score(dir / "a.yaml"), original);
+  EXPECT_EQ(score(dir / "b.json.gz"), original);
+  EXPECT_EQ(score(dir / "c.json"), original);
+  // Converting the converted file again changes nothing.
+  ASSERT_EQ(Cookgraph("convert " + dir / "c.json" + " -o " + dir / "d.json").exit_code, 0);
+  EXPECT_EQ(Slurp(dir / "c.json"), Slurp(dir / "d.json"));
+}
+
+TEST(Cli, ConvertFailureLeavesNoFile) {
+  TempDir dir;
+  CliRun run = Cookgraph("convert tests/data/bad/negative.json -o " + dir / "out.json");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+// Every file of the bad-input corpus: exit 2, at most three lines, naming the file.
+TEST(CliBadInput, EveryBadFileIsAOneLineErrorNamingIt) {
+  size_t checked = 0;
+  for (const auto& entry : fs::directory_iterator(kSource + "/tests/data/bad")) {
+    std::string name = entry.path().filename();
+    if (name == "README.md") continue;
+    std::string path = "tests/data/bad/" + name;
+    CliRun run = Cookgraph("score " + path);
+    EXPECT_EQ(run.exit_code, 2) << path;
+    EXPECT_GE(Lines(run.err), 1u) << path;
+    EXPECT_LE(Lines(run.err), 3u) << path << ": " << run.err;
+    EXPECT_NE(run.err.find(path), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("json.exception"), std::string::npos) << run.err;
+    CliRun graph = Cookgraph("graph " + path);
+    EXPECT_EQ(graph.exit_code, 2) << path;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 14u);
+}
+
+TEST(CliBadInput, SyntaxErrorsGiveLineAndColumn) {
+  CliRun json_run = Cookgraph("score tests/data/bad/malformed.json");
+  EXPECT_NE(json_run.err.find("tests/data/bad/malformed.json:2:"), std::string::npos) << json_run.err;
+  CliRun yaml_run = Cookgraph("score tests/data/bad/malformed.yaml");
+  EXPECT_NE(yaml_run.err.find("tests/data/bad/malformed.yaml:4:"), std::string::npos) << yaml_run.err;
+}
+
+TEST(CliBadInput, MissingFileAndDirectoryWithoutSnapshots) {
+  TempDir dir;
+  CliRun missing = Cookgraph("score " + dir / "nope.json");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find(dir / "nope.json"), std::string::npos);
+  CliRun empty = Cookgraph("score " + dir.path());
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("no snapshot files"), std::string::npos);
+}
+
+TEST(CliBadInput, ABatchWithOneBadFileStillReportsTheGoodOnes) {
+  CliRun run = Cookgraph("score examples tests/data/bad/unknown_id.json --format json");
+  EXPECT_EQ(run.exit_code, 2);
+  json doc = json::parse(run.out);
+  EXPECT_EQ(doc["snapshots"].size(), 3u);
+  ASSERT_EQ(doc["errors"].size(), 1u);
+  EXPECT_EQ(doc["errors"][0]["file"], "tests/data/bad/unknown_id.json");
+  EXPECT_NE(doc["errors"][0]["message"].get<std::string>().find("did you mean"), std::string::npos);
+  EXPECT_EQ(Lines(run.err), 1u) << run.err;
+  // The table and CSV still carry the good files too.
+  CliRun table = Cookgraph("score examples tests/data/bad/unknown_id.json --top 1");
+  EXPECT_EQ(table.exit_code, 2);
+  for (const char* e : kExamples) EXPECT_NE(table.out.find(e), std::string::npos) << e;
+}
+
+}  // namespace
