@@ -112,10 +112,11 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
 
   analysis.dead.assign(n, false);
   if (network.has_outputs()) {
-    const std::vector<bool> reaches = ReachesOutput(network, adjacency);
+    // Live, not merely "reaches an output": a nested op or kernel serves the op
+    // that called or launched it (graph/reachability.h).
+    const std::vector<bool> live = LiveNodes(network, adjacency);
     for (NodeIndex node = 0; node < n; ++node) {
-      const bool reached = node < reaches.size() && reaches[node];
-      analysis.dead[node] = analysis.stats[node].cooked_frames > 0 && !reached;
+      analysis.dead[node] = analysis.stats[node].cooked_frames > 0 && !live[node];
     }
   } else {
     analysis.warnings.push_back("no node is marked as an output: dead cooks are not computed");

@@ -43,8 +43,9 @@ struct Analysis {
   std::vector<double> upstream_ms;  // per node: upstream cost of per_frame_ms
   std::vector<bool> in_loop;        // per node: member of some reported loop
   std::vector<bool> on_critical_path;
-  /// Per node: cooked in some frame yet reaches no output. All false when the
-  /// snapshot marks no outputs (see `warnings`).
+  /// Per node: cooked in some frame yet serves no output (not LiveNodes: it
+  /// reaches no output and no live node calls or launches it). All false when
+  /// the snapshot marks no outputs (see `warnings`).
   std::vector<bool> dead;
   std::vector<NodeIndex> order;     // topological order (DESIGN.md §4)
   std::vector<LoopReport> loops;    // costliest first (ties: kind, then first node)

@@ -50,5 +50,33 @@ TEST(ReachesOutput, CyclesAndSeveralOutputs) {
   EXPECT_EQ(reaches, (Flags{true, true, true, true, true}));
 }
 
+Flags Live(const Network& network) { return LiveNodes(network, Adjacency(network)); }
+
+TEST(LiveNodes, CalleesAndKernelsOfALiveOpAreLive) {
+  // 0 (conv) -> 1 (softmax, output) by data; 0 calls 2, 2 calls 3, 3 launches 4
+  // (a kernel). 5 is a debug op feeding nothing; it calls 6.
+  Flags live = Live(WithOutputs(7,
+                                {D(0, 1), {0, 2, EdgeKind::kCall}, {2, 3, EdgeKind::kCall},
+                                 {3, 4, EdgeKind::kLaunch}, {5, 6, EdgeKind::kCall}},
+                                {1}));
+  EXPECT_EQ(live, (Flags{true, true, true, true, true, false, false}));
+  // ReachesOutput keeps the literal rule: callees do not reach the output.
+  EXPECT_EQ(Reaches(WithOutputs(3, {D(0, 1), {0, 2, EdgeKind::kCall}}, {1})),
+            (Flags{true, true, false}));
+}
+
+TEST(LiveNodes, WhatFeedsALiveCalleeIsLive) {
+  // 0 calls 1 (0 is an output); 2 feeds 1 by data; 3 feeds 1 only by feedback.
+  Flags live = Live(WithOutputs(4, {{0, 1, EdgeKind::kCall}, D(2, 1), F(3, 1)}, {0}));
+  EXPECT_EQ(live, (Flags{true, true, true, false}));
+}
+
+TEST(LiveNodes, FlowEdgesDoNotMakeTheirTargetLive) {
+  // A flow edge is a dependency, not nesting: 0 (output) -> 1 by flow keeps 1 dead.
+  Flags live = Live(WithOutputs(2, {{0, 1, EdgeKind::kFlow}}, {0}));
+  EXPECT_EQ(live, (Flags{true, false}));
+  EXPECT_EQ(Live(WithOutputs(2, {D(0, 1)}, {})), (Flags{false, false}));
+}
+
 }  // namespace
 }  // namespace cookgraph

@@ -273,6 +273,26 @@ def reachable(starts, nbrs):
     return seen
 
 
+def live_nodes(snap, outputs, pred):
+    """Nodes whose cooks serve an output: those that reach one through
+    non-feedback edges, those a live node calls or launches (a nested op or a
+    kernel serves the op that issued it), and whatever feeds a live node."""
+    callees = [[] for _ in snap.ids]
+    for a, b, kind in snap.edges:
+        if kind in ("call", "launch"):
+            callees[a].append(b)
+    live = set()
+    todo = list(outputs)
+    while todo:
+        v = todo.pop()
+        if v in live:
+            continue
+        live.add(v)
+        todo.extend(pred[v])
+        todo.extend(callees[v])
+    return live
+
+
 def expected_loops(snap, succ, pred, comp, comps):
     """Every loop of DESIGN.md section 4: (kind, required node set, full node set, label)."""
     loops = []
@@ -365,7 +385,7 @@ def check_score(snap, score, snap_path, rep, rtol, atol, succ, pred):
     seen = set()
     extra_checked = set()
     outputs = [i for i, o in enumerate(snap.output) if o]
-    live = reachable(outputs, pred) if outputs else None
+    live = live_nodes(snap, outputs, pred) if outputs else None
     upstream_cache = {}
     upstream_work = [0]
     per_frame = None
