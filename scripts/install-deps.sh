@@ -13,7 +13,7 @@ packages=(
   libfmt-dev                                    # formatting of tables and messages
   libgtest-dev libgmock-dev                     # unit tests
   libbenchmark-dev                              # microbenchmarks in bench/
-  python3 python3-yaml                          # example generator, independent checks in tests
+  python3 python3-yaml python3-jsonschema      # example generator, independent checks, schema test
 )
 
 missing=()
