@@ -166,9 +166,11 @@ void Emit(Emitter& e, const Snapshot& snapshot) {
   const Samples& samples = snapshot.samples;
   // key() starts a top-level entry; JSON needs commas between them.
   bool first_key = true;
-  auto key = [&](std::string_view name, std::string_view indent = "  ") {
+  // A key; in YAML, a key whose value is a block (on the following lines) ends
+  // its line with the colon.
+  auto key = [&](std::string_view name, std::string_view indent = "  ", bool block = false) {
     if (yaml) {
-      e.Put(fmt::format("{}{}: ", indent.substr(2), name));
+      e.Put(fmt::format("{}{}:{}", indent.substr(2), name, block ? "" : " "));
     } else {
       e.Put(first_key ? "" : ",\n");
       e.Put(fmt::format("{}\"{}\": ", indent, name));
@@ -196,7 +198,7 @@ void Emit(Emitter& e, const Snapshot& snapshot) {
   if (info.frame_budget_ms) key("frame_budget_ms"), e.Num(*info.frame_budget_ms), end_line();
 
   Incoming incoming(network);
-  key("nodes");
+  key("nodes", "  ", true);
   e.Put(yaml ? "\n" : "[\n");
   for (NodeIndex n = 0; n < network.size(); ++n) {
     e.Put(yaml ? "  - " : "    ");
@@ -206,12 +208,12 @@ void Emit(Emitter& e, const Snapshot& snapshot) {
   }
   if (!yaml) e.Put("  ]");
 
-  key("frames");
+  key("frames", "  ", true);
   e.Put(yaml ? "\n" : "{\n");
   first_key = true;
   key("index", "    "), e.Ints(samples.frame_index()), end_line();
   if (samples.has_frame_ms()) key("frame_ms", "    "), e.Values(samples.frame_ms()), end_line();
-  key("series", "    ");
+  key("series", "    ", true);
   e.Put(yaml ? "\n" : "{\n");
   bool first_series = true;
   for (NodeIndex n = 0; n < network.size(); ++n) {
