@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev                     # unit tests
   libbenchmark-dev                              # microbenchmarks in bench/
   python3 python3-yaml python3-jsonschema      # example generator, independent checks, schema test
+  bsdutils                                      # script(1): tests run cookgraph on a pseudo-terminal
 )
 
 missing=()

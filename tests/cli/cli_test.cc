@@ -114,6 +114,29 @@ TEST(Cli, ScoreTablePrintsARankedTable) {
   EXPECT_NE(run.out.find("more nodes"), std::string::npos);
 }
 
+// Runs cookgraph under a pseudo-terminal (util-linux `script`), as a user at a
+// terminal would; standard output and error arrive mixed.
+std::string OnTerminal(const std::string& args, const std::string& env = "") {
+  TempDir dir;
+  std::string command = "cd '" + kSource + "' && " + env + " script -qfec \"'" + kBinary + "' " +
+                        args + "\" /dev/null >'" + dir / "out" + "' 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return Slurp(dir / "out");
+}
+
+TEST(Cli, ColourAndProgressOnlyOnATerminal) {
+  std::string tty = OnTerminal("score examples --top 2", "TERM=xterm");
+  EXPECT_NE(tty.find("\033["), std::string::npos);
+  EXPECT_NE(tty.find("[##############################] 3/3"), std::string::npos) << tty;
+  std::string no_color = OnTerminal("score examples/pytorch_model.json --top 2", "NO_COLOR=1 TERM=xterm");
+  EXPECT_EQ(no_color.find("\033["), std::string::npos);
+  // A single input shows no progress bar.
+  EXPECT_EQ(no_color.find("1/1"), std::string::npos);
+  CliRun piped = Cookgraph("score examples --top 2");
+  EXPECT_EQ(piped.out.find("\033["), std::string::npos);
+  EXPECT_EQ(piped.err.find("3/3"), std::string::npos);
+}
+
 TEST(Cli, ScoreJsonHoldsEveryExample) {
   CliRun run = Cookgraph("score examples --format json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
