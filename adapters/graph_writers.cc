@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "adapters/text.h"
 #include "graph/condensation.h"
 #include "graph/containers.h"
 
@@ -54,24 +55,6 @@ bool OnCriticalPath(const GraphFacts& f, const Edge& e) {
 
 // ---------------------------------------------------------------------------
 // Text.
-
-/// `s` made safe for a terminal: C0 and C1 control characters (which could start
-/// escape sequences) become '?'.
-std::string Printable(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto u = static_cast<unsigned char>(s[i]);
-    if (u == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-        static_cast<unsigned char>(s[i + 1]) < 0xA0) {
-      out += '?';  // U+0080..U+009F
-      ++i;
-    } else {
-      out += (u < 0x20 || u == 0x7F) ? '?' : s[i];
-    }
-  }
-  return out;
-}
 
 std::string Ms(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-"; }
 

@@ -11,7 +11,7 @@
 #include <iterator>
 
 #include "adapters/atomic_file.h"
-#include "adapters/json_text.h"
+#include "adapters/text.h"
 
 namespace cookgraph {
 namespace {

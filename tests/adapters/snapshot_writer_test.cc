@@ -32,7 +32,7 @@ Snapshot Rich() {
                          .params = {{"resolutionw", "1920"}, {"expr", "op('x')[\"y\"]\\n"}}}));
   EXPECT_TRUE(n.AddNode({.id = "/p/b, with comma", .type = "t", .parent = "bin0"}));
   EXPECT_TRUE(n.AddNode({.id = "c", .output = true}));
-  EXPECT_TRUE(n.AddNode({.id = "ctrl\x01\x7f", .family = "k"}));
+  EXPECT_TRUE(n.AddNode({.id = "ctrl\x01\x7f\xc2\x85", .family = "k"}));  // C0, DEL, NEL
   n.AddEdge(0, 1, EdgeKind::kData);
   n.AddEdge(0, 1, EdgeKind::kData);  // parallel edges survive
   n.AddEdge(2, 1, EdgeKind::kRef);

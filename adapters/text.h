@@ -1,0 +1,36 @@
+#ifndef COOKGRAPH_ADAPTERS_TEXT_H_
+#define COOKGRAPH_ADAPTERS_TEXT_H_
+
+// Text escaping shared by the writers: JSON (and YAML) string literals, and
+// strings made safe and narrow enough for a terminal.
+
+#include <string>
+#include <string_view>
+
+namespace cookgraph {
+
+/// Length of the valid UTF-8 sequence (RFC 3629) that starts at s[i], or 0 when
+/// the bytes there are not one.
+size_t Utf8Length(std::string_view s, size_t i);
+
+/// Appends `s` as a double-quoted JSON string literal; invalid UTF-8 becomes
+/// U+FFFD so the document stays valid whatever bytes an id holds. With
+/// `yaml_safe`, the C1 controls (U+0080..U+009F), which YAML refuses unescaped,
+/// are escaped too, so the same text is a valid YAML double-quoted scalar.
+void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe = false);
+
+/// `s` made safe for a terminal: control characters (C0, DEL, C1, which could
+/// start escape sequences) become '?', invalid UTF-8 becomes U+FFFD.
+std::string Printable(std::string_view s);
+
+/// Columns a valid UTF-8 string takes: one per code point (wide CJK glyphs are
+/// counted as one; ids are rarely made of them).
+size_t DisplayWidth(std::string_view s);
+
+/// A valid UTF-8 `s` cut to `width` columns by replacing its middle with '…':
+/// both ends of an id (its container and its name) are what tell ids apart.
+std::string TruncateMiddle(const std::string& s, size_t width);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_ADAPTERS_TEXT_H_
