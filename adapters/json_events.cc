@@ -70,6 +70,8 @@ class SaxBridge {
       std::sscanf(message.c_str(), "parse error at line %lld, column %lld", &line, &column);
       if (size_t colon = message.find(": "); colon != std::string::npos) message.erase(0, colon + 2);
     }
+    // The lexer quotes what it read, which can be a whole overlong token.
+    if (message.size() > 160) message = message.substr(0, 157) + "...";
     syntax_error_ = Error{.file = source_.name(),
                           .line = line,
                           .column = column,

@@ -742,12 +742,11 @@ void RenderMarkdownTable(const TextTable& t, std::string& out) {
   if (!t.more.empty()) out += "\n" + t.more + "\n";
 }
 
-std::string TableFragment(const ScoredSnapshot& scored, const ScoreOptions& options, bool first) {
+std::string TableFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
   const bool color = options.color;
   auto text = [](std::string_view s) { return Printable(s); };
   auto id = [](std::string_view s) { return TruncateMiddle(Printable(s), kIdWidth); };
   std::string out;
-  if (!first) out += '\n';
   std::string title = Printable(scored.file);
   for (const std::string& part : TitleParts(scored, text)) title += " · " + part;
   out += color ? std::string(kBold) + title + std::string(kReset) : title;
@@ -764,11 +763,9 @@ std::string TableFragment(const ScoredSnapshot& scored, const ScoreOptions& opti
   return out;
 }
 
-std::string MarkdownFragment(const ScoredSnapshot& scored, const ScoreOptions& options,
-                             bool first) {
+std::string MarkdownFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
   auto text = [](std::string_view s) { return MarkdownText(s); };
   std::string out;
-  if (!first) out += '\n';
   out += "### " + MarkdownText(scored.file) + "\n\n";
   const std::vector<std::string> parts = TitleParts(scored, text);
   for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? " · " : "") + parts[i];
@@ -798,17 +795,30 @@ std::string RenderScoreHeader(ScoreFormat format, const ScoreOptions& options) {
   return {};
 }
 
-std::string RenderScoreSnapshot(ScoreFormat format, const ScoredSnapshot& scored,
-                                const ScoreOptions& options, bool first) {
+std::string_view RenderScoreSeparator(ScoreFormat format) {
   switch (format) {
     case ScoreFormat::kJson:
-      return (first ? "\n" : ",\n") + JsonFragment(scored, options);
+      return ",";
+    case ScoreFormat::kCsv:
+      return "";
+    case ScoreFormat::kTable:
+    case ScoreFormat::kMarkdown:
+      return "\n";
+  }
+  return "";
+}
+
+std::string RenderScoreSnapshot(ScoreFormat format, const ScoredSnapshot& scored,
+                                const ScoreOptions& options) {
+  switch (format) {
+    case ScoreFormat::kJson:
+      return "\n" + JsonFragment(scored, options);
     case ScoreFormat::kCsv:
       return CsvFragment(scored, options);
     case ScoreFormat::kTable:
-      return TableFragment(scored, options, first);
+      return TableFragment(scored, options);
     case ScoreFormat::kMarkdown:
-      return MarkdownFragment(scored, options, first);
+      return MarkdownFragment(scored, options);
   }
   return {};
 }

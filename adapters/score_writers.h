@@ -6,6 +6,7 @@
 // written in input order while later files are still being scored.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/error.h"
@@ -34,10 +35,14 @@ struct ScoredSnapshot {
 /// document's opening; empty for table and Markdown.
 std::string RenderScoreHeader(ScoreFormat format, const ScoreOptions& options);
 
-/// One snapshot's fragment. `first` is true for the first fragment of the run
-/// (JSON puts a comma before the others).
+/// One snapshot's fragment. Fragments are rendered independently (by worker
+/// threads, in any order) and written in input order.
 std::string RenderScoreSnapshot(ScoreFormat format, const ScoredSnapshot& scored,
-                                const ScoreOptions& options, bool first);
+                                const ScoreOptions& options);
+
+/// What goes between two fragments: "," for JSON, a blank line for the table
+/// and Markdown, nothing for CSV.
+std::string_view RenderScoreSeparator(ScoreFormat format);
 
 /// The text after the last fragment: for JSON, the end of "snapshots", the
 /// "errors" array and the closing brace; empty otherwise.

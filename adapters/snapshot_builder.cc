@@ -37,6 +37,10 @@ enum class Field : uint8_t {
   kSeriesNode, kMetric,
 };
 
+// The largest value a series, frame time, fps or budget may hold: ms, MB and
+// counts beyond it are not measurements, and sums of them would overflow.
+constexpr double kMaxValue = 1e12;
+
 enum class Got : uint8_t { kObject, kArray, kNull, kBool, kNumber, kString };
 
 const char* Describe(Got got) {
@@ -49,6 +53,11 @@ const char* Describe(Got got) {
     case Got::kString: return "a string";
   }
   return "a value";
+}
+
+// At most 40 characters of a value from the input, for messages.
+std::string Quote(std::string_view text) {
+  return text.size() <= 40 ? std::string(text) : std::string(text.substr(0, 37)) + "...";
 }
 
 // A reference to a node by id, resolved once all nodes are known.
@@ -263,6 +272,11 @@ bool SnapshotBuilder::Key(std::string_view key, Location at) {
       return !duplicate(s.node_seen, s.field, s.NodeWhere());
     }
     case Ctx::kParams:
+      for (const auto& [name, value] : s.nodes.back().params) {
+        if (name == key) {
+          COOKGRAPH_FAIL(at, s.NodeWhere() + ": params", fmt::format("duplicate key '{}'", Quote(key)));
+        }
+      }
       s.param_key.assign(key);
       s.field = Field::kParamValue;
       return true;
@@ -273,6 +287,10 @@ bool SnapshotBuilder::Key(std::string_view key, Location at) {
         s.field = Field::kEdgeKind;
       } else {
         return unknown("an edge");
+      }
+      if (s.field == Field::kEdgeFrom ? s.edge_from.has_value() : s.edge_kind.has_value()) {
+        COOKGRAPH_FAIL(at, s.NodeWhere() + fmt::format(": edges[{}]", s.edge_position),
+                       fmt::format("duplicate key '{}'", key));
       }
       return true;
     case Ctx::kFrames:
@@ -490,15 +508,15 @@ bool SnapshotBuilder::Number(double value, std::string_view text, bool integer, 
     case Ctx::kValues: {
       PendingSeries& series = s.series.back();
       std::vector<double>& values = series.values[s.metric];
-      if (!std::isfinite(value) || value < 0) {
+      if (!std::isfinite(value) || value < 0 || value > kMaxValue) {
         COOKGRAPH_FAIL(at, fmt::format("series '{}'", series.id),
-                       fmt::format("{}[{}] is {}: values must be finite and >= 0",
-                                   MetricName(static_cast<Metric>(s.metric)), values.size(), text));
+                       fmt::format("{}[{}] is {}: values must be finite, >= 0 and <= 1e12",
+                                   MetricName(static_cast<Metric>(s.metric)), values.size(), Quote(text)));
       }
       if (s.metric == static_cast<int>(Metric::kCooks) && value != std::floor(value)) {
         COOKGRAPH_FAIL(at, fmt::format("series '{}'", series.id),
                        fmt::format("cooks[{}] is {}: a count of cooks is a whole number",
-                                   values.size(), text));
+                                   values.size(), Quote(text)));
       }
       values.push_back(value);
       return true;
@@ -509,16 +527,16 @@ bool SnapshotBuilder::Number(double value, std::string_view text, bool integer, 
       if (!integer || ec != std::errc() || end != text.data() + text.size()) {
         COOKGRAPH_FAIL(at, "frames.index",
                        fmt::format("index[{}] is {}: frame numbers are whole numbers",
-                                   s.index.size(), text));
+                                   s.index.size(), Quote(text)));
       }
       s.index.push_back(frame);
       return true;
     }
     case Ctx::kFrameMs:
-      if (!std::isfinite(value) || value < 0) {
+      if (!std::isfinite(value) || value < 0 || value > kMaxValue) {
         COOKGRAPH_FAIL(at, "frames.frame_ms",
-                       fmt::format("frame_ms[{}] is {}: frame times must be finite and >= 0",
-                                   s.frame_ms.size(), text));
+                       fmt::format("frame_ms[{}] is {}: frame times must be finite, >= 0 and <= 1e12",
+                                   s.frame_ms.size(), Quote(text)));
       }
       s.frame_ms.push_back(value);
       return true;
@@ -533,15 +551,15 @@ bool SnapshotBuilder::Number(double value, std::string_view text, bool integer, 
             COOKGRAPH_FAIL(at, "",
                            fmt::format("snapshot format version {} is not supported: this "
                                        "cookgraph reads version 1",
-                                       text));
+                                       Quote(text)));
           }
           return true;
         case Field::kFps:
         case Field::kBudget:
-          if (!std::isfinite(value) || value <= 0) {
+          if (!std::isfinite(value) || value <= 0 || value > kMaxValue) {
             COOKGRAPH_FAIL(at, FieldName(s.field),
-                           fmt::format("{} must be a finite number > 0, got {}",
-                                       FieldName(s.field), text));
+                           fmt::format("{} must be a number > 0 and <= 1e12, got {}",
+                                       FieldName(s.field), Quote(text)));
           }
           (s.field == Field::kFps ? s.info.fps : s.info.frame_budget_ms) = value;
           return true;
@@ -570,7 +588,7 @@ bool SnapshotBuilder::String(std::string_view value, Location at) {
           COOKGRAPH_FAIL(at, "cookgraph",
                          fmt::format("the format version must be the number 1, got the string "
                                      "\"{}\"",
-                                     value));
+                                     Quote(value)));
         default: break;
       }
       break;
@@ -610,7 +628,7 @@ bool SnapshotBuilder::String(std::string_view value, Location at) {
           COOKGRAPH_FAIL(at, s.NodeWhere() + fmt::format(": edges[{}]", s.edge_position),
                          fmt::format("unknown edge kind '{}' (data, ref, feedback, call, launch "
                                      "or flow)",
-                                     value));
+                                     Quote(value)));
         }
         return true;
       }

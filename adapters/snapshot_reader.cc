@@ -19,11 +19,7 @@ Result<Snapshot> Read(ByteSource& source, Spelling spelling) {
     if (builder.error()) return *builder.error();
     return parsed.error();
   }
-  Result<Snapshot> snapshot = builder.Finish();
-  if (snapshot && snapshot->info.source.empty() && source.name() != "-") {
-    snapshot->info.source.push_back(source.name());
-  }
-  return snapshot;
+  return builder.Finish();
 }
 
 }  // namespace

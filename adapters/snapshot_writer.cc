@@ -24,11 +24,31 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 // large snapshot is never held twice in memory.
 class Emitter {
  public:
+  static constexpr size_t kMaxImplicitKey = 1000;  // libyaml's limit is 1024
   Emitter(std::string& out, std::function<bool(std::string&)> flush, bool yaml)
       : out_(out), flush_(std::move(flush)), yaml_(yaml) {}
 
   void Put(std::string_view s) { out_.append(s); }
   void Str(std::string_view s) { AppendJsonString(out_, s, /*yaml_safe=*/yaml_); }
+  // A mapping key and its ": ". YAML allows at most 1024 characters in an
+  // implicit key, so a longer one is written as an explicit "? key" (in a block
+  // mapping, the ':' then starts the next line at `block_indent`).
+  void Key(std::string_view s, std::string_view block_indent = {}, bool block = false) {
+    size_t start = out_.size();
+    Str(s);
+    if (!yaml_ || out_.size() - start <= kMaxImplicitKey) {
+      out_.append(": ");
+      return;
+    }
+    out_.insert(start, "? ");
+    if (block) {
+      out_.push_back('\n');
+      out_.append(block_indent);
+      out_.append(": ");
+    } else {
+      out_.append(" : ");
+    }
+  }
   void Num(double v) {
     if (IsMissing(v)) {
       out_.append("null");
@@ -96,8 +116,7 @@ void EmitNode(Emitter& e, const Network& network, const Incoming& incoming, Node
     e.Put(", \"params\": {");
     for (size_t i = 0; i < node.params.size(); ++i) {
       if (i) e.Put(", ");
-      e.Str(node.params[i].first);
-      e.Put(": ");
+      e.Key(node.params[i].first);
       e.Str(node.params[i].second);
     }
     e.Put("}");
@@ -220,8 +239,7 @@ void Emit(Emitter& e, const Snapshot& snapshot) {
     if (!HasAnySeries(samples, n)) continue;
     e.Put(yaml ? "    " : (first_series ? "      " : ",\n      "));
     first_series = false;
-    e.Str(network.node(n).id);
-    e.Put(": ");
+    e.Key(network.node(n).id, "    ", /*block=*/true);
     EmitSeries(e, samples, n);
     if (yaml) e.Put("\n");
   }
@@ -248,7 +266,8 @@ class FileSink {
     if (!text.empty() &&
         gzwrite(file_, text.data(), static_cast<unsigned>(text.size())) != static_cast<int>(text.size())) {
       int code = 0;
-      error_ = code == Z_ERRNO ? std::strerror(errno) : gzerror(file_, &code);
+      const char* what = gzerror(file_, &code);
+      error_ = code == Z_ERRNO ? std::strerror(errno) : what;
       return false;
     }
     text.clear();

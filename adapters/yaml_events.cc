@@ -18,6 +18,8 @@
 namespace cookgraph {
 namespace {
 
+constexpr std::string_view kCoreTag = "tag:yaml.org,2002:";
+
 int ReadHandler(void* data, unsigned char* buffer, size_t size, size_t* size_read) {
   auto* source = static_cast<ByteSource*>(data);
   *size_read = source->Read(reinterpret_cast<char*>(buffer), size);
@@ -167,9 +169,23 @@ class YamlReader {
       return handler_.Key(text, at) ? Status() : Stopped();
     }
     if (!stack_.empty() && stack_.back().mapping) stack_.back().expect_key = true;
-    bool plain = scalar.style == YAML_PLAIN_SCALAR_STYLE && scalar.tag == nullptr;
-    if (!plain) return handler_.String(text, at) ? Status() : Stopped();
-    Typed typed = Resolve(text);
+    Typed typed;
+    std::string_view tag = scalar.tag ? reinterpret_cast<const char*>(scalar.tag) : "";
+    if (!tag.empty() && tag.rfind(kCoreTag, 0) == 0) {
+      // A standard tag (!!int, !!float, !!bool, !!null, !!str) says the type.
+      std::string_view type = tag.substr(kCoreTag.size());
+      typed = type == "str" ? Typed{} : Resolve(text);
+      bool fits = type == "str" || (type == "int" && typed.kind == Typed::kInt) ||
+                  (type == "float" && (typed.kind == Typed::kInt || typed.kind == Typed::kFloat)) ||
+                  (type == "bool" && typed.kind == Typed::kBool) ||
+                  (type == "null" && typed.kind == Typed::kNull);
+      if (!fits) return Fail(at, "the value does not match its tag !!" + std::string(type));
+      if (type == "float") typed.kind = Typed::kFloat;
+    } else if (scalar.style == YAML_PLAIN_SCALAR_STYLE && tag.empty()) {
+      typed = Resolve(text);
+    } else {
+      return handler_.String(text, at) ? Status() : Stopped();  // quoted, or a tag of its own
+    }
     bool ok = true;
     switch (typed.kind) {
       case Typed::kNull: ok = handler_.Null(at); break;

@@ -5,6 +5,8 @@
 // starts early and memory holds only the results not yet written.
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -33,14 +35,27 @@ struct ScoreArgs {
   std::string shard;
 };
 
-// The K-th (1-based) of N contiguous slices of `files`.
+// The K-th (1-based) of N contiguous slices of `files`. A slice may be empty
+// (more shards than files): that is not an error, an array job just has
+// nothing to do.
 Result<std::vector<std::string>> Shard(const std::vector<std::string>& files,
                                        const std::string& spec) {
-  unsigned k = 0, n = 0;
-  char extra = 0;
-  if (std::sscanf(spec.c_str(), "%u/%u%c", &k, &n, &extra) != 2 || n == 0 || k == 0 || k > n) {
+  auto bad = [&] {
     return Error{.where = "--shard",
-                 .message = "expected K/N with 1 <= K <= N (e.g. 2/8), got '" + spec + "'"};
+                 .message = "expected K/N with 1 <= K <= N <= 1000000 (e.g. 2/8), got '" +
+                            spec.substr(0, 40) + "'"};
+  };
+  size_t slash = spec.find('/');
+  if (slash == std::string::npos) return bad();
+  auto number = [](std::string_view text, uint64_t& out) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+  };
+  uint64_t k = 0, n = 0;
+  if (!number(std::string_view(spec).substr(0, slash), k) ||
+      !number(std::string_view(spec).substr(slash + 1), n) || n == 0 || n > 1000000 || k == 0 ||
+      k > n) {
+    return bad();
   }
   size_t begin = files.size() * (k - 1) / n;
   size_t end = files.size() * k / n;
@@ -50,6 +65,7 @@ Result<std::vector<std::string>> Shard(const std::vector<std::string>& files,
 // What one worker made of one file.
 struct Outcome {
   bool done = false;
+  bool internal = false;              // the error is cookgraph's, not the input's
   std::string text;                   // the rendered fragment
   std::vector<std::string> warnings;  // to print on standard error
   std::optional<Error> error;
@@ -90,14 +106,24 @@ int RunScore(const ScoreArgs& args) {
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < files.size();) {
       Outcome outcome;
-      Result<Snapshot> snapshot = ReadSnapshotFile(files[i]);
-      if (!snapshot) {
-        outcome.error = snapshot.error();
-      } else {
-        Analysis analysis = Analyse(*snapshot, analysis_options);
-        outcome.warnings = analysis.warnings;
-        outcome.text = RenderScoreSnapshot(format, {files[i], *snapshot, analysis}, options,
-                                           /*first=*/true);
+      // A worker must not throw: one file's failure (even out of memory) is
+      // that file's error, and the batch goes on.
+      try {
+        Result<Snapshot> snapshot = ReadSnapshotFile(files[i]);
+        if (!snapshot) {
+          outcome.error = snapshot.error();
+        } else {
+          Analysis analysis = Analyse(*snapshot, analysis_options);
+          outcome.warnings = analysis.warnings;
+          outcome.text = RenderScoreSnapshot(format, {files[i], *snapshot, analysis}, options);
+        }
+      } catch (const std::bad_alloc&) {
+        outcome = Outcome{.internal = true};
+        outcome.error = Error{.file = files[i], .message = "out of memory"};
+      } catch (const std::exception& e) {
+        outcome = Outcome{.internal = true};
+        outcome.error =
+            Error{.file = files[i], .message = std::string("internal error: ") + e.what()};
       }
       outcome.done = true;
       std::lock_guard lock(mutex);
@@ -113,6 +139,7 @@ int RunScore(const ScoreArgs& args) {
   Progress progress(files.size(), StderrIsTerminal() && files.size() > 1);
   bool written_ok = WriteStdout(RenderScoreHeader(format, options));
   bool first = true;
+  bool internal = false;
   for (size_t i = 0; i < files.size(); ++i) {
     Outcome outcome;
     {
@@ -125,16 +152,12 @@ int RunScore(const ScoreArgs& args) {
       progress.Clear();
       PrintError(*outcome.error);
       errors.push_back(*outcome.error);
+      internal |= outcome.internal;
       continue;
     }
     if (!outcome.warnings.empty()) progress.Clear();
     for (const std::string& w : outcome.warnings) PrintWarning(files[i], w);
-    if (!first) {
-      if (format == ScoreFormat::kJson) written_ok &= WriteStdout(",\n");
-      if (format == ScoreFormat::kTable || format == ScoreFormat::kMarkdown) {
-        written_ok &= WriteStdout("\n");
-      }
-    }
+    if (!first) written_ok &= WriteStdout(RenderScoreSeparator(format));
     first = false;
     written_ok &= WriteStdout(outcome.text);
   }
@@ -146,10 +169,7 @@ int RunScore(const ScoreArgs& args) {
     PrintError(Error{.file = "-", .message = "cannot write the results to standard output"});
     return kExitInternal;
   }
-  if (files.empty() && errors.empty()) {
-    PrintError(Error{.message = "no input files"});
-    return kExitInput;
-  }
+  if (internal) return kExitInternal;
   return errors.empty() ? kExitOk : kExitInput;
 }
 
@@ -168,8 +188,17 @@ std::function<int()> SetupScore(CLI::App& sub) {
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--sort", args->sort, "rank by score (default), avg, p95, max, per-frame, gpu or upstream")
       ->check(CLI::IsMember({"score", "avg", "p95", "max", "per-frame", "gpu", "upstream"}));
-  sub.add_option("--budget-ms", args->budget_ms, "frame budget in ms (default: the snapshot's, else 1000/fps, else 16.667)")
-      ->check(CLI::PositiveNumber);
+  sub.add_option("--budget-ms", args->budget_ms,
+                 "frame budget in ms (default: the snapshot's, else 1000/fps, else 16.667)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            double v = 0;
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            bool ok = ec == std::errc() && end == text.data() + text.size() && std::isfinite(v) &&
+                      v > 0 && v <= 1e9;
+            return ok ? "" : "must be a number of milliseconds > 0, got '" + text.substr(0, 40) + "'";
+          },
+          "MS"));
   sub.add_option("--group-by", args->group_by, "roll the rows up by container")
       ->check(CLI::IsMember({"container"}));
   sub.add_option("-j,--jobs", args->jobs, "worker threads (default: one per core)")

@@ -4,17 +4,20 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "adapters/text.h"
 #include "cli/command.h"
 
 namespace cookgraph::cli {
 
+// Messages quote the input (ids, keys, values): control characters in them
+// must not reach the terminal as escape sequences or line breaks.
 void PrintError(const Error& error) {
-  std::fprintf(stderr, "cookgraph: error: %s\n", error.Format().c_str());
+  std::fprintf(stderr, "cookgraph: error: %s\n", Printable(error.Format()).c_str());
 }
 
 void PrintWarning(const std::string& file, const std::string& text) {
-  std::fprintf(stderr, "cookgraph: warning: %s%s%s\n", file.c_str(), file.empty() ? "" : ": ",
-               text.c_str());
+  std::fprintf(stderr, "cookgraph: warning: %s%s%s\n", Printable(file).c_str(),
+               file.empty() ? "" : ": ", Printable(text).c_str());
 }
 
 bool UseColor() {

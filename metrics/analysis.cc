@@ -58,7 +58,10 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   Analysis analysis;
   analysis.warnings = snapshot.warnings;
   analysis.budget_ms = options.budget_ms ? *options.budget_ms : snapshot.info.budget_ms();
-  if (samples.frame_count() == 0) analysis.warnings.push_back("no frames");
+  // The reader already says why a snapshot has no frames; say it once.
+  if (samples.frame_count() == 0 && snapshot.warnings.empty()) {
+    analysis.warnings.push_back("no frames");
+  }
   if (samples.frame_count() > 0 && samples.node_count() != n) {
     // Nodes without samples count as never cooked; samples of nodes the network
     // does not have still count towards summed frame times.

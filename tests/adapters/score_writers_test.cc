@@ -82,7 +82,7 @@ struct Scored {
 std::string Render(ScoreFormat format, const Scored& scored, const ScoreOptions& options = {},
                    const std::vector<Error>& errors = {}) {
   return RenderScoreHeader(format, options) +
-         RenderScoreSnapshot(format, scored.view(), options, true) +
+         RenderScoreSnapshot(format, scored.view(), options) +
          RenderScoreFooter(format, errors);
 }
 
@@ -212,7 +212,10 @@ TEST(ScoreJson, DocumentHasEveryKeyWithTheAnalysisValues) {
 TEST(ScoreJson, SeveralSnapshotsMakeOneValidDocument) {
   Scored s(MakeSnapshot());
   std::string out = RenderScoreHeader(ScoreFormat::kJson, {});
-  for (int i = 0; i < 3; ++i) out += RenderScoreSnapshot(ScoreFormat::kJson, s.view(), {}, i == 0);
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) out += RenderScoreSeparator(ScoreFormat::kJson);
+    out += RenderScoreSnapshot(ScoreFormat::kJson, s.view(), {});
+  }
   out += RenderScoreFooter(ScoreFormat::kJson, {});
   const json doc = json::parse(out);
   EXPECT_EQ(doc["snapshots"].size(), 3u);
@@ -383,8 +386,9 @@ TEST(ScoreCsv, HeaderQuotingAndNeverCookedLast) {
 TEST(ScoreCsv, TopCutsRowsPerSnapshot) {
   Scored s(MakeSnapshot());
   const std::string out = RenderScoreHeader(ScoreFormat::kCsv, {}) +
-                          RenderScoreSnapshot(ScoreFormat::kCsv, s.view(), {.top = 2}, true) +
-                          RenderScoreSnapshot(ScoreFormat::kCsv, s.view(), {.top = 2}, false);
+                          RenderScoreSnapshot(ScoreFormat::kCsv, s.view(), {.top = 2}) +
+                          std::string(RenderScoreSeparator(ScoreFormat::kCsv)) +
+                          RenderScoreSnapshot(ScoreFormat::kCsv, s.view(), {.top = 2});
   EXPECT_EQ(ParseCsv(out).size(), 5u);
 }
 
@@ -468,8 +472,9 @@ TEST(ScoreTable, LongIdsAreCutInTheMiddleAndControlCharactersNeutralised) {
 
 TEST(ScoreTable, SnapshotsAreSeparatedByABlankLine) {
   Scored s(MakeSnapshot());
-  const std::string first = RenderScoreSnapshot(ScoreFormat::kTable, s.view(), {}, true);
-  const std::string second = RenderScoreSnapshot(ScoreFormat::kTable, s.view(), {}, false);
+  const std::string first = RenderScoreSnapshot(ScoreFormat::kTable, s.view(), {});
+  const std::string second = std::string(RenderScoreSeparator(ScoreFormat::kTable)) +
+                             RenderScoreSnapshot(ScoreFormat::kTable, s.view(), {});
   EXPECT_EQ(second, "\n" + first);
   EXPECT_EQ(first.back(), '\n');
 }

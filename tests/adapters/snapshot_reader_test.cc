@@ -107,6 +107,17 @@ frames:
   EXPECT_TRUE(std::isnan(r->samples.series(0, Metric::kCookMs)[1]));
 }
 
+TEST(SnapshotReader, YamlStandardTagsGiveTheType) {
+  auto r = Yaml("cookgraph: !!int 1\nnodes: [{id: !!str 12, params: {w: !!str 1920}}]\n"
+                "frames: {index: [0], series: {\"12\": {cook_ms: [!!float 2]}}}\n");
+  ASSERT_TRUE(r) << ErrorOf(r);
+  EXPECT_EQ(r->network.node(0).id, "12");
+  EXPECT_EQ(r->samples.series(0, Metric::kCookMs)[0], 2.0);
+  auto bad = Yaml("cookgraph: !!int one\nnodes: [{id: a}]\n");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "the value does not match its tag !!int");
+}
+
 TEST(SnapshotReader, DeclaredEdgesOfEveryKind) {
   auto r = Json(Snap(R"({"id": "a"}, {"id": "b", "edges": [{"from": "a", "kind": "call"},
       {"from": "a", "kind": "launch"}, {"from": "a", "kind": "flow"}]})"));
@@ -213,14 +224,14 @@ TEST(SnapshotReaderBadInput, NegativeValue) {
   auto r = Json(Snap(R"({"id": "a"})", R"({"index": [0, 1], "series": {"a": {"cook_ms": [1, -0.5]}}})"));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().where, "series 'a'");
-  EXPECT_EQ(r.error().message, "cook_ms[1] is -0.5: values must be finite and >= 0");
+  EXPECT_EQ(r.error().message, "cook_ms[1] is -0.5: values must be finite, >= 0 and <= 1e12");
 }
 
 TEST(SnapshotReaderBadInput, NonFiniteValueInYaml) {
   auto r = Yaml("cookgraph: 1\nnodes: [{id: a}]\nframes:\n  index: [0]\n  series:\n    a: {gpu_ms: [.inf]}\n");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().line, 6);
-  EXPECT_EQ(r.error().message, "gpu_ms[0] is .inf: values must be finite and >= 0");
+  EXPECT_EQ(r.error().message, "gpu_ms[0] is .inf: values must be finite, >= 0 and <= 1e12");
   auto nan = Yaml("cookgraph: 1\nnodes: [{id: a}]\nframes: {index: [0], frame_ms: [.nan]}\n");
   ASSERT_FALSE(nan);
   EXPECT_EQ(nan.error().where, "frames.frame_ms");
@@ -244,7 +255,30 @@ TEST(SnapshotReaderBadInput, NumberPlacesPointAtTheirStartOnAnyLine) {
 TEST(SnapshotReaderBadInput, NonPositiveFps) {
   auto r = Json(R"({"cookgraph": 1, "fps": 0, "nodes": [{"id": "a"}]})");
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, "fps must be a finite number > 0, got 0");
+  EXPECT_EQ(r.error().message, "fps must be a number > 0 and <= 1e12, got 0");
+}
+
+TEST(SnapshotReaderBadInput, ImplausiblyLargeValue) {
+  auto r = Json(Snap(R"({"id": "a"})", R"({"index": [0], "series": {"a": {"cook_ms": [1.7e308]}}})"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "cook_ms[0] is 1.7e308: values must be finite, >= 0 and <= 1e12");
+}
+
+TEST(SnapshotReaderBadInput, LongValuesAreShortenedInMessages) {
+  auto r = Json(Snap(R"({"id": "a"})", R"({"index": [0], "series": {"a": {"cook_ms": [-)" +
+                         std::string(400, '1') + "]}}}"));
+  ASSERT_FALSE(r);
+  EXPECT_LE(r.error().message.size(), 200u) << r.error().message;
+}
+
+TEST(SnapshotReaderBadInput, DuplicateParamAndEdgeKeys) {
+  auto param = Json(Snap(R"({"id": "a", "params": {"w": "1", "w": "2"}})"));
+  ASSERT_FALSE(param);
+  EXPECT_EQ(param.error().where, "node 'a': params");
+  EXPECT_EQ(param.error().message, "duplicate key 'w'");
+  auto edge = Json(Snap(R"({"id": "a"}, {"id": "b", "edges": [{"from": "a", "from": "b", "kind": "call"}]})"));
+  ASSERT_FALSE(edge);
+  EXPECT_EQ(edge.error().message, "duplicate key 'from'");
 }
 
 TEST(SnapshotReaderBadInput, FractionalCooks) {

@@ -46,7 +46,7 @@ Snapshot Rich() {
   s.samples.SetFrameMs({16.1, kMissing, 0.1 + 0.2});
   s.samples.SetSeries(0, Metric::kCookMs, {0.1 + 0.2, kMissing, 1e-300});
   s.samples.SetSeries(0, Metric::kCooks, {1, 0, 2});
-  s.samples.SetSeries(1, Metric::kGpuMs, {1.0 / 3, 2.0 / 3, 5e20});
+  s.samples.SetSeries(1, Metric::kGpuMs, {1.0 / 3, 2.0 / 3, 5e11 + 0.1});
   s.samples.SetSeries(2, Metric::kCpuMemMb, {7.9, 7.9, 7.9});
   s.samples.SetSeries(2, Metric::kGpuMemMb, {0, 0, 0});
   return s;
@@ -124,6 +124,22 @@ TEST(SnapshotWriter, YamlRoundTripLosesNothing) {
   ASSERT_TRUE(back) << back.error().Format() << "\n" << text;
   ExpectSame(original, *back);
   EXPECT_EQ(SnapshotToYaml(*back), text);
+}
+
+TEST(SnapshotWriter, KeysLongerThanYamlAllowsImplicitlyRoundTrip) {
+  Snapshot s;
+  std::string id = "/p/" + std::string(1100, 'x');
+  std::string param(1100, 'k');
+  ASSERT_TRUE(s.network.AddNode({.id = id, .params = {{param, "v"}, {"short", "w"}}}));
+  s.samples = Samples(1);
+  s.samples.SetFrameIndex({7});
+  s.samples.SetSeries(0, Metric::kCookMs, {1.5});
+  for (const std::string& text : {SnapshotToYaml(s), SnapshotToJson(s)}) {
+    bool yaml = text.rfind("cookgraph: 1", 0) == 0;
+    auto back = ParseSnapshot(text, yaml ? Spelling::kYaml : Spelling::kJson, "long");
+    ASSERT_TRUE(back) << back.error().Format();
+    ExpectSame(s, *back);
+  }
 }
 
 TEST(SnapshotWriter, FilesInEverySpellingRoundTrip) {

@@ -340,6 +340,34 @@ TEST(Cli, JobsAndShardsGiveTheSameResults) {
   EXPECT_EQ(files, all);
 }
 
+TEST(Cli, MoreShardsThanFilesGiveEmptyShardsNotErrors) {
+  CliRun empty = Cookgraph("score examples/pytorch_model.json --format json --shard 1/8");
+  EXPECT_EQ(empty.exit_code, 0) << empty.err;
+  EXPECT_TRUE(json::parse(empty.out)["snapshots"].empty());
+  CliRun last = Cookgraph("score examples/pytorch_model.json --format json --shard 8/8");
+  EXPECT_EQ(json::parse(last.out)["snapshots"].size(), 1u);
+  // 4294967297 would wrap to 1 in a 32-bit read: it must be refused.
+  EXPECT_EQ(Cookgraph("score examples --shard 1/4294967297").exit_code, 2);
+  EXPECT_EQ(Cookgraph("score examples --shard 1/x").exit_code, 2);
+}
+
+TEST(Cli, BudgetMustBePositiveWithAShortMessage) {
+  CliRun zero = Cookgraph("score examples --budget-ms 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_LE(zero.err.size(), 200u) << zero.err;
+  EXPECT_NE(zero.err.find("must be a number of milliseconds > 0"), std::string::npos) << zero.err;
+}
+
+TEST(Cli, ControlCharactersFromTheInputNeverReachTheTerminal) {
+  TempDir dir;
+  std::ofstream(dir / "evil.json") << R"({"cookgraph": 1, "bad\nkey\u001b[31m": 1, "nodes": [{"id": "a\u001b[2J", "inputs": ["b\u001b]0;x\u0007"]}]})";
+  CliRun run = Cookgraph("score " + dir / "evil.json");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err.find('\x1b'), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find('\a'), std::string::npos) << run.err;
+  EXPECT_EQ(Lines(run.err), 1u) << run.err;
+}
+
 TEST(Cli, ConvertRoundTripGivesIdenticalScores) {
   TempDir dir;
   const std::string file = "examples/touchdesigner_feedback.json";
