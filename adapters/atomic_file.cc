@@ -4,6 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
+#include <mutex>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +15,66 @@
 #include <filesystem>
 
 namespace cookgraph {
+namespace {
+
+// Temporary files to remove if a signal ends the process. A signal handler may
+// only touch plain memory and call async-signal-safe functions (unlink), so the
+// paths live in fixed buffers claimed through atomic flags.
+constexpr int kSlots = 8;
+constexpr size_t kPathBytes = 4096;
+struct Slot {
+  std::atomic<bool> used{false};
+  std::atomic<bool> armed{false};
+  char path[kPathBytes];
+};
+Slot g_slots[kSlots];
+
+extern "C" void RemoveTemporariesAndDie(int signal_number) {
+  for (Slot& slot : g_slots) {
+    if (slot.armed.load()) unlink(slot.path);
+  }
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+void InstallHandlersOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction action = {};
+      sigaction(sig, nullptr, &action);
+      if (action.sa_handler == SIG_IGN) continue;  // e.g. nohup: keep ignoring
+      action.sa_handler = RemoveTemporariesAndDie;
+      sigemptyset(&action.sa_mask);
+      action.sa_flags = 0;
+      sigaction(sig, &action, nullptr);
+    }
+  });
+}
+
+// Returns the claimed slot, or -1 when all are busy or the path is too long
+// (then an interruption may leave that temporary file behind).
+int Arm(const std::string& path) {
+  if (path.size() >= kPathBytes) return -1;
+  InstallHandlersOnce();
+  for (int i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (g_slots[i].used.compare_exchange_strong(expected, true)) {
+      std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
+      g_slots[i].armed.store(true);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void Disarm(int slot) {
+  if (slot < 0) return;
+  g_slots[slot].armed.store(false);
+  g_slots[slot].used.store(false);
+}
+
+}  // namespace
 
 TemporaryFile::TemporaryFile(const std::string& target) : target_(target) {
   // mkstemp in the target's own folder, so that rename() stays on one file system.
@@ -26,10 +90,12 @@ TemporaryFile::TemporaryFile(const std::string& target) : target_(target) {
   fchmod(fd, 0666 & ~mask);
   close(fd);
   path_ = pattern;
+  slot_ = Arm(path_);
 }
 
 TemporaryFile::~TemporaryFile() {
   if (!committed_ && !path_.empty()) std::remove(path_.c_str());
+  Disarm(slot_);
 }
 
 Status TemporaryFile::Commit() {
@@ -38,6 +104,8 @@ Status TemporaryFile::Commit() {
     return Error{.file = target_, .message = std::string("cannot write: ") + std::strerror(errno)};
   }
   committed_ = true;
+  Disarm(slot_);
+  slot_ = -1;
   return {};
 }
 

@@ -2,7 +2,9 @@
 #define COOKGRAPH_ADAPTERS_ATOMIC_FILE_H_
 
 // Files appear whole or not at all: written to a temporary file beside the
-// target, then renamed over it. A crash or an error leaves no partial output.
+// target, then renamed over it. An error, or an interruption by SIGINT, SIGTERM
+// or SIGHUP, removes the temporary file; only an uncatchable end (SIGKILL, power
+// loss) can leave a "<target>.tmp.XXXXXX" behind, never a partial target.
 
 #include <string>
 #include <string_view>
@@ -31,6 +33,7 @@ class TemporaryFile {
   std::string path_;
   Error error_;
   bool committed_ = false;
+  int slot_ = -1;  // where the signal handler finds path_; -1 = none
 };
 
 /// Writes `contents` to `path` atomically.

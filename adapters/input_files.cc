@@ -33,18 +33,32 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
       list.files.push_back(arg);
       continue;
     }
+    // Walks the tree with an explicit stack so that a folder that cannot be
+    // read is an error naming it, not a silent gap in a batch. Links to folders
+    // are not followed (as find(1) does not), so link cycles cannot loop.
     std::vector<std::string> found;
-    auto options = fs::directory_options::skip_permission_denied;
-    for (auto it = fs::recursive_directory_iterator(arg, options, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec) && HasSnapshotExtension(it->path().string())) {
-        found.push_back(it->path().string());
+    std::vector<fs::path> folders = {arg};
+    bool unreadable = false;
+    while (!folders.empty()) {
+      fs::path folder = std::move(folders.back());
+      folders.pop_back();
+      std::error_code walk;
+      for (fs::directory_iterator it(folder, walk), end; !walk && it != end; it.increment(walk)) {
+        std::error_code type;
+        fs::file_status link = it->symlink_status(type);
+        if (fs::is_directory(link)) {
+          folders.push_back(it->path());
+        } else if (it->is_regular_file(type) && HasSnapshotExtension(it->path().string())) {
+          found.push_back(it->path().string());
+        }
+      }
+      if (walk) {
+        list.errors.push_back(
+            Error{.file = folder.string(), .message = "cannot read directory: " + walk.message()});
+        unreadable = true;
       }
     }
-    if (ec) {
-      list.errors.push_back(Error{.file = arg, .message = "cannot read directory: " + ec.message()});
-      continue;
-    }
+    if (unreadable && found.empty()) continue;
     if (found.empty()) {
       list.errors.push_back(Error{
           .file = arg,

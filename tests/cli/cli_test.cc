@@ -433,6 +433,29 @@ TEST(CliBadInput, MissingFileAndDirectoryWithoutSnapshots) {
   EXPECT_NE(empty.err.find("no snapshot files"), std::string::npos);
 }
 
+TEST(CliBadInput, AnUnreadableFolderInABatchIsAnErrorNotAGap) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run cookgraph as another user (setpriv)";
+  TempDir dir;
+  fs::permissions(dir.path(), fs::perms::all);
+  fs::create_directories(dir / "ok");
+  fs::create_directories(dir / "locked");
+  fs::copy_file(kSource + "/examples/pytorch_model.json", dir / "ok/a.json");
+  fs::copy_file(kSource + "/examples/pytorch_model.json", dir / "locked/b.json");
+  fs::permissions(dir / "locked", fs::perms::owner_all);
+  // A copy the other user can surely run, whatever the checkout's permissions.
+  fs::copy_file(kBinary, dir / "cookgraph");
+  fs::permissions(dir / "cookgraph", fs::perms::all);
+  std::string command = "setpriv --reuid=65534 --regid=65534 --clear-groups '" + dir / "cookgraph" +
+                        "' score --format json '" + dir.path() + "' >'" + dir / "out" + "' 2>'" +
+                        dir / "err" + "'";
+  int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_NE(Slurp(dir / "err").find(dir / "locked: cannot read directory"), std::string::npos);
+  EXPECT_EQ(json::parse(Slurp(dir / "out"))["snapshots"].size(), 1u);
+  fs::permissions(dir / "locked", fs::perms::all);
+}
+
 TEST(CliBadInput, ABatchWithOneBadFileStillReportsTheGoodOnes) {
   CliRun run = Cookgraph("score examples tests/data/bad/unknown_id.json --format json");
   EXPECT_EQ(run.exit_code, 2);
