@@ -294,7 +294,7 @@ class DotWriter {
       }
     }
     visited_.assign(containers_.size(), false);
-    for (size_t r : roots) Cluster(r, 2, placed);
+    for (size_t r : roots) Cluster(r, placed);
     // Whatever a malformed hierarchy (a parent cycle) left out still gets drawn.
     for (NodeIndex n = 0; n < net_.size(); ++n) Place(n, 2, placed);
   }
@@ -305,17 +305,42 @@ class DotWriter {
     NodeLine(n, indent);
   }
 
-  void Cluster(size_t i, int indent, std::vector<bool>& placed) {
-    if (visited_[i]) return;
-    visited_[i] = true;
-    const Container& c = containers_[i];
-    const std::string pad(indent, ' ');
-    out_ += fmt::format("{}subgraph cluster_{} {{\n", pad, i);
-    out_ += fmt::format("{}  label=\"{}\"; style=\"rounded\"; color=\"#a0a0a0\";\n", pad,
-                        DotEscape(c.id));
-    for (NodeIndex n : c.direct) Place(n, indent + 2, placed);
-    for (size_t child : children_[i]) Cluster(child, indent + 2, placed);
-    out_ += pad + "}\n";
+  // The cluster of container `root` and, nested inside, those of everything
+  // beneath it. Walks with an explicit stack: a chain of explicit parents can
+  // nest as deep as kMaxContainerDepth, and the indentation stops growing at
+  // kMaxIndent so that deep nesting does not make the output quadratic.
+  void Cluster(size_t root, std::vector<bool>& placed) {
+    constexpr size_t kMaxIndent = 32;
+    auto indent = [&](size_t level) {
+      return static_cast<int>(std::min(2 + 2 * level, kMaxIndent));
+    };
+    struct Open {
+      size_t container;
+      size_t next_child;  // index into children_[container]
+    };
+    std::vector<Open> stack;
+    auto open = [&](size_t i) {
+      if (visited_[i]) return;
+      visited_[i] = true;
+      const std::string pad(indent(stack.size()), ' ');
+      out_ += fmt::format("{}subgraph cluster_{} {{\n", pad, i);
+      out_ += fmt::format("{}  label=\"{}\"; style=\"rounded\"; color=\"#a0a0a0\";\n", pad,
+                          DotEscape(containers_[i].id));
+      for (NodeIndex n : containers_[i].direct) Place(n, indent(stack.size() + 1), placed);
+      stack.push_back(Open{.container = i, .next_child = 0});
+    };
+    open(root);
+    while (!stack.empty()) {
+      Open& top = stack.back();
+      const std::vector<size_t>& children = children_[top.container];
+      if (top.next_child < children.size()) {
+        open(children[top.next_child++]);  // may reallocate `stack`: `top` is not used after
+        continue;
+      }
+      stack.pop_back();
+      out_.append(indent(stack.size()), ' ');
+      out_ += "}\n";
+    }
   }
 
   void Edges() {

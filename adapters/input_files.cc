@@ -1,5 +1,7 @@
 #include "adapters/input_files.h"
 
+#include "adapters/text.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -9,9 +11,7 @@ namespace fs = std::filesystem;
 
 bool HasSnapshotExtension(const std::string& path) {
   for (std::string_view ext : {".json", ".json.gz", ".yaml", ".yml"}) {
-    if (path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) {
-      return true;
-    }
+    if (EndsWith(path, ext)) return true;
   }
   return false;
 }

@@ -3,13 +3,10 @@
 #include "adapters/byte_source.h"
 #include "adapters/events.h"
 #include "adapters/snapshot_builder.h"
+#include "adapters/text.h"
 
 namespace cookgraph {
 namespace {
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 Result<Snapshot> Read(ByteSource& source, Spelling spelling) {
   SnapshotBuilder builder(source.name());

@@ -16,10 +16,6 @@
 namespace cookgraph {
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Text goes into `out`; `flush` (when set) empties it every few MiB so that a
 // large snapshot is never held twice in memory.
 class Emitter {

@@ -9,6 +9,11 @@
 
 namespace cookgraph {
 
+/// True when `s` ends with `suffix`.
+inline bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
 /// Length of the valid UTF-8 sequence (RFC 3629) that starts at s[i], or 0 when
 /// the bytes there are not one.
 size_t Utf8Length(std::string_view s, size_t i);
