@@ -10,6 +10,8 @@ packages=(
   libyaml-dev                                   # streaming (event) YAML reading with line/column marks
   zlib1g-dev                                    # .json.gz reading and writing
   libcli11-dev                                  # command-line parsing
+  libcurl4-openssl-dev                          # the OpenAI-compatible client (advisor/)
+  libpcre2-dev                                  # exact tokenizer: the pre-tokenizer's Unicode regex
   libfmt-dev                                    # formatting of tables and messages
   libgtest-dev libgmock-dev                     # unit tests
   libbenchmark-dev                              # microbenchmarks in bench/
@@ -21,6 +23,13 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+
+# Node.js and npm run the reference tokenizer (js-tiktoken) in the tests. Some
+# images ship them outside Debian's packages; install Debian's only when the
+# commands are missing, so as not to fight an existing installation.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages already installed"
