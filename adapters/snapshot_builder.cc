@@ -723,9 +723,12 @@ Result<Snapshot> SnapshotBuilder::Finish() {
     std::string id = s.nodes[i].id;
     auto added = network.AddNode(std::move(s.nodes[i]));
     if (!added) {
-      Location first = s.node_at[*network.Find(id)];
-      return fail(s.node_at[i], "node '" + id + "'",
-                  fmt::format("duplicate id (first defined at line {})", first.line));
+      if (auto first = network.Find(id)) {
+        return fail(s.node_at[i], "node '" + id + "'",
+                    fmt::format("duplicate id (first defined at line {})", s.node_at[*first].line));
+      }
+      // Any other refusal (e.g. nesting too deep) keeps the network's words.
+      return fail(s.node_at[i], added.error().where, added.error().message);
     }
   }
   std::vector<Node>().swap(s.nodes);
