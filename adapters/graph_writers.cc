@@ -322,11 +322,13 @@ class DotWriter {
     auto open = [&](size_t i) {
       if (visited_[i]) return;
       visited_[i] = true;
-      const std::string pad(indent(stack.size()), ' ');
-      out_ += fmt::format("{}subgraph cluster_{} {{\n", pad, i);
-      out_ += fmt::format("{}  label=\"{}\"; style=\"rounded\"; color=\"#a0a0a0\";\n", pad,
+      const int inner = indent(stack.size() + 1);
+      out_.append(indent(stack.size()), ' ');
+      out_ += fmt::format("subgraph cluster_{} {{\n", i);
+      out_.append(inner, ' ');
+      out_ += fmt::format("label=\"{}\"; style=\"rounded\"; color=\"#a0a0a0\";\n",
                           DotEscape(containers_[i].id));
-      for (NodeIndex n : containers_[i].direct) Place(n, indent(stack.size() + 1), placed);
+      for (NodeIndex n : containers_[i].direct) Place(n, inner, placed);
       stack.push_back(Open{.container = i, .next_child = 0});
     };
     open(root);

@@ -8,6 +8,7 @@ namespace cookgraph {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
+constexpr int kMaxDepth = static_cast<int>(kMaxContainerDepth);
 
 // A node that is itself a container (a COMP, a bin) knows its parent; other
 // container ids fall back to their path.
@@ -80,16 +81,26 @@ std::vector<Container> Containers(const Network& network) {
   CutParentCycles(containers, up);
 
   // Depths in id order would need parents first; walk up instead, memoised.
+  // Depths are assigned from the top down, so where a chain is cut depends only
+  // on the chain, not on which of its containers the walk started from.
   std::vector<uint32_t> chain;
   for (uint32_t i = first; i < containers.size(); ++i) {
     chain.clear();
     uint32_t c = i;
     for (; c != kNone && containers[c].depth == 0; c = up[c]) chain.push_back(c);
     int depth = c == kNone ? 0 : containers[c].depth;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) containers[*it].depth = ++depth;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if (++depth > kMaxDepth) {  // too deep: start again at the top level
+        up[*it] = kNone;
+        containers[*it].parent.clear();
+        depth = 1;
+      }
+      containers[*it].depth = depth;
+    }
   }
 
-  // Nodes in ascending order, so every list stays sorted. O(N * depth).
+  // Nodes in ascending order, so every list stays sorted. O(N * depth), and
+  // depth <= kMaxContainerDepth.
   for (NodeIndex v = 0; v < network.size(); ++v) {
     const std::string& parent = network.node(v).parent;
     if (has_top) containers[0].all.push_back(v);

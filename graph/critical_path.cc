@@ -44,6 +44,9 @@ Path CriticalPath(const Adjacency& adjacency, const Condensation& condensation,
   for (uint32_t c = 1; c < count; ++c) {
     if (heaviest[c] > heaviest[end]) end = c;
   }
+  // Weights are >= 0: a heaviest path of 0 means nothing was measured, and any
+  // node would be an arbitrary pick.
+  if (!(heaviest[end] > 0)) return path;
   path.weight = heaviest[end];
 
   std::vector<uint32_t> chain;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <unordered_set>
 
 namespace cookgraph {
 namespace {
@@ -11,9 +12,8 @@ constexpr std::array<std::string_view, 3> kLoopKindNames = {"cycle", "self-loop"
 
 // Finds the nodes of the loops closed by feedback edges. Reachability between
 // nodes is reachability between their components, so the searches run on the
-// condensed DAG: a feedback edge inside a giant component costs a copy of its
-// members, not two searches through it. Visit marks carry a per-search stamp,
-// so the arrays are cleared once, not once per edge.
+// condensed DAG. Visit marks carry a per-search stamp, so the arrays are
+// cleared once, not once per edge.
 class FeedbackLoopFinder {
  public:
   FeedbackLoopFinder(const Adjacency& adjacency, const Condensation& condensation)
@@ -46,13 +46,12 @@ class FeedbackLoopFinder {
   }
 
   // The nodes on some non-feedback path from `to` to `from`, in topological
-  // order; empty when `to` cannot reach `from`.
+  // order; empty when `to` cannot reach `from`. The ends must lie in different
+  // components, or be one node outside any cycle.
   std::vector<NodeIndex> Nodes(NodeIndex from, NodeIndex to) {
     if (from == to) return {from};
     const uint32_t first = condensation_.component[to];
     const uint32_t last = condensation_.component[from];
-    // Every node of a cycle through both ends is in their component.
-    if (first == last) return condensation_.members[first];
     // Components are numbered in topological order: a later one cannot reach
     // an earlier one.
     if (first > last) return {};
@@ -118,8 +117,19 @@ std::vector<Loop> FindLoops(const Network& network, const Adjacency& adjacency,
 
   // Built lazily: most networks have no feedback edges at all.
   std::optional<FeedbackLoopFinder> finder;
+  // The loop a feedback edge closes is fixed by the components of its ends: the
+  // smallest component of the loop is `to`'s, the largest `from`'s. So equal
+  // pairs give equal loops and different pairs different ones.
+  std::unordered_set<uint64_t> reported;  // first component << 32 | last component
   for (const Edge& e : network.edges()) {
     if (e.kind != EdgeKind::kFeedback) continue;
+    const uint32_t first = condensation.component[e.to];
+    const uint32_t last = condensation.component[e.from];
+    // Both ends in one cycle: every cycle through them stays inside it, and the
+    // component's own loop already lists it. Copying the component per edge
+    // made the output quadratic.
+    if (first == last && condensation.cyclic[first]) continue;
+    if (!reported.insert(uint64_t{first} << 32 | last).second) continue;  // parallel edge
     if (!finder) finder.emplace(adjacency, condensation);
     std::vector<NodeIndex> nodes = finder->Nodes(e.from, e.to);
     if (nodes.empty()) continue;  // `to` does not reach `from`: no loop

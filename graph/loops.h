@@ -14,7 +14,8 @@ namespace cookgraph {
 enum class LoopKind : uint8_t {
   kCycle,     // a strongly connected component of more than one node (non-feedback edges)
   kSelfLoop,  // one node with a non-feedback edge to itself
-  kFeedback,  // the cycle a feedback edge from -> to closes: `to` reaches `from`
+  kFeedback,  // the cycles a feedback edge from -> to closes: `to` reaches `from`,
+              // and the two are not in one cyclic component
 };
 
 /// "cycle", "self-loop", "feedback".
@@ -32,8 +33,14 @@ struct Loop {
 };
 
 /// Every loop of the network: cycles and self-loops in component order, then
-/// feedback loops in edge order. A feedback edge whose `to` cannot reach its
-/// `from` closes no loop and is not reported. `adjacency` is without feedback.
+/// feedback loops in edge order. Every cycle a feedback edge closes is reported
+/// once: a feedback edge whose ends lie in one cyclic component closes no cycle
+/// beyond that component, so it is covered by the component's own kCycle (or
+/// kSelfLoop) entry and gets none of its own; of feedback edges that close the
+/// same set of nodes (parallel edges) only the first is reported. A feedback
+/// edge from a node to itself outside any cycle gives a one-node kFeedback loop.
+/// A feedback edge whose `to` cannot reach its `from` closes no loop and is not
+/// reported. `adjacency` is without feedback.
 std::vector<Loop> FindLoops(const Network& network, const Adjacency& adjacency,
                             const Condensation& condensation);
 

@@ -1,5 +1,6 @@
 #include "graph/network.h"
 
+#include <algorithm>
 #include <array>
 
 namespace cookgraph {
@@ -25,14 +26,30 @@ std::string DerivedParent(std::string_view id) {
   return std::string(id.substr(0, slash));
 }
 
+size_t ContainerDepth(std::string_view id) {
+  // DerivedParent cuts at the last '/' and stops at one in front: every '/'
+  // after the first character is one level.
+  return id.empty() ? 0 : static_cast<size_t>(std::count(id.begin() + 1, id.end(), '/'));
+}
+
 Result<NodeIndex> Network::AddNode(Node node) {
   if (node.id.empty()) return Error{.message = "node id is empty"};
+  // Checked before the id is indexed, so a refused node leaves no trace.
+  const size_t depth = node.parent.empty()
+                           ? ContainerDepth(node.id)
+                           : std::max(ContainerDepth(node.id), 1 + ContainerDepth(node.parent));
+  if (depth > kMaxContainerDepth) {
+    return Error{.where = "node '" + node.id + "'",
+                 .message = "nests " + std::to_string(depth) +
+                            " containers deep; cookgraph supports at most " +
+                            std::to_string(kMaxContainerDepth)};
+  }
   auto index = static_cast<NodeIndex>(nodes_.size());
   auto [it, inserted] = index_.try_emplace(node.id, index);
   if (!inserted) {
-    return Error{.where = "node '" + node.id + "'",
-                 .message = "duplicate id (first defined as node " + std::to_string(it->second) +
-                            ")"};
+    return Error{
+        .where = "node '" + node.id + "'",
+        .message = "duplicate id (first defined as node " + std::to_string(it->second) + ")"};
   }
   if (node.parent.empty()) node.parent = DerivedParent(node.id);
   if (node.output) ++output_count_;

@@ -58,10 +58,24 @@ struct Edge {
 /// The parent of a '/'-separated id: "/a/b/c" -> "/a/b", "/a" -> "", "x" -> "".
 std::string DerivedParent(std::string_view id);
 
+/// How many containers hold a node whose parent is derived from `id`: the number
+/// of times DerivedParent can be applied before it gives "" ("/a/b/c" -> 2,
+/// "/a" -> 0, "x" -> 0, "a/b" -> 1). O(id.size()), no allocation.
+size_t ContainerDepth(std::string_view id);
+
+/// The deepest nesting of containers cookgraph accepts. Network::AddNode refuses
+/// a node nested deeper; Containers() moves a container that a longer chain of
+/// explicit parents would put deeper to the top level. Keeps the container
+/// hierarchy (whose ids are prefixes of one another) and its walks bounded.
+inline constexpr size_t kMaxContainerDepth = 256;
+
 /// Nodes and edges. Add nodes first, then edges between them.
 class Network {
  public:
-  /// Adds a node; fails if its id is empty or already present.
+  /// Adds a node; fails if its id is empty or already present, or if the node
+  /// would be nested more than kMaxContainerDepth containers deep, by its id
+  /// (ContainerDepth(id)) or by its explicit parent (1 + ContainerDepth(parent)).
+  /// The depth error's `where` is "node '<id>'" and its message starts "nests ".
   /// An empty `parent` is derived from a '/'-separated id.
   Result<NodeIndex> AddNode(Node node);
   /// Adds an edge between existing nodes (indices must be < size()).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cookgraph {
@@ -130,6 +131,36 @@ TEST(GraphDot, NodesAreClusteredColouredAndEscaped) {
   EXPECT_LT(dot.find("label=\"/p\";"), dot.find("label=\"/p/sub\";"));
 }
 
+TEST(GraphDot, DeepNestingIsWrittenWithoutRecursionAndBoundedIndentation) {
+  // 2000 nodes, each the parent of the next: clusters nest as deep as
+  // Containers() allows (kMaxContainerDepth), and were written by a recursion
+  // with one more level of indentation each, quadratic in the depth.
+  Snapshot snap;
+  std::string id;
+  for (int i = 0; i < 2000; ++i) {
+    std::string parent = id;
+    id = "c" + std::to_string(i);
+    ASSERT_TRUE(snap.network.AddNode({.id = id, .parent = parent}));
+    if (i > 0) snap.network.AddEdge(i - 1, i, EdgeKind::kData);
+  }
+  snap.samples = Samples(snap.network.size());
+  const std::string dot = RenderGraph(GraphFormat::kDot, "deep.json", snap, Analyse(snap));
+  EXPECT_TRUE(Balanced(dot));
+  size_t clusters = 0, widest = 0;
+  for (size_t at = 0; at < dot.size();) {
+    const size_t end = dot.find('\n', at);
+    const std::string_view line(dot.data() + at, end - at);
+    widest = std::max(widest, line.find_first_not_of(' '));
+    clusters += line.find("subgraph cluster_") != std::string_view::npos;
+    at = end + 1;
+  }
+  EXPECT_EQ(clusters, 1999u);  // c0..c1998 hold a node each
+  EXPECT_LE(widest, 32u);
+  for (NodeIndex n = 0; n < snap.network.size(); ++n) {
+    EXPECT_NE(dot.find("n" + std::to_string(n) + " [label="), std::string::npos) << n;
+  }
+}
+
 TEST(GraphJson, HasOrderEdgesComponentsLoopsAndPath) {
   const Snapshot snap = MakeSnapshot();
   const Analysis a = Analyse(snap);
@@ -196,6 +227,18 @@ TEST(GraphText, ControlCharactersInIdsAreNeutralised) {
   const std::string text = RenderGraph(GraphFormat::kText, "net.json", snap, Analyse(snap));
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
   EXPECT_NE(text.find("/p/evil?[2J?1m"), std::string::npos) << text;
+}
+
+TEST(GraphText, NoFramesMeansNoCriticalPath) {
+  // Every node weighs 0 ms: no path is heavier than another.
+  Snapshot snap = MakeSnapshot();
+  snap.samples = Samples(snap.network.size());
+  const Analysis a = Analyse(snap);
+  EXPECT_TRUE(a.critical_path.nodes.empty());
+  const std::string text = RenderGraph(GraphFormat::kText, "net.json", snap, a);
+  EXPECT_NE(text.find("critical path: none"), std::string::npos) << text;
+  const std::string dot = RenderGraph(GraphFormat::kDot, "net.json", snap, a);
+  EXPECT_EQ(dot.find("bold"), std::string::npos);
 }
 
 TEST(GraphText, EmptyNetworkSaysNone) {

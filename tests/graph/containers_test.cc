@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 namespace cookgraph {
 namespace {
 
@@ -81,24 +84,39 @@ TEST(Containers, ParentCyclesAreCut) {
             "'s' in '' depth 1 direct [2] all [2]\n");
 }
 
-TEST(Containers, DeepNestingIsWalkedWithoutRecursion) {
-  // A chain of 2000 nested containers, each one a node in the previous.
+TEST(Containers, ChainsOfExplicitParentsAreCutAtTheDepthLimit) {
+  // 40000 nodes, each the parent of the next: AddNode sees one level each, so
+  // Containers() itself must keep the hierarchy bounded. Every 256 levels the
+  // chain starts again at the top level; nodes stay where they were.
+  constexpr int kChain = 40000;
+  constexpr int kMax = static_cast<int>(kMaxContainerDepth);
   Network net;
   std::string id;
-  for (int i = 0; i < 2000; ++i) {
+  for (int i = 0; i < kChain; ++i) {
     std::string parent = id;
     id = "c" + std::to_string(i);
-    EXPECT_TRUE(net.AddNode({.id = id, .parent = parent}));
+    ASSERT_TRUE(net.AddNode({.id = id, .parent = parent}));
   }
   auto containers = Containers(net);
-  ASSERT_EQ(containers.size(), 2000u);  // "" plus c0..c1998
+  ASSERT_EQ(containers.size(), static_cast<size_t>(kChain));  // "" plus c0..c39998
   EXPECT_EQ(containers[0].id, "");
-  EXPECT_EQ(containers[0].all.size(), 2000u);
-  EXPECT_EQ(containers[1].id, "c0");
-  EXPECT_EQ(containers[1].all.size(), 1999u);
+  EXPECT_EQ(containers[0].all.size(), static_cast<size_t>(kChain));
+  size_t entries = 0;
   int deepest = 0;
-  for (const Container& c : containers) deepest = std::max(deepest, c.depth);
-  EXPECT_EQ(deepest, 1999);
+  for (const Container& c : containers) {
+    deepest = std::max(deepest, c.depth);
+    entries += c.all.size();
+    if (c.id.empty()) continue;
+    // c<k> is at depth k % 256 + 1; each 256th is moved to the top level.
+    const int k = std::stoi(c.id.substr(1));
+    EXPECT_EQ(c.depth, k % kMax + 1) << c.id;
+    EXPECT_EQ(c.parent, k % kMax == 0 ? "" : "c" + std::to_string(k - 1)) << c.id;
+  }
+  EXPECT_EQ(deepest, kMax);
+  EXPECT_LE(entries, static_cast<size_t>(kChain) * (kMaxContainerDepth + 1));
+  // c0 holds the nodes c1..c256: c256 is in c255, whose chain reaches c0.
+  EXPECT_EQ(containers[1].id, "c0");
+  EXPECT_EQ(containers[1].all.size(), kMaxContainerDepth);
 }
 
 }  // namespace

@@ -30,6 +30,14 @@ TEST(CriticalPath, SingleNode) {
   EXPECT_EQ(path.weight, 2.5);
 }
 
+TEST(CriticalPath, NothingMeasuredGivesAnEmptyPath) {
+  // Without frames every weight is 0: no node is more critical than another,
+  // so none is picked (the score table used to flag an arbitrary one 'C').
+  Path path = Critical(MakeNetwork(3, {D(0, 1), D(1, 2)}), {0, 0, 0});
+  EXPECT_TRUE(path.nodes.empty());
+  EXPECT_EQ(path.weight, 0);
+}
+
 TEST(CriticalPath, HeavierBranchOfADiamondWins) {
   // 0 -> {1, 2} -> 3; branch 2 is heavier.
   Path path = Critical(MakeNetwork(4, {D(0, 1), D(0, 2), D(1, 3), D(2, 3)}), {1, 2, 5, 1});

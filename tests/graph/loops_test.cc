@@ -89,13 +89,18 @@ TEST(FindLoops, SelfFeedbackIsAOneNodeLoop) {
   EXPECT_EQ(loops[0].feedback_to, 1u);
 }
 
-TEST(FindLoops, SelfFeedbackOnACycleIsStillOneNode) {
-  // The cycle {0, 1} is reported as a cycle; the feedback 1 -> 1 only as itself.
+TEST(FindLoops, SelfFeedbackOnACycleIsReportedAsTheCycle) {
+  // The feedback 1 -> 1 closes no loop beyond the cycle {0, 1}.
   auto loops = Loops(MakeNetwork(2, {D(0, 1), D(1, 0), F(1, 1)}));
-  ASSERT_EQ(loops.size(), 2u);
+  ASSERT_EQ(loops.size(), 1u);
   EXPECT_EQ(loops[0].kind, LoopKind::kCycle);
-  EXPECT_EQ(loops[1].kind, LoopKind::kFeedback);
-  EXPECT_EQ(loops[1].nodes, Nodes{1});
+  EXPECT_EQ(loops[0].nodes, (Nodes{0, 1}));
+}
+
+TEST(FindLoops, SelfFeedbackOnASelfLoopIsReportedAsTheSelfLoop) {
+  auto loops = Loops(MakeNetwork(1, {D(0, 0), F(0, 0)}));
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].kind, LoopKind::kSelfLoop);
 }
 
 TEST(FindLoops, CyclesFirstThenFeedbackInEdgeOrder) {
@@ -112,12 +117,43 @@ TEST(FindLoops, CyclesFirstThenFeedbackInEdgeOrder) {
   EXPECT_EQ(loops[2].nodes, (Nodes{0, 1, 2}));
 }
 
-TEST(FindLoops, FeedbackInsideACycleCoversTheCycle) {
-  // 0 -> 1 -> 2 -> 0 is a cycle; feedback 2 -> 1 adds a loop of all three.
+TEST(FindLoops, FeedbackInsideACycleIsReportedAsTheCycle) {
+  // 0 -> 1 -> 2 -> 0 is a cycle; feedback 2 -> 1 closes nothing beyond it.
   auto loops = Loops(MakeNetwork(3, {D(0, 1), D(1, 2), D(2, 0), F(2, 1)}));
-  ASSERT_EQ(loops.size(), 2u);
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].kind, LoopKind::kCycle);
+  EXPECT_EQ(loops[0].nodes, (Nodes{0, 1, 2}));
+}
+
+TEST(FindLoops, RingWithFeedbackOnEveryNodeIsOneLoop) {
+  // A ring of 5000 nodes with a feedback edge i+1 -> i beside every data edge:
+  // copying the ring once per feedback edge gave 25 million node entries.
+  constexpr NodeIndex kRing = 5000;
+  std::vector<Edge> edges;
+  for (NodeIndex i = 0; i < kRing; ++i) {
+    edges.push_back(D(i, (i + 1) % kRing));
+    edges.push_back(F((i + 1) % kRing, i));
+  }
+  auto loops = Loops(MakeNetwork(kRing, edges));
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].kind, LoopKind::kCycle);
+  EXPECT_EQ(loops[0].nodes.size(), kRing);
+}
+
+TEST(FindLoops, ParallelFeedbackEdgesAreReportedOnce) {
+  // Two feedback edges 2 -> 0 and one 2 -> 1 into the cycle {0, 1}: the first
+  // two close the same nodes, the third too (its `to` shares the cycle).
+  auto loops = Loops(
+      MakeNetwork(3, {D(0, 1), D(1, 0), D(1, 2), F(2, 0), F(2, 0), F(2, 1), F(2, 2), F(2, 2)}));
+  ASSERT_EQ(loops.size(), 3u);
+  EXPECT_EQ(loops[0].kind, LoopKind::kCycle);
   EXPECT_EQ(loops[1].kind, LoopKind::kFeedback);
   EXPECT_EQ(loops[1].nodes, (Nodes{0, 1, 2}));
+  EXPECT_EQ(loops[1].feedback_from, 2u);
+  EXPECT_EQ(loops[1].feedback_to, 0u);
+  // The self-feedback on 2, which is on no cycle, stays one node, once.
+  EXPECT_EQ(loops[2].kind, LoopKind::kFeedback);
+  EXPECT_EQ(loops[2].nodes, Nodes{2});
 }
 
 }  // namespace

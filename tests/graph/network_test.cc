@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace cookgraph {
 namespace {
 
@@ -24,6 +26,48 @@ TEST(Network, DuplicateIdIsAnErrorNamingTheId) {
   auto again = net.AddNode({.id = "/a"});
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().Format(), "node '/a': duplicate id (first defined as node 0)");
+}
+
+TEST(Network, ContainerDepthCountsTheLevelsDerivedParentPeels) {
+  EXPECT_EQ(ContainerDepth(""), 0u);
+  EXPECT_EQ(ContainerDepth("x"), 0u);
+  EXPECT_EQ(ContainerDepth("/a"), 0u);
+  EXPECT_EQ(ContainerDepth("a/b"), 1u);
+  EXPECT_EQ(ContainerDepth("/a/b/c"), 2u);
+  EXPECT_EQ(ContainerDepth("/a//b"), 2u);  // "/a/" then "/a"
+  // The same count as applying DerivedParent until it gives "".
+  for (std::string id : {"/p/c/b", "a/b/c/", "//", "/a//b/"}) {
+    size_t levels = 0;
+    for (std::string p = DerivedParent(id); !p.empty(); p = DerivedParent(p)) ++levels;
+    EXPECT_EQ(ContainerDepth(id), levels) << id;
+  }
+}
+
+std::string Nested(size_t containers) {
+  std::string id;
+  for (size_t i = 0; i <= containers; ++i) id += "/a";
+  return id;  // "/a" inside `containers` containers
+}
+
+TEST(Network, NodeNestedTooDeepByItsIdIsRefusedWithoutATrace) {
+  Network net;
+  ASSERT_EQ(ContainerDepth(Nested(kMaxContainerDepth)), kMaxContainerDepth);
+  ASSERT_TRUE(net.AddNode({.id = Nested(kMaxContainerDepth)}));
+  auto deep = net.AddNode({.id = Nested(kMaxContainerDepth + 1)});
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().where, "node '" + Nested(kMaxContainerDepth + 1) + "'");
+  EXPECT_EQ(deep.error().message, "nests 257 containers deep; cookgraph supports at most 256");
+  EXPECT_EQ(net.size(), 1u);
+  EXPECT_EQ(net.Find(Nested(kMaxContainerDepth + 1)), std::nullopt);
+}
+
+TEST(Network, NodeNestedTooDeepByItsExplicitParentIsRefused) {
+  Network net;
+  ASSERT_TRUE(net.AddNode({.id = "ok", .parent = Nested(kMaxContainerDepth - 1)}));
+  auto deep = net.AddNode({.id = "x", .parent = Nested(kMaxContainerDepth)});
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().Format(),
+            "node 'x': nests 257 containers deep; cookgraph supports at most 256");
 }
 
 TEST(Network, EmptyIdIsAnError) {

@@ -20,7 +20,8 @@ logic files with the C++ implementation:
          non-feedback edge u -> v between different strongly connected
          components, and keeps each component together; `loops` reports every
          component of more than one node, every self-loop and every cycle a
-         feedback edge closes, and nothing else; `edges`, when present, are the
+         feedback edge closes (as the component's own entry when both ends lie
+         in one cyclic component), and nothing else; `edges`, when present, are the
          snapshot's edges; `critical_path`, when present, is a path of the
          condensed graph whose weight is the largest.
 
@@ -306,9 +307,13 @@ def expected_loops(snap, succ, pred, comp, comps):
             s = frozenset([a])
             if not any(k == "self-loop" and r == s for k, r, _, _ in loops):
                 loops.append(("self-loop", s, s, f"self-loop on {snap.ids[a]}"))
+    cyclic = {comp[a] for a, b, kind in snap.edges if kind != "feedback" and a == b}
+    cyclic |= {c for c, members in enumerate(comps) if len(members) > 1}
     for a, b, kind in snap.edges:
         if kind != "feedback":
             continue
+        if comp[a] == comp[b] and comp[a] in cyclic:
+            continue  # every node on its paths is in that component: its cycle is the loop
         fwd = reachable([b], succ)
         if a not in fwd:
             continue  # closes no loop
