@@ -10,14 +10,20 @@
 namespace cookgraph::cli {
 
 // Messages quote the input (ids, keys, values): control characters in them
-// must not reach the terminal as escape sequences or line breaks.
+// must not reach the terminal as escape sequences or line breaks, and an id of
+// many kilobytes must not bury the message (its middle goes; the file, the
+// place and the end of the message stay).
+constexpr size_t kMaxMessageColumns = 400;
+
 void PrintError(const Error& error) {
-  std::fprintf(stderr, "cookgraph: error: %s\n", Printable(error.Format()).c_str());
+  std::string line = TruncateMiddle(Printable(error.Format()), kMaxMessageColumns);
+  std::fprintf(stderr, "cookgraph: error: %s\n", line.c_str());
 }
 
 void PrintWarning(const std::string& file, const std::string& text) {
-  std::fprintf(stderr, "cookgraph: warning: %s%s%s\n", Printable(file).c_str(),
-               file.empty() ? "" : ": ", Printable(text).c_str());
+  std::string line = TruncateMiddle(
+      Printable(file) + (file.empty() ? "" : ": ") + Printable(text), kMaxMessageColumns);
+  std::fprintf(stderr, "cookgraph: warning: %s\n", line.c_str());
 }
 
 bool UseColor() {
