@@ -8,6 +8,7 @@ packages=(
   libboost-graph-dev                            # graph algorithms (SCC, topo order), hidden in graph/*.cc
   nlohmann-json3-dev                            # streaming (SAX) JSON reading, JSON writing
   libyaml-dev                                   # streaming (event) YAML reading with line/column marks
+  libyaml-cpp-dev                               # knowledge packs (small YAML documents) in advisor/
   zlib1g-dev                                    # .json.gz reading and writing
   libcli11-dev                                  # command-line parsing
   libcurl4-openssl-dev                          # the OpenAI-compatible client (advisor/)
