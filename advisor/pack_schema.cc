@@ -1,0 +1,162 @@
+#include "advisor/pack_schema.h"
+
+#include <algorithm>
+#include <array>
+
+#include "graph/suggest.h"
+
+namespace cookgraph {
+namespace {
+
+using U = FactUnit;
+
+constexpr std::array<FactInfo, 30> kNodeFacts = {{
+    {"per_frame_ms", U::kMs},  // first: the default order_by
+    {"avg_ms", U::kMs},
+    {"std_ms", U::kMs},
+    {"score", U::kRatio},
+    {"p50_ms", U::kMs},
+    {"p95_ms", U::kMs},
+    {"p99_ms", U::kMs},
+    {"max_ms", U::kMs},
+    {"share", U::kShare},
+    {"cooked_frames", U::kCount},
+    {"cooks_per_frame", U::kRatio},
+    {"gpu_avg_ms", U::kMs},
+    {"cpu_mem_mb", U::kMb},
+    {"gpu_mem_mb", U::kMb},
+    {"upstream_ms", U::kMs},
+    {"dead", U::kFlag},
+    {"in_loop", U::kFlag},
+    {"on_critical_path", U::kFlag},
+    {"is_output", U::kFlag},
+    {"spike_frames", U::kCount},
+    {"spike_excess_ms", U::kMs},
+    {"spike_max_excess_ms", U::kMs},
+    {"spike_share_of_overrun", U::kShare},
+    {"p99_over_p50", U::kRatio},
+    {"max_over_p50", U::kRatio},
+    {"queue", U::kFlag},
+    {"waiting", U::kMs},
+    {"downstream_ms", U::kMs},
+    {"downstream_share", U::kShare},
+    {"pixels", U::kCount},
+}};
+
+constexpr std::array<FactInfo, 4> kLoopFacts = {{
+    {"per_frame_ms", U::kMs},
+    {"share", U::kShare},
+    {"size", U::kCount},
+    {"costliest_ms", U::kMs},
+}};
+
+constexpr std::array<FactInfo, 3> kPathFacts = {{
+    {"per_frame_ms", U::kMs},
+    {"share", U::kShare},
+    {"length", U::kCount},
+}};
+
+constexpr std::array<FactInfo, 9> kFrameFacts = {{
+    {"overrun_ms", U::kMs},  // first: the default order_by
+    {"mean_frame_ms", U::kMs},
+    {"p95_frame_ms", U::kMs},
+    {"max_frame_ms", U::kMs},
+    {"budget_ms", U::kMs},
+    {"frame_count", U::kCount},
+    {"over_budget_frames", U::kCount},
+    {"over_budget_share", U::kShare},
+    {"mean_over_budget", U::kRatio},
+}};
+
+constexpr std::array<std::string_view, 6> kNodeText = {"node",       "type",   "family",
+                                                       "downstream", "engine", "budget_ms"};
+constexpr std::array<std::string_view, 5> kLoopText = {"loop_nodes", "loop_kind", "costliest",
+                                                       "engine", "budget_ms"};
+constexpr std::array<std::string_view, 6> kPathText = {"path_nodes", "first",  "last",
+                                                       "costliest",  "engine", "budget_ms"};
+constexpr std::array<std::string_view, 2> kFrameText = {"worst_nodes", "engine"};
+
+}  // namespace
+
+std::string_view RuleScopeName(RuleScope scope) {
+  switch (scope) {
+    case RuleScope::kNode:
+      return "node";
+    case RuleScope::kLoop:
+      return "loop";
+    case RuleScope::kCriticalPath:
+      return "critical_path";
+    case RuleScope::kFrames:
+      return "frames";
+  }
+  return "node";
+}
+
+std::span<const FactInfo> ScopeFacts(RuleScope scope) {
+  switch (scope) {
+    case RuleScope::kNode:
+      return kNodeFacts;
+    case RuleScope::kLoop:
+      return kLoopFacts;
+    case RuleScope::kCriticalPath:
+      return kPathFacts;
+    case RuleScope::kFrames:
+      return kFrameFacts;
+  }
+  return kNodeFacts;
+}
+
+std::span<const std::string_view> TextPlaceholders(RuleScope scope) {
+  switch (scope) {
+    case RuleScope::kNode:
+      return kNodeText;
+    case RuleScope::kLoop:
+      return kLoopText;
+    case RuleScope::kCriticalPath:
+      return kPathText;
+    case RuleScope::kFrames:
+      return kFrameText;
+  }
+  return kNodeText;
+}
+
+std::vector<std::string> TemplatePlaceholders(RuleScope scope) {
+  std::vector<std::string> out;
+  for (auto t : TextPlaceholders(scope)) out.emplace_back(t);
+  for (const auto& f : ScopeFacts(scope)) out.emplace_back(f.name);
+  return out;
+}
+
+bool TemplatePlaceholderKnown(RuleScope scope, std::string_view inner) {
+  if (inner.starts_with("param:")) return scope == RuleScope::kNode && inner.size() > 6;
+  std::string_view name = inner;
+  bool percent = false;
+  if (name.ends_with(":%")) {
+    name.remove_suffix(2);
+    percent = true;
+  }
+  const auto facts = ScopeFacts(scope);
+  if (std::any_of(facts.begin(), facts.end(), [&](const FactInfo& f) { return f.name == name; })) {
+    return true;
+  }
+  const auto text = TextPlaceholders(scope);
+  return !percent && std::find(text.begin(), text.end(), name) != text.end();
+}
+
+std::string DidYouMean(std::string_view name, std::span<const std::string_view> known) {
+  std::string_view best;
+  size_t best_distance = 0;
+  for (auto k : known) {
+    const size_t d = EditDistance(name, k);
+    if (best.empty() || d < best_distance) {
+      best = k;
+      best_distance = d;
+    }
+  }
+  if (best.empty() || best_distance == 0) return "";
+  const size_t longer = std::max(name.size(), best.size());
+  if (best_distance > std::max<size_t>(1, longer / 3)) return "";
+  return " (did you mean '" + std::string(best) + "'?)";
+}
+
+}  // namespace cookgraph

@@ -1,0 +1,505 @@
+#include "advisor/rules.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "advisor/pack_schema.h"
+
+namespace cookgraph {
+namespace {
+
+using Facts = std::vector<std::optional<double>>;
+
+// One thing a rule may fire on: a node, a loop, the critical path, the frames.
+struct Subject {
+  Facts facts;                                                 // parallel to ScopeFacts(scope)
+  std::vector<std::pair<std::string_view, std::string>> text;  // text placeholders
+  const Node* node = nullptr;                                  // node scope: for params
+  std::vector<NodeIndex> nodes;
+  size_t order = 0;  // position among subjects of the scope, for ties
+};
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::optional<double> ParseNumber(std::string_view s) {
+  const std::string text(s);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
+
+const std::string* FindParam(const Node& node, std::string_view name) {
+  for (const auto& [key, value] : node.params) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+bool CompareNumber(Comparison::Op op, double a, double b) {
+  switch (op) {
+    case Comparison::Op::kGt:
+      return a > b;
+    case Comparison::Op::kGe:
+      return a >= b;
+    case Comparison::Op::kLt:
+      return a < b;
+    case Comparison::Op::kLe:
+      return a <= b;
+    case Comparison::Op::kEq:
+      return a == b;
+    case Comparison::Op::kNe:
+      return a != b;
+    default:
+      return false;
+  }
+}
+
+bool CompareFact(const Comparison& cmp, double value) {
+  switch (cmp.op) {
+    case Comparison::Op::kIs:
+      return (value != 0) == (*cmp.number != 0);
+    case Comparison::Op::kIn:
+      return std::any_of(cmp.texts.begin(), cmp.texts.end(), [&](const std::string& t) {
+        const auto n = ParseNumber(t);
+        return n && *n == value;
+      });
+    case Comparison::Op::kMatches:
+      return false;
+    default:
+      return CompareNumber(cmp.op, value, *cmp.number);
+  }
+}
+
+bool CompareParam(const Comparison& cmp, const std::string& value) {
+  const auto number = ParseNumber(value);
+  switch (cmp.op) {
+    case Comparison::Op::kIn:
+      return std::any_of(cmp.texts.begin(), cmp.texts.end(),
+                         [&](const std::string& t) { return Lower(t) == Lower(value); });
+    case Comparison::Op::kMatches:
+      return PatternMatches(Pattern{cmp.texts[0], std::nullopt}, value);
+    case Comparison::Op::kIs: {
+      const std::string v = Lower(value);
+      const bool on = v == "on" || v == "true" || v == "1" || v == "yes";
+      return on == (*cmp.number != 0);
+    }
+    case Comparison::Op::kEq:
+    case Comparison::Op::kNe:
+      if (!cmp.texts.empty() && !(cmp.number && number)) {
+        return (Lower(cmp.texts[0]) == Lower(value)) == (cmp.op == Comparison::Op::kEq);
+      }
+      [[fallthrough]];
+    default:
+      return number && cmp.number && CompareNumber(cmp.op, *number, *cmp.number);
+  }
+}
+
+bool Holds(const Condition& c, const Subject& s) {
+  switch (c.kind) {
+    case Condition::Kind::kAll:
+      return std::all_of(c.children.begin(), c.children.end(),
+                         [&](const Condition& k) { return Holds(k, s); });
+    case Condition::Kind::kAny:
+      return std::any_of(c.children.begin(), c.children.end(),
+                         [&](const Condition& k) { return Holds(k, s); });
+    case Condition::Kind::kNot:
+      return !Holds(c.children[0], s);
+    case Condition::Kind::kFact: {
+      const auto& v = s.facts[c.fact];
+      if (!v) return false;
+      return std::all_of(c.comparisons.begin(), c.comparisons.end(),
+                         [&](const Comparison& cmp) { return CompareFact(cmp, *v); });
+    }
+    case Condition::Kind::kParam: {
+      const std::string* v = s.node ? FindParam(*s.node, c.param) : nullptr;
+      if (v == nullptr) return false;
+      return std::all_of(c.comparisons.begin(), c.comparisons.end(),
+                         [&](const Comparison& cmp) { return CompareParam(cmp, *v); });
+    }
+  }
+  return false;
+}
+
+std::string FormatFact(FactUnit unit, const std::optional<double>& v, bool percent) {
+  if (!v) return "n/a";
+  if (percent || unit == FactUnit::kShare) return fmt::format("{:.1f}%", *v * 100);
+  switch (unit) {
+    case FactUnit::kMs:
+      return fmt::format("{:.3f}", *v);
+    case FactUnit::kCount:
+      return fmt::format("{:.0f}", *v);
+    case FactUnit::kRatio:
+      return fmt::format("{:.2f}", *v);
+    case FactUnit::kMb:
+      return fmt::format("{:.1f}", *v);
+    case FactUnit::kFlag:
+      return *v != 0 ? "yes" : "no";
+    case FactUnit::kShare:
+      break;
+  }
+  return fmt::format("{}", *v);
+}
+
+std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s) {
+  const auto facts = ScopeFacts(scope);
+  std::string out;
+  size_t pos = 0;
+  while (pos < tmpl.size()) {
+    const size_t open = tmpl.find('{', pos);
+    const size_t close = open == std::string::npos ? open : tmpl.find('}', open);
+    if (close == std::string::npos) {
+      out.append(tmpl, pos);
+      break;
+    }
+    out.append(tmpl, pos, open - pos);
+    std::string_view inner(tmpl.data() + open + 1, close - open - 1);
+    pos = close + 1;
+    if (inner.starts_with("param:")) {
+      const std::string* v = s.node ? FindParam(*s.node, inner.substr(6)) : nullptr;
+      out += v ? *v : "n/a";
+      continue;
+    }
+    const bool percent = inner.ends_with(":%");
+    if (percent) inner.remove_suffix(2);
+    bool done = false;
+    for (size_t i = 0; i < facts.size() && !done; ++i) {
+      if (facts[i].name == inner) {
+        out += FormatFact(facts[i].unit, s.facts[i], percent);
+        done = true;
+      }
+    }
+    for (size_t i = 0; i < s.text.size() && !done; ++i) {
+      if (s.text[i].first == inner) {
+        out += s.text[i].second;
+        done = true;
+      }
+    }
+    if (!done) out += "n/a";  // validated at load; a text without a value
+  }
+  return out;
+}
+
+std::string JoinIds(const Network& net, const std::vector<NodeIndex>& nodes, std::string_view sep,
+                    size_t keep_each_end) {
+  std::string out;
+  const size_t n = nodes.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (n > 2 * keep_each_end + 1 && i == keep_each_end) {
+      out += fmt::format("{}({} more){}", i ? sep : "", n - 2 * keep_each_end, sep);
+      i = n - keep_each_end - 1;
+      out += net.node(nodes[i + 1]).id;
+      continue;
+    }
+    if (i) out += sep;
+    out += net.node(nodes[i]).id;
+  }
+  return out;
+}
+
+// Facts shared by every node-scope rule, computed once per Evaluate.
+class NodeFacts {
+ public:
+  NodeFacts(const KnowledgePack& pack, const Snapshot& snapshot, const Analysis& analysis)
+      : pack_(pack),
+        snapshot_(snapshot),
+        a_(analysis),
+        spike_(snapshot.network.size(), -1),
+        downstream_(snapshot.network.size()),
+        data_out_(snapshot.network.size()) {
+    for (size_t i = 0; i < a_.spikes.size(); ++i) {
+      if (spike_[a_.spikes[i].node] < 0) spike_[a_.spikes[i].node] = static_cast<int>(i);
+    }
+    for (const auto& e : snapshot.network.edges()) {
+      if (e.kind == EdgeKind::kData) data_out_[e.from].push_back(e.to);
+    }
+    for (NodeIndex i = 0; i < snapshot.network.size(); ++i) {
+      queue_.push_back(IsQueue(pack, snapshot.network.node(i)));
+    }
+  }
+
+  Subject Make(NodeIndex n) {
+    const Network& net = snapshot_.network;
+    const NodeStats& st = a_.stats[n];
+    Subject s;
+    s.node = &net.node(n);
+    s.nodes = {n};
+    s.order = n;
+    auto flag = [](bool b) { return std::optional<double>(b ? 1.0 : 0.0); };
+    auto ratio = [&](double x) {
+      return st.p50_ms > 0 ? std::optional<double>(x / st.p50_ms) : std::nullopt;
+    };
+    const Spike* spike = spike_[n] >= 0 ? &a_.spikes[spike_[n]] : nullptr;
+    const bool queue = queue_[n];
+    std::optional<double> down_ms, down_share;
+    std::string down_id;
+    if (queue) {
+      if (const auto d = Downstream(n)) {
+        down_ms = a_.stats[*d].per_frame_ms;
+        down_share = a_.stats[*d].share;
+        down_id = net.node(*d).id;
+        s.nodes.push_back(*d);
+      }
+    }
+    std::optional<double> pixels;
+    for (auto [w, h] : {std::pair{"resolutionw", "resolutionh"}, std::pair{"width", "height"}}) {
+      const std::string* pw = FindParam(*s.node, w);
+      const std::string* ph = FindParam(*s.node, h);
+      const auto nw = pw ? ParseNumber(*pw) : std::nullopt;
+      const auto nh = ph ? ParseNumber(*ph) : std::nullopt;
+      if (nw && nh && !pixels) pixels = *nw * *nh;
+    }
+    // The order of kNodeFacts in pack_schema.cc.
+    s.facts = {st.per_frame_ms,
+               st.avg_ms,
+               st.std_ms,
+               st.score,
+               st.p50_ms,
+               st.p95_ms,
+               st.p99_ms,
+               st.max_ms,
+               st.share,
+               static_cast<double>(st.cooked_frames),
+               st.cooks_per_frame,
+               st.gpu_avg_ms,
+               st.cpu_mem_mb,
+               st.gpu_mem_mb,
+               a_.upstream_ms[n],
+               flag(a_.dead[n]),
+               flag(a_.in_loop[n]),
+               flag(a_.on_critical_path[n]),
+               flag(s.node->output),
+               spike ? static_cast<double>(spike->frames) : 0.0,
+               spike ? spike->excess_ms : 0.0,
+               spike ? spike->max_excess_ms : 0.0,
+               spike ? spike->share_of_overrun : 0.0,
+               ratio(st.p99_ms),
+               ratio(st.max_ms),
+               flag(queue),
+               queue ? st.per_frame_ms : 0.0,
+               down_ms,
+               down_share,
+               pixels};
+    s.text = {{"node", s.node->id},       {"type", s.node->type},
+              {"family", s.node->family}, {"downstream", down_id.empty() ? "n/a" : down_id},
+              {"engine", pack_.engine},   {"budget_ms", fmt::format("{:.3f}", a_.budget_ms)}};
+    return s;
+  }
+
+ private:
+  // The costliest node (per_frame_ms) reachable from queue `q` through data
+  // edges without passing another queue: the work of the thread the queue
+  // feeds, which is what its buffers wait for. Ties go to the lower index.
+  std::optional<NodeIndex> Downstream(NodeIndex q) {
+    if (downstream_[q].first) return downstream_[q].second;
+    std::vector<bool> seen(snapshot_.network.size(), false);
+    std::deque<NodeIndex> todo(data_out_[q].begin(), data_out_[q].end());
+    std::optional<NodeIndex> best;
+    seen[q] = true;
+    while (!todo.empty()) {
+      const NodeIndex n = todo.front();
+      todo.pop_front();
+      if (seen[n]) continue;
+      seen[n] = true;
+      if (queue_[n]) continue;
+      const double cost = a_.stats[n].per_frame_ms;
+      if (cost > 0 && (!best || cost > a_.stats[*best].per_frame_ms ||
+                       (cost == a_.stats[*best].per_frame_ms && n < *best))) {
+        best = n;
+      }
+      for (NodeIndex m : data_out_[n]) todo.push_back(m);
+    }
+    downstream_[q] = {true, best};
+    return best;
+  }
+
+  const KnowledgePack& pack_;
+  const Snapshot& snapshot_;
+  const Analysis& a_;
+  std::vector<int> spike_;  // node -> index into spikes; -1 = none
+  std::vector<std::pair<bool, std::optional<NodeIndex>>> downstream_;  // cached walks
+  std::vector<std::vector<NodeIndex>> data_out_;
+  std::vector<bool> queue_;
+};
+
+std::vector<Subject> LoopSubjects(const Snapshot& snapshot, const Analysis& a,
+                                  const std::string& engine) {
+  std::vector<Subject> out;
+  const Network& net = snapshot.network;
+  for (size_t i = 0; i < a.loops.size(); ++i) {
+    const LoopReport& loop = a.loops[i];
+    Subject s;
+    s.order = i;
+    s.nodes = loop.loop.nodes;
+    std::stable_sort(s.nodes.begin(), s.nodes.end(), [&](NodeIndex x, NodeIndex y) {
+      return a.stats[x].per_frame_ms > a.stats[y].per_frame_ms;
+    });
+    const double costliest = s.nodes.empty() ? 0 : a.stats[s.nodes[0]].per_frame_ms;
+    s.facts = {loop.per_frame_ms, a.frames.mean_ms > 0 ? loop.per_frame_ms / a.frames.mean_ms : 0.0,
+               static_cast<double>(loop.loop.nodes.size()), costliest};
+    s.text = {{"loop_nodes", JoinIds(net, loop.loop.nodes, ", ", 4)},
+              {"loop_kind", std::string(LoopKindName(loop.loop.kind))},
+              {"costliest", s.nodes.empty() ? "n/a" : net.node(s.nodes[0]).id},
+              {"engine", engine},
+              {"budget_ms", fmt::format("{:.3f}", a.budget_ms)}};
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<Subject> PathSubjects(const Snapshot& snapshot, const Analysis& a,
+                                  const std::string& engine) {
+  const Network& net = snapshot.network;
+  const Path& path = a.critical_path;
+  if (path.nodes.empty()) return {};
+  Subject s;
+  s.nodes = path.nodes;
+  NodeIndex costliest = path.nodes[0];
+  for (NodeIndex n : path.nodes) {
+    if (a.stats[n].per_frame_ms > a.stats[costliest].per_frame_ms) costliest = n;
+  }
+  s.facts = {path.weight, a.frames.mean_ms > 0 ? path.weight / a.frames.mean_ms : 0.0,
+             static_cast<double>(path.nodes.size())};
+  s.text = {{"path_nodes", JoinIds(net, path.nodes, " -> ", 3)},
+            {"first", net.node(path.nodes.front()).id},
+            {"last", net.node(path.nodes.back()).id},
+            {"costliest", net.node(costliest).id},
+            {"engine", engine},
+            {"budget_ms", fmt::format("{:.3f}", a.budget_ms)}};
+  return {std::move(s)};
+}
+
+std::vector<Subject> FrameSubjects(const Snapshot& snapshot, const Analysis& a,
+                                   const std::string& engine) {
+  const FrameSummary& f = a.frames;
+  if (f.frame_ms.empty()) return {};
+  Subject s;
+  double overrun = 0;
+  for (size_t i : f.over_budget) overrun += f.frame_ms[i] - f.budget_ms;
+  for (size_t i = 0; i < a.spikes.size() && i < 3; ++i) s.nodes.push_back(a.spikes[i].node);
+  const double count = static_cast<double>(f.frame_ms.size());
+  const double over = static_cast<double>(f.over_budget.size());
+  s.facts = {overrun,
+             f.mean_ms,
+             f.p95_ms,
+             f.max_ms,
+             f.budget_ms,
+             count,
+             over,
+             over / count,
+             f.budget_ms > 0 ? std::optional<double>(f.mean_ms / f.budget_ms) : std::nullopt};
+  s.text = {{"worst_nodes", s.nodes.empty() ? "n/a" : JoinIds(snapshot.network, s.nodes, ", ", 3)},
+            {"engine", engine}};
+  return {std::move(s)};
+}
+
+struct Ranked {
+  Finding finding;
+  double per_frame_ms = 0;
+  double share = 0;
+};
+
+double FactOr0(const Subject& s, RuleScope scope, std::string_view name) {
+  const auto facts = ScopeFacts(scope);
+  for (size_t i = 0; i < facts.size(); ++i) {
+    if (facts[i].name == name) return s.facts[i].value_or(0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string_view SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kCritical:
+      return "critical";
+  }
+  return "info";
+}
+
+std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapshot,
+                              const Analysis& analysis) {
+  NodeFacts node_facts(pack, snapshot, analysis);
+  std::optional<std::vector<Subject>> loops, paths, frames;
+  std::vector<Ranked> ranked;
+  for (const Rule& rule : pack.rules) {
+    std::vector<Subject> hits;
+    auto consider = [&](Subject s) {
+      if (Holds(rule.when, s)) hits.push_back(std::move(s));
+    };
+    switch (rule.scope) {
+      case RuleScope::kNode:
+        for (NodeIndex n = 0; n < snapshot.network.size(); ++n) {
+          if (NodeMatches(rule.match, snapshot.network.node(n))) consider(node_facts.Make(n));
+        }
+        break;
+      case RuleScope::kLoop:
+        if (!loops) loops = LoopSubjects(snapshot, analysis, pack.engine);
+        for (const auto& s : *loops) consider(s);
+        break;
+      case RuleScope::kCriticalPath:
+        if (!paths) paths = PathSubjects(snapshot, analysis, pack.engine);
+        for (const auto& s : *paths) consider(s);
+        break;
+      case RuleScope::kFrames:
+        if (!frames) frames = FrameSubjects(snapshot, analysis, pack.engine);
+        for (const auto& s : *frames) consider(s);
+        break;
+    }
+    std::stable_sort(hits.begin(), hits.end(), [&](const Subject& x, const Subject& y) {
+      const double a = x.facts[rule.order_by].value_or(0), b = y.facts[rule.order_by].value_or(0);
+      if (a != b) return a > b;
+      return x.order < y.order;
+    });
+    if (hits.size() > rule.limit) hits.resize(rule.limit);
+    const auto facts = ScopeFacts(rule.scope);
+    for (const Subject& s : hits) {
+      Ranked r;
+      r.finding.rule = rule.id;
+      r.finding.severity = rule.severity;
+      r.finding.title = Fill(rule.title, rule.scope, s);
+      r.finding.suggestion = Fill(rule.suggestion, rule.scope, s);
+      r.finding.nodes = s.nodes;
+      for (size_t e : rule.evidence) {
+        if (s.facts[e]) r.finding.numbers.emplace_back(std::string(facts[e].name), *s.facts[e]);
+      }
+      r.per_frame_ms = rule.scope == RuleScope::kFrames ? FactOr0(s, rule.scope, "mean_frame_ms")
+                                                        : FactOr0(s, rule.scope, "per_frame_ms");
+      r.share = rule.scope == RuleScope::kFrames ? FactOr0(s, rule.scope, "over_budget_share")
+                                                 : FactOr0(s, rule.scope, "share");
+      ranked.push_back(std::move(r));
+    }
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& x, const Ranked& y) {
+    if (x.finding.severity != y.finding.severity) return x.finding.severity > y.finding.severity;
+    if (x.per_frame_ms != y.per_frame_ms) return x.per_frame_ms > y.per_frame_ms;
+    if (x.share != y.share) return x.share > y.share;
+    if (x.finding.rule != y.finding.rule) return x.finding.rule < y.finding.rule;
+    const NodeIndex a = x.finding.nodes.empty() ? 0 : x.finding.nodes[0];
+    const NodeIndex b = y.finding.nodes.empty() ? 0 : y.finding.nodes[0];
+    return a < b;
+  });
+  std::vector<Finding> out;
+  out.reserve(ranked.size());
+  for (auto& r : ranked) out.push_back(std::move(r.finding));
+  return out;
+}
+
+}  // namespace cookgraph

@@ -1,0 +1,175 @@
+#include "advisor/rules.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "adapters/snapshot_reader.h"
+#include "advisor/pack.h"
+#include "metrics/analysis.h"
+
+namespace cookgraph {
+namespace {
+
+struct Examined {
+  Snapshot snapshot;
+  Analysis analysis;
+  std::vector<Finding> findings;
+};
+
+Examined Examine(const std::string& example, std::string_view engine) {
+  auto snapshot = ReadSnapshotFile(std::string(COOKGRAPH_SOURCE_DIR) + "/examples/" + example);
+  EXPECT_TRUE(snapshot.ok()) << snapshot.error().Format();
+  auto pack = BuiltinPack(engine);
+  EXPECT_TRUE(pack.ok()) << pack.error().Format();
+  Examined run{std::move(*snapshot), {}, {}};
+  run.analysis = Analyse(run.snapshot);
+  run.findings = Evaluate(*pack, run.snapshot, run.analysis);
+  return run;
+}
+
+// The first finding of `rule` whose nodes include `id`, or nullptr.
+const Finding* Find(const Examined& run, const std::string& rule, const std::string& id) {
+  for (const auto& f : run.findings) {
+    if (f.rule != rule) continue;
+    for (NodeIndex n : f.nodes) {
+      if (run.snapshot.network.node(n).id == id) return &f;
+    }
+  }
+  return nullptr;
+}
+
+double Number(const Finding& f, const std::string& name) {
+  for (const auto& [n, v] : f.numbers) {
+    if (n == name) return v;
+  }
+  ADD_FAILURE() << "no number " << name << " in " << f.rule;
+  return 0;
+}
+
+std::string Dump(const Examined& run) {
+  std::string out;
+  for (const auto& f : run.findings) {
+    out += std::string(SeverityName(f.severity)) + " " + f.rule + ": " + f.title + "\n";
+  }
+  return out;
+}
+
+TEST(RulesTest, TouchDesignerExampleNamesEveryPlantedProblem) {
+  const Examined run = Examine("touchdesigner_feedback.json", "touchdesigner");
+  SCOPED_TRACE(Dump(run));
+  // The costly feedback loop, costliest node first.
+  const Finding* loop = Find(run, "costly-feedback-loop", "/project1/fx/trails/feedback1");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->nodes.size(), 5u);
+  EXPECT_EQ(run.snapshot.network.node(loop->nodes[0]).id, "/project1/fx/trails/blur_fb");
+  EXPECT_NEAR(Number(*loop, "per_frame_ms"), 4.35793, 1e-4);
+  EXPECT_NE(loop->title.find("4.358 ms per frame"), std::string::npos) << loop->title;
+  // The spiky script CHOP, and that it costs the over-budget frames.
+  const Finding* spike = Find(run, "spiky-node", "/project1/control/script_osc");
+  ASSERT_NE(spike, nullptr);
+  EXPECT_EQ(spike->severity, Severity::kCritical);
+  EXPECT_EQ(Number(*spike, "spike_frames"), 15);
+  EXPECT_NEAR(Number(*spike, "spike_share_of_overrun"), 1.313824, 1e-5);
+  EXPECT_NE(Find(run, "cookalways-script", "/project1/control/script_osc"), nullptr);
+  // The dead cook, the double cook.
+  EXPECT_NE(Find(run, "dead-cook", "/project1/post/blur_preview"), nullptr);
+  const Finding* twice = Find(run, "double-cook", "/project1/post/level_grade");
+  ASSERT_NE(twice, nullptr);
+  EXPECT_GE(Number(*twice, "cooks_per_frame"), 1.5);
+  // The heavy 4K float TOPs in the trails network.
+  for (const char* id : {"/project1/fx/trails/blur_fb", "/project1/fx/trails/displace_fb",
+                         "/project1/fx/trails/comp_fb", "/project1/fx/trails/level_fb",
+                         "/project1/fx/trails/fb_seed"}) {
+    const Finding* heavy = Find(run, "heavy-top", id);
+    ASSERT_NE(heavy, nullptr) << id;
+    EXPECT_NE(heavy->title.find("3840x2160 in rgba32float"), std::string::npos) << heavy->title;
+  }
+  // The cheap loops are not findings.
+  EXPECT_EQ(Find(run, "costly-feedback-loop", "/project1/control/counter1"), nullptr);
+  // Ordering: critical first.
+  ASSERT_FALSE(run.findings.empty());
+  EXPECT_EQ(run.findings.front().severity, Severity::kCritical);
+}
+
+TEST(RulesTest, FindingsAreDeterministicAndOrdered) {
+  const Examined a = Examine("touchdesigner_feedback.json", "touchdesigner");
+  const Examined b = Examine("touchdesigner_feedback.json", "touchdesigner");
+  ASSERT_EQ(a.findings.size(), b.findings.size());
+  for (size_t i = 0; i < a.findings.size(); ++i) {
+    EXPECT_EQ(a.findings[i].rule, b.findings[i].rule);
+    EXPECT_EQ(a.findings[i].nodes, b.findings[i].nodes);
+    EXPECT_EQ(a.findings[i].title, b.findings[i].title);
+    EXPECT_EQ(a.findings[i].suggestion, b.findings[i].suggestion);
+    EXPECT_EQ(a.findings[i].numbers, b.findings[i].numbers);
+  }
+  for (size_t i = 1; i < a.findings.size(); ++i) {
+    EXPECT_GE(a.findings[i - 1].severity, a.findings[i].severity);
+  }
+}
+
+TEST(RulesTest, GstreamerQueueWaitsForTheEncoderDownstream) {
+  const Examined run = Examine("gstreamer_pipeline.json", "gstreamer");
+  SCOPED_TRACE(Dump(run));
+  const Finding* bp = Find(run, "back-pressure", "/pipeline0/bin_record/queue32");
+  ASSERT_NE(bp, nullptr);
+  ASSERT_EQ(bp->nodes.size(), 2u);
+  EXPECT_EQ(run.snapshot.network.node(bp->nodes[1]).id, "/pipeline0/bin_record/x264enc8");
+  EXPECT_NE(bp->suggestion.find("/pipeline0/bin_record/x264enc8"), std::string::npos);
+  EXPECT_NEAR(Number(*bp, "downstream_ms"), 9.229696, 1e-4);
+  EXPECT_NE(Find(run, "encoder-spikes", "/pipeline0/bin_record/x264enc8"), nullptr);
+  // Dead branch; a tee's eight records per buffer are not a double cook.
+  EXPECT_NE(Find(run, "dead-cook", "/pipeline0/bin_debug/videoconvert20"), nullptr);
+  for (const auto& f : run.findings) EXPECT_NE(f.rule, "double-cook");
+}
+
+TEST(RulesTest, PytorchDataLoaderStallIsCritical) {
+  const Examined run = Examine("pytorch_model.json", "pytorch");
+  SCOPED_TRACE(Dump(run));
+  const std::string loader =
+      "step/dataloader/enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__";
+  const Finding* stall = Find(run, "data-loader-stall", loader);
+  ASSERT_NE(stall, nullptr);
+  EXPECT_EQ(stall->severity, Severity::kCritical);
+  EXPECT_NE(Find(run, "spiky-node", loader), nullptr);
+  EXPECT_NE(Find(run, "dead-cook", "resnet50/debug_stats/aten::item/aten::_local_scalar_dense"),
+            nullptr);
+  EXPECT_NE(Find(run, "pageable-copy",
+                 "step/input/aten::to/aten::_to_copy/aten::copy_/Memcpy HtoD (Pageable -> Device)"),
+            nullptr);
+}
+
+TEST(RulesTest, UserRuleNeedsNoCodeChange) {
+  auto snapshot =
+      ReadSnapshotFile(std::string(COOKGRAPH_SOURCE_DIR) + "/examples/touchdesigner_feedback.json");
+  ASSERT_TRUE(snapshot.ok());
+  auto pack = ParsePack(R"(engine: mine
+rules:
+  - id: render-tops
+    severity: info
+    scope: node
+    match: {type: "render*"}
+    when:
+      all:
+        - {param: antialias, eq: 4}
+        - {fact: per_frame_ms, gt: 0}
+    evidence: [per_frame_ms, share]
+    limit: 1
+    title: "{node} ({type}) antialias {param:antialias}: {per_frame_ms} ms, {share:%}"
+    suggestion: "Try antialias 2 on {node}."
+)",
+                        "mine.yaml");
+  ASSERT_TRUE(pack.ok()) << pack.error().Format();
+  const Analysis analysis = Analyse(*snapshot);
+  const auto findings = Evaluate(*pack, *snapshot, analysis);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].rule, "render-tops");
+  EXPECT_EQ(snapshot->network.node(findings[0].nodes[0]).id, "/project1/scene/render1");
+  EXPECT_EQ(findings[0].title, "/project1/scene/render1 (renderTOP) antialias 4: 0.369 ms, 2.7%");
+  ASSERT_EQ(findings[0].numbers.size(), 2u);
+  EXPECT_EQ(findings[0].numbers[0].first, "per_frame_ms");
+}
+
+}  // namespace
+}  // namespace cookgraph
