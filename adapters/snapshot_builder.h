@@ -5,6 +5,7 @@
 // Snapshot, checking everything DESIGN.md §5 requires on the way.
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,8 +41,18 @@ class SnapshotBuilder final : public EventHandler {
   Result<Snapshot> Finish();
 
  private:
-  // Records the error for a value (of kind `got`, see the .cc) with no place here.
-  bool Unexpected(int got, Location at);
+  // The kind of a value in the input; defined with State in
+  // adapters/snapshot_builder_state.h.
+  enum class Got : uint8_t;
+
+  // Every handler first asks Skipping(): true when the event belongs to the value
+  // of an unknown key, which is passed over.
+  bool Skipping(bool is_begin, bool is_end);
+  // Records an error and stops the parse: returns false.
+  bool Fail(Location at, std::string where, std::string message);
+  // Records the error for a value of kind `got` with no place here
+  // (snapshot_builder_errors.cc).
+  bool Unexpected(Got got, Location at);
 
   struct State;
   std::unique_ptr<State> s_;
