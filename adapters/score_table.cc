@@ -13,19 +13,6 @@
 namespace cookgraph::score_internal {
 namespace {
 
-/// `s` as the text of a GitHub Markdown table cell or list item: printable, on one
-/// line, with Markdown punctuation (and '|', which would end the cell) escaped.
-std::string MarkdownText(std::string_view s) {
-  std::string printable = Printable(s);
-  std::string out;
-  out.reserve(printable.size());
-  for (char c : printable) {
-    if (std::string_view("\\`*_[]<>|~#&!").find(c) != std::string_view::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 // ANSI SGR sequences.
 constexpr std::string_view kBold = "\x1b[1m";
 constexpr std::string_view kDim = "\x1b[2m";

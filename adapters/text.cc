@@ -121,6 +121,17 @@ std::string Printable(std::string_view s) {
   return out;
 }
 
+std::string MarkdownText(std::string_view s) {
+  std::string printable = Printable(s);
+  std::string out;
+  out.reserve(printable.size());
+  for (char c : printable) {
+    if (std::string_view("\\`*_[]<>|~#&!").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 size_t DisplayWidth(std::string_view s) {
   return static_cast<size_t>(std::count_if(
       s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));

@@ -1,8 +1,8 @@
 #ifndef COOKGRAPH_ADAPTERS_TEXT_H_
 #define COOKGRAPH_ADAPTERS_TEXT_H_
 
-// Text escaping shared by the writers: JSON (and YAML) string literals, and
-// strings made safe and narrow enough for a terminal.
+// Text escaping shared by the writers: JSON (and YAML) string literals, Markdown
+// text, and strings made safe and narrow enough for a terminal.
 
 #include <string>
 #include <string_view>
@@ -27,6 +27,11 @@ void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe = fal
 /// `s` made safe for a terminal: control characters (C0, DEL, C1, which could
 /// start escape sequences) become '?', invalid UTF-8 becomes U+FFFD.
 std::string Printable(std::string_view s);
+
+/// `s` as the text of a GitHub Markdown table cell or list item: printable, on
+/// one line, with Markdown punctuation (and '|', which would end the cell)
+/// escaped by a backslash.
+std::string MarkdownText(std::string_view s);
 
 /// Columns a valid UTF-8 string takes: one per code point (wide CJK glyphs are
 /// counted as one; ids are rarely made of them).

@@ -14,6 +14,8 @@ const CommandEntry kCommands[] = {
     {"graph", "topological order, feedback loops, critical path and edges of a network",
      SetupGraph},
     {"convert", "rewrite a snapshot as JSON, gzip-compressed JSON or YAML", SetupConvert},
+    {"report", "a self-contained HTML or Markdown report: costs, loops, critical path, findings",
+     SetupReport},
 };
 
 int Main(int argc, char** argv) {

@@ -18,6 +18,7 @@ packages=(
   libbenchmark-dev                              # microbenchmarks in bench/
   python3 python3-yaml python3-jsonschema      # example generator, independent checks, schema test
   bsdutils                                      # script(1): tests run cookgraph on a pseudo-terminal
+  chromium                                      # headless rendering check of `report`'s HTML (ctest report_html_renders)
 )
 
 missing=()

@@ -1,0 +1,38 @@
+#ifndef COOKGRAPH_ADVISOR_REPORT_H_
+#define COOKGRAPH_ADVISOR_REPORT_H_
+
+// `cookgraph report`: one snapshot's analysis, findings and advice as a
+// self-contained HTML page (inline CSS and SVG, no JavaScript, nothing loaded
+// from the network) or as GitHub Markdown. The renderers take the findings as
+// given: the rules are evaluated by the caller.
+
+#include <string>
+#include <vector>
+
+#include "advisor/findings.h"
+#include "metrics/analysis.h"
+#include "metrics/snapshot.h"
+
+namespace cookgraph {
+
+/// Everything one report shows. References must outlive the render call.
+struct ReportInput {
+  std::string file;  // the input path as given ("-" for standard input)
+  const Snapshot& snapshot;
+  const Analysis& analysis;
+  const std::vector<Finding>& findings;
+  std::string advice;       // the LLM's answer; "" = none
+  std::string advice_note;  // one line shown when `advice` is empty (why, and how to get it)
+  size_t top = 20;          // rows of the top-nodes table and chart
+};
+
+/// The report as one HTML document. Every string from the input is escaped.
+std::string RenderReportHtml(const ReportInput& input);
+
+/// The report as GitHub-flavoured Markdown. Every string from the input is
+/// escaped so that it renders as text and cannot break a table.
+std::string RenderReportMarkdown(const ReportInput& input);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_ADVISOR_REPORT_H_

@@ -1,0 +1,271 @@
+// The HTML report: one self-contained page. Inline CSS (light and dark), inline
+// SVG charts, no JavaScript and no URL of any kind, so it opens offline and a
+// node id cannot run or load anything: every input string goes through Html().
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "advisor/report.h"
+#include "advisor/report_model.h"
+#include "advisor/report_svg.h"
+
+namespace cookgraph {
+namespace {
+
+using namespace report_internal;  // NOLINT: one file's use of its own internals
+
+constexpr std::string_view kStyle = R"(
+:root { color-scheme: light dark; --fg: #1d2330; --muted: #5b6475; --bg: #ffffff;
+  --panel: #f4f6fa; --line: #d7dce5; --accent: #2f6fde; --bad: #c8322b; --warn: #b86e00;
+  --good: #2b8a3e; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e3e7ef; --muted: #9aa3b5; --bg: #14171d; --panel: #1c2028; --line: #323846;
+    --accent: #6aa0ff; --bad: #ff6b61; --warn: #f0a83a; --good: #5cc774; } }
+body { font: 15px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg);
+  margin: 0 auto; max-width: 1100px; padding: 24px; }
+h1 { font-size: 1.6em; margin: 0 0 4px; } h2 { font-size: 1.25em; margin-top: 2em;
+  border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+.muted, caption { color: var(--muted); } caption { text-align: left; padding: 4px 0; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left;
+  vertical-align: top; } td.n, th.n { text-align: right; white-space: nowrap; }
+th { background: var(--panel); } code, .id { font-family: ui-monospace, monospace;
+  font-size: 0.92em; overflow-wrap: anywhere; }
+.chart { display: block; background: var(--panel); border-radius: 6px; margin: 8px 0; }
+.chart .grid { stroke: var(--line); stroke-width: 1; }
+.chart .label { fill: var(--muted); font: 12px system-ui, sans-serif; }
+.chart .series { fill: none; stroke: var(--accent); stroke-width: 1.5; }
+.chart .budget { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 6 4; }
+.chart .budget-label { fill: var(--bad); } .chart .over { fill: var(--bad); }
+.chart .bar { fill: var(--accent); } .chart .bar.critical { fill: var(--warn); }
+.bad { color: var(--bad); font-weight: 600; } .ok { color: var(--good); font-weight: 600; }
+.finding { background: var(--panel); border-left: 4px solid var(--muted); border-radius: 4px;
+  padding: 8px 14px; margin: 10px 0; }
+.finding.critical { border-color: var(--bad); } .finding.warning { border-color: var(--warn); }
+.sev { text-transform: uppercase; font-size: 0.8em; font-weight: 700; letter-spacing: 0.05em; }
+.finding.critical .sev { color: var(--bad); } .finding.warning .sev { color: var(--warn); }
+pre.advice { white-space: pre-wrap; background: var(--panel); padding: 12px; border-radius: 6px; }
+)";
+
+// How many loops, path nodes and finding nodes are listed before "and N more".
+constexpr size_t kListLimit = 50;
+
+void Row(std::string& out, std::string_view head, const std::string& value_html) {
+  out += fmt::format("<tr><th scope=\"row\">{}</th><td>{}</td></tr>\n", head, value_html);
+}
+
+std::string IdList(const Snapshot& snapshot, const std::vector<NodeIndex>& nodes,
+                   std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < nodes.size() && i < kListLimit; ++i) {
+    if (i) out += separator;
+    out += "<span class=\"id\">" + Html(Id(snapshot, nodes[i])) + "</span>";
+  }
+  if (nodes.size() > kListLimit) out += fmt::format(" … and {} more", nodes.size() - kListLimit);
+  return out;
+}
+
+void Summary(const ReportInput& in, std::string& out) {
+  const SnapshotInfo& info = in.snapshot.info;
+  const FrameSummary& f = in.analysis.frames;
+  out += "<section id=\"summary\"><h2>Summary</h2>\n<table class=\"summary\">\n";
+  Row(out, "file", "<span class=\"id\">" + Html(in.file) + "</span>");
+  Row(out, "engine", Html(info.engine.empty() ? "(not given)" : info.engine));
+  Row(out, "name", Html(info.name.empty() ? "(not given)" : info.name));
+  if (!info.captured.empty()) Row(out, "captured", Html(info.captured));
+  Row(out, "nodes",
+      fmt::format("{} ({} cooked), {} edges", in.snapshot.network.size(), CookedCount(in.analysis),
+                  in.snapshot.network.edges().size()));
+  Row(out, "frames", std::to_string(f.frame_ms.size()));
+  Row(out, "fps", info.fps ? Number(*info.fps) : "(not given)");
+  Row(out, "budget", Ms(in.analysis.budget_ms) + " ms");
+  Row(out, "frame time",
+      fmt::format("mean {} ms, p95 {} ms, max {} ms ({})", Ms(f.mean_ms), Ms(f.p95_ms),
+                  Ms(f.max_ms), f.measured ? "measured" : "sum of the nodes' cook times"));
+  const double over_share =
+      f.frame_ms.empty() ? 0 : static_cast<double>(f.over_budget.size()) / f.frame_ms.size();
+  Row(out, "over budget",
+      fmt::format("<span class=\"{}\">{} of {} frames ({})</span>",
+                  f.over_budget.empty() ? "ok" : "bad", f.over_budget.size(), f.frame_ms.size(),
+                  Percent(over_share)));
+  Row(out, "findings", std::to_string(in.findings.size()));
+  out += "</table></section>\n";
+}
+
+void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::string& out) {
+  out += fmt::format(
+      "<section id=\"top-nodes\"><h2>Top nodes</h2>\n<p class=\"muted\">The {} costliest of {} "
+      "cooked nodes by score (avg × (1 + std)); times in ms; per-frame = the node's cook time "
+      "summed over its frames / all frames; share = per-frame / mean frame time. Bars: per-frame "
+      "ms, orange when the node is on "
+      "the critical path.</p>\n",
+      rows.size(), CookedCount(in.analysis));
+  if (rows.empty()) {
+    out += "<p>No node cooked in any frame.</p></section>\n";
+    return;
+  }
+  out += TopNodesChart(in.snapshot, in.analysis, rows);
+  out +=
+      "<table><thead><tr><th class=\"n\">rank</th><th>id</th><th>type</th><th class=\"n\">score"
+      "</th><th class=\"n\">avg</th><th class=\"n\">p95</th><th class=\"n\">max</th>"
+      "<th class=\"n\">per-frame</th><th class=\"n\">share</th><th>flags</th></tr></thead>"
+      "<tbody>\n";
+  for (const TopRow& r : rows) {
+    const NodeStats& s = in.analysis.stats[r.node];
+    const Node& node = in.snapshot.network.node(r.node);
+    out += fmt::format(
+        "<tr><td class=\"n\">{}</td><td class=\"id\">{}</td><td>{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+        r.rank, Html(node.id), Html(node.type), Ms(s.score), Ms(s.avg_ms), Ms(s.p95_ms),
+        Ms(s.max_ms), Ms(s.per_frame_ms), Percent(s.share), Flags(in.analysis, r.node));
+  }
+  out += "</tbody></table></section>\n";
+}
+
+void Families(const ReportInput& in, std::string& out) {
+  out +=
+      "<section id=\"families\"><h2>Per-family breakdown</h2>\n<table><thead><tr><th>family</th>"
+      "<th class=\"n\">nodes</th><th class=\"n\">cooked</th><th class=\"n\">per-frame ms</th>"
+      "<th class=\"n\">share</th></tr></thead><tbody>\n";
+  for (const FamilyRow& f : FamilyRows(in.snapshot, in.analysis)) {
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td></tr>\n",
+        Html(f.family.empty() ? "(none)" : f.family), f.nodes, f.cooked_nodes, Ms(f.per_frame_ms),
+        Percent(f.share));
+  }
+  out += "</tbody></table></section>\n";
+}
+
+void Loops(const ReportInput& in, std::string& out) {
+  const double mean = in.analysis.frames.mean_ms;
+  out += "<section id=\"loops\"><h2>Feedback loops</h2>\n";
+  if (in.analysis.loops.empty()) {
+    out += "<p>No feedback loops.</p></section>\n";
+    return;
+  }
+  out +=
+      "<table><thead><tr><th>kind</th><th class=\"n\">per-frame ms</th><th class=\"n\">share</th>"
+      "<th>nodes</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < in.analysis.loops.size() && i < kListLimit; ++i) {
+    const LoopReport& l = in.analysis.loops[i];
+    std::string nodes = IdList(in.snapshot, l.loop.nodes, " → ");
+    if (l.loop.kind == LoopKind::kFeedback) {
+      nodes += "<br><span class=\"muted\">closed by the feedback edge </span><span class=\"id\">" +
+               Html(Id(in.snapshot, l.loop.feedback_from)) + "</span> → <span class=\"id\">" +
+               Html(Id(in.snapshot, l.loop.feedback_to)) + "</span>";
+    }
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+        LoopKindName(l.loop.kind), Ms(l.per_frame_ms),
+        Percent(mean > 0 ? l.per_frame_ms / mean : 0), nodes);
+  }
+  out += "</tbody></table>\n";
+  if (in.analysis.loops.size() > kListLimit) {
+    out += fmt::format("<p class=\"muted\">… and {} more loops.</p>\n",
+                       in.analysis.loops.size() - kListLimit);
+  }
+  out += "</section>\n";
+}
+
+void CriticalPathSection(const ReportInput& in, std::string& out) {
+  const Path& path = in.analysis.critical_path;
+  const double mean = in.analysis.frames.mean_ms;
+  out += "<section id=\"critical-path\"><h2>Critical path</h2>\n";
+  if (path.nodes.empty()) {
+    out += "<p>No critical path: nothing cooked.</p></section>\n";
+    return;
+  }
+  out += fmt::format(
+      "<p>{} nodes, {} ms per frame ({} of the mean frame time), source to sink:</p>\n<ol>\n",
+      path.nodes.size(), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0));
+  for (size_t i = 0; i < path.nodes.size() && i < kListLimit; ++i) {
+    const NodeIndex n = path.nodes[i];
+    out += fmt::format("<li><span class=\"id\">{}</span> <span class=\"muted\">{} ms</span></li>\n",
+                       Html(Id(in.snapshot, n)), Ms(in.analysis.stats[n].per_frame_ms));
+  }
+  out += "</ol>\n";
+  if (path.nodes.size() > kListLimit) {
+    out += fmt::format("<p class=\"muted\">… and {} more nodes.</p>\n",
+                       path.nodes.size() - kListLimit);
+  }
+  out += "</section>\n";
+}
+
+void Findings(const ReportInput& in, std::string& out) {
+  out += "<section id=\"findings\"><h2>Findings</h2>\n";
+  if (in.findings.empty()) out += "<p>No rule of the knowledge pack matched.</p>\n";
+  for (const Finding& f : in.findings) {
+    const std::string_view severity = SeverityName(f.severity);
+    out += fmt::format(
+        "<div class=\"finding {}\"><p><span class=\"sev\">{}</span> <strong>{}</strong> "
+        "<span class=\"muted\">({})</span></p>\n",
+        severity, severity, Html(f.title), Html(f.rule));
+    if (!f.nodes.empty()) out += "<p>Nodes: " + IdList(in.snapshot, f.nodes, ", ") + "</p>\n";
+    if (!f.numbers.empty()) {
+      out += "<p>Evidence: ";
+      for (size_t i = 0; i < f.numbers.size(); ++i) {
+        out += fmt::format("{}<code>{}</code> = {}", i ? ", " : "", Html(f.numbers[i].first),
+                           Number(f.numbers[i].second));
+      }
+      out += "</p>\n";
+    }
+    if (!f.suggestion.empty()) out += "<p>Suggestion: " + Html(f.suggestion) + "</p>\n";
+    out += "</div>\n";
+  }
+  out += "</section>\n";
+}
+
+void Advice(const ReportInput& in, std::string& out) {
+  out += "<section id=\"advice\"><h2>LLM advice</h2>\n";
+  if (in.advice.empty()) {
+    out += "<p class=\"muted\">" + Html(in.advice_note) + "</p>\n";
+  } else {
+    // Line by line: Html() turns control characters (newlines too) into '?'.
+    out += "<pre class=\"advice\">";
+    size_t start = 0;
+    while (start <= in.advice.size()) {
+      size_t end = std::min(in.advice.find('\n', start), in.advice.size());
+      out += Html(std::string_view(in.advice).substr(start, end - start)) + "\n";
+      start = end + 1;
+    }
+    out += "</pre>\n";
+  }
+  out += "</section>\n";
+}
+
+}  // namespace
+
+std::string RenderReportHtml(const ReportInput& in) {
+  const std::vector<TopRow> rows = TopRows(in.analysis, in.top);
+  std::string out;
+  out +=
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<title>cookgraph report: " + Html(Title(in)) + "</title>\n<style>";
+  out += kStyle;
+  out += "</style>\n</head>\n<body>\n<header><h1>cookgraph report: " + Html(Title(in)) +
+         "</h1>\n<p class=\"muted\">Made by cookgraph from <span class=\"id\">" + Html(in.file) +
+         "</span>. Times in milliseconds.</p></header>\n<main>\n";
+  Summary(in, out);
+  out += "<section id=\"frame-time\"><h2>Frame time</h2>\n";
+  out += FrameTimeChart(in.snapshot, in.analysis);
+  out += "</section>\n";
+  TopNodes(in, rows, out);
+  Families(in, out);
+  Loops(in, out);
+  CriticalPathSection(in, out);
+  Findings(in, out);
+  Advice(in, out);
+  if (!in.analysis.warnings.empty()) {
+    out += "<section id=\"warnings\"><h2>Warnings</h2>\n<ul>\n";
+    for (const std::string& w : in.analysis.warnings) out += "<li>" + Html(w) + "</li>\n";
+    out += "</ul></section>\n";
+  }
+  out += "</main>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace cookgraph

@@ -1,0 +1,164 @@
+// End-to-end runs of `cookgraph report`: the files it writes, their numbers
+// against `cookgraph score --format json`, the findings for the problems planted
+// in the TouchDesigner example, and its refusals.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kSource = COOKGRAPH_SOURCE_DIR;
+const std::string kBinary = COOKGRAPH_BINARY;
+const std::string kExample = "examples/touchdesigner_feedback.json";
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Milliseconds as the report writes them: three decimals.
+std::string Ms(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3f", v);
+  return text;
+}
+
+class ReportCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cookgraph-report-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `cookgraph ARGS` from the source folder; returns the exit code and
+  // keeps standard output and standard error.
+  int Run(const std::string& args) {
+    std::string command = "cd '" + kSource + "' && NO_COLOR=1 '" + kBinary + "' " + args +
+                          " </dev/null >'" + dir_ + "/out' 2>'" + dir_ + "/err'";
+    int status = std::system(command.c_str());
+    out_ = ReadAll(dir_ + "/out");
+    err_ = ReadAll(dir_ + "/err");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  // The `<section id="ID">` of an HTML report.
+  static std::string Section(const std::string& html, const std::string& id) {
+    const size_t begin = html.find("<section id=\"" + id + "\">");
+    if (begin == std::string::npos) return "";
+    return html.substr(begin, html.find("</section>", begin) - begin);
+  }
+
+  std::string dir_, out_, err_;
+};
+
+TEST_F(ReportCli, HtmlAndMarkdownNumbersMatchScoreJson) {
+  ASSERT_EQ(Run("score " + kExample + " --format json --top 20"), 0) << err_;
+  const json scored = json::parse(out_)["snapshots"][0];
+  ASSERT_EQ(Run("report " + kExample + " -o " + Path("r.html")), 0) << err_;
+  EXPECT_NE(err_.find("wrote " + Path("r.html")), std::string::npos) << err_;
+  ASSERT_EQ(Run("report " + kExample + " -o " + Path("r.md") + " --no-llm"), 0) << err_;
+  const std::string html = ReadAll(Path("r.html"));
+  const std::string md = ReadAll(Path("r.md"));
+  ASSERT_FALSE(html.empty());
+  ASSERT_FALSE(md.empty());
+  for (const json& node : scored["nodes"]) {
+    auto ms = [&](const char* key) { return Ms(node[key].get<double>()); };
+    const std::string id = node["id"];  // the example's ids need no HTML escaping
+    const std::string rank = std::to_string(node["rank"].get<int>());
+    const std::string type = node["type"];
+    const std::string html_row = "<tr><td class=\"n\">" + rank + "</td><td class=\"id\">" + id +
+                                 "</td><td>" + type + "</td><td class=\"n\">" + ms("score") +
+                                 "</td><td class=\"n\">" + ms("avg_ms") + "</td><td class=\"n\">" +
+                                 ms("p95_ms") + "</td><td class=\"n\">" + ms("max_ms") +
+                                 "</td><td class=\"n\">" + ms("per_frame_ms") + "</td>";
+    EXPECT_NE(html.find(html_row), std::string::npos) << html_row;
+    std::string md_id;
+    for (char c : id) md_id += c == '_' ? std::string("\\_") : std::string(1, c);
+    const std::string md_row = "| " + rank + " | " + md_id + " | " + type + " | " + ms("score") +
+                               " | " + ms("avg_ms") + " | " + ms("p95_ms") + " | " + ms("max_ms") +
+                               " | " + ms("per_frame_ms") + " |";
+    EXPECT_NE(md.find(md_row), std::string::npos) << md_row;
+  }
+  const json& frames = scored["frame_ms"];
+  const std::string summary = "mean " + Ms(frames["mean"].get<double>()) + " ms, p95 " +
+                              Ms(frames["p95"].get<double>()) + " ms, max " +
+                              Ms(frames["max"].get<double>()) + " ms";
+  EXPECT_NE(html.find(summary), std::string::npos) << summary;
+  EXPECT_NE(md.find(summary), std::string::npos) << summary;
+  const std::string over = std::to_string(scored["over_budget_frames"].get<int>()) + " of " +
+                           std::to_string(scored["frames"].get<int>()) + " frames";
+  EXPECT_NE(html.find(over), std::string::npos);
+  EXPECT_NE(md.find(over), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http"), std::string::npos);
+  EXPECT_NE(md.find("LLM advice: off (--no-llm)"), std::string::npos);
+}
+
+// The performance problems planted by examples/generate.py. Its other planted
+// features (a cheap ref cycle and self-loop, a bypassed layer, 30 fps clips in
+// a 60 fps project) are benign and are not findings.
+TEST_F(ReportCli, FindingsNameEveryPlantedProblemOfTheTouchDesignerExample) {
+  ASSERT_EQ(Run("report " + kExample + " -o " + Path("r.html")), 0) << err_;
+  const std::string findings = Section(ReadAll(Path("r.html")), "findings");
+  const json planted = json::parse(
+      ReadAll(kSource + "/tests/data/examples/touchdesigner_feedback.facts.json"))["planted"];
+  std::vector<std::string> ids = {planted["spiky_node"]["id"], planted["dead_node"],
+                                  planted["twice_cooking_node"], planted["leaking_cpu_mem_node"]};
+  for (const json& id : planted["feedback_loop"]["nodes"]) ids.push_back(id);
+  for (const std::string& id : ids) {
+    EXPECT_NE(findings.find("<span class=\"id\">" + id + "</span>"), std::string::npos) << id;
+  }
+  for (const char* rule : {"costly-feedback-loop", "spiky-node", "dead-cook", "double-cook"}) {
+    EXPECT_NE(findings.find(std::string("(") + rule + ")"), std::string::npos) << rule;
+  }
+  EXPECT_NE(findings.find("4.358 ms per frame"), std::string::npos);  // the loop's cost
+}
+
+TEST_F(ReportCli, AskIsRefusedUntilTheLlmPathExists) {
+  EXPECT_EQ(Run("report " + kExample + " -o " + Path("r.html") + " --ask 'why?'"), 2);
+  EXPECT_NE(err_.find("--ask: asking an LLM from a report is not available yet"), std::string::npos)
+      << err_;
+  EXPECT_FALSE(fs::exists(Path("r.html")));
+}
+
+TEST_F(ReportCli, UnknownExtensionNamesTheFile) {
+  EXPECT_EQ(Run("report " + kExample + " -o " + Path("r.pdf")), 2);
+  EXPECT_NE(err_.find(Path("r.pdf") + ": unknown report format"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(Path("r.pdf")));
+}
+
+TEST_F(ReportCli, MissingInputNamesTheFileAndWritesNothing) {
+  EXPECT_EQ(Run("report no_such_file.json -o " + Path("r.md")), 2);
+  EXPECT_NE(err_.find("no_such_file.json"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(Path("r.md")));
+}
+
+TEST_F(ReportCli, UnwritableOutputNamesTheFile) {
+  EXPECT_EQ(Run("report " + kExample + " -o " + Path("missing/dir/r.html")), 2);
+  EXPECT_NE(err_.find("missing/dir/r.html"), std::string::npos) << err_;
+}
+
+TEST_F(ReportCli, UserPackThatDoesNotExistIsAnInputError) {
+  EXPECT_EQ(Run("report " + kExample + " -o " + Path("r.html") + " --pack nope.yaml"), 2);
+  EXPECT_NE(err_.find("nope.yaml"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(Path("r.html")));
+}
+
+}  // namespace
