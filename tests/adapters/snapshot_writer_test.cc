@@ -11,6 +11,8 @@
 
 #include "adapters/snapshot_reader.h"
 
+#include "tests/temp_dir.h"
+
 namespace cookgraph {
 namespace {
 
@@ -94,19 +96,7 @@ void ExpectSame(const Snapshot& a, const Snapshot& b) {
   }
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/cookgraph-test-XXXXXX";
-    path_ = mkdtemp(pattern);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using cookgraph::testing::TempDir;
 
 TEST(SnapshotWriter, JsonRoundTripLosesNothing) {
   Snapshot original = Rich();

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/temp_dir.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -35,19 +37,7 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/cookgraph-cli-XXXXXX";
-    path_ = mkdtemp(pattern);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using cookgraph::testing::TempDir;
 
 // Runs `cookgraph ARGS` through the shell from the source folder, capturing
 // standard output and standard error separately.
