@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "advisor/pack_schema.h"
+#include "advisor/yaml_fields.h"
 
 #ifndef COOKGRAPH_PACKS_DIR
 #define COOKGRAPH_PACKS_DIR "advisor/packs"
@@ -20,78 +21,11 @@
 namespace cookgraph {
 namespace {
 
-// Thrown only inside this file, caught by ParsePack: a bad pack is reported as
-// one Error naming the file and line, never thrown to the caller.
-struct PackFailure {
-  Error error;
-};
-
 constexpr int kMaxExtendsDepth = 8;
 
-class PackParser {
+class PackParser : public YamlFields {
  public:
-  explicit PackParser(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void Fail(const YAML::Node& at, const std::string& where,
-                         const std::string& message) const {
-    Error error;
-    error.file = file_;
-    if (at.IsDefined() && at.Mark().line >= 0) {
-      error.line = at.Mark().line + 1;
-      error.column = at.Mark().column + 1;
-    }
-    error.where = where;
-    error.message = message;
-    throw PackFailure{std::move(error)};
-  }
-
-  std::string Text(const YAML::Node& node, const std::string& where) const {
-    if (!node.IsScalar()) Fail(node, where, "expected a text value");
-    return node.Scalar();
-  }
-
-  std::vector<std::string> TextList(const YAML::Node& node, const std::string& where) const {
-    std::vector<std::string> out;
-    if (node.IsScalar()) {
-      out.push_back(node.Scalar());
-    } else if (node.IsSequence()) {
-      for (const auto& item : node) out.push_back(Text(item, where));
-    } else {
-      Fail(node, where, "expected a text or a list of texts");
-    }
-    return out;
-  }
-
-  double Number(const YAML::Node& node, const std::string& where) const {
-    if (node.IsScalar()) {
-      const std::string& s = node.Scalar();
-      char* end = nullptr;
-      const double v = std::strtod(s.c_str(), &end);
-      if (!s.empty() && end == s.c_str() + s.size()) return v;
-    }
-    Fail(node, where, "expected a number");
-  }
-
-  bool Flag(const YAML::Node& node, const std::string& where) const {
-    if (node.IsScalar()) {
-      std::string s = node.Scalar();
-      std::transform(s.begin(), s.end(), s.begin(),
-                     [](unsigned char c) { return std::tolower(c); });
-      if (s == "true" || s == "yes" || s == "on") return true;
-      if (s == "false" || s == "no" || s == "off") return false;
-    }
-    Fail(node, where, "expected true or false");
-  }
-
-  // Refuses keys outside `known`, suggesting the closest one.
-  void CheckKeys(const YAML::Node& map, std::span<const std::string_view> known,
-                 const std::string& where) const {
-    for (const auto& kv : map) {
-      const std::string key = kv.first.Scalar();
-      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      Fail(kv.first, where, "unknown key '" + key + "'" + DidYouMean(key, known));
-    }
-  }
+  explicit PackParser(std::string file) : YamlFields(std::move(file)) {}
 
   Pattern ParsePattern(const YAML::Node& node, const std::string& text,
                        const std::string& where) const {
@@ -246,7 +180,7 @@ class PackParser {
     if (!node["id"]) Fail(node, where0, "rule has no id");
     Rule r;
     r.id = Text(node["id"], where0 + ".id");
-    r.file = file_;
+    r.file = file();
     r.line = node.Mark().line + 1;
     const std::string where = "rule '" + r.id + "'";
     static constexpr std::array<std::string_view, 12> kKeys = {
@@ -312,17 +246,7 @@ class PackParser {
   }
 
   KnowledgePack Parse(std::string_view yaml, int depth) const {
-    YAML::Node root;
-    try {
-      root = YAML::Load(std::string(yaml));
-    } catch (const YAML::ParserException& e) {
-      Error error;
-      error.file = file_;
-      error.line = e.mark.line + 1;
-      error.column = e.mark.column + 1;
-      error.message = "bad YAML: " + e.msg;
-      throw PackFailure{std::move(error)};
-    }
+    YAML::Node root = Load(yaml);
     if (!root.IsMap()) Fail(root, "", "a knowledge pack is a YAML map (engine, guidelines, rules)");
     static constexpr std::array<std::string_view, 7> kKeys = {
         "engine", "extends", "guidelines", "queue_types", "key_params", "rules", "description"};
@@ -333,7 +257,7 @@ class PackParser {
       base = LoadBase(root["extends"], depth);
     }
     KnowledgePack own;
-    own.files.push_back(file_);
+    own.files.push_back(file());
     if (root["engine"]) own.engine = Text(root["engine"], "engine");
     if (root["guidelines"]) own.guidelines = Text(root["guidelines"], "guidelines");
     if (root["queue_types"]) own.queue_types = Patterns(root["queue_types"], "queue_types");
@@ -379,7 +303,7 @@ class PackParser {
         name.find(".yml") == std::string::npos) {
       path = std::filesystem::path(BuiltinPacksDir()) / (name + ".yaml");
     } else {
-      path = std::filesystem::path(file_).parent_path() / name;
+      path = std::filesystem::path(file()).parent_path() / name;
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) Fail(node, "extends", "cannot read pack '" + path.string() + "'");
@@ -415,8 +339,6 @@ class PackParser {
     std::erase_if(out.rules, [](const Rule& r) { return !r.enabled; });
     return out;
   }
-
-  std::string file_;
 };
 
 bool GlobMatch(std::string_view glob, std::string_view text) {
@@ -482,17 +404,10 @@ std::vector<std::string> KeyParamsFor(const KnowledgePack& pack, const Node& nod
 Result<KnowledgePack> ParsePack(std::string_view yaml, const std::string& file) {
   try {
     return PackParser(file).Parse(yaml, 0);
-  } catch (const PackFailure& failure) {
+  } catch (const YamlFailure& failure) {
     return failure.error;
   } catch (const YAML::Exception& e) {
-    Error error;
-    error.file = file;
-    if (e.mark.line >= 0) {
-      error.line = e.mark.line + 1;
-      error.column = e.mark.column + 1;
-    }
-    error.message = e.msg;
-    return error;
+    return YamlExceptionError(e, file);
   }
 }
 

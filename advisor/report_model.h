@@ -1,9 +1,9 @@
 #ifndef COOKGRAPH_ADVISOR_REPORT_MODEL_H_
 #define COOKGRAPH_ADVISOR_REPORT_MODEL_H_
 
-// Internal to advisor/: include it only from the report's .cc files. What the
-// HTML and the Markdown report show, chosen and formatted once, so that the two
-// cannot drift apart. Strings here are raw input text: each renderer escapes
+// Internal to advisor/: include it only from the report's and the prompt's .cc
+// files. What the HTML and the Markdown report (and the prompt) show, chosen
+// and formatted once, so that they cannot drift apart. Strings here are raw input text: each renderer escapes
 // them for its own format.
 
 #include <string>

@@ -1,0 +1,84 @@
+#ifndef COOKGRAPH_ADVISOR_PROMPT_H_
+#define COOKGRAPH_ADVISOR_PROMPT_H_
+
+// The prompt builder (DESIGN.md §8): one chat request that holds what an LLM
+// needs to answer a question about one network, within a token budget.
+//
+// Two messages. The system message: the advisor's role, the persona, how to
+// read the data, and the engine's guidelines from the knowledge pack. The user
+// message: the network as data, fenced (a "```data" fence longer than any run
+// of backticks inside it) and labelled as data, not instructions: the summary
+// (engine, nodes by family, frames, fps, frame time against the budget), the
+// findings, the loops, the critical path, the ranked nodes with inputs,
+// outputs, key parameters and statistics, and one line per kind of thing left
+// out for the budget; then the question.
+//
+// The budget counts the whole request as the server counts prompt tokens:
+// every message's role and content plus the chat framing (CountChatTokens).
+// What goes in, in order of priority: the role, persona, summary and question
+// (always; a budget too small for them is an error); then the five gravest
+// findings; loops and the critical path; the top 10 nodes; the other findings;
+// the guidelines, paragraph by paragraph; then the other nodes by rank. Nodes always go in as a
+// prefix of the ranking: node k is listed only when nodes 1..k-1 are. The
+// final request is counted whole and trimmed until it fits, so its count never
+// exceeds the budget by the counter given (an exact one, or the estimator,
+// which never undercounts). The same inputs always give the same bytes.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "advisor/chat_request.h"
+#include "advisor/findings.h"
+#include "advisor/pack.h"
+#include "advisor/tokens.h"
+#include "graph/error.h"
+#include "metrics/analysis.h"
+#include "metrics/snapshot.h"
+
+namespace cookgraph {
+
+/// How the advisor answers (DESIGN.md §8).
+enum class Persona : uint8_t { kDebugger, kExplainer, kMinimalist, kGpuOptimizer };
+
+/// "debugger", "explainer", "minimalist", "gpu-optimizer".
+std::string_view PersonaName(Persona persona);
+std::optional<Persona> ParsePersona(std::string_view name);
+/// "debugger|explainer|minimalist|gpu-optimizer", for messages.
+std::string PersonaNames();
+
+/// The default of `--budget-tokens`.
+inline constexpr size_t kDefaultBudgetTokens = 20000;
+
+/// What a prompt is built from. References must outlive BuildPrompt.
+struct PromptInput {
+  std::string file;  // the input as the user named it; shown in the summary
+  const Snapshot& snapshot;
+  const Analysis& analysis;  // Analyse(snapshot)
+  const KnowledgePack& pack;
+  const std::vector<Finding>& findings;  // Evaluate(pack, snapshot, analysis)
+  std::string question;
+  Persona persona = Persona::kDebugger;
+};
+
+struct Prompt {
+  std::vector<ChatMessage> messages;  // system, then user
+  size_t tokens = 0;                  // CountChatTokens of `messages` by the counter given
+  size_t nodes_ranked = 0;            // nodes that cooked (the ranking's length)
+  size_t nodes_included = 0;          // the top `nodes_included` of the ranking are listed
+  double left_out_share = 0;          // frame-time share of the ranked nodes left out
+  size_t findings_included = 0;
+  bool guidelines_complete = false;   // every paragraph of the pack's guidelines went in
+};
+
+/// Builds the request's messages within `budget_tokens` as `counter` counts
+/// them. Fails (where "--budget-tokens") when even the parts that always go in
+/// do not fit, saying how many tokens they take; and when the question is empty.
+Result<Prompt> BuildPrompt(const PromptInput& input, const TokenCounter& counter,
+                           size_t budget_tokens);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_ADVISOR_PROMPT_H_

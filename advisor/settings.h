@@ -1,0 +1,105 @@
+#ifndef COOKGRAPH_ADVISOR_SETTINGS_H_
+#define COOKGRAPH_ADVISOR_SETTINGS_H_
+
+// The advisor's settings (DESIGN.md §7): where the LLM endpoint is, which
+// model, the key, and how prompts are built. Highest first: command-line
+// flags; the environment (COOKGRAPH_BASE_URL or OPENAI_BASE_URL,
+// OPENAI_API_KEY, COOKGRAPH_MODEL); ./cookgraph.yaml;
+// $XDG_CONFIG_HOME/cookgraph/config.yaml (~/.config when XDG_CONFIG_HOME is
+// unset). Each source overrides only the settings it gives.
+//
+// The config file (both places; every key optional, unknown keys refused):
+//
+//   llm:
+//     base_url: http://localhost:11434/v1   # "/chat/completions" is added
+//     model: llama3.1
+//     api_key_env: MY_LLM_KEY    # read the key from this variable (preferred), or
+//     api_key: sk-...            # the key itself (keep the file private)
+//     azure: false               # true: "api-key" header; api_version: 2024-10-21
+//     temperature: 0.2
+//     max_output_tokens: 2000
+//     max_tokens_field: max_tokens   # or max_completion_tokens (the default)
+//     stream: true
+//     connect_timeout_s: 5
+//     idle_timeout_s: 60
+//     max_retries: 2
+//     ca_bundle: /etc/ssl/my-ca.pem
+//   advisor:
+//     persona: debugger          # debugger | explainer | minimalist | gpu-optimizer
+//     budget_tokens: 20000
+//     tokenizer: o200k_base.tiktoken   # a rank file; else tiktoken's cache, else an estimate
+//     encoding: o200k_base       # or cl100k_base; default: by model
+//     pack: my_rules.yaml        # a knowledge pack instead of the engine's
+//
+// Relative paths in a config file are relative to the file's folder.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "advisor/chat_request.h"
+#include "advisor/prompt.h"
+#include "advisor/tokens.h"
+#include "graph/error.h"
+
+namespace cookgraph {
+
+struct AdvisorSettings {
+  Endpoint endpoint;  // base_url "" = none configured
+  std::string model;  // "" = none configured
+  std::optional<double> temperature;
+  std::optional<int64_t> max_output_tokens;
+  std::string max_tokens_field = "max_completion_tokens";
+  bool stream = true;
+  Persona persona = Persona::kDebugger;
+  size_t budget_tokens = kDefaultBudgetTokens;
+  std::string tokenizer;              // a .tiktoken rank file; "" = look in tiktoken's cache
+  std::optional<Encoding> encoding;   // unset = EncodingForModel(model)
+  std::string pack;                   // "" = the engine's built-in pack
+  // Where base_url, model and the key came from ("--base-url", "COOKGRAPH_BASE_URL",
+  // "./cookgraph.yaml", ...), for messages; "" = not set.
+  std::string base_url_from, model_from, api_key_from;
+  std::vector<std::string> files_read;  // config files found and read, lowest first
+};
+
+/// Reads a config file into `settings`, overriding what it gives. A missing
+/// file is not an error (nothing changes); a bad one is, with line and column.
+Status ApplyConfigFile(const std::string& path, AdvisorSettings& settings);
+
+/// Looks a variable up; empty values count as unset.
+using Getenv = std::function<std::optional<std::string>(const char* name)>;
+
+/// The process environment.
+Getenv ProcessEnvironment();
+
+/// Applies COOKGRAPH_BASE_URL (else OPENAI_BASE_URL), OPENAI_API_KEY and COOKGRAPH_MODEL.
+void ApplyEnvironment(const Getenv& getenv, AdvisorSettings& settings);
+
+/// $XDG_CONFIG_HOME/cookgraph/config.yaml, else $HOME/.config/cookgraph/config.yaml;
+/// "" when neither variable is set.
+std::string UserConfigPath(const Getenv& getenv);
+
+/// Defaults, then the user's config file, ./cookgraph.yaml (in the current
+/// folder), then the environment. Flags are applied by the caller.
+Result<AdvisorSettings> LoadSettings(const Getenv& getenv);
+
+/// The tokenizer of a model: cl100k_base for gpt-4 (not gpt-4o, gpt-4.1, gpt-4.5)
+/// and gpt-3.5; o200k_base otherwise, the tokenizer of current OpenAI models
+/// and a close stand-in for other vendors' ones.
+Encoding EncodingForModel(std::string_view model);
+
+/// The counter the settings ask for: the rank file `tokenizer` names (its
+/// encoding from `encoding`, else from a "cl100k"/"o200k" in its name, else by
+/// model), else one found in tiktoken's cache, else the estimator. A rank file
+/// that is named but cannot be read is an error.
+Result<std::unique_ptr<TokenCounter>> OpenTokenCounter(const AdvisorSettings& settings);
+
+/// The one-line explanation given when no endpoint is configured.
+std::string NoEndpointHelp();
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_ADVISOR_SETTINGS_H_

@@ -1,0 +1,92 @@
+#include "advisor/yaml_fields.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "advisor/pack_schema.h"
+
+namespace cookgraph {
+
+YAML::Node YamlFields::Load(std::string_view yaml) const {
+  try {
+    return YAML::Load(std::string(yaml));
+  } catch (const YAML::ParserException& e) {
+    Error error = YamlExceptionError(e, file_);
+    error.message = "bad YAML: " + e.msg;
+    throw YamlFailure{std::move(error)};
+  }
+}
+
+void YamlFields::Fail(const YAML::Node& at, const std::string& where,
+                      const std::string& message) const {
+  Error error;
+  error.file = file_;
+  if (at.IsDefined() && at.Mark().line >= 0) {
+    error.line = at.Mark().line + 1;
+    error.column = at.Mark().column + 1;
+  }
+  error.where = where;
+  error.message = message;
+  throw YamlFailure{std::move(error)};
+}
+
+std::string YamlFields::Text(const YAML::Node& node, const std::string& where) const {
+  if (!node.IsScalar()) Fail(node, where, "expected a text value");
+  return node.Scalar();
+}
+
+std::vector<std::string> YamlFields::TextList(const YAML::Node& node,
+                                              const std::string& where) const {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    out.push_back(node.Scalar());
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) out.push_back(Text(item, where));
+  } else {
+    Fail(node, where, "expected a text or a list of texts");
+  }
+  return out;
+}
+
+double YamlFields::Number(const YAML::Node& node, const std::string& where) const {
+  if (node.IsScalar()) {
+    const std::string& s = node.Scalar();
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (!s.empty() && end == s.c_str() + s.size()) return v;
+  }
+  Fail(node, where, "expected a number");
+}
+
+bool YamlFields::Flag(const YAML::Node& node, const std::string& where) const {
+  if (node.IsScalar()) {
+    std::string s = node.Scalar();
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+  }
+  Fail(node, where, "expected true or false");
+}
+
+void YamlFields::CheckKeys(const YAML::Node& map, std::span<const std::string_view> known,
+                           const std::string& where) const {
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    Fail(kv.first, where, "unknown key '" + key + "'" + DidYouMean(key, known));
+  }
+}
+
+Error YamlExceptionError(const YAML::Exception& e, const std::string& file) {
+  Error error;
+  error.file = file;
+  if (e.mark.line >= 0) {
+    error.line = e.mark.line + 1;
+    error.column = e.mark.column + 1;
+  }
+  error.message = e.msg;
+  return error;
+}
+
+}  // namespace cookgraph
