@@ -34,6 +34,7 @@ std::function<int()> SetupScore(CLI::App& sub);
 std::function<int()> SetupGraph(CLI::App& sub);
 std::function<int()> SetupConvert(CLI::App& sub);
 std::function<int()> SetupReport(CLI::App& sub);
+std::function<int()> SetupAsk(CLI::App& sub);
 
 /// Prints "cookgraph: error: <file:line:col: ...>" on standard error.
 void PrintError(const Error& error);

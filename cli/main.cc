@@ -16,13 +16,14 @@ const CommandEntry kCommands[] = {
     {"convert", "rewrite a snapshot as JSON, gzip-compressed JSON or YAML", SetupConvert},
     {"report", "a self-contained HTML or Markdown report: costs, loops, critical path, findings",
      SetupReport},
+    {"ask", "ask an OpenAI-compatible LLM endpoint a question about a network", SetupAsk},
 };
 
 int Main(int argc, char** argv) {
   CLI::App app{"cookgraph: a profiler for node-graph dataflow engines", "cookgraph"};
   app.set_version_flag("--version", "cookgraph 0.1.0");
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 ok, 1 internal error, 2 usage or input error.\n"
+  app.footer("Exit codes: 0 ok, 1 internal error, 2 usage or input error, 3 LLM endpoint error.\n"
              "Run `cookgraph COMMAND --help` for a command's options and an example.");
   std::map<CLI::App*, std::function<int()>> runners;
   for (const CommandEntry& command : kCommands) {

@@ -1,9 +1,9 @@
-// `cookgraph report INPUT -o FILE.(html|md)`: one snapshot's analysis and the
-// knowledge pack's findings as a self-contained HTML page or GitHub Markdown.
-//
-// Offline only for now: asking an LLM (--ask) needs the advisor's prompt
-// builder and endpoint settings, which are not built yet, so --ask is refused
-// rather than answered with anything made up.
+// `cookgraph report INPUT -o FILE.(html|md)`: one snapshot's analysis, the
+// knowledge pack's findings and, when an LLM endpoint is configured, its
+// advice, as a self-contained HTML page or GitHub Markdown. Without an
+// endpoint (or with --no-llm) the report is offline and says how to add one.
+// When the endpoint fails the report is still written, with the failure in
+// place of the advice, and the exit code is 3.
 
 #include "advisor/report.h"
 
@@ -12,12 +12,10 @@
 #include <cstdio>
 
 #include "adapters/atomic_file.h"
-#include "adapters/snapshot_reader.h"
 #include "adapters/text.h"
-#include "advisor/pack.h"
-#include "advisor/rules.h"
+#include "advisor/chat_client.h"
 #include "cli/command.h"
-#include "metrics/analysis.h"
+#include "cli/llm.h"
 
 namespace cookgraph::cli {
 namespace {
@@ -25,10 +23,72 @@ namespace {
 struct ReportArgs {
   std::string input;
   std::string output;
-  std::string pack;  // "" = the built-in pack for the snapshot's engine
   std::optional<std::string> ask;
   bool no_llm = false;
+  LlmFlags llm;
 };
+
+// The question asked when --ask gives none.
+constexpr const char* kDefaultQuestion =
+    "What should I change first so that this network meets its frame budget? Rank the changes "
+    "by the time they would save per frame, and name the nodes.";
+
+struct Advice {
+  std::string text;  // the LLM's answer; "" = none
+  std::string note;  // why there is none, and how to get it
+  int exit_code = kExitOk;
+};
+
+// Asks the configured endpoint for advice on `judged`; never fails the
+// report: problems become the note (and, for the endpoint, exit code 3).
+Advice AskForAdvice(const ReportArgs& args, const AdvisorSettings& s, const Judged& judged) {
+  if (args.no_llm) {
+    return {.note = "LLM advice: off (--no-llm); the findings above are the offline advice."};
+  }
+  if (s.endpoint.base_url.empty() || s.model.empty()) {
+    if (args.ask) PrintWarning("", "--ask: " + NoEndpointHelp());
+    return {.note = "LLM advice: none, no endpoint is configured. Set COOKGRAPH_BASE_URL (or "
+                    "OPENAI_BASE_URL), COOKGRAPH_MODEL and OPENAI_API_KEY, or llm: {base_url, "
+                    "model} in ./cookgraph.yaml, and run cookgraph report again; the findings "
+                    "above are the offline advice."};
+  }
+  Result<std::unique_ptr<TokenCounter>> counter = OpenTokenCounter(s);
+  Result<Prompt> prompt = Error{};
+  if (counter) {
+    prompt = BuildPrompt({.file = args.input,
+                          .snapshot = judged.snapshot,
+                          .analysis = judged.analysis,
+                          .pack = judged.pack,
+                          .findings = judged.findings,
+                          .question = args.ask.value_or(kDefaultQuestion),
+                          .persona = s.persona},
+                         **counter, s.budget_tokens);
+  }
+  if (!counter || !prompt) {
+    const Error& error = counter ? prompt.error() : counter.error();
+    PrintError(error);
+    return {.note = "LLM advice: none, the request could not be built: " + error.Format(),
+            .exit_code = kExitInput};
+  }
+  std::fprintf(stderr, "cookgraph: asking %s at %s (%s prompt tokens)\n",
+               Printable(s.model).c_str(), Printable(UrlForMessages(ChatUrl(s.endpoint))).c_str(),
+               Thousands(prompt->tokens).c_str());
+  Result<ChatResult> answer = ChatClient(s.endpoint).Complete(MakeChatRequest(s, *prompt));
+  if (!answer) {
+    PrintError(answer.error());
+    return {.note = "LLM advice: none, the endpoint failed: " + answer.error().Format(),
+            .exit_code = kExitLlm};
+  }
+  if (answer->usage) {
+    std::fprintf(stderr, "cookgraph: %s prompt + %s completion tokens (the server's count)\n",
+                 Thousands(answer->usage->prompt_tokens).c_str(),
+                 Thousands(answer->usage->completion_tokens).c_str());
+  }
+  if (answer->content.empty()) {
+    return {.note = "LLM advice: none, " + s.model + " sent no answer text."};
+  }
+  return {.text = answer->content};
+}
 
 enum class ReportFormat : uint8_t { kHtml, kMarkdown };
 
@@ -42,12 +102,6 @@ std::optional<ReportFormat> FormatFor(const std::string& path) {
 }
 
 int RunReport(const ReportArgs& args) {
-  if (args.ask) {
-    PrintError(Error{.where = "--ask",
-                     .message = "asking an LLM from a report is not available yet: this version "
-                                "writes the offline report only (run without --ask)"});
-    return kExitInput;
-  }
   std::optional<ReportFormat> format = FormatFor(args.output);
   if (!format) {
     PrintError(Error{.file = args.output,
@@ -55,34 +109,22 @@ int RunReport(const ReportArgs& args) {
                                 "FILE.md"});
     return kExitInput;
   }
-  Result<Snapshot> snapshot = ReadSnapshotFile(args.input);
-  if (!snapshot) {
-    PrintError(snapshot.error());
+  Result<AdvisorSettings> settings = ResolveSettings(args.llm);
+  if (!settings) {
+    PrintError(settings.error());
     return kExitInput;
   }
-  Analysis analysis = Analyse(*snapshot);
-  for (const std::string& w : analysis.warnings) PrintWarning(args.input, w);
+  auto judged_or_exit = ReadAndJudge(args.input, settings->pack);
+  if (auto* code = std::get_if<int>(&judged_or_exit)) return *code;
+  const Judged& judged = *std::get<std::unique_ptr<Judged>>(judged_or_exit);
 
-  Result<KnowledgePack> pack =
-      args.pack.empty() ? BuiltinPack(snapshot->info.engine) : LoadPack(args.pack);
-  if (!pack) {
-    PrintError(pack.error());
-    // A user's pack is input; a built-in one that fails to load is our fault.
-    return args.pack.empty() ? kExitInternal : kExitInput;
-  }
-  const std::vector<Finding> findings = Evaluate(*pack, *snapshot, analysis);
-
+  const Advice advice = AskForAdvice(args, *settings, judged);
   ReportInput input{.file = args.input,
-                    .snapshot = *snapshot,
-                    .analysis = analysis,
-                    .findings = findings,
-                    .advice = "",
-                    .advice_note = args.no_llm
-                                       ? "LLM advice: off (--no-llm); the findings above are the "
-                                         "offline advice."
-                                       : "LLM advice: none. This version writes the offline "
-                                         "report only; asking an OpenAI-compatible endpoint "
-                                         "(--ask) arrives with the advisor's prompt builder."};
+                    .snapshot = judged.snapshot,
+                    .analysis = judged.analysis,
+                    .findings = judged.findings,
+                    .advice = advice.text,
+                    .advice_note = advice.note};
   const std::string text =
       *format == ReportFormat::kHtml ? RenderReportHtml(input) : RenderReportMarkdown(input);
   Status written = WriteFileAtomically(args.output, text);
@@ -90,10 +132,11 @@ int RunReport(const ReportArgs& args) {
     PrintError(written.error());
     return kExitInput;
   }
-  std::fprintf(stderr, "cookgraph: wrote %s (%zu nodes, %zu frames, %zu findings)\n",
-               Printable(args.output).c_str(), snapshot->network.size(),
-               snapshot->samples.frame_count(), findings.size());
-  return kExitOk;
+  std::fprintf(stderr, "cookgraph: wrote %s (%zu nodes, %zu frames, %zu findings%s)\n",
+               Printable(args.output).c_str(), judged.snapshot.network.size(),
+               judged.snapshot.samples.frame_count(), judged.findings.size(),
+               advice.text.empty() ? "" : ", LLM advice");
+  return advice.exit_code;
 }
 
 }  // namespace
@@ -104,12 +147,15 @@ std::function<int()> SetupReport(CLI::App& sub) {
   sub.add_option("-o,--output", args->output,
                  "where to write; the extension picks the format: .html (or .htm), .md")
       ->required();
-  sub.add_option("--pack", args->pack,
-                 "a knowledge pack (YAML) of your own instead of the engine's built-in one");
   sub.add_option("--ask", args->ask,
-                 "a question for an LLM endpoint (not available yet: offline reports only)");
+                 "the question for the LLM endpoint (default: what to change first to meet the "
+                 "frame budget)");
   sub.add_flag("--no-llm", args->no_llm, "never ask an LLM: the offline findings only");
+  AddLlmOptions(sub, args->llm);
   sub.footer(
+      "With an LLM endpoint configured (see `cookgraph ask --help`) the report holds its\n"
+      "advice too; when the endpoint fails the report is written without it and the exit\n"
+      "code is 3.\n"
       "Examples:\n"
       "  cookgraph report examples/touchdesigner_feedback.json -o report.html\n"
       "  cookgraph report trace.json.gz -o report.md --pack my_rules.yaml");

@@ -9,7 +9,8 @@ The case is chosen by the path: POST /case/<name>[/<anything>]/chat/completions.
 Requests are counted per path (without the query and "/chat/completions"), so
 a test that wants a fresh count adds its own segment: /case/flaky500/t1/....
 With --log FILE, every request is appended to FILE as one JSON line (case,
-count, path, query, lower-case headers, body) before it is answered.
+count, path, query, lower-case headers, body, and the body's bytes as "raw")
+before it is answered.
 
 Cases:
   stream            a normal answer; streamed (keep-alives, events split mid-line
@@ -176,7 +177,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             counts[key] = counts.get(key, 0) + 1
             count = counts[key]
         record = {"case": name, "count": count, "path": url.path, "query": url.query,
-                  "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
+                  "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body,
+                  "raw": raw.decode("utf-8", "replace")}
         if log_file:
             with log_lock:
                 log_file.write(json.dumps(record) + "\n")

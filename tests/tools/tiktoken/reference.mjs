@@ -7,6 +7,11 @@
 //   node reference.mjs count OUT FILE...  writes OUT, JSON: for each FILE (as
 //                                         given) {"o200k_base": n, "cl100k_base": n},
 //                                         the exact token counts of its text
+//   node reference.mjs chat OUT FILE...   the same for chat request bodies (JSON
+//                                         with "messages"): the prompt tokens a
+//                                         server counts, every message's role and
+//                                         content plus 3 per message plus 3
+//                                         (OpenAI's cookbook)
 //
 // js-tiktoken's table ("bpe_ranks") is lines of "NAME OFFSET TOKEN TOKEN ...":
 // base64 tokens whose ranks run from OFFSET up. A .tiktoken file is one
@@ -67,7 +72,25 @@ if (command === "ranks" && target) {
     }
   }
   writeFileSync(target, JSON.stringify(result, null, 1) + "\n");
+} else if (command === "chat" && target) {
+  const counters = Object.fromEntries(
+    Object.entries(encodings).map(([name, table]) => [name, new Tiktoken(table)]),
+  );
+  const result = {};
+  for (const file of files) {
+    const body = JSON.parse(readFileSync(file, "utf-8"));
+    result[file] = {};
+    for (const [name, counter] of Object.entries(counters)) {
+      let tokens = 3;
+      for (const message of body.messages) {
+        tokens += 3 + counter.encode(message.role, [], []).length +
+          counter.encode(message.content, [], []).length;
+      }
+      result[file][name] = tokens;
+    }
+  }
+  writeFileSync(target, JSON.stringify(result, null, 1) + "\n");
 } else {
-  process.stderr.write("usage: node reference.mjs ranks DIR | count OUT FILE...\n");
+  process.stderr.write("usage: node reference.mjs ranks DIR | count OUT FILE... | chat OUT FILE...\n");
   process.exit(2);
 }

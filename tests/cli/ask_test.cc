@@ -1,0 +1,368 @@
+// `cookgraph ask` and `report`'s LLM advice, end to end: the binary against
+// tests/tools/fake_llm_server.py. Every case must end the documented way (an
+// answer, a retry then an answer, or a one-line error with exit code 3)
+// within its time bound, and the API key must appear in no output.
+//
+// Each run starts from a clean environment: the LLM variables unset, HOME and
+// XDG_CONFIG_HOME in a fresh folder, the current folder a fresh one, so the
+// settings are exactly what the test gives.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/fake_llm_server.h"
+#include "tests/temp_dir.h"
+
+namespace {
+
+using cookgraph::testing::FakeServer;
+using cookgraph::testing::TempDir;
+using nlohmann::json;
+
+const std::string kSource = COOKGRAPH_SOURCE_DIR;
+const std::string kBinary = COOKGRAPH_BINARY;
+const std::string kExample = kSource + "/examples/touchdesigner_feedback.json";
+constexpr const char* kKey = "sk-test-CLI-SECRET-9876543210fedcba";
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+size_t ErrorLines(const std::string& err) {
+  size_t n = 0;
+  for (const std::string& line : Lines(err)) n += line.starts_with("cookgraph: error: ");
+  return n;
+}
+
+struct AskRun {
+  int exit_code = -1;
+  std::string out, err;
+  double seconds = 0;
+};
+
+FakeServer* server = nullptr;
+
+class AskCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server = new FakeServer;
+    ASSERT_TRUE(server->Start()) << "could not start tests/tools/fake_llm_server.py";
+  }
+  static void TearDownTestSuite() {
+    server->Stop();
+    delete server;
+    server = nullptr;
+  }
+
+  void SetUp() override {
+    std::filesystem::create_directories(home_ / "config");
+    std::filesystem::create_directories(work_.path());
+  }
+
+  // Runs cookgraph ARGS in the test's own folder with only `env` set.
+  AskRun Cookgraph(const std::string& args, const std::map<std::string, std::string>& env = {}) {
+    std::string command = "cd " + Quote(work_.path()) +
+                          " && env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u COOKGRAPH_BASE_URL "
+                          "-u COOKGRAPH_MODEL -u TIKTOKEN_CACHE_DIR -u DATA_GYM_CACHE_DIR "
+                          "NO_COLOR=1 no_proxy=127.0.0.1 NO_PROXY=127.0.0.1 HOME=" +
+                          Quote(home_.path()) + " XDG_CONFIG_HOME=" + Quote(home_ / "config");
+    for (const auto& [name, value] : env) command += " " + name + "=" + Quote(value);
+    command += " " + Quote(kBinary) + " " + args + " </dev/null >" + Quote(out_ / "out") + " 2>" +
+               Quote(out_ / "err");
+    const auto start = std::chrono::steady_clock::now();
+    const int status = std::system(command.c_str());
+    AskRun run;
+    run.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    run.out = Slurp(out_ / "out");
+    run.err = Slurp(out_ / "err");
+    // Whatever happened, the key is in no output.
+    EXPECT_EQ(run.out.find(kKey), std::string::npos) << args;
+    EXPECT_EQ(run.err.find(kKey), std::string::npos) << args;
+    return run;
+  }
+
+  // The environment of a configured endpoint for `name`, idle timeout 1 s
+  // (from ./cookgraph.yaml, as a user would set it).
+  std::map<std::string, std::string> Endpoint(const std::string& name) {
+    std::ofstream(work_ / "cookgraph.yaml") << "llm:\n  idle_timeout_s: 1\n  connect_timeout_s: 2\n";
+    return {{"COOKGRAPH_BASE_URL", server->Base(name, Id())},
+            {"OPENAI_API_KEY", kKey},
+            {"COOKGRAPH_MODEL", "fake-model"}};
+  }
+
+  AskRun Ask(const std::string& name, const std::string& extra = "") {
+    return Cookgraph("ask " + Quote(kExample) + " 'Why do frames drop?' " + extra, Endpoint(name));
+  }
+
+  std::vector<json> Requests(const std::string& name) const { return server->Requests(name, Id()); }
+  static std::string Id() {
+    return ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+
+  TempDir home_, work_, out_;
+};
+
+// ---- answers -------------------------------------------------------------------
+
+TEST_F(AskCli, StreamsTheAnswerToStdoutAndUsageToStderr) {
+  const AskRun run = Cookgraph("ask " + Quote(kExample) + " 'Why do frames drop?'", Endpoint("stream"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "Hello, world!\n");
+  EXPECT_NE(run.err.find("12 prompt + 4 completion = 16 tokens"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("finish: stop"), std::string::npos) << run.err;
+  EXPECT_LT(run.seconds, 5);
+  const std::vector<json> requests = Requests("stream");
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0]["headers"]["authorization"], std::string("Bearer ") + kKey);
+  const json& body = requests[0]["body"];
+  EXPECT_EQ(body["model"], "fake-model");
+  EXPECT_EQ(body["stream"], true);
+  ASSERT_EQ(body["messages"].size(), 2u);
+  EXPECT_EQ(body["messages"][0]["role"], "system");
+  const std::string user = body["messages"][1]["content"];
+  EXPECT_NE(user.find("/project1/control/script_osc"), std::string::npos);
+  EXPECT_TRUE(user.ends_with("Question: Why do frames drop?\n"));
+}
+
+TEST_F(AskCli, DryRunPrintsExactlyTheBodyThatIsSentAndSendsNothing) {
+  const std::map<std::string, std::string> env = Endpoint("stream");
+  const AskRun dry = Cookgraph("ask " + Quote(kExample) + " 'Why do frames drop?' --dry-run", env);
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_TRUE(Requests("stream").empty());
+  EXPECT_NE(dry.err.find("Authorization: Bearer *** (from OPENAI_API_KEY, masked)"),
+            std::string::npos)
+      << dry.err;
+  EXPECT_NE(dry.err.find("POST " + server->Base("stream", Id()) + "/chat/completions"),
+            std::string::npos);
+  EXPECT_NE(dry.err.find("of the 20,000 budget"), std::string::npos) << dry.err;
+  ASSERT_TRUE(json::accept(dry.out));
+  const AskRun sent = Cookgraph("ask " + Quote(kExample) + " 'Why do frames drop?'", env);
+  ASSERT_EQ(sent.exit_code, 0) << sent.err;
+  const std::vector<json> requests = Requests("stream");
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0]["raw"].get<std::string>() + "\n", dry.out);
+}
+
+TEST_F(AskCli, RetryAfterThenAnAnswer) {
+  const AskRun run = Cookgraph("ask " + Quote(kExample) + " Q", Endpoint("retry-after"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "Hello, world!\n");
+  EXPECT_NE(run.err.find("2 attempts"), std::string::npos) << run.err;
+  EXPECT_GE(run.seconds, 1.0);  // Retry-After: 1 was obeyed
+  EXPECT_LT(run.seconds, 6);
+  EXPECT_EQ(Requests("retry-after").size(), 2u);
+}
+
+TEST_F(AskCli, ServerErrorThenAnAnswer) {
+  const AskRun run = Cookgraph("ask " + Quote(kExample) + " Q", Endpoint("flaky500"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "Hello, world!\n");
+  EXPECT_LT(run.seconds, 6);
+  EXPECT_EQ(Requests("flaky500").size(), 2u);
+}
+
+TEST_F(AskCli, OtherStreamsThatEndWell) {
+  // Each gives the whole answer: line ends, reasoning kept out of the answer,
+  // a server that refuses stream_options, one that answers a stream request
+  // with one document, and --no-stream.
+  for (const auto& [name, extra] : std::vector<std::pair<std::string, std::string>>{
+           {"crlf", ""}, {"reasoning", ""}, {"stream-options-400", ""},
+           {"json-for-stream", ""}, {"stream", "--no-stream"}}) {
+    const AskRun run = Ask(name, "--persona minimalist " + extra);
+    ASSERT_EQ(run.exit_code, 0) << name << ": " << run.err;
+    EXPECT_EQ(run.out, name == "reasoning" ? "Answer.\n" : "Hello, world!\n") << name;
+    EXPECT_LT(run.seconds, 6) << name;
+  }
+  const std::vector<json> requests = Requests("stream");
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0]["body"]["stream"], false);
+  EXPECT_NE(requests[0]["body"]["messages"][0]["content"].get<std::string>().find(
+                "Persona: minimalist."),
+            std::string::npos);
+}
+
+// ---- failures: one line, exit code 3, in bounded time ---------------------------
+
+TEST_F(AskCli, EndpointFailuresAreOneLineWithExitCodeThree) {
+  struct Case {
+    std::string name;
+    std::string says;
+    double bound_s;
+  };
+  const Case cases[] = {
+      {"unauthorized", "HTTP 401", 5},
+      {"html404", "HTTP 404", 5},
+      {"string-error", "HTTP 400", 5},
+      {"no-retry", "HTTP 503", 5},
+      {"always500", "HTTP 500", 8},     // two retries with backoff
+      {"cut", "stream ended", 5},       // content then a closed connection
+      {"cut-early", "", 8},             // nothing delivered yet: retried, then fails
+      {"midstream-error", "", 5},
+      {"stall", "", 5},                 // idle timeout 1 s after content: no retry
+      {"stall-head", "", 10},           // idle timeout before any byte: retried twice
+  };
+  for (const Case& c : cases) {
+    const AskRun run = Ask(c.name);
+    EXPECT_EQ(run.exit_code, 3) << c.name << ": " << run.err;
+    EXPECT_EQ(ErrorLines(run.err), 1u) << c.name << ": " << run.err;
+    EXPECT_NE(run.err.find(server->Base(c.name, Id())), std::string::npos)
+        << c.name << ": the error names the endpoint: " << run.err;
+    if (!c.says.empty()) {
+      EXPECT_NE(run.err.find(c.says), std::string::npos) << c.name << run.err;
+    }
+    EXPECT_LT(run.seconds, c.bound_s) << c.name;
+  }
+}
+
+TEST_F(AskCli, WhatStreamedBeforeAFailureStaysOnStdout) {
+  const AskRun run = Ask("cut");
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_FALSE(run.out.empty());
+  EXPECT_TRUE(run.out.ends_with("\n"));
+  EXPECT_TRUE(std::string("Hello, world!\n").starts_with(run.out.substr(0, run.out.size() - 1)))
+      << run.out;
+}
+
+// ---- settings ------------------------------------------------------------------
+
+TEST_F(AskCli, WithoutAnEndpointExitsTwoAndSaysHowToConfigureOne) {
+  const AskRun run = Cookgraph("ask " + Quote(kExample) + " 'Why?' --model gpt-4o");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(ErrorLines(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find("no LLM endpoint configured"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("COOKGRAPH_BASE_URL"), std::string::npos);
+  EXPECT_NE(run.err.find("`cookgraph report` works offline"), std::string::npos);
+  EXPECT_TRUE(run.out.empty());
+}
+
+TEST_F(AskCli, FlagsBeatTheEnvironmentWhichBeatsTheFiles) {
+  std::ofstream(home_ / "config/cookgraph/config.yaml").flush();
+  std::filesystem::create_directories(home_ / "config/cookgraph");
+  std::ofstream(home_ / "config/cookgraph/config.yaml")
+      << "llm:\n  base_url: http://127.0.0.1:9/user/v1\n  model: user-model\n";
+  const std::string args = "ask " + Quote(kExample) + " Q --dry-run";
+  auto url_of = [](const AskRun& run) {
+    const size_t at = run.err.find("POST ");
+    return at == std::string::npos ? "" : run.err.substr(at + 5, run.err.find(';', at) - at - 5);
+  };
+  auto model_of = [](const AskRun& run) { return json::parse(run.out)["model"].get<std::string>(); };
+
+  AskRun run = Cookgraph(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(url_of(run), "http://127.0.0.1:9/user/v1/chat/completions");
+  EXPECT_EQ(model_of(run), "user-model");
+
+  std::ofstream(work_ / "cookgraph.yaml")
+      << "llm:\n  base_url: http://127.0.0.1:9/local/v1\n  model: local-model\n";
+  run = Cookgraph(args);
+  EXPECT_EQ(url_of(run), "http://127.0.0.1:9/local/v1/chat/completions");
+  EXPECT_EQ(model_of(run), "local-model");
+
+  run = Cookgraph(args, {{"OPENAI_BASE_URL", "http://127.0.0.1:9/env/v1"},
+                         {"COOKGRAPH_MODEL", "env-model"}});
+  EXPECT_EQ(url_of(run), "http://127.0.0.1:9/env/v1/chat/completions");
+  EXPECT_EQ(model_of(run), "env-model");
+
+  run = Cookgraph(args + " --base-url http://127.0.0.1:9/flag/v1 --model flag-model",
+                  {{"COOKGRAPH_BASE_URL", "http://127.0.0.1:9/env/v1"},
+                   {"COOKGRAPH_MODEL", "env-model"}});
+  EXPECT_EQ(url_of(run), "http://127.0.0.1:9/flag/v1/chat/completions");
+  EXPECT_EQ(model_of(run), "flag-model");
+}
+
+TEST_F(AskCli, UsageErrorsExitTwoWithOneLine) {
+  const std::map<std::string, std::string> env = {{"COOKGRAPH_MODEL", "m"}};
+  for (const std::string& args :
+       {"ask " + Quote(kExample) + " Q --dry-run --budget-tokens 50",
+        "ask " + Quote(kExample) + " Q --dry-run --persona pirate",
+        "ask " + Quote(kExample) + " '' --dry-run",
+        "ask " + Quote(kExample) + " Q --dry-run --tokenizer /nonexistent/o200k_base.tiktoken",
+        std::string("ask /nonexistent.json Q --dry-run")}) {
+    const AskRun run = Cookgraph(args, env);
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.err;
+    EXPECT_EQ(Lines(run.err).size(), 1u + (run.err.find("--help") != std::string::npos))
+        << args << ": " << run.err;
+    EXPECT_TRUE(run.out.empty()) << args;
+  }
+  std::ofstream(work_ / "cookgraph.yaml") << "llm:\n  modle: x\n";
+  const AskRun bad_config = Cookgraph("ask " + Quote(kExample) + " Q --dry-run", env);
+  EXPECT_EQ(bad_config.exit_code, 2);
+  EXPECT_NE(bad_config.err.find("cookgraph.yaml:2:3: llm: unknown key 'modle'"), std::string::npos)
+      << bad_config.err;
+}
+
+// ---- report with advice ------------------------------------------------------------
+
+TEST_F(AskCli, ReportHoldsTheAdviceWhenAnEndpointIsConfigured) {
+  const std::string html = out_ / "report.html";
+  const AskRun run = Cookgraph("report " + Quote(kExample) + " -o " + Quote(html) +
+                                " --ask 'What first?'",
+                            Endpoint("stream"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string text = Slurp(html);
+  EXPECT_NE(text.find("<pre class=\"advice\">Hello, world!"), std::string::npos);
+  EXPECT_EQ(text.find(kKey), std::string::npos);
+  const std::vector<json> requests = Requests("stream");
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_TRUE(requests[0]["body"]["messages"][1]["content"].get<std::string>().ends_with(
+      "Question: What first?\n"));
+}
+
+TEST_F(AskCli, ReportIsWrittenWithTheFailureWhenTheEndpointFails) {
+  const std::string md = out_ / "report.md";
+  const AskRun run = Cookgraph("report " + Quote(kExample) + " -o " + Quote(md), Endpoint("unauthorized"));
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_EQ(ErrorLines(run.err), 1u) << run.err;
+  const std::string text = Slurp(md);
+  EXPECT_NE(text.find("the endpoint failed"), std::string::npos);
+  EXPECT_NE(text.find("HTTP 401"), std::string::npos);
+  EXPECT_EQ(text.find(kKey), std::string::npos);
+}
+
+TEST_F(AskCli, ReportWithNoLlmNeverAsks) {
+  const std::string md = out_ / "report.md";
+  const AskRun run = Cookgraph("report " + Quote(kExample) + " -o " + Quote(md) + " --no-llm",
+                            Endpoint("stream"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(Requests("stream").empty());
+  EXPECT_NE(Slurp(md).find("off (--no-llm)"), std::string::npos);
+}
+
+TEST_F(AskCli, ReportWithoutAnEndpointSaysHowToAddOne) {
+  const std::string md = out_ / "report.md";
+  const AskRun run = Cookgraph("report " + Quote(kExample) + " -o " + Quote(md));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(Slurp(md).find("no endpoint is configured. Set COOKGRAPH\\_BASE\\_URL"),
+            std::string::npos)
+      << Slurp(md);
+}
+
+}  // namespace
