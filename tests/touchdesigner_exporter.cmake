@@ -1,0 +1,18 @@
+# The TouchDesigner exporter (examples/touchdesigner/cookgraph_export.py) run
+# inside a stand-in td module (tests/tools/td_standin/): its snapshot must
+# validate against the schema, and `cookgraph score` / `cookgraph graph` on it
+# must give the numbers and the structure the stand-in's own schedule implies.
+# The second test makes deliberate mistakes in copies of the exporter (ignoring
+# cookAbsFrame, forcing a cook, ...) and passes only when the first test's
+# checks catch every one. Python3_EXECUTABLE comes from tests/CMakeLists.txt.
+set(td_exporter_work ${CMAKE_CURRENT_BINARY_DIR}/touchdesigner_exporter)
+add_test(NAME touchdesigner_exporter
+  COMMAND ${Python3_EXECUTABLE} tests/tools/td_standin/check_exporter.py
+    --cookgraph $<TARGET_FILE:cookgraph> --work ${td_exporter_work}
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME touchdesigner_exporter_catches_mistakes
+  COMMAND ${Python3_EXECUTABLE} tests/tools/td_standin/check_exporter.py
+    --cookgraph $<TARGET_FILE:cookgraph> --work ${td_exporter_work} --mutants
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(touchdesigner_exporter touchdesigner_exporter_catches_mistakes
+  PROPERTIES TIMEOUT 300)
