@@ -33,8 +33,9 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 // the prompt holds.
 std::string RequestLine(const AdvisorSettings& s, const Prompt& prompt,
                         const TokenCounter& counter) {
-  std::string line = fmt::format("{} tokens of the {} budget ({})", Thousands(prompt.tokens),
-                                 Thousands(s.budget_tokens), counter.Describe());
+  std::string line = fmt::format("{} tokens of the {} budget, counted with {}",
+                                 Thousands(prompt.tokens), Thousands(s.budget_tokens),
+                                 counter.Describe());
   line += fmt::format("; {} of {} ranked nodes", prompt.nodes_included, prompt.nodes_ranked);
   if (prompt.nodes_included < prompt.nodes_ranked) {
     line += fmt::format(" (the rest, {:.1f}% of frame time, summarised in one line)",
