@@ -1,0 +1,37 @@
+# The Chrome trace adapter (adapters/chrome_trace.h) against an independent
+# reading of every real trace in ../shared/fixtures/traces and of a synthetic
+# one: the program chrome_trace_dump prints what the adapter made,
+# tests/tools/chrome_trace_check.py recomputes the same facts from the raw
+# file with Python's standard library and compares. Each check is paired
+# with a run that perturbs one expected cook time by 1 ns and must fail. A
+# missing ../shared skips the real traces' checks (exit 77).
+# Included from tests/CMakeLists.txt, after Python3 is found.
+add_executable(chrome_trace_dump ${CMAKE_CURRENT_SOURCE_DIR}/tools/chrome_trace_dump.cc)
+target_link_libraries(chrome_trace_dump PRIVATE cookgraph::adapters cookgraph_warnings)
+
+set(chrome_fixtures ${PROJECT_SOURCE_DIR}/../shared/fixtures/traces)
+set(chrome_traces)
+foreach(trace kineto_cuda_event_sync.json.gz kineto_cpu_only.json.gz kineto_2021_schema.json
+        tf1_timeline_cpu_step.json)
+  list(APPEND chrome_traces ${chrome_fixtures}/${trace})
+endforeach()
+# Written by tests/data/chrome/make_synthetic_kineto.py: GPU work that runs in
+# the next step's time, B/E ranges, fwdbwd flows, events out of order.
+list(APPEND chrome_traces ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/synthetic_kineto.json)
+foreach(path ${chrome_traces})
+  get_filename_component(trace ${path} NAME)
+  foreach(variant check perturbed)
+    set(name ChromeTraceIndependent.${trace}.${variant})
+    set(extra)
+    if(variant STREQUAL perturbed)
+      set(extra --perturb)
+    endif()
+    add_test(NAME ${name}
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/chrome_trace_check.py
+        ${path} --dump $<TARGET_FILE:chrome_trace_dump> ${extra})
+    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
+    if(variant STREQUAL perturbed)
+      set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
+    endif()
+  endforeach()
+endforeach()
