@@ -19,6 +19,7 @@ packages=(
   python3 python3-yaml python3-jsonschema      # example generator, independent checks, schema test
   bsdutils                                      # script(1): tests run cookgraph on a pseudo-terminal
   chromium                                      # headless rendering check of `report`'s HTML (ctest report_html_renders)
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good  # real pipelines for the GStreamer adapter's tests (gst-launch-1.0)
 )
 
 missing=()

@@ -1,0 +1,281 @@
+#include "adapters/gstreamer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <optional>
+
+#include "adapters/byte_source.h"
+#include "adapters/gstreamer_records.h"
+
+// The entry points of the GStreamer reader: finding the dump and the log among
+// the inputs, and content sniffing. The stages are in gstreamer_dot.cc,
+// gstreamer_log.cc and gstreamer_build.cc.
+
+namespace cookgraph {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kSniffBytes = 8192;
+
+std::string_view SkipBom(std::string_view s) {
+  if (s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);
+  return s;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// `n` digits at s[i] (n = 0: one or more); moves i past them.
+bool Digits(std::string_view s, size_t& i, size_t n) {
+  const size_t start = i;
+  while (i < s.size() && IsDigit(s[i]) && (n == 0 || i - start < n)) ++i;
+  return n == 0 ? i > start : i - start == n;
+}
+
+bool Blanks(std::string_view s, size_t& i) {
+  const size_t start = i;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return i > start;
+}
+
+// A line in GStreamer's debug log layout:
+// "0:00:00.009417111 10671 0x55ad10869550 DEBUG   GST_TRACER ...".
+bool IsDebugLine(std::string_view s) {
+  size_t i = 0;
+  if (!Digits(s, i, 0) || i >= s.size() || s[i++] != ':' || !Digits(s, i, 2) || i >= s.size() ||
+      s[i++] != ':' || !Digits(s, i, 2) || i >= s.size() || s[i++] != '.' || !Digits(s, i, 9) ||
+      !Blanks(s, i) || !Digits(s, i, 0) || !Blanks(s, i)) {
+    return false;
+  }
+  const size_t thread = i;
+  while (i < s.size() && (std::isxdigit(static_cast<unsigned char>(s[i])) || s[i] == 'x')) ++i;
+  if (i == thread || !Blanks(s, i)) return false;
+  for (std::string_view level :
+       {"ERROR", "WARN", "FIXME", "INFO", "DEBUG", "LOG", "TRACE", "MEMDUMP"}) {
+    if (s.substr(i, level.size()) == level &&
+        (i + level.size() == s.size() || s[i + level.size()] == ' ')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string StripColour(std::string_view line) {
+  std::string out;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      i += 2;
+      while (i < line.size() && !std::isalpha(static_cast<unsigned char>(line[i]))) ++i;
+      continue;
+    }
+    out += line[i];
+  }
+  return out;
+}
+
+// The start of a file, decompressed; nullopt (with `error`) when it cannot be
+// opened or read.
+std::optional<std::string> Head(const std::string& path, Error& error) {
+  auto opened = ByteSource::Open(path);
+  if (!opened) {
+    error = opened.error();
+    return std::nullopt;
+  }
+  std::string head(kSniffBytes, '\0');
+  head.resize((*opened)->Read(head.data(), head.size()));
+  if ((*opened)->failed()) {
+    error = Error{.file = path, .message = (*opened)->error()};
+    return std::nullopt;
+  }
+  return head;
+}
+
+enum class Kind { kNeither, kDot, kLog };
+
+Kind Classify(std::string_view head) {
+  if (LooksLikeGstreamerDot(head)) return Kind::kDot;
+  if (LooksLikeGstreamerLog(head)) return Kind::kLog;
+  return Kind::kNeither;
+}
+
+// ns since the start of the run, from a dump's name
+// "0.00.01.234567890-gst-launch.PAUSED_PLAYING.dot"; nullopt without one.
+std::optional<int64_t> NameTime(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  size_t i = 0;
+  int64_t parts[4] = {};
+  for (int k = 0; k < 4; ++k) {
+    const size_t start = i;
+    if (!Digits(name, i, 0) || i - start > 12) return std::nullopt;
+    parts[k] = std::stoll(name.substr(start, i - start));
+    if (i >= name.size() || name[i++] != (k < 3 ? '.' : '-')) return std::nullopt;
+  }
+  return ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1'000'000'000 + parts[3];
+}
+
+struct Dump {
+  std::string path;
+  bool playing = false;         // a PAUSED_PLAYING dump
+  std::optional<int64_t> time;  // from the name
+  fs::file_time_type modified;
+};
+
+// True when `a` is a better choice than `b`.
+bool Better(const Dump& a, const Dump& b) {
+  if (a.playing != b.playing) return a.playing;
+  if (a.time && b.time && *a.time != *b.time) return *a.time > *b.time;
+  if (a.time.has_value() != b.time.has_value()) return a.time.has_value();
+  if (a.modified != b.modified) return a.modified > b.modified;
+  return a.path > b.path;
+}
+
+Result<std::string> ReadWhole(const std::string& path) {
+  auto opened = ByteSource::Open(path);
+  if (!opened) return opened.error();
+  std::string text;
+  std::string chunk(1 << 16, '\0');
+  while (size_t n = (*opened)->Read(chunk.data(), chunk.size())) text.append(chunk, 0, n);
+  if ((*opened)->failed()) {
+    return Error{.file = path, .line = (*opened)->line(), .message = (*opened)->error()};
+  }
+  return text;
+}
+
+Result<Snapshot> Build(std::string_view dot_text, const std::string& dot_name, ByteSource* log) {
+  auto dot = gst::ParseDot(dot_text, dot_name);
+  if (!dot) return dot.error();
+  if (!log) return gst::BuildSnapshot(*dot, nullptr, dot_name, "");
+  auto records = gst::ReadLog(*log);
+  if (!records) return records.error();
+  return gst::BuildSnapshot(*dot, &*records, dot_name, log->name());
+}
+
+}  // namespace
+
+Result<GstreamerInputs> FindGstreamerInputs(const std::vector<std::string>& paths) {
+  std::vector<Dump> dumps;
+  std::vector<std::string> logs;
+  auto add = [&](const std::string& path, Kind kind) {
+    if (kind == Kind::kLog) logs.push_back(path);
+    if (kind != Kind::kDot) return;
+    std::error_code ec;
+    Dump d{.path = path,
+           .playing = path.find("PAUSED_PLAYING") != std::string::npos,
+           .time = NameTime(path),
+           .modified = fs::last_write_time(path, ec)};
+    dumps.push_back(std::move(d));
+  };
+  for (const std::string& path : paths) {
+    if (path == "-") {
+      return Error{.file = path,
+                   .message =
+                       "a GStreamer recording is two files (a .dot dump and a "
+                       "tracer log): give their paths or their directory"};
+    }
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) {
+      return Error{.file = path, .message = "no such file or directory"};
+    }
+    if (fs::is_directory(status)) {
+      std::vector<std::string> files;
+      for (const auto& entry : fs::directory_iterator(path, ec)) {
+        if (entry.is_regular_file(ec)) files.push_back(entry.path().string());
+      }
+      if (ec) return Error{.file = path, .message = "cannot list the directory: " + ec.message()};
+      std::sort(files.begin(), files.end());
+      for (const std::string& file : files) {
+        Error ignored;
+        if (auto head = Head(file, ignored)) add(file, Classify(*head));
+      }
+      continue;
+    }
+    Error error;
+    auto head = Head(path, error);
+    if (!head) return error;
+    const Kind kind = Classify(*head);
+    if (kind == Kind::kNeither) {
+      return Error{.file = path,
+                   .message =
+                       "neither a GStreamer .dot dump (`digraph pipeline {`, written under "
+                       "GST_DEBUG_DUMP_DOT_DIR) nor a GStreamer debug log with latency "
+                       "tracer records"};
+    }
+    add(path, kind);
+  }
+  std::sort(logs.begin(), logs.end());
+  logs.erase(std::unique(logs.begin(), logs.end()), logs.end());
+  if (dumps.empty()) {
+    std::string where;
+    for (const std::string& p : paths) where += (where.empty() ? "" : ", ") + p;
+    return Error{.file = where,
+                 .message =
+                     "no GStreamer .dot dump found: run with GST_DEBUG_DUMP_DOT_DIR=DIR and "
+                     "give the DIR/*PAUSED_PLAYING.dot file (or DIR)"};
+  }
+  if (logs.size() > 1) {
+    std::string list;
+    for (const std::string& l : logs) list += (list.empty() ? "" : ", ") + l;
+    return Error{
+        .file = logs[0],
+        .message = "more than one tracer log (" + list + "): give the path of the one to read"};
+  }
+  GstreamerInputs out;
+  out.dot = std::max_element(dumps.begin(), dumps.end(), [](const Dump& a, const Dump& b) {
+              return Better(b, a);
+            })->path;
+  if (!logs.empty()) out.log = logs[0];
+  return out;
+}
+
+Result<Snapshot> ReadGstreamer(const std::vector<std::string>& paths) {
+  auto inputs = FindGstreamerInputs(paths);
+  if (!inputs) return inputs.error();
+  auto dot = ReadWhole(inputs->dot);
+  if (!dot) return dot.error();
+  if (inputs->log.empty()) return Build(*dot, inputs->dot, nullptr);
+  auto log = ByteSource::Open(inputs->log);
+  if (!log) return log.error();
+  return Build(*dot, inputs->dot, log->get());
+}
+
+Result<Snapshot> ParseGstreamer(std::string_view dot, std::string_view log,
+                                const std::string& dot_name, const std::string& log_name) {
+  if (log.empty()) return Build(dot, dot_name, nullptr);
+  auto source = ByteSource::FromString(log, log_name);
+  return Build(dot, dot_name, source.get());
+}
+
+bool LooksLikeGstreamerDot(std::string_view first_bytes) {
+  std::string_view s = SkipBom(first_bytes);
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  if (s.substr(0, 16) != "digraph pipeline") return false;
+  return s.find("Element-States") != std::string_view::npos ||
+         s.find("subgraph cluster_") != std::string_view::npos ||
+         s.find("label=\"<") != std::string_view::npos;
+}
+
+bool LooksLikeGstreamerLog(std::string_view first_bytes) {
+  std::string_view s = SkipBom(first_bytes);
+  bool first = true;
+  while (!s.empty()) {
+    const size_t nl = s.find('\n');
+    std::string line = StripColour(s.substr(0, nl));
+    s = nl == std::string_view::npos ? std::string_view() : s.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find("element-latency, element-id=(string)") != std::string::npos ||
+        line.find("latency, src-element-id=(string)") != std::string::npos) {
+      return true;
+    }
+    if (line.empty()) continue;
+    if (IsDebugLine(line) && (first || line.find("GST_TRACER") != std::string::npos)) return true;
+    first = false;
+  }
+  return false;
+}
+
+}  // namespace cookgraph

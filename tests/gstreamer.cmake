@@ -1,0 +1,60 @@
+# The GStreamer adapter (adapters/gstreamer.h) against real GStreamer: each
+# pipeline below is run by gst-launch-1.0 at test time with the latency tracer
+# on and a .dot dump written (tests/tools/gst_record.sh, a fixture), then
+# tests/tools/gst_check.py reads the dump and the log itself with Python's
+# standard library and compares per-element sample counts, mean cook_ms, mean
+# frame_ms and the element-level edges with what the adapter made (printed by
+# gst_dump as a native snapshot), and checks what `cookgraph score` and
+# `cookgraph report --no-llm` say about the slow element and the queue in
+# front of it. Each check is paired with runs that perturb one expected
+# mean, sample count, frame time, edge, family or slow element first: those pass only when
+# the comparison catches the change (gst_check.py --perturb), which shows the
+# check can fail.
+# Included from tests/CMakeLists.txt, after Python3 is found.
+add_executable(gst_dump ${CMAKE_CURRENT_SOURCE_DIR}/tools/gst_dump.cc)
+target_link_libraries(gst_dump PRIVATE cookgraph::adapters cookgraph_warnings)
+
+find_program(COOKGRAPH_GST_LAUNCH gst-launch-1.0)
+set(gst_work ${CMAKE_CURRENT_BINARY_DIR}/gstreamer)
+
+# name | what gst_check.py must find | the pipeline, one gst-launch argument a word
+set(gst_pipelines
+  "linear|--slow identity0 --queue queue0|videotestsrc num-buffers=60 ! video/x-raw,width=320,height=240 ! videoconvert ! videoscale ! video/x-raw,width=160,height=120 ! queue ! identity sleep-time=5000 ! fakesink sync=false"
+  "tee|--slow identity0 --queue queue0 --tee t-split|videotestsrc num-buffers=40 ! videoconvert ! tee name=t-split t-split. ! queue ! identity sleep-time=4000 ! fakesink sync=false t-split. ! queue name=fast-q ! videoscale ! fakesink name=sink-2 sync=false"
+  "bins|--slow identity0 --queue queue0 --no-latency|videotestsrc num-buffers=30 ! queue ! bin.( name=my-bin videoconvert ! bin.( name=inner videoscale ! identity sleep-time=4000 ) ) ! fakesink sync=false"
+  "decodebin|--bin decodebin0|videotestsrc num-buffers=30 ! jpegenc ! decodebin ! videoconvert ! fakesink sync=false")
+
+foreach(entry ${gst_pipelines})
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 name)
+  list(GET parts 1 expect)
+  list(GET parts 2 pipeline)
+  separate_arguments(expect UNIX_COMMAND "${expect}")
+  separate_arguments(pipeline UNIX_COMMAND "${pipeline}")
+  set(dir ${gst_work}/${name})
+  if(COOKGRAPH_GST_LAUNCH)
+    add_test(NAME GstreamerRecord.${name}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tools/gst_record.sh ${COOKGRAPH_GST_LAUNCH} ${dir}
+        ${pipeline})
+  else()
+    add_test(NAME GstreamerRecord.${name} COMMAND sh -c
+      "echo 'gst-launch-1.0 not found: the GStreamer tests need gstreamer1.0-tools (scripts/install-deps.sh)' >&2; exit 1")
+  endif()
+  set_tests_properties(GstreamerRecord.${name} PROPERTIES FIXTURES_SETUP gst_${name} TIMEOUT 120)
+  set(variants check perturb-mean perturb-count perturb-frame perturb-edge perturb-family)
+  if("--slow" IN_LIST expect)
+    list(APPEND variants perturb-advice)
+  endif()
+  foreach(variant ${variants})
+    set(test GstreamerIndependent.${name}.${variant})
+    set(extra)
+    if(NOT variant STREQUAL check)
+      string(REPLACE "perturb-" "" what ${variant})
+      set(extra --perturb ${what})
+    endif()
+    add_test(NAME ${test}
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/gst_check.py ${dir}
+        --dump $<TARGET_FILE:gst_dump> --cookgraph $<TARGET_FILE:cookgraph> ${expect} ${extra})
+    set_tests_properties(${test} PROPERTIES FIXTURES_REQUIRED gst_${name} TIMEOUT 120)
+  endforeach()
+endforeach()
