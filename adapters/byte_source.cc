@@ -112,6 +112,11 @@ size_t ByteSource::Read(char* out, size_t n) {
   return done;
 }
 
+std::string_view ByteSource::Head() {
+  if (AtEnd()) return {};
+  return {buffer_ + pos_, len_ - pos_};
+}
+
 char ByteSource::PeekNonBlank() {
   // Skips nothing: looks ahead within the buffer only, which always holds the
   // start of a file when this is called before reading.

@@ -58,6 +58,10 @@ class ByteSource {
   size_t Read(char* out, size_t n);
   /// The first non-blank byte ahead without consuming it, or 0 at the end.
   char PeekNonBlank();
+  /// The bytes ahead in the buffer without consuming them. Called before
+  /// anything is read, the input's first bytes (decompressed): all of a string
+  /// source, up to 256 KiB of a file. For recognising a format.
+  std::string_view Head();
 
   int64_t line() const { return line_; }  // 1-based line of the next byte
   int64_t column() const { return static_cast<int64_t>(offset_ + pos_ - line_start_) + 1; }

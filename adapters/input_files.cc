@@ -1,13 +1,37 @@
 #include "adapters/input_files.h"
 
-#include "adapters/text.h"
-
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <system_error>
+
+#include "adapters/byte_source.h"
+#include "adapters/gstreamer.h"
+#include "adapters/text.h"
 
 namespace cookgraph {
 namespace fs = std::filesystem;
+namespace {
+
+enum class GstKind : uint8_t { kNone, kDump, kLog };
+
+// Whether the file at `path` is a GStreamer dump or log, by its first bytes.
+GstKind GstreamerKind(const std::string& path) {
+  auto opened = ByteSource::Open(path);
+  if (!opened) return GstKind::kNone;
+  const std::string_view head = (*opened)->Head();
+  if (LooksLikeGstreamerDot(head)) return GstKind::kDump;
+  if (LooksLikeGstreamerLog(head)) return GstKind::kLog;
+  return GstKind::kNone;
+}
+
+}  // namespace
+
+std::string Input::name() const {
+  std::string out;
+  for (const std::string& p : paths) out += (out.empty() ? "" : " + ") + p;
+  return out;
+}
 
 bool HasSnapshotExtension(const std::string& path) {
   for (std::string_view ext : {".json", ".json.gz", ".yaml", ".yml"}) {
@@ -16,11 +40,25 @@ bool HasSnapshotExtension(const std::string& path) {
   return false;
 }
 
+bool HoldsGstreamerDump(const std::string& folder) {
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type;
+    const std::string path = it->path().string();
+    if (it->is_regular_file(type) && (EndsWith(path, ".dot") || EndsWith(path, ".dot.gz")) &&
+        GstreamerKind(path) == GstKind::kDump) {
+      return true;
+    }
+  }
+  return false;
+}
+
 InputList ExpandInputs(const std::vector<std::string>& args) {
   InputList list;
+  std::map<std::string, Input> gst_files;  // by folder: dumps and logs given as files
   for (const std::string& arg : args) {
     if (arg == "-") {
-      list.files.push_back(arg);
+      list.inputs.push_back({{arg}});
       continue;
     }
     std::error_code ec;
@@ -30,18 +68,27 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
       continue;
     }
     if (!fs::is_directory(status)) {
-      list.files.push_back(arg);
+      if (!HasSnapshotExtension(arg) && GstreamerKind(arg) != GstKind::kNone) {
+        gst_files[fs::path(arg).parent_path().string()].paths.push_back(arg);
+      } else {
+        list.inputs.push_back({{arg}});
+      }
       continue;
     }
     // Walks the tree with an explicit stack so that a folder that cannot be
     // read is an error naming it, not a silent gap in a batch. Links to folders
-    // are not followed (as find(1) does not), so link cycles cannot loop.
-    std::vector<std::string> found;
+    // are not followed (as find(1) does not), so link cycles cannot loop. A
+    // folder holding a GStreamer dump is one recording: not searched further.
+    std::vector<Input> found;
     std::vector<fs::path> folders = {arg};
     bool unreadable = false;
     while (!folders.empty()) {
       fs::path folder = std::move(folders.back());
       folders.pop_back();
+      if (HoldsGstreamerDump(folder.string())) {
+        found.push_back({{folder.string()}});
+        continue;
+      }
       std::error_code walk;
       for (fs::directory_iterator it(folder, walk), end; !walk && it != end; it.increment(walk)) {
         std::error_code type;
@@ -49,7 +96,7 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
         if (fs::is_directory(link)) {
           folders.push_back(it->path());
         } else if (it->is_regular_file(type) && HasSnapshotExtension(it->path().string())) {
-          found.push_back(it->path().string());
+          found.push_back({{it->path().string()}});
         }
       }
       if (walk) {
@@ -62,15 +109,20 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
     if (found.empty()) {
       list.errors.push_back(Error{
           .file = arg,
-          .message = "directory holds no snapshot files (.json, .json.gz, .yaml, .yml)"});
+          .message = "directory holds nothing cookgraph reads (.json, .json.gz, .yaml, .yml "
+                     "files, or a GStreamer .dot dump)"});
       continue;
     }
-    list.files.insert(list.files.end(), found.begin(), found.end());
+    list.inputs.insert(list.inputs.end(), found.begin(), found.end());
+  }
+  for (auto& [folder, input] : gst_files) {
+    std::sort(input.paths.begin(), input.paths.end());
+    list.inputs.push_back(std::move(input));
   }
   // Sorted, so that shards and output order do not depend on the order of the
   // arguments or of the file system.
-  std::sort(list.files.begin(), list.files.end());
-  list.files.erase(std::unique(list.files.begin(), list.files.end()), list.files.end());
+  std::sort(list.inputs.begin(), list.inputs.end());
+  list.inputs.erase(std::unique(list.inputs.begin(), list.inputs.end()), list.inputs.end());
   return list;
 }
 

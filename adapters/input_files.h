@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_ADAPTERS_INPUT_FILES_H_
 #define COOKGRAPH_ADAPTERS_INPUT_FILES_H_
 
-// Turns the INPUT arguments of a command into the list of files to read.
+// Turns the INPUT arguments of a command into the list of inputs to read.
 
 #include <string>
 #include <vector>
@@ -10,18 +10,34 @@
 
 namespace cookgraph {
 
-struct InputList {
-  std::vector<std::string> files;  // sorted, without duplicates; "-" kept as given
-  std::vector<Error> errors;       // one per argument that gave no file
+/// One input: one file (or "-"), a folder holding a GStreamer recording, or a
+/// GStreamer dump and its log given as files.
+struct Input {
+  std::vector<std::string> paths;
+  /// How results and errors name it: the path, or the paths joined by " + ".
+  std::string name() const;
+  bool operator<(const Input& other) const { return paths < other.paths; }
+  bool operator==(const Input& other) const { return paths == other.paths; }
 };
 
-/// Files stay as given; directories are searched recursively for snapshot files
-/// (.json, .json.gz, .yaml, .yml), sorted by path; "-" is standard input.
-/// A missing path or a directory without snapshots is an error for that argument.
+struct InputList {
+  std::vector<Input> inputs;  // sorted, without duplicates; "-" kept as given
+  std::vector<Error> errors;  // one per argument that gave no input
+};
+
+/// Files stay as given, except that GStreamer dumps and logs (recognised by
+/// content) in one folder are one input. A folder that holds a GStreamer dump
+/// is one input (a recording); other folders are searched recursively for
+/// files cookgraph reads (.json, .json.gz, .yaml, .yml, and folders with a
+/// GStreamer dump), sorted by path. "-" is standard input. A missing path or a
+/// folder with nothing to read is an error for that argument.
 InputList ExpandInputs(const std::vector<std::string>& args);
 
-/// True when `path` ends with an extension cookgraph reads.
+/// True when `path` ends with an extension of the JSON/YAML formats cookgraph reads.
 bool HasSnapshotExtension(const std::string& path);
+
+/// True when `folder` directly holds a GStreamer .dot dump (by content).
+bool HoldsGstreamerDump(const std::string& folder);
 
 }  // namespace cookgraph
 

@@ -75,6 +75,7 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
     if (FlagAt(a.in_loop, n)) flags += 'L';
     if (FlagAt(a.on_critical_path, n)) flags += 'C';
     if (FlagAt(a.dead, n)) flags += 'D';
+    if (FlagAt(a.waiting, n)) flags += 'W';
     row.push_back({flags});
     t.rows.push_back(std::move(row));
   }

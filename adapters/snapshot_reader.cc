@@ -24,7 +24,11 @@ Result<Snapshot> Read(ByteSource& source, Spelling spelling) {
 Result<Snapshot> ReadSnapshotFile(const std::string& path) {
   auto opened = ByteSource::Open(path);
   if (!opened) return opened.error();
-  ByteSource& source = **opened;
+  return ReadSnapshotSource(**opened);
+}
+
+Result<Snapshot> ReadSnapshotSource(ByteSource& source) {
+  const std::string& path = source.name();
   char first = source.PeekNonBlank();
   if (source.failed()) return Error{.file = path, .message = source.error()};
   if (first == 0) return Error{.file = path, .message = "the file is empty"};

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "adapters/byte_source.h"
 #include "graph/error.h"
 #include "metrics/snapshot.h"
 
@@ -19,6 +20,9 @@ enum class Spelling : uint8_t { kJson, kYaml };
 /// the spelling from the extension (.json, .json.gz, .yaml, .yml), else from the
 /// content. Errors name the file and, for syntax, the line and column.
 Result<Snapshot> ReadSnapshotFile(const std::string& path);
+
+/// As ReadSnapshotFile, from a source opened by the caller (nothing read yet).
+Result<Snapshot> ReadSnapshotSource(ByteSource& source);
 
 /// Parses `text` as `spelling`; `file` is the name used in errors.
 Result<Snapshot> ParseSnapshot(std::string_view text, Spelling spelling, const std::string& file);

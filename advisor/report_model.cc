@@ -53,6 +53,7 @@ std::string Flags(const Analysis& analysis, NodeIndex n) {
   if (at(analysis.in_loop)) add("loop");
   if (at(analysis.on_critical_path)) add("critical");
   if (at(analysis.dead)) add("dead");
+  if (at(analysis.waiting)) add("waiting");
   return out;
 }
 

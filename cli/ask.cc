@@ -21,7 +21,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct AskArgs {
-  std::string input;
+  std::string input_path;
+  InputArgs input;  // paths = {input_path}, set when run
   std::string question;
   LlmFlags llm;
   bool dry_run = false;
@@ -70,7 +71,7 @@ int RunAsk(const AskArgs& args) {
     PrintError(counter.error());
     return kExitInput;
   }
-  const PromptInput input{.file = args.input,
+  const PromptInput input{.file = args.input.name(),
                           .snapshot = judged.snapshot,
                           .analysis = judged.analysis,
                           .pack = judged.pack,
@@ -166,7 +167,11 @@ int RunAsk(const AskArgs& args) {
 
 std::function<int()> SetupAsk(CLI::App& sub) {
   auto args = std::make_shared<AskArgs>();
-  sub.add_option("INPUT", args->input, "a snapshot file, or - for standard input")->required();
+  sub.add_option("INPUT", args->input_path,
+                 "a snapshot or a Chrome trace (file, or - for standard input), or a folder "
+                 "holding a GStreamer recording")
+      ->required();
+  AddFormatOptions(sub, args->input);
   sub.add_option("QUESTION", args->question, "what to ask about the network")->required();
   AddLlmOptions(sub, args->llm);
   sub.add_flag("--dry-run", args->dry_run,
@@ -180,7 +185,10 @@ std::function<int()> SetupAsk(CLI::App& sub) {
       "  COOKGRAPH_BASE_URL=http://localhost:11434/v1 COOKGRAPH_MODEL=llama3.1 \\\n"
       "    cookgraph ask examples/touchdesigner_feedback.json \"Why do frames drop?\"\n"
       "  cookgraph ask trace.json.gz \"What should I fix first?\" --model gpt-4o --dry-run");
-  return [args] { return RunAsk(*args); };
+  return [args] {
+    args->input.paths = {args->input_path};
+    return RunAsk(*args);
+  };
 }
 
 }  // namespace cookgraph::cli

@@ -35,6 +35,7 @@ std::function<int()> SetupGraph(CLI::App& sub);
 std::function<int()> SetupConvert(CLI::App& sub);
 std::function<int()> SetupReport(CLI::App& sub);
 std::function<int()> SetupAsk(CLI::App& sub);
+std::function<int()> SetupTrace(CLI::App& sub);
 
 /// Prints "cookgraph: error: <file:line:col: ...>" on standard error.
 void PrintError(const Error& error);

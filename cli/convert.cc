@@ -1,26 +1,28 @@
-// `cookgraph convert INPUT -o OUT`: the same snapshot in another spelling.
+// `cookgraph convert INPUT -o OUT`: the same snapshot in another spelling, or
+// any input cookgraph reads (a Chrome trace, a GStreamer recording) as a
+// native snapshot.
 
 #include <cstdio>
 
-#include "adapters/snapshot_reader.h"
 #include "adapters/snapshot_writer.h"
 #include "cli/command.h"
+#include "cli/input.h"
 
 namespace cookgraph::cli {
 namespace {
 
 struct ConvertArgs {
-  std::string input;
+  InputArgs input;
   std::string output;
 };
 
 int RunConvert(const ConvertArgs& args) {
-  Result<Snapshot> snapshot = ReadSnapshotFile(args.input);
+  Result<Snapshot> snapshot = ReadInput(args.input.paths, args.input.options());
   if (!snapshot) {
     PrintError(snapshot.error());
     return kExitInput;
   }
-  for (const std::string& w : snapshot->warnings) PrintWarning(args.input, w);
+  for (const std::string& w : snapshot->warnings) PrintWarning(args.input.name(), w);
   Status written = WriteSnapshotFile(*snapshot, args.output);
   if (!written) {
     PrintError(written.error());
@@ -37,8 +39,7 @@ int RunConvert(const ConvertArgs& args) {
 
 std::function<int()> SetupConvert(CLI::App& sub) {
   auto args = std::make_shared<ConvertArgs>();
-  sub.add_option("INPUT", args->input, "a snapshot file (.json, .json.gz, .yaml, .yml) or -")
-      ->required();
+  AddInputArgument(sub, args->input);
   sub.add_option("-o,--output", args->output,
                  "where to write; the extension picks the spelling: .json, .json.gz, .yaml, "
                  ".yml (- = JSON on standard output)")
@@ -46,7 +47,8 @@ std::function<int()> SetupConvert(CLI::App& sub) {
   sub.footer(
       "Examples:\n"
       "  cookgraph convert net.json -o net.yaml\n"
-      "  cookgraph convert net.yaml -o net.json.gz");
+      "  cookgraph convert net.yaml -o net.json.gz\n"
+      "  cookgraph convert trace.pt.trace.json.gz -o model.json");
   return [args] { return RunConvert(*args); };
 }
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "adapters/snapshot_reader.h"
 #include "advisor/rules.h"
 #include "cli/command.h"
 
@@ -46,17 +45,17 @@ Result<AdvisorSettings> ResolveSettings(const LlmFlags& flags) {
   return loaded;
 }
 
-std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const std::string& input,
+std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
                                                         const std::string& pack_path) {
   auto judged = std::make_unique<Judged>();
-  Result<Snapshot> snapshot = ReadSnapshotFile(input);
+  Result<Snapshot> snapshot = ReadInput(input.paths, input.options());
   if (!snapshot) {
     PrintError(snapshot.error());
     return kExitInput;
   }
   judged->snapshot = std::move(*snapshot);
   judged->analysis = Analyse(judged->snapshot);
-  for (const std::string& w : judged->analysis.warnings) PrintWarning(input, w);
+  for (const std::string& w : judged->analysis.warnings) PrintWarning(input.name(), w);
   Result<KnowledgePack> pack = pack_path.empty() ? BuiltinPack(judged->snapshot.info.engine)
                                                  : LoadPack(pack_path);
   if (!pack) {

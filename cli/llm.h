@@ -16,6 +16,7 @@
 #include "advisor/pack.h"
 #include "advisor/prompt.h"
 #include "advisor/settings.h"
+#include "cli/input.h"
 #include "metrics/analysis.h"
 #include "metrics/snapshot.h"
 
@@ -49,7 +50,7 @@ struct Judged {
 
 /// Reads `input`, analyses it and evaluates `pack_path` (or the engine's
 /// built-in pack). On failure prints the error and gives the exit code.
-std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const std::string& input,
+std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
                                                         const std::string& pack_path);
 
 /// The chat request for `prompt` under `settings`.

@@ -17,6 +17,8 @@ const CommandEntry kCommands[] = {
     {"report", "a self-contained HTML or Markdown report: costs, loops, critical path, findings",
      SetupReport},
     {"ask", "ask an OpenAI-compatible LLM endpoint a question about a network", SetupAsk},
+    {"trace", "the network as a Chrome trace for Perfetto: a track per node, the critical path",
+     SetupTrace},
 };
 
 int Main(int argc, char** argv) {

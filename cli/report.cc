@@ -21,7 +21,7 @@ namespace cookgraph::cli {
 namespace {
 
 struct ReportArgs {
-  std::string input;
+  InputArgs input;
   std::string output;
   std::optional<std::string> ask;
   bool no_llm = false;
@@ -55,7 +55,7 @@ Advice AskForAdvice(const ReportArgs& args, const AdvisorSettings& s, const Judg
   Result<std::unique_ptr<TokenCounter>> counter = OpenTokenCounter(s);
   Result<Prompt> prompt = Error{};
   if (counter) {
-    prompt = BuildPrompt({.file = args.input,
+    prompt = BuildPrompt({.file = args.input.name(),
                           .snapshot = judged.snapshot,
                           .analysis = judged.analysis,
                           .pack = judged.pack,
@@ -119,7 +119,7 @@ int RunReport(const ReportArgs& args) {
   const Judged& judged = *std::get<std::unique_ptr<Judged>>(judged_or_exit);
 
   const Advice advice = AskForAdvice(args, *settings, judged);
-  ReportInput input{.file = args.input,
+  ReportInput input{.file = args.input.name(),
                     .snapshot = judged.snapshot,
                     .analysis = judged.analysis,
                     .findings = judged.findings,
@@ -143,7 +143,7 @@ int RunReport(const ReportArgs& args) {
 
 std::function<int()> SetupReport(CLI::App& sub) {
   auto args = std::make_shared<ReportArgs>();
-  sub.add_option("INPUT", args->input, "a snapshot file, or - for standard input")->required();
+  AddInputArgument(sub, args->input);
   sub.add_option("-o,--output", args->output,
                  "where to write; the extension picks the format: .html (or .htm), .md")
       ->required();

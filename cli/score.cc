@@ -16,8 +16,8 @@
 
 #include "adapters/input_files.h"
 #include "adapters/score_writers.h"
-#include "adapters/snapshot_reader.h"
 #include "cli/command.h"
+#include "cli/input.h"
 #include "cli/progress.h"
 #include "metrics/analysis.h"
 
@@ -26,6 +26,7 @@ namespace {
 
 struct ScoreArgs {
   std::vector<std::string> inputs;
+  InputArgs input;  // --format-in and --frame-marker only: `inputs` are many
   std::string format = "table";
   int top = -1;  // -1 = the format's default
   std::string sort = "score";
@@ -38,7 +39,7 @@ struct ScoreArgs {
 // The K-th (1-based) of N contiguous slices of `files`. A slice may be empty
 // (more shards than files): that is not an error, an array job just has
 // nothing to do.
-Result<std::vector<std::string>> Shard(const std::vector<std::string>& files,
+Result<std::vector<Input>> Shard(const std::vector<Input>& files,
                                        const std::string& spec) {
   auto bad = [&] {
     return Error{.where = "--shard",
@@ -59,7 +60,7 @@ Result<std::vector<std::string>> Shard(const std::vector<std::string>& files,
   }
   size_t begin = files.size() * (k - 1) / n;
   size_t end = files.size() * k / n;
-  return std::vector<std::string>(files.begin() + begin, files.begin() + end);
+  return std::vector<Input>(files.begin() + begin, files.begin() + end);
 }
 
 // What one worker made of one file.
@@ -89,7 +90,7 @@ int RunScore(const ScoreArgs& args) {
   InputList inputs = ExpandInputs(args.inputs);
   std::vector<Error> errors = inputs.errors;
   for (const Error& e : errors) PrintError(e);
-  std::vector<std::string> files = std::move(inputs.files);
+  std::vector<Input> files = std::move(inputs.inputs);
   if (!args.shard.empty()) {
     auto sharded = Shard(files, args.shard);
     if (!sharded) {
@@ -109,21 +110,21 @@ int RunScore(const ScoreArgs& args) {
       // A worker must not throw: one file's failure (even out of memory) is
       // that file's error, and the batch goes on.
       try {
-        Result<Snapshot> snapshot = ReadSnapshotFile(files[i]);
+        Result<Snapshot> snapshot = ReadInput(files[i].paths, args.input.options());
         if (!snapshot) {
           outcome.error = snapshot.error();
         } else {
           Analysis analysis = Analyse(*snapshot, analysis_options);
           outcome.warnings = analysis.warnings;
-          outcome.text = RenderScoreSnapshot(format, {files[i], *snapshot, analysis}, options);
+          outcome.text = RenderScoreSnapshot(format, {files[i].name(), *snapshot, analysis}, options);
         }
       } catch (const std::bad_alloc&) {
         outcome = Outcome{.internal = true};
-        outcome.error = Error{.file = files[i], .message = "out of memory"};
+        outcome.error = Error{.file = files[i].name(), .message = "out of memory"};
       } catch (const std::exception& e) {
         outcome = Outcome{.internal = true};
         outcome.error =
-            Error{.file = files[i], .message = std::string("internal error: ") + e.what()};
+            Error{.file = files[i].name(), .message = std::string("internal error: ") + e.what()};
       }
       outcome.done = true;
       std::lock_guard lock(mutex);
@@ -147,7 +148,7 @@ int RunScore(const ScoreArgs& args) {
       ready.wait(lock, [&] { return outcomes[i].done; });
       outcome = std::move(outcomes[i]);
     }
-    progress.Step(files[i]);
+    progress.Step(files[i].name());
     if (outcome.error) {
       progress.Clear();
       PrintError(*outcome.error);
@@ -156,7 +157,7 @@ int RunScore(const ScoreArgs& args) {
       continue;
     }
     if (!outcome.warnings.empty()) progress.Clear();
-    for (const std::string& w : outcome.warnings) PrintWarning(files[i], w);
+    for (const std::string& w : outcome.warnings) PrintWarning(files[i].name(), w);
     if (!first) written_ok &= WriteStdout(RenderScoreSeparator(format));
     first = false;
     written_ok &= WriteStdout(outcome.text);
@@ -178,9 +179,11 @@ int RunScore(const ScoreArgs& args) {
 std::function<int()> SetupScore(CLI::App& sub) {
   auto args = std::make_shared<ScoreArgs>();
   sub.add_option("INPUT", args->inputs,
-                 "snapshot files, directories (searched recursively for .json, .json.gz, "
-                 ".yaml, .yml) or - for standard input")
+                 "snapshots and Chrome traces (files, or - for standard input), GStreamer "
+                 "recordings (a .dot dump and its log, or their folder), and directories "
+                 "(searched recursively for .json, .json.gz, .yaml, .yml and GStreamer folders)")
       ->required();
+  AddFormatOptions(sub, args->input);
   sub.add_option("--format", args->format, "output: table (default), json, csv or md")
       ->check(CLI::IsMember({"table", "json", "csv", "md"}));
   sub.add_option("--top", args->top,

@@ -125,7 +125,12 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
     analysis.warnings.push_back("no node is marked as an output: dead cooks are not computed");
   }
 
-  analysis.spikes = AttributeSpikes(samples, analysis.frames, analysis.stats, options.spike_limit);
+  analysis.waiting.assign(n, false);
+  for (NodeIndex node = 0; node < n; ++node) {
+    analysis.waiting[node] = network.node(node).family == kWaitingFamily;
+  }
+  analysis.spikes = AttributeSpikes(samples, analysis.frames, analysis.stats, options.spike_limit,
+                                    analysis.waiting);
   return analysis;
 }
 
@@ -138,7 +143,11 @@ std::vector<NodeIndex> Rank(const Analysis& analysis, SortKey key) {
   }
   std::vector<double> value(n, 0.0);
   for (NodeIndex node : ranked) value[node] = Orderable(KeyValue(analysis, node, key));
+  auto waits = [&analysis](NodeIndex node) {
+    return node < analysis.waiting.size() && analysis.waiting[node];
+  };
   std::sort(ranked.begin(), ranked.end(), [&](NodeIndex a, NodeIndex b) {
+    if (waits(a) != waits(b)) return waits(b);  // work first, then waiting
     if (value[a] != value[b]) return value[a] > value[b];
     const double sa = Orderable(analysis.stats[a].score);
     const double sb = Orderable(analysis.stats[b].score);

@@ -43,6 +43,11 @@ struct Analysis {
   std::vector<double> upstream_ms;  // per node: upstream cost of per_frame_ms
   std::vector<bool> in_loop;        // per node: member of some reported loop
   std::vector<bool> on_critical_path;
+  /// Per node: its time is waiting, not work (family kWaitingFamily, e.g. a
+  /// GStreamer queue, whose time includes the time buffers wait for the slow
+  /// element downstream). Such nodes keep their statistics but are ranked
+  /// after every node that works, and are left out of spike attribution.
+  std::vector<bool> waiting;
   /// Per node: cooked in some frame yet serves no output (not LiveNodes: it
   /// reaches no output and no live node calls or launches it). All false when
   /// the snapshot marks no outputs (see `warnings`).
@@ -56,9 +61,13 @@ struct Analysis {
 
 Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options = {});
 
-/// The nodes in ranking order for `key`: nodes that cooked, largest first (ties
-/// by score, then by NodeIndex), then nodes that never cooked in topological order.
-/// The rank of a node is its 1-based position among the cooked ones.
+/// The family of nodes whose time is waiting, not work (see Analysis::waiting).
+inline constexpr std::string_view kWaitingFamily = "queue";
+
+/// The nodes in ranking order for `key`: nodes that cooked and work, largest
+/// first (ties by score, then by NodeIndex); then nodes that cooked and wait
+/// (queues), in the same order; then nodes that never cooked in topological
+/// order. The rank of a node is its 1-based position among the cooked ones.
 std::vector<NodeIndex> Rank(const Analysis& analysis, SortKey key);
 
 /// How many leading entries of a ranking are nodes that cooked.

@@ -5,7 +5,8 @@
 namespace cookgraph {
 
 std::vector<Spike> AttributeSpikes(const Samples& samples, const FrameSummary& frames,
-                                   std::span<const NodeStats> stats, size_t limit) {
+                                   std::span<const NodeStats> stats, size_t limit,
+                                   const std::vector<bool>& skip) {
   std::vector<Spike> spikes;
   if (frames.over_budget.empty() || limit == 0) return spikes;
 
@@ -18,7 +19,7 @@ std::vector<Spike> AttributeSpikes(const Samples& samples, const FrameSummary& f
 
   const size_t node_count = std::min(samples.node_count(), stats.size());
   for (NodeIndex node = 0; node < node_count; ++node) {
-    if (stats[node].cooked_frames == 0) continue;
+    if (stats[node].cooked_frames == 0 || (!skip.empty() && skip[node])) continue;
     std::span<const double> cook = samples.series(node, Metric::kCookMs);
     Spike spike{.node = node, .median_ms = stats[node].p50_ms};
     for (size_t f : frames.over_budget) {

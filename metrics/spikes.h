@@ -28,8 +28,10 @@ struct Spike {
 
 /// Nodes ranked by excess_ms (largest first; ties by NodeIndex), at most `limit`,
 /// leaving out nodes with no excess. Empty when no frame is over budget.
+/// Nodes with `skip[node]` set (when `skip` is not empty) are left out.
 std::vector<Spike> AttributeSpikes(const Samples& samples, const FrameSummary& frames,
-                                   std::span<const NodeStats> stats, size_t limit);
+                                   std::span<const NodeStats> stats, size_t limit,
+                                   const std::vector<bool>& skip = {});
 
 }  // namespace cookgraph
 

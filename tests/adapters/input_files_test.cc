@@ -11,6 +11,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+std::vector<std::string> Names(const InputList& list) {
+  std::vector<std::string> names;
+  for (const Input& input : list.inputs) names.push_back(input.name());
+  return names;
+}
+
 TEST(InputFiles, DirectoriesAreSearchedRecursivelyAndSorted) {
   char pattern[] = "/tmp/cookgraph-inputs-XXXXXX";
   std::string root = mkdtemp(pattern);
@@ -22,7 +28,7 @@ TEST(InputFiles, DirectoriesAreSearchedRecursivelyAndSorted) {
   EXPECT_TRUE(list.errors.empty());
   std::vector<std::string> expected = {root + "/b/c.json.gz", root + "/b/deep/a.yaml",
                                        root + "/b/x.yml", root + "/z.json"};
-  EXPECT_EQ(list.files, expected);
+  EXPECT_EQ(Names(list), expected);
   fs::remove_all(root);
 }
 
@@ -33,9 +39,10 @@ TEST(InputFiles, MissingPathAndDirectoryWithoutSnapshotsAreErrors) {
   InputList list = ExpandInputs({root, "/nonexistent.json", "-"});
   ASSERT_EQ(list.errors.size(), 2u);
   EXPECT_EQ(list.errors[0].Format(),
-            root + ": directory holds no snapshot files (.json, .json.gz, .yaml, .yml)");
+            root + ": directory holds nothing cookgraph reads (.json, .json.gz, .yaml, .yml "
+                   "files, or a GStreamer .dot dump)");
   EXPECT_EQ(list.errors[1].Format(), "/nonexistent.json: no such file or directory");
-  EXPECT_EQ(list.files, std::vector<std::string>{"-"});
+  EXPECT_EQ(Names(list), std::vector<std::string>{"-"});
   fs::remove_all(root);
 }
 

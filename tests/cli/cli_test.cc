@@ -420,7 +420,7 @@ TEST(CliBadInput, MissingFileAndDirectoryWithoutSnapshots) {
   EXPECT_NE(missing.err.find(dir / "nope.json"), std::string::npos);
   CliRun empty = Cookgraph("score " + dir.path());
   EXPECT_EQ(empty.exit_code, 2);
-  EXPECT_NE(empty.err.find("no snapshot files"), std::string::npos);
+  EXPECT_NE(empty.err.find("directory holds nothing cookgraph reads"), std::string::npos);
 }
 
 TEST(CliBadInput, AnUnreadableFolderInABatchIsAnErrorNotAGap) {

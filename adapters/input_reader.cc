@@ -1,0 +1,125 @@
+#include "adapters/input_reader.h"
+
+#include <array>
+#include <filesystem>
+#include <utility>
+
+#include "adapters/byte_source.h"
+#include "adapters/chrome_trace.h"
+#include "adapters/gstreamer.h"
+#include "adapters/snapshot_reader.h"
+
+namespace cookgraph {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, InputFormat>, 8> kNames = {{
+    {"native", InputFormat::kNative},
+    {"snapshot", InputFormat::kNative},
+    {"chrome", InputFormat::kChromeTrace},
+    {"chrome-trace", InputFormat::kChromeTrace},
+    {"perfetto", InputFormat::kChromeTrace},
+    {"pytorch", InputFormat::kChromeTrace},
+    {"gstreamer", InputFormat::kGstreamer},
+    {"gst", InputFormat::kGstreamer},
+}};
+
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// A native snapshot's version key: `"cookgraph"` then ':' (JSON), or a line
+// starting `cookgraph:` (YAML).
+bool HasNativeKey(std::string_view head) {
+  for (size_t at = head.find("cookgraph"); at != std::string_view::npos;
+       at = head.find("cookgraph", at + 1)) {
+    size_t after = at + 9;
+    const bool quoted = at > 0 && head[at - 1] == '"' && after < head.size() && head[after] == '"';
+    const bool line_start = at == 0 || head[at - 1] == '\n';
+    if (!quoted && !line_start) continue;
+    if (quoted) ++after;
+    while (after < head.size() && (head[after] == ' ' || head[after] == '\t')) ++after;
+    if (after < head.size() && head[after] == ':') return true;
+  }
+  return false;
+}
+
+Result<Snapshot> ReadGstreamerInput(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    if (path == "-") {
+      return Error{.file = "-",
+                   .message = "a GStreamer recording cannot come from standard input: give its "
+                              ".dot dump and tracer log, or the folder holding them"};
+    }
+  }
+  return ReadGstreamer(paths);
+}
+
+}  // namespace
+
+std::string_view InputFormatName(InputFormat format) {
+  switch (format) {
+    case InputFormat::kNative: return "native";
+    case InputFormat::kChromeTrace: return "chrome";
+    case InputFormat::kGstreamer: return "gstreamer";
+  }
+  return "native";
+}
+
+std::optional<InputFormat> ParseInputFormat(std::string_view name) {
+  for (const auto& [text, format] : kNames) {
+    if (text == name) return format;
+  }
+  return std::nullopt;
+}
+
+std::string_view ReadableFormats() {
+  return "cookgraph reads a cookgraph snapshot (JSON or YAML with \"cookgraph\": 1), a Chrome "
+         "trace (PyTorch profiler, TensorFlow timeline, ONNX Runtime, Perfetto JSON), or a "
+         "GStreamer .dot dump with its latency tracer log (plain or gzip each)";
+}
+
+std::optional<InputFormat> DetectFormat(std::string_view head) {
+  size_t first = 0;
+  if (head.starts_with("\xEF\xBB\xBF")) first = 3;  // UTF-8 byte-order mark
+  while (first < head.size() && IsBlank(head[first])) ++first;
+  if (first == head.size()) return InputFormat::kNative;
+  if (HasNativeKey(head)) return InputFormat::kNative;
+  if (LooksLikeChromeTrace(head)) return InputFormat::kChromeTrace;
+  if (LooksLikeGstreamerDot(head) || LooksLikeGstreamerLog(head)) return InputFormat::kGstreamer;
+  return std::nullopt;
+}
+
+Result<Snapshot> ReadInput(const std::vector<std::string>& paths, const ReadOptions& options) {
+  if (paths.empty()) return Error{.message = "no input given"};
+  std::error_code ec;
+  const bool folder = paths.size() == 1 && paths[0] != "-" &&
+                      std::filesystem::is_directory(paths[0], ec);
+  if (paths.size() > 1 || folder) {
+    if (options.format && *options.format != InputFormat::kGstreamer) {
+      return Error{.file = paths[0],
+                   .message = std::string("--format-in ") +
+                              std::string(InputFormatName(*options.format)) +
+                              " reads one file; two paths or a folder are a GStreamer recording"};
+    }
+    return ReadGstreamerInput(paths);
+  }
+  auto opened = ByteSource::Open(paths[0]);
+  if (!opened) return opened.error();
+  ByteSource& source = **opened;
+  const std::string_view head = source.Head();
+  if (source.failed()) return Error{.file = paths[0], .message = source.error()};
+  std::optional<InputFormat> format = options.format ? options.format : DetectFormat(head);
+  if (!format) {
+    return Error{.file = paths[0],
+                 .message = "not a format cookgraph reads: " + std::string(ReadableFormats())};
+  }
+  switch (*format) {
+    case InputFormat::kNative:
+      return ReadSnapshotSource(source);
+    case InputFormat::kChromeTrace:
+      return ReadChromeTrace(source, ChromeTraceOptions{.frame_marker = options.frame_marker});
+    case InputFormat::kGstreamer:
+      return ReadGstreamerInput(paths);
+  }
+  return Error{.file = paths[0], .message = "unknown input format"};
+}
+
+}  // namespace cookgraph

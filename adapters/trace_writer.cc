@@ -1,0 +1,167 @@
+#include "adapters/trace_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "adapters/atomic_file.h"
+#include "adapters/text.h"
+
+namespace cookgraph {
+namespace {
+
+// µs with three decimals: whole nanoseconds.
+std::string Us(double ms) { return fmt::format("{:.3f}", std::round(ms * 1e6) / 1e3); }
+
+// Renders the trace piece by piece into `emit`, so that a large one is never
+// held whole.
+void Render(const Snapshot& snapshot, const Analysis& analysis,
+            const std::function<void(std::string_view)>& emit) {
+  const Network& network = snapshot.network;
+  const Samples& samples = snapshot.samples;
+  const size_t frames = samples.frame_count();
+  std::string out;
+  out.reserve(1 << 16);
+  auto flush = [&](bool force) {
+    if (force || out.size() > (1 << 16) - 512) {
+      emit(out);
+      out.clear();
+    }
+  };
+  std::string name;
+  const std::string title = snapshot.info.name.empty() ? "network" : snapshot.info.name;
+  out += "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"cookgraph\",\"engine\":";
+  AppendJsonString(out, snapshot.info.engine);
+  out += ",\"name\":";
+  AppendJsonString(out, title);
+  out += "},\"traceEvents\":[\n";
+  out += "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":";
+  AppendJsonString(out, "cookgraph: " + title);
+  out += "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_name\",\"args\":{\"name\":"
+         "\"frames\"}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_sort_index\","
+         "\"args\":{\"sort_index\":0}}";
+
+  // Thread of each node: 1 + its position in the topological order.
+  std::vector<uint32_t> thread(network.size(), 0);
+  for (size_t i = 0; i < analysis.order.size(); ++i) {
+    const NodeIndex n = analysis.order[i];
+    thread[n] = static_cast<uint32_t>(i + 1);
+    const Node& node = network.node(n);
+    out += fmt::format(",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":", i + 1);
+    AppendJsonString(out, node.id);
+    out += fmt::format("}}}},\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_sort_index\",\"args\":{{\"sort_index\":{}}}}}", i + 1, i + 1);
+    flush(false);
+  }
+
+  const Adjacency adjacency(network);
+  std::vector<double> start(network.size()), end(network.size());
+  std::vector<bool> done(network.size());
+  const std::vector<NodeIndex>& path = analysis.critical_path.nodes;
+  double frame_start = 0;
+  uint64_t flow_id = 0;
+  for (size_t f = 0; f < frames; ++f) {
+    std::fill(done.begin(), done.end(), false);
+    double makespan = 0;
+    for (const NodeIndex n : analysis.order) {
+      double ready = 0;
+      for (const NodeIndex p : adjacency.in(n)) {
+        if (done[p]) ready = std::max(ready, end[p]);
+      }
+      start[n] = ready;
+      end[n] = ready;
+      done[n] = true;
+      const std::span<const double> cook = samples.series(n, Metric::kCookMs);
+      if (cook.empty() || IsMissing(cook[f])) continue;
+      const std::span<const double> cooks = samples.series(n, Metric::kCooks);
+      const double count_value = cooks.empty() || IsMissing(cooks[f]) ? 1 : std::round(cooks[f]);
+      const size_t count = static_cast<size_t>(std::clamp(count_value, 1.0, 1e6));
+      const double each = cook[f] / static_cast<double>(count);
+      name.clear();
+      AppendJsonString(name, network.node(n).id);
+      const std::string& family = network.node(n).family;
+      for (size_t c = 0; c < count; ++c) {
+        out += fmt::format(",\n{{\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{}",
+                           thread[n], Us(frame_start + ready + each * static_cast<double>(c)),
+                           Us(each), name);
+        if (!family.empty()) {
+          out += ",\"cat\":";
+          AppendJsonString(out, family);
+        }
+        out += '}';
+        flush(false);
+      }
+      end[n] = ready + cook[f];
+      makespan = std::max(makespan, end[n]);
+    }
+    // The critical path: a flow from each node's last cook to the next one's first.
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+      const NodeIndex a = path[i], b = path[i + 1];
+      const std::span<const double> ca = samples.series(a, Metric::kCookMs);
+      const std::span<const double> cb = samples.series(b, Metric::kCookMs);
+      if (ca.empty() || cb.empty() || IsMissing(ca[f]) || IsMissing(cb[f])) continue;
+      ++flow_id;
+      out += fmt::format(
+          ",\n{{\"ph\":\"s\",\"pid\":1,\"tid\":{},\"ts\":{},\"id\":{},\"cat\":\"critical_path\","
+          "\"name\":\"critical path\"}},\n{{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":{},"
+          "\"ts\":{},\"id\":{},\"cat\":\"critical_path\",\"name\":\"critical path\"}}",
+          thread[a], Us(frame_start + (start[a] + end[a]) / 2), flow_id, thread[b],
+          Us(frame_start + start[b]), flow_id);
+      flush(false);
+    }
+    const double measured = f < analysis.frames.frame_ms.size() ? analysis.frames.frame_ms[f] : 0;
+    const double length = std::max(std::isfinite(measured) ? measured : 0.0, makespan) + 0.001;
+    out += fmt::format(
+        ",\n{{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":{},\"dur\":{},\"name\":\"ProfilerStep#{}\","
+        "\"cat\":\"frame\"}}",
+        Us(frame_start), Us(length), samples.frame_index()[f]);
+    frame_start += length;
+    flush(false);
+  }
+  out += "\n]}\n";
+  flush(true);
+}
+
+}  // namespace
+
+std::string RenderTrace(const Snapshot& snapshot, const Analysis& analysis) {
+  std::string text;
+  Render(snapshot, analysis, [&text](std::string_view piece) { text += piece; });
+  return text;
+}
+
+Status WriteTraceFile(const Snapshot& snapshot, const Analysis& analysis,
+                      const std::string& path) {
+  if (path == "-") {
+    bool ok = true;
+    Render(snapshot, analysis, [&ok](std::string_view piece) {
+      ok = ok && std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();
+    });
+    if (!ok || std::fflush(stdout) != 0) {
+      return Error{.file = "-", .message = "cannot write the trace to standard output"};
+    }
+    return {};
+  }
+  TemporaryFile temporary(path);
+  if (!temporary.ok()) return temporary.error();
+  std::FILE* file = std::fopen(temporary.path().c_str(), "wb");
+  if (file == nullptr) {
+    return Error{.file = path, .message = std::string("cannot write: ") + std::strerror(errno)};
+  }
+  bool ok = true;
+  Render(snapshot, analysis, [&](std::string_view piece) {
+    ok = ok && std::fwrite(piece.data(), 1, piece.size(), file) == piece.size();
+  });
+  const int saved = errno;
+  ok = (std::fclose(file) == 0) && ok;
+  if (!ok) {
+    return Error{.file = path, .message = std::string("cannot write: ") + std::strerror(saved)};
+  }
+  return temporary.Commit();
+}
+
+}  // namespace cookgraph

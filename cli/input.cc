@@ -1,0 +1,49 @@
+#include "cli/input.h"
+
+#include <regex>
+
+namespace cookgraph::cli {
+
+std::string InputArgs::name() const {
+  std::string out;
+  for (const std::string& p : paths) out += (out.empty() ? "" : " + ") + p;
+  return out;
+}
+
+ReadOptions InputArgs::options() const {
+  ReadOptions options;
+  if (format_in) options.format = ParseInputFormat(*format_in);  // checked by CLI11
+  options.frame_marker = frame_marker;
+  return options;
+}
+
+void AddFormatOptions(CLI::App& sub, InputArgs& args) {
+  sub.add_option("--format-in", args.format_in,
+                 "read the input as this format instead of recognising it: native, chrome "
+                 "(Chrome trace: PyTorch, TensorFlow, ONNX Runtime, Perfetto) or gstreamer")
+      ->check(CLI::IsMember({"native", "snapshot", "chrome", "chrome-trace", "perfetto",
+                             "pytorch", "gstreamer", "gst"}));
+  sub.add_option("--frame-marker", args.frame_marker,
+                 "Chrome traces: a regex naming the events that mark frames (default: "
+                 "ProfilerStep#N, else ONNX Runtime's model_run, else the whole trace is one "
+                 "frame)")
+      ->check([](const std::string& pattern) -> std::string {
+        try {
+          std::regex check(pattern);
+        } catch (const std::regex_error& e) {
+          return "not a valid regex: " + std::string(e.what());
+        }
+        return "";
+      });
+}
+
+void AddInputArgument(CLI::App& sub, InputArgs& args) {
+  sub.add_option("INPUT", args.paths,
+                 "a snapshot or a Chrome trace (file, or - for standard input); a GStreamer "
+                 "recording: its .dot dump and tracer log, or the folder holding them")
+      ->required()
+      ->expected(1, 2);
+  AddFormatOptions(sub, args);
+}
+
+}  // namespace cookgraph::cli

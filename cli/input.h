@@ -1,0 +1,38 @@
+#ifndef COOKGRAPH_CLI_INPUT_H_
+#define COOKGRAPH_CLI_INPUT_H_
+
+// The INPUT of the commands that read one network, and the options every
+// reading command has: --format-in and --frame-marker.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "adapters/input_reader.h"
+
+namespace cookgraph::cli {
+
+struct InputArgs {
+  /// One input: a file, "-", a folder holding a GStreamer recording, or a
+  /// GStreamer dump and its log.
+  std::vector<std::string> paths;
+  std::optional<std::string> format_in;
+  std::optional<std::string> frame_marker;
+
+  /// The paths joined by " + ", for messages and reports.
+  std::string name() const;
+  ReadOptions options() const;
+};
+
+/// Adds --format-in and --frame-marker.
+void AddFormatOptions(CLI::App& sub, InputArgs& args);
+
+/// Adds the positional INPUT (one path, or a GStreamer dump and its log) and
+/// the format options.
+void AddInputArgument(CLI::App& sub, InputArgs& args);
+
+}  // namespace cookgraph::cli
+
+#endif  // COOKGRAPH_CLI_INPUT_H_

@@ -1,0 +1,131 @@
+// Every reading command takes every format: native snapshots, Chrome traces
+// (the real fixtures in ../shared/fixtures/traces), GStreamer recordings as two
+// files or a folder; --format-in and --frame-marker; `cookgraph trace`.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tests/temp_dir.h"
+
+namespace {
+
+using cookgraph::testing::TempDir;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kSource = COOKGRAPH_SOURCE_DIR;
+const std::string kBinary = COOKGRAPH_BINARY;
+const std::string kFixtures = kSource + "/../shared/fixtures/traces";
+const std::string kGstDot = "tests/data/gstreamer/tee_bin.dot";
+const std::string kGstLog = "tests/data/gstreamer/tee_bin.log";
+
+struct InputsRun {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+InputsRun Cookgraph(const std::string& args) {
+  TempDir dir;
+  const std::string command = "cd '" + kSource + "' && NO_COLOR=1 '" + kBinary + "' " + args +
+                              " </dev/null >'" + dir / "out" + "' 2>'" + dir / "err" + "'";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), Slurp(dir / "out"),
+          Slurp(dir / "err")};
+}
+
+TEST(CliInputs, EveryRealTraceFixtureIsScored) {
+  if (!fs::exists(kFixtures)) GTEST_SKIP() << kFixtures << " is absent";
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(kFixtures)) {
+    const InputsRun run = Cookgraph("score '" + entry.path().string() + "' --format json");
+    ASSERT_EQ(run.code, 0) << entry.path() << ": " << run.err;
+    const json doc = json::parse(run.out);
+    const json& snapshot = doc["snapshots"][0];
+    EXPECT_GT(snapshot["nodes"].size(), 0u) << entry.path();
+    EXPECT_GE(snapshot["frames"].get<int>(), 1) << entry.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 4u);
+}
+
+TEST(CliInputs, GstreamerAsTwoFilesOrAFolderInEveryCommand) {
+  TempDir dir, out;  // the recording's folder holds only the recording
+  fs::copy_file(kSource + "/" + kGstDot, dir / "pipeline.dot");
+  fs::copy_file(kSource + "/" + kGstLog, dir / "trace.log");
+  const InputsRun pair = Cookgraph("score " + kGstDot + " " + kGstLog + " --format json");
+  ASSERT_EQ(pair.code, 0) << pair.err;
+  const InputsRun folder = Cookgraph("score '" + dir.path() + "' --format json");
+  ASSERT_EQ(folder.code, 0) << folder.err;
+  const json a = json::parse(pair.out)["snapshots"][0];
+  const json b = json::parse(folder.out)["snapshots"][0];
+  EXPECT_EQ(a["file"], kGstDot + " + " + kGstLog);
+  EXPECT_EQ(a["engine"], "gstreamer");
+  EXPECT_EQ(a["nodes"], b["nodes"]);
+  EXPECT_EQ(Cookgraph("graph " + kGstDot + " " + kGstLog).code, 0);
+  EXPECT_EQ(Cookgraph("report '" + dir.path() + "' -o '" + out / "r.md" + "' --no-llm").code, 0);
+  EXPECT_EQ(Cookgraph("convert " + kGstDot + " " + kGstLog + " -o '" + out / "g.json" + "'").code,
+            0);
+  EXPECT_EQ(Cookgraph("score '" + out / "g.json" + "' --format json").code, 0);
+  EXPECT_EQ(Cookgraph("ask '" + dir.path() + "' Q --model m --dry-run").code, 0);
+}
+
+TEST(CliInputs, FormatInAndFrameMarker) {
+  const std::string trace = "tests/data/chrome/onnxruntime_profile.json";
+  const InputsRun forced = Cookgraph("score " + trace + " --format-in native");
+  EXPECT_EQ(forced.code, 2);
+  EXPECT_NE(forced.err.find(trace), std::string::npos);
+  EXPECT_EQ(Cookgraph("score " + trace + " --format-in chrome").code, 0);
+  EXPECT_EQ(Cookgraph("score " + trace + " --format-in csv").code, 2);
+  const InputsRun marker = Cookgraph("score " + trace + " --frame-marker 'model_run' --format json");
+  ASSERT_EQ(marker.code, 0) << marker.err;
+  const InputsRun bad = Cookgraph("score " + trace + " --frame-marker '(' --format json");
+  EXPECT_EQ(bad.code, 2);
+  const InputsRun none = Cookgraph("score tests/data/bad/not_a_snapshot.json");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("not a format cookgraph reads"), std::string::npos) << none.err;
+}
+
+TEST(CliInputs, TraceWritesAChromeTraceThatReadsBackToTheSameCookTimes) {
+  TempDir dir;
+  const InputsRun run = Cookgraph("trace examples/gstreamer_pipeline.json -o '" + dir / "t.json" + "'");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("ui.perfetto.dev"), std::string::npos);
+  const json trace = json::parse(Slurp(dir / "t.json"));
+  EXPECT_TRUE(trace["traceEvents"].is_array());
+  const InputsRun original = Cookgraph("score examples/gstreamer_pipeline.json --format json");
+  const InputsRun again = Cookgraph("score '" + dir / "t.json" + "' --format json");
+  ASSERT_EQ(again.code, 0) << again.err;
+  std::map<std::string, double> avg;
+  for (const json& node : json::parse(original.out)["snapshots"][0]["nodes"]) {
+    if (!node["avg_ms"].is_null()) avg[node["id"]] = node["avg_ms"];
+  }
+  size_t compared = 0;
+  for (const json& node : json::parse(again.out)["snapshots"][0]["nodes"]) {
+    ASSERT_TRUE(avg.count(node["id"])) << node["id"];
+    EXPECT_NEAR(node["avg_ms"].get<double>(), avg[node["id"]], 1e-6) << node["id"];
+    ++compared;
+  }
+  EXPECT_EQ(compared, avg.size());
+  const InputsRun to_stdout = Cookgraph("trace examples/gstreamer_pipeline.json -o -");
+  EXPECT_EQ(to_stdout.code, 0);
+  EXPECT_TRUE(json::accept(to_stdout.out));
+  const InputsRun bad = Cookgraph("trace tests/data/bad/malformed.json -o '" + dir / "bad.json" + "'");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_FALSE(fs::exists(dir / "bad.json"));
+}
+
+}  // namespace
