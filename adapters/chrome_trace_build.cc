@@ -172,22 +172,35 @@ SnapshotInfo MakeInfo(const TraceRecords& r, Producer producer, const std::strin
 }
 
 // Per frame and node: cook_ms = the self time of its slices (ms; NaN = none in
-// that frame), cooks = their number (0 = none), gpu_ms = cook_ms for GPU nodes.
-void FillSamples(Samples& samples, Frames frames, const std::vector<uint32_t>& counted,
+// that frame), cooks = their number (0 = none), gpu_ms = cook_ms for GPU nodes;
+// and the recorded timing: each frame's start and each node's first slice start.
+void FillSamples(Snapshot& snapshot, Frames frames, const std::vector<uint32_t>& counted,
                  const std::vector<uint32_t>& node_of, const Nesting& nesting,
-                 const NodeTable& table) {
+                 const NodeTable& table, const std::vector<Slice>& slices) {
+  Samples& samples = snapshot.samples;
   const size_t frame_count = frames.index.size();
   const size_t node_count = samples.node_count();
   std::vector<std::vector<double>> cook_ns(node_count), cooks(node_count);
+  RecordedTiming timing;
+  timing.first_start_ms.resize(node_count);
+  const int64_t origin = frames.start_ns.empty() ? 0 : frames.start_ns.front();
+  for (int64_t start : frames.start_ns) {
+    timing.frame_start_ms.push_back(static_cast<double>(start - origin) / 1e6);
+  }
   for (uint32_t s : counted) {
     const uint32_t n = node_of[s], f = frames.of_slice[s];
     if (cook_ns[n].empty()) {
       cook_ns[n].assign(frame_count, 0.0);
       cooks[n].assign(frame_count, 0.0);
+      timing.first_start_ms[n].assign(frame_count, kMissing);
     }
     cook_ns[n][f] += static_cast<double>(nesting.self_ns[s]);  // exact below 2^53 ns
     cooks[n][f] += 1;
+    const double start_ms = static_cast<double>(slices[s].start - origin) / 1e6;
+    double& first = timing.first_start_ms[n][f];
+    if (IsMissing(first) || start_ms < first) first = start_ms;
   }
+  if (timing.frame_start_ms.size() == frame_count) snapshot.timing = std::move(timing);
   samples.SetFrameIndex(std::move(frames.index));
   samples.SetFrameMs(std::move(frames.frame_ms));
   for (uint32_t n = 0; n < node_count; ++n) {
@@ -319,7 +332,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   for (const Edge& e : edges.edges()) network.AddEdge(e.from, e.to, e.kind);
 
   snapshot.samples = Samples(network.size());
-  FillSamples(snapshot.samples, std::move(frames), counted, node_of, nesting, table);
+  FillSamples(snapshot, std::move(frames), counted, node_of, nesting, table, r.slices);
   snapshot.warnings = std::move(warnings);
   return snapshot;
 }

@@ -50,6 +50,7 @@ Result<Classified> ClassifySlices(const TraceRecords& records, const ChromeTrace
 struct Frames {
   std::vector<int64_t> index;      // per frame: the engine's frame number
   std::vector<double> frame_ms;    // per frame: the marker's span, ms
+  std::vector<int64_t> start_ns;   // per frame: when it starts (the trace's clock)
   std::vector<uint32_t> of_slice;  // per slice: its frame; kNone = outside, or not a node
   std::vector<std::string> warnings;
 };

@@ -195,6 +195,7 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
     }
     frames.index = {0};
     frames.frame_ms = {first <= last ? static_cast<double>(last - first) / 1e6 : 0.0};
+    frames.start_ns = {first <= last ? first : 0};
     frames.warnings.push_back(
         c.user_marker
             ? fmt::format("no event name matches the frame marker {}: the whole trace is one frame",
@@ -227,6 +228,7 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
     ends.push_back(m.end);
     numbers.push_back(c.marker_number[k]);
     frames.frame_ms.push_back(static_cast<double>(m.end - m.start) / 1e6);
+    frames.start_ns.push_back(m.start);
   }
   if (overlapping.count > 0) {
     frames.warnings.push_back(

@@ -14,10 +14,15 @@
 // `cooks`, at least one), back to back, so the picture shows the dependency
 // schedule, and a node's events never overlap on its thread. A frame lasts its
 // measured frame time or, when longer, until its last cook ends (plus 1 µs);
-// frames follow one another. The critical path is drawn in every frame as flow
-// events ("s" on the end of one node's cooks, "f" binding to the next one's
-// first cook). Timestamps and durations are µs with three decimals (exact to
-// the nanosecond).
+// frames follow one another. Inputs with recorded timing (Chrome traces:
+// Snapshot::timing) keep it: each frame starts where its marker did and lasts
+// as long, and a node's cooks start where its first recorded slice did (moved
+// inside its frame when a launched kernel ran after it); cooks that would
+// overlap on one track (a node busy on several threads at once) go on extra
+// tracks named "<id> (2)" and so on. The critical path is drawn in every frame
+// as flow events from each node's first cook to the next one's. Timestamps and
+// durations are µs with three decimals (whole nanoseconds; cooks laid back to
+// back touch and never overlap).
 //
 // Reading the output back with the Chrome reader gives the same nodes (the
 // event names are the node ids) and the same per-frame cook_ms and cooks.

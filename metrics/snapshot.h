@@ -4,6 +4,7 @@
 // Snapshot = metadata + Network + Samples (DESIGN.md §3).
 
 #include <optional>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,20 @@ struct SnapshotInfo {
   double budget_ms() const;
 };
 
+/// When things happened, for inputs that record it (Chrome traces): the start
+/// of each frame and of each node's first cook in it, in ms from the start of
+/// the first frame. Not part of the snapshot format (`convert` leaves it out);
+/// `cookgraph trace` uses it to keep the original timing.
+struct RecordedTiming {
+  std::vector<double> frame_start_ms;               // per frame
+  std::vector<std::vector<double>> first_start_ms;  // [node][frame]; NaN = no cook; empty = none
+};
+
 struct Snapshot {
   SnapshotInfo info;
   Network network;
   Samples samples;  // node_count() == network.size()
+  std::optional<RecordedTiming> timing;
   /// Things the reader kept going past (unknown keys, ...), one line each.
   std::vector<std::string> warnings;
 };

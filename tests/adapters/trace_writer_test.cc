@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -100,6 +103,76 @@ TEST(TraceWriter, ReadingItBackGivesTheSameNodesAndPerFrameCookTimes) {
     }
     EXPECT_EQ(back->network.size(), cooked) << name;
     EXPECT_GT(compared, 1000u) << name;
+  }
+}
+
+// Chrome traces keep their recorded timing: frames start where their markers
+// did, each node's first cook where its first slice did (inside its frame),
+// and the cook times read back unchanged, also for a node whose cooks add up
+// to more than its frame (a collective on two threads).
+TEST(TraceWriter, ChromeTracesKeepTheirRecordedTiming) {
+  std::vector<std::string> inputs = {
+      std::string(COOKGRAPH_SOURCE_DIR) + "/tests/data/chrome/synthetic_kineto.json",
+      std::string(COOKGRAPH_SOURCE_DIR) + "/tests/data/chrome/onnxruntime_profile.json"};
+  const std::string fixtures = std::string(COOKGRAPH_SOURCE_DIR) + "/../shared/fixtures/traces/";
+  for (const char* f : {"kineto_cpu_only.json.gz", "kineto_cuda_event_sync.json.gz",
+                        "kineto_2021_schema.json", "tf1_timeline_cpu_step.json"}) {
+    if (std::ifstream(fixtures + f)) inputs.push_back(fixtures + f);
+  }
+  for (const std::string& path : inputs) {
+    Result<Snapshot> original = ReadChromeTraceFile(path, {});
+    ASSERT_TRUE(original) << original.error().Format();
+    ASSERT_TRUE(original->timing) << path;
+    const Analysis analysis = Analyse(*original);
+    const std::string text = RenderTrace(*original, analysis);
+    const nlohmann::json trace = nlohmann::json::parse(text);
+    // The first cook of each node in each frame: its ts (ms from the first frame).
+    std::map<std::pair<std::string, size_t>, double> first;
+    std::vector<double> frame_starts;
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "X" && e["tid"] == 0) frame_starts.push_back(e["ts"].get<double>() / 1000);
+    }
+    ASSERT_EQ(frame_starts.size(), original->samples.frame_count()) << path;
+    for (size_t f = 0; f < frame_starts.size(); ++f) {
+      EXPECT_NEAR(frame_starts[f], original->timing->frame_start_ms[f], 1e-6) << path;
+    }
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] != "X" || e["tid"] == 0) continue;
+      const double ts = e["ts"].get<double>() / 1000;
+      const size_t f = std::upper_bound(frame_starts.begin(), frame_starts.end(), ts + 1e-9) -
+                       frame_starts.begin() - 1;
+      auto key = std::make_pair(e["name"].get<std::string>(), f);
+      if (!first.count(key) || ts < first[key]) first[key] = ts;
+    }
+    size_t kept = 0;
+    for (NodeIndex n = 0; n < original->network.size(); ++n) {
+      const auto& starts = original->timing->first_start_ms[n];
+      for (size_t f = 0; f < starts.size(); ++f) {
+        if (IsMissing(starts[f])) continue;
+        const double frame_end = original->timing->frame_start_ms[f] +
+                                 original->samples.frame_ms()[f];
+        const auto key = std::make_pair(original->network.node(n).id, f);
+        ASSERT_TRUE(first.count(key)) << path << " " << key.first;
+        if (starts[f] >= original->timing->frame_start_ms[f] && starts[f] < frame_end) {
+          EXPECT_NEAR(first[key], starts[f], 1e-6) << path << " " << key.first;
+          ++kept;
+        }
+      }
+    }
+    EXPECT_GT(kept, 0u) << path;
+    Result<Snapshot> back = ParseChromeTrace(text, {}, "trace.json");
+    ASSERT_TRUE(back) << back.error().Format();
+    ASSERT_EQ(back->samples.frame_index(), original->samples.frame_index()) << path;
+    for (NodeIndex n = 0; n < original->network.size(); ++n) {
+      const std::optional<NodeIndex> m = back->network.Find(original->network.node(n).id);
+      ASSERT_TRUE(m) << path << " " << original->network.node(n).id;
+      const auto a = original->samples.series(n, Metric::kCookMs);
+      const auto b = back->samples.series(*m, Metric::kCookMs);
+      for (size_t f = 0; f < a.size(); ++f) {
+        ASSERT_EQ(IsMissing(a[f]), IsMissing(b[f])) << path << " " << original->network.node(n).id;
+        if (!IsMissing(a[f])) EXPECT_NEAR(a[f], b[f], 2e-6) << path << " " << original->network.node(n).id;
+      }
+    }
   }
 }
 
