@@ -2,13 +2,11 @@
 
 #include <regex>
 
+#include "adapters/input_files.h"
+
 namespace cookgraph::cli {
 
-std::string InputArgs::name() const {
-  std::string out;
-  for (const std::string& p : paths) out += (out.empty() ? "" : " + ") + p;
-  return out;
-}
+std::string InputArgs::name() const { return Input{paths}.name(); }
 
 ReadOptions InputArgs::options() const {
   ReadOptions options;
