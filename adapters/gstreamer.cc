@@ -18,6 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr size_t kSniffBytes = 8192;
+constexpr std::string_view kElementRecord = "element-latency, element-id=(string)";
+constexpr std::string_view kLatencyRecord = "latency, src-element-id=(string)";
 
 std::string_view SkipBom(std::string_view s) {
   if (s.substr(0, 3) == "\xEF\xBB\xBF") s.remove_prefix(3);
@@ -267,12 +269,16 @@ bool LooksLikeGstreamerLog(std::string_view first_bytes) {
     std::string line = StripColour(s.substr(0, nl));
     s = nl == std::string_view::npos ? std::string_view() : s.substr(nl + 1);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find("element-latency, element-id=(string)") != std::string::npos ||
-        line.find("latency, src-element-id=(string)") != std::string::npos) {
+    if (line.empty()) continue;
+    // Only where a line starts: a text that quotes a log line mid-line (a
+    // Markdown report in the recording's folder, "- `0:00:00.01 ... latency,
+    // ...`") is not a log.
+    if (line.starts_with(kElementRecord) || line.starts_with(kLatencyRecord)) return true;
+    if (IsDebugLine(line) && (first || line.find("GST_TRACER") != std::string::npos ||
+                              line.find(kElementRecord) != std::string::npos ||
+                              line.find(kLatencyRecord) != std::string::npos)) {
       return true;
     }
-    if (line.empty()) continue;
-    if (IsDebugLine(line) && (first || line.find("GST_TRACER") != std::string::npos)) return true;
     first = false;
   }
   return false;

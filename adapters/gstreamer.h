@@ -44,8 +44,10 @@
 //   (sources, sinks and bins have none; rate changers, decoders and muxers
 //   change the count) have no value past their last one, and a warning lists
 //   them. frame_ms of frame k is the largest k-th `latency` record over the
-//   source -> sink pairs (with a tee and two sinks: the buffer's latency to
-//   the later sink); frames no pair reached have none. fps comes from the
+//   sinks' pads (with a tee and two sinks: the buffer's latency to the later
+//   sink), each pad's records taken in order whichever source they name (the
+//   tracer logs at most one per buffer at a sink pad); frames no sink reached
+//   have none. fps comes from the
 //   framerate of the caps feeding the outputs, so the frame budget is a frame
 //   interval.
 // - Several src pads (a tee logs once per src pad per buffer, pushing its pads
@@ -54,6 +56,18 @@
 //   also holds the pushes on the pads before it (a branch without a queue
 //   blocks the tee). Each pad's numbers are params: `<pad>::avg_ms`,
 //   `<pad>::max_ms`, `<pad>::buffers`, `<pad>::peer` (the element it feeds).
+// - Mixers (aggregators such as compositor and audiomixer: several sink pads,
+//   one src pad, a streaming thread of their own) log one record per output
+//   buffer, on their src pad, and are read like any element: frame k is the
+//   k-th output buffer. The tracer times from the push of the first input
+//   buffer to reach the mixer since its previous output (on whichever sink
+//   pad) to the push of the output, so a mixer's cook_ms holds its wait for
+//   the other inputs and the hand-over to its thread as well as the mixing
+//   (compositor of two 160x120 inputs: about 4 ms, nearly the whole frame).
+//   `latency` records through a mixer name one source per output buffer (the
+//   tracer keeps the first probe to reach the sink's pad: mostly the same
+//   source, now and then the other), so they are grouped by sink pad, not by
+//   source -> sink pair, and frame_ms of frame k is the k-th output buffer's.
 // - SnapshotInfo: engine "gstreamer", name = the pipeline's name, source = the
 //   dump's and the log's paths.
 //
@@ -103,9 +117,13 @@ Result<Snapshot> ParseGstreamer(std::string_view dot, std::string_view log,
 /// label or cluster ahead.
 bool LooksLikeGstreamerDot(std::string_view first_bytes);
 
-/// True when `first_bytes` look like a GStreamer debug log: a line in the
-/// debug log layout (`0:00:00.009417111 10671 0x55ad10869550 DEBUG ...`) that
-/// names GST_TRACER, or an element-latency or latency record.
+/// True when `first_bytes` look like a GStreamer debug log: a line that starts
+/// in the debug log layout (`0:00:00.009417111 10671 0x55ad10869550 DEBUG
+/// ...`, timestamp first) and is the first line or names GST_TRACER or holds
+/// an element-latency or latency record, or a line that starts with such a
+/// record (`grep -o` output). A text that quotes a log line after something
+/// else on its line (a Markdown report: "- `0:00:00.01 ... latency, ...`") is
+/// not a log.
 bool LooksLikeGstreamerLog(std::string_view first_bytes);
 
 }  // namespace cookgraph

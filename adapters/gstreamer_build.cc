@@ -246,7 +246,7 @@ class Builder {
 
   // Frame k is the k-th buffer: each element's k-th element-latency record
   // (the smallest of its src pads' k-th records when it has several), and the
-  // largest k-th latency record of the source -> sink pairs.
+  // largest k-th latency record over the sink pads.
   void AddSamples() {
     const Network& net = s_.network;
     Samples samples(net.size());

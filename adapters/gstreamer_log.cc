@@ -151,13 +151,15 @@ class LogReader {
       Problem(out_.malformed, line, number);
       return;
     }
-    std::string key = Lower(*src_id) + ' ' + Lower(*sink_id);
+    // By sink pad, not by source: see LogPair.
+    std::string key = Lower(*sink_id) + ' ' + std::string(*sink_pad);
     auto [it, added] = pairs_.try_emplace(std::move(key), out_.pairs.size());
     if (added) {
       out_.pairs.push_back(LogPair{.src_id = Lower(*src_id),
                                    .src_name = std::string(*src_name),
                                    .sink_id = Lower(*sink_id),
-                                   .sink_name = std::string(*sink_name)});
+                                   .sink_name = std::string(*sink_name),
+                                   .sink_pad = std::string(*sink_pad)});
     }
     out_.pairs[it->second].ms.push_back(Ms(TimeAndTs(s), line, number));
   }
@@ -219,7 +221,7 @@ class LogReader {
 
   GstLog& out_;
   Index elements_;  // id as logged (and in lower case) -> index into out_.elements
-  Index pairs_;     // "src_id sink_id" -> index into out_.pairs
+  Index pairs_;     // "sink_id sink_pad" -> index into out_.pairs
   std::string scratch_;
 };
 

@@ -92,9 +92,13 @@ struct LogElement {
   std::vector<LogPad> pads;  // in order of first record
 };
 
-/// The `latency` records (source -> sink) of one source and sink pair.
+/// The `latency` records (source -> sink) that reached one sink pad, in log
+/// order: the tracer logs at most one per buffer there, naming the source whose
+/// probe reached the pad first (behind a mixer that is not always the same
+/// source), so the k-th record is the pad's k-th buffer. src_* are those of the
+/// first record.
 struct LogPair {
-  std::string src_id, src_name, sink_id, sink_name;
+  std::string src_id, src_name, sink_id, sink_name, sink_pad;
   std::vector<double> ms;  // ms; NaN = unreadable or negative
 };
 
@@ -108,7 +112,7 @@ struct LogProblem {
 /// What a tracer log holds: only the samples, never its lines.
 struct GstLog {
   std::vector<LogElement> elements;  // in order of first record
-  std::vector<LogPair> pairs;        // in order of first record
+  std::vector<LogPair> pairs;        // one per sink pad, in order of first record
   int64_t lines = 0;
   int64_t element_records = 0;  // element-latency records read (malformed ones included)
   int64_t latency_records = 0;

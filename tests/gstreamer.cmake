@@ -4,12 +4,20 @@
 # tests/tools/gst_check.py reads the dump and the log itself with Python's
 # standard library and compares per-element sample counts, mean cook_ms, mean
 # frame_ms and the element-level edges with what the adapter made (printed by
-# gst_dump as a native snapshot), and checks what `cookgraph score` and
-# `cookgraph report --no-llm` say about the slow element and the queue in
-# front of it. Each check is paired with runs that perturb one expected
-# mean, sample count, frame time, edge, family or slow element first: those pass only when
-# the comparison catches the change (gst_check.py --perturb), which shows the
+# gst_dump as a native snapshot), per-element counts, means and population
+# standard deviations with `cookgraph score DIR --format json` (the CLI reading
+# the folder), and checks what `cookgraph score` and `cookgraph report
+# --no-llm` say about the slow element and the queue in front of it: the slow
+# element ranks first, the queue after it. Each check is paired with runs that
+# perturb one expected mean, sample count, standard deviation, frame time,
+# edge, family, slow element or ranking first: those pass only when the
+# comparison catches the change (gst_check.py --perturb), which shows the
 # check can fail.
+#
+# The pipelines: linear; a tee into queued branches; nested bins with ghost
+# pads; decodebin (a bin that builds its children); a mixer with two inputs
+# (compositor, an aggregator: one element-latency record per output buffer,
+# see adapters/gstreamer.h); audio (with a queue in front of a slow element).
 # Included from tests/CMakeLists.txt, after Python3 is found.
 add_executable(gst_dump ${CMAKE_CURRENT_SOURCE_DIR}/tools/gst_dump.cc)
 target_link_libraries(gst_dump PRIVATE cookgraph::adapters cookgraph_warnings)
@@ -22,7 +30,9 @@ set(gst_pipelines
   "linear|--slow identity0 --queue queue0|videotestsrc num-buffers=60 ! video/x-raw,width=320,height=240 ! videoconvert ! videoscale ! video/x-raw,width=160,height=120 ! queue ! identity sleep-time=5000 ! fakesink sync=false"
   "tee|--slow identity0 --queue queue0 --tee t-split|videotestsrc num-buffers=40 ! videoconvert ! tee name=t-split t-split. ! queue ! identity sleep-time=4000 ! fakesink sync=false t-split. ! queue name=fast-q ! videoscale ! fakesink name=sink-2 sync=false"
   "bins|--slow identity0 --queue queue0 --no-latency|videotestsrc num-buffers=30 ! queue ! bin.( name=my-bin videoconvert ! bin.( name=inner videoscale ! identity sleep-time=4000 ) ) ! fakesink sync=false"
-  "decodebin|--bin decodebin0|videotestsrc num-buffers=30 ! jpegenc ! decodebin ! videoconvert ! fakesink sync=false")
+  "decodebin|--bin decodebin0|videotestsrc num-buffers=30 ! jpegenc ! decodebin ! videoconvert ! fakesink sync=false"
+  "mixer|--mixer mix|videotestsrc num-buffers=40 ! video/x-raw,width=160,height=120 ! compositor name=mix ! videoconvert ! fakesink sync=false videotestsrc num-buffers=40 pattern=ball ! video/x-raw,width=160,height=120 ! mix."
+  "audio|--slow identity0 --queue queue0|audiotestsrc num-buffers=50 ! audioconvert ! volume volume=0.5 ! audioresample ! queue ! identity sleep-time=3000 ! fakesink sync=false")
 
 foreach(entry ${gst_pipelines})
   string(REPLACE "|" ";" parts "${entry}")
@@ -41,9 +51,10 @@ foreach(entry ${gst_pipelines})
       "echo 'gst-launch-1.0 not found: the GStreamer tests need gstreamer1.0-tools (scripts/install-deps.sh)' >&2; exit 1")
   endif()
   set_tests_properties(GstreamerRecord.${name} PROPERTIES FIXTURES_SETUP gst_${name} TIMEOUT 120)
-  set(variants check perturb-mean perturb-count perturb-frame perturb-edge perturb-family)
+  set(variants check perturb-mean perturb-count perturb-std perturb-frame perturb-edge
+    perturb-family)
   if("--slow" IN_LIST expect)
-    list(APPEND variants perturb-advice)
+    list(APPEND variants perturb-advice perturb-rank)
   endif()
   foreach(variant ${variants})
     set(test GstreamerIndependent.${name}.${variant})

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "adapters/gstreamer_records.h"
 #include "metrics/analysis.h"
@@ -287,6 +288,30 @@ TEST(Gstreamer, NoLatencyRecordsMeansNoFrameMs) {
   EXPECT_TRUE(NodeOf(*s, "/pipeline0/out-1").output);
 }
 
+TEST(Gstreamer, LatencyRecordsAreTakenBySinkPadWhicheverSourceTheyName) {
+  // Behind a mixer each buffer at a sink names the source whose probe came
+  // first, now and then another: out-1's second record names src-2 here. The
+  // k-th record at a sink pad is still its k-th buffer.
+  std::string log = Data("tee_bin.log");
+  const std::string from = "src-element-id=(string)0x5600000000a1, src-element=(string)src-1";
+  const size_t second = log.rfind(
+      from, log.find("sink-element=(string)out-1, sink=(string)sink, time=(guint64)9300000"));
+  ASSERT_NE(second, std::string::npos);
+  log.replace(second, from.size(),
+              "src-element-id=(string)0x5600000000a9, src-element=(string)src-2");
+  ASSERT_NE(log.find("src-2, src=(string)src, sink-element-id=(string)0x5600000000a5, "
+                     "sink-element=(string)out-1, sink=(string)sink, time=(guint64)9300000"),
+            std::string::npos);
+  auto s = ParseGstreamer(Data("tee_bin.dot"), log);
+  ASSERT_TRUE(s) << ErrorOf(s);
+  ASSERT_TRUE(s->samples.has_frame_ms());
+  auto frame_ms = s->samples.frame_ms();
+  ASSERT_EQ(frame_ms.size(), 3u);
+  EXPECT_DOUBLE_EQ(frame_ms[0], 5.2);
+  EXPECT_DOUBLE_EQ(frame_ms[1], 9.3);
+  EXPECT_DOUBLE_EQ(frame_ms[2], 13.1);
+}
+
 TEST(Gstreamer, LinesSplitAcrossReadsAndOverlongLinesAreRead) {
   // A 70000-byte junk line puts the next record across the reader's 64 KiB
   // chunk boundary; a 2 MiB line is cut, not held.
@@ -404,6 +429,44 @@ TEST(Gstreamer, SniffersTellDumpsAndLogsFromOtherInputs) {
   EXPECT_FALSE(LooksLikeGstreamerLog("{\"traceEvents\": []}"));
   EXPECT_FALSE(LooksLikeGstreamerLog("digraph pipeline {\n"));
   EXPECT_FALSE(LooksLikeGstreamerLog("hello\nworld\n"));
+}
+
+// A Markdown report quotes log lines after other text on their line: a bullet
+// with backticks, a blockquote, a table cell, a sentence. None is a log.
+constexpr std::string_view kQuotingReport =
+    "# cookgraph report: pipeline0\n"
+    "\n"
+    "## Evidence\n"
+    "\n"
+    "- 1 malformed record, first at trace.log:16: `0:00:00.016329277 22049 0x5593eb72b460 "
+    "TRACE             GST_TRACER :0:: element-latency, element-id=(string)0x5593eb711f10, "
+    "element=(string)audioconvert0, src=(string)src, time=(guint64)x, ts=(guint64)16302864;`\n"
+    "> 0:00:00.009602698 10671 0x55ad10869550 DEBUG             GST_TRACER "
+    "gsttracerrecord.c:123:gst_tracer_record_build_format: new format string: latency, "
+    "src-element-id=(string)%s, src-element=(string)%s\n"
+    "| queue0 | 0:00:00.020000000 1 0x1 TRACE GST_TRACER :0:: latency, "
+    "src-element-id=(string)0x1, src-element=(string)src |\n"
+    "The log says latency, src-element-id=(string)0x1 and element-latency, "
+    "element-id=(string)0x2.\n";
+
+TEST(Gstreamer, AReportQuotingLogLinesIsNotALog) {
+  EXPECT_FALSE(LooksLikeGstreamerLog(kQuotingReport));
+  // The same lines where a line starts are a log.
+  EXPECT_TRUE(
+      LooksLikeGstreamerLog("# notes\n0:00:00.020000000 1 0x1 TRACE GST_TRACER :0:: latency, "
+                            "src-element-id=(string)0x1, src-element=(string)src\n"));
+
+  // A report written into the recording's folder leaves one log there.
+  testing::TempDir dir;
+  Write(dir / "0.00.00.020000000-gst-launch.PAUSED_PLAYING.dot", Data("tee_bin.dot"));
+  Write(dir / "trace.log", Data("tee_bin.log"));
+  Write(dir / "report.md", std::string(kQuotingReport));
+  auto found = FindGstreamerInputs({dir.path()});
+  ASSERT_TRUE(found) << found.error().Format();
+  EXPECT_EQ(found->log, dir / "trace.log");
+  auto named = FindGstreamerInputs({dir / "report.md"});
+  ASSERT_FALSE(named);
+  EXPECT_NE(named.error().message.find("neither a GStreamer .dot dump"), std::string::npos);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 """Checks cookgraph's GStreamer adapter against an independent reading.
 
 gst_check.py DIR --dump GST_DUMP --cookgraph COOKGRAPH [--slow NAME] [--queue NAME]
-             [--tee NAME] [--bin NAME] [--no-latency] [--perturb WHAT]
+             [--tee NAME] [--bin NAME] [--mixer NAME] [--no-latency] [--perturb WHAT]
 
 DIR holds a recording made by tests/tools/gst_record.sh: .dot dumps and
 trace.log. This script reads them itself (standard library only, its own
@@ -14,16 +14,27 @@ the adapter's Snapshot as native JSON) and compares:
   - per element: the number of frames with a cook_ms and the mean cook_ms
     (frame k = the element's k-th buffer; with several src pads, the smallest
     of their k-th times), and a tee's per-pad avg_ms / buffers params;
+  - per element, from `cookgraph score DIR --format json` (the CLI reading the
+    recording folder itself): cooked_frames, avg_ms and std_ms, the population
+    standard deviation of those samples (statistics.pstdev here), to a
+    relative 1e-9 with a floor of 1e-12 ms for values near zero;
   - the frame count and the mean frame_ms (the largest k-th `latency` record
-    over the source -> sink pairs), or no frame_ms without such records.
+    over the sink pads, each pad's records in log order whichever source they
+    name: behind a mixer the source changes now and then), or no frame_ms
+    without such records.
 Then it runs `cookgraph score --format json` and `cookgraph report --no-llm`
 on that snapshot: --slow must be the costliest element that is not a queue,
 --queue must be a queue that the report shows as back-pressure caused by
---slow.
+--slow. In the score of DIR, --slow must have rank 1 (the heavy element, not
+the queue in front of it, ranks first) and --queue a larger rank (queues are
+ranked after every element that works). --mixer must be an element with two
+or more inputs and its own samples.
 
---perturb WHAT (mean, count, frame, edge, family, advice) changes one expected
-value first (advice: names another element as the slow one); the run then succeeds only when the comparison catches it, which shows
-the check can fail.
+--perturb WHAT (mean, count, std, frame, edge, family, advice, rank) changes
+one expected value first (advice: names another element as the slow one;
+rank: swaps --slow and --queue, so the queue is expected first); the run then
+succeeds only when the comparison catches it, which shows the check can
+fail.
 """
 
 import argparse
@@ -31,10 +42,12 @@ import glob
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 
 REL = 1e-9
+ABS_MS = 1e-12  # the floor for values near zero (a standard deviation of equal samples)
 
 ELEMENT_RE = re.compile(
     r"element-latency, element-id=\(string\)(0x[0-9a-fA-F]+), element=\(string\)(.*), "
@@ -185,7 +198,7 @@ class Dump:
 
 def read_log(path):
     elements = {}  # pointer -> dict(name, pads: {pad: [ns]})
-    pairs = {}     # (src ptr, sink ptr) -> [ns]
+    pairs = {}     # (sink ptr, sink pad) -> [ns], whichever source each record names
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = ELEMENT_RE.search(line)
@@ -195,7 +208,7 @@ def read_log(path):
                 continue
             m = LATENCY_RE.search(line)
             if m:
-                key = (m.group(1).lower(), m.group(4).lower(), m.group(5))
+                key = (m.group(4).lower(), m.group(6))
                 pairs.setdefault(key, []).append(int(m.group(7)))
     return elements, pairs
 
@@ -204,7 +217,7 @@ def expected(directory):
     dump = Dump(pick_dump(directory))
     elements, pairs = read_log(os.path.join(directory, "trace.log"))
     by_pointer = {c["pointer"]: cid for cid, c in dump.clusters.items()}
-    sinks = {by_pointer[p[1]] for p in pairs if p[1] in by_pointer}
+    sinks = {by_pointer[p[0]] for p in pairs if p[0] in by_pointer}
     nodes = {"/" + dump.name: dict(type=dump.pipeline[0].strip("<>"), family="bin", output=False,
                                    params=[])}
     for cid, c in dump.clusters.items():
@@ -224,7 +237,8 @@ def expected(directory):
         n = max(len(s) for s in series)
         frames = max(frames, n)
         per_frame = [min(s[k] for s in series if k < len(s)) / 1e6 for k in range(n)]
-        samples[dump.ids[cid]] = dict(count=n, mean=sum(per_frame) / n)
+        samples[dump.ids[cid]] = dict(count=n, mean=sum(per_frame) / n,
+                                      std=statistics.pstdev(per_frame))
         if len(series) > 1:
             pad_stats[dump.ids[cid]] = {
                 pad: dict(avg=sum(v) / len(v) / 1e6, buffers=len(v), peer=peers.get((cid, pad)))
@@ -243,6 +257,9 @@ def perturb(exp, what):
     if what == "mean":
         node = max(exp["samples"], key=lambda k: exp["samples"][k]["mean"])
         exp["samples"][node]["mean"] += 1e-6  # one nanosecond
+    elif what == "std":
+        node = max(exp["samples"], key=lambda k: exp["samples"][k]["std"])
+        exp["samples"][node]["std"] += 1e-6  # one nanosecond
     elif what == "count":
         node = sorted(exp["samples"])[0]
         exp["samples"][node]["count"] += 1
@@ -253,8 +270,8 @@ def perturb(exp, what):
             exp["frame_ms"]["mean"] += 1e-6
     elif what == "edge":
         exp["edges"].discard(sorted(exp["edges"])[0])
-    elif what == "advice":
-        pass  # main() names another element as the slow one
+    elif what in ("advice", "rank"):
+        pass  # main() names another element as the slow one / swaps slow and queue
     elif what == "family":
         node = next(k for k, v in sorted(exp["nodes"].items()) if v["family"] == "element")
         exp["nodes"][node]["family"] = "queue"
@@ -264,6 +281,45 @@ def perturb(exp, what):
 
 def close(a, b):
     return abs(a - b) <= REL * max(abs(a), abs(b), 1e-12)
+
+
+def close_std(a, b):
+    return abs(a - b) <= max(REL * max(abs(a), abs(b)), ABS_MS)
+
+
+def compare_score(exp, rows, problems):
+    """Per element: cooked_frames, avg_ms and std_ms of `cookgraph score DIR`."""
+    by_id = {r["id"]: r for r in rows}
+    for nid, e in sorted(exp["samples"].items()):
+        r = by_id.get(nid)
+        if r is None:
+            problems.append(f"{nid}: not in the score of the recording")
+            continue
+        if r.get("cooked_frames") != e["count"]:
+            problems.append(f"{nid}: score cooked_frames {r.get('cooked_frames')}, expected {e['count']}")
+            continue
+        if r.get("avg_ms") is None or not close(r["avg_ms"], e["mean"]):
+            problems.append(f"{nid}: score avg_ms {r.get('avg_ms')!r}, expected {e['mean']!r}")
+        if r.get("std_ms") is None or not close_std(r["std_ms"], e["std"]):
+            problems.append(f"{nid}: score std_ms {r.get('std_ms')!r}, expected the population "
+                            f"standard deviation {e['std']!r}")
+    for r in rows:
+        if r.get("cooked_frames") and r["id"] not in exp["samples"]:
+            problems.append(f"{r['id']}: {r['cooked_frames']} cooked frames in the score, expected none")
+
+
+def check_rank(args, rows, problems):
+    """The heavy element ranks first; the queue in front of it comes after it."""
+    ranks = {r["id"].rsplit("/", 1)[-1]: r.get("rank") for r in rows}
+    slow = ranks.get(args.slow)
+    if slow != 1:
+        first = next((r["id"] for r in rows if r.get("rank") == 1), None)
+        problems.append(f"{args.slow} has rank {slow}, expected 1 (rank 1 is {first})")
+    if args.queue:
+        queue = ranks.get(args.queue)
+        if queue is None or slow is None or queue <= slow:
+            problems.append(f"{args.queue} has rank {queue}, expected after {args.slow} ({slow}): "
+                            "a queue waits, it is ranked after the elements that work")
 
 
 def compare(exp, snap, problems):
@@ -365,6 +421,7 @@ def main():
     parser.add_argument("--queue")
     parser.add_argument("--tee")
     parser.add_argument("--bin")
+    parser.add_argument("--mixer")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--perturb")
     args = parser.parse_args()
@@ -384,6 +441,15 @@ def main():
         perturb(exp, args.perturb)
     problems = []
     compare(exp, snap, problems)
+    # The CLI reads the recording folder itself (no snapshot in between).
+    score = subprocess.run([args.cookgraph, "score", args.dir, "--format", "json"],
+                           capture_output=True, text=True)
+    rows = []
+    if score.returncode != 0:
+        problems.append(f"cookgraph score {args.dir} failed: {score.stderr.strip()}")
+    else:
+        rows = json.loads(score.stdout)["snapshots"][0]["nodes"]
+        compare_score(exp, rows, problems)
     if snap.get("engine") != "gstreamer":
         problems.append(f"engine {snap.get('engine')!r}")
     if args.no_latency != any("no `latency`" in w for w in warnings):
@@ -396,7 +462,21 @@ def main():
         kids = [n for n in snap["nodes"] if b and n["id"].startswith(b["id"] + "/")]
         if not b or b.get("family") != "bin" or not kids:
             problems.append(f"{args.bin} is not a bin holding elements")
-    if args.perturb == "advice":
+    if args.mixer:
+        m = names.get(args.mixer)
+        inputs = m.get("inputs", []) if m else []
+        if not m or m.get("family") != "element" or len(inputs) < 2 or m["id"] not in exp["samples"]:
+            problems.append(f"{args.mixer} is not an element with two or more inputs and samples: "
+                            f"inputs {inputs}")
+    if args.slow and args.perturb not in ("advice", "rank"):
+        check_rank(args, rows, problems)
+    if args.perturb == "rank":
+        # Expect the queue first and the heavy element after it, as a ranking
+        # that puts waiting before work would: the rank check must object.
+        problems = []
+        args.slow, args.queue = args.queue, args.slow
+        check_rank(args, rows, problems)
+    elif args.perturb == "advice":
         # Claim that another element that cooks is the slow one: the score and
         # report checks must then object.
         problems = []
@@ -407,14 +487,18 @@ def main():
     elif not args.perturb:
         check_advice(args, snap, snapshot_path, out, problems)
 
-    counts = ", ".join(f"{k.rsplit('/', 1)[-1]} {v['count']}x{v['mean']:.3f} ms"
-                       for k, v in sorted(exp["samples"].items()))
+    counts = ", ".join(f"{k.rsplit('/', 1)[-1]} {v['count']}x{v['mean']:.3f} ms "
+                       f"(std {v['std']:.3f})" for k, v in sorted(exp["samples"].items()))
     fm = exp["frame_ms"]
     print(f"gst_check: {args.dir}: {len(exp['nodes'])} nodes, {len(exp['edges'])} edges, "
           f"{exp['frames']} frames, frame_ms "
           f"{'none' if fm is None else '%.3f ms mean' % fm['mean']}; {counts}")
     for w in warnings:
         print(w)
+    if rows and args.slow:
+        ranked = sorted((r for r in rows if r.get("rank")), key=lambda r: r["rank"])
+        print("gst_check: ranks: " + ", ".join(
+            f"{r['rank']} {r['id'].rsplit('/', 1)[-1]} {r['avg_ms']:.3f} ms" for r in ranked))
     if args.perturb:
         if problems:
             print(f"gst_check: the perturbed {args.perturb} was caught: {problems[0]}")
