@@ -13,7 +13,7 @@ const CommandEntry kCommands[] = {
     {"score", "rank the nodes of one or many snapshots by cost", SetupScore},
     {"graph", "topological order, feedback loops, critical path and edges of a network",
      SetupGraph},
-    {"convert", "rewrite a snapshot as JSON, gzip-compressed JSON or YAML", SetupConvert},
+    {"convert", "any input as a native snapshot: JSON, gzip-compressed JSON or YAML", SetupConvert},
     {"report", "a self-contained HTML or Markdown report: costs, loops, critical path, findings",
      SetupReport},
     {"ask", "ask an OpenAI-compatible LLM endpoint a question about a network", SetupAsk},
