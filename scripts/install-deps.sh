@@ -16,7 +16,10 @@ packages=(
   libfmt-dev                                    # formatting of tables and messages
   libgtest-dev libgmock-dev                     # unit tests
   libbenchmark-dev                              # microbenchmarks in bench/
+  libsimdjson-dev                               # bench/simdjson_floor: the JSON floor bench/run.sh compares with
   python3 python3-yaml python3-jsonschema      # example generator, independent checks, schema test
+  python3-networkx                              # bench/baseline_score.py: the Python baseline of bench/run.sh
+  time                                          # /usr/bin/time: wall time and peak memory in bench/run.sh
   bsdutils                                      # script(1): tests run cookgraph on a pseudo-terminal
   chromium                                      # headless rendering check of `report`'s HTML (ctest report_html_renders)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good  # real pipelines for the GStreamer adapter's tests (gst-launch-1.0)
