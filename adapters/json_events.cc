@@ -12,10 +12,16 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -540,9 +546,199 @@ Status JsonReader::Parse(bool* ended_early) {
   }
 }
 
+// Two threads: the reader on a worker thread records events into batches
+// (strings copied into the batch), and the calling thread replays them into
+// the handler, so scanning JSON and handling events overlap. The handler sees
+// exactly the events a one-thread parse gives it, in the same order, and the
+// same status at the end.
+class Pipeline {
+ public:
+  Pipeline(ByteSource& source, EventHandler& handler) : source_(source), handler_(handler) {}
+
+  Status Parse(bool* ended_early) {
+    bool ended = false;
+    Status status;
+    std::exception_ptr failed;
+    std::thread worker([&] {
+      try {
+        Recorder recorder(*this);
+        JsonReader reader(source_, recorder);
+        status = reader.Parse(&ended);
+        recorder.Flush();
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      Finish();
+    });
+    bool stopped = false;
+    while (std::unique_ptr<Batch> batch = Take()) {
+      if (!stopped && !Replay(*batch)) {
+        stopped = true;
+        Stop();
+      }
+      Recycle(std::move(batch));
+    }
+    worker.join();
+    if (failed) std::rethrow_exception(failed);
+    if (ended_early != nullptr) *ended_early = ended && !stopped;  // read ahead of the stop
+    if (stopped) return Error{.file = source_.name()};  // the handler holds the message
+    return status;
+  }
+
+ private:
+  enum class Type : uint8_t { kBeginObject, kEndObject, kBeginArray, kEndArray, kKey, kNull, kBool, kNumber, kString };
+  struct Event {
+    Type type;
+    bool flag;  // Bool's value; Number's `integer`
+    size_t length;  // of the text, at `offset` in the batch's `text`
+    size_t offset;
+    double value;
+    Location at;
+  };
+  struct Batch {
+    std::vector<Event> events;
+    std::string text;
+  };
+  static constexpr size_t kBatchEvents = 8192;
+  static constexpr size_t kBatchesInFlight = 4;
+
+  class Recorder final : public EventHandler {
+   public:
+    explicit Recorder(Pipeline& pipeline) : pipeline_(pipeline), batch_(pipeline.Fresh()) {}
+    bool BeginObject(Location at) override { return Add(Type::kBeginObject, at); }
+    bool EndObject(Location at) override { return Add(Type::kEndObject, at); }
+    bool BeginArray(Location at) override { return Add(Type::kBeginArray, at); }
+    bool EndArray(Location at) override { return Add(Type::kEndArray, at); }
+    bool Key(std::string_view key, Location at) override { return Add(Type::kKey, at, false, 0, key); }
+    bool Null(Location at) override { return Add(Type::kNull, at); }
+    bool Bool(bool value, Location at) override { return Add(Type::kBool, at, value); }
+    bool Number(double value, std::string_view text, bool integer, Location at) override {
+      return Add(Type::kNumber, at, integer, value, text);
+    }
+    bool String(std::string_view value, Location at) override {
+      return Add(Type::kString, at, false, 0, value);
+    }
+    void Flush() {
+      if (batch_ != nullptr && !batch_->events.empty()) pipeline_.Give(std::move(batch_));
+    }
+
+   private:
+    bool Add(Type type, Location at, bool flag = false, double value = 0, std::string_view text = {}) {
+      batch_->events.push_back(Event{.type = type,
+                                     .flag = flag,
+                                     .length = text.size(),
+                                     .offset = batch_->text.size(),
+                                     .value = value,
+                                     .at = at});
+      batch_->text.append(text);
+      if (batch_->events.size() < kBatchEvents) return true;
+      if (!pipeline_.Give(std::move(batch_))) return false;  // the handler stopped; no batch now
+      batch_ = pipeline_.Fresh();
+      return true;
+    }
+    Pipeline& pipeline_;
+    std::unique_ptr<Batch> batch_;
+  };
+
+  bool Replay(const Batch& batch) {
+    for (const Event& e : batch.events) {
+      const std::string_view text(batch.text.data() + e.offset, e.length);
+      bool ok = true;
+      switch (e.type) {
+        case Type::kBeginObject: ok = handler_.BeginObject(e.at); break;
+        case Type::kEndObject: ok = handler_.EndObject(e.at); break;
+        case Type::kBeginArray: ok = handler_.BeginArray(e.at); break;
+        case Type::kEndArray: ok = handler_.EndArray(e.at); break;
+        case Type::kKey: ok = handler_.Key(text, e.at); break;
+        case Type::kNull: ok = handler_.Null(e.at); break;
+        case Type::kBool: ok = handler_.Bool(e.flag, e.at); break;
+        case Type::kNumber: ok = handler_.Number(e.value, text, e.flag, e.at); break;
+        case Type::kString: ok = handler_.String(text, e.at); break;
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  // Worker side: an empty batch, recycled when one is free.
+  std::unique_ptr<Batch> Fresh() {
+    std::lock_guard lock(mutex_);
+    if (free_.empty()) {
+      auto batch = std::make_unique<Batch>();
+      batch->events.reserve(kBatchEvents);
+      return batch;
+    }
+    std::unique_ptr<Batch> batch = std::move(free_.back());
+    free_.pop_back();
+    batch->events.clear();
+    batch->text.clear();
+    return batch;
+  }
+  // Worker side: hands a full batch over, waiting while too many are queued.
+  // False once the handler has stopped: the parse should end.
+  bool Give(std::unique_ptr<Batch> batch) {
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return stop_ || full_.size() < kBatchesInFlight; });
+    if (stop_) return false;
+    full_.push_back(std::move(batch));
+    ready_.notify_one();
+    return true;
+  }
+  void Finish() {
+    std::lock_guard lock(mutex_);
+    done_ = true;
+    ready_.notify_one();
+  }
+  // Caller side: the next batch, or nullptr when the worker is done.
+  std::unique_ptr<Batch> Take() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return !full_.empty() || done_; });
+    if (full_.empty()) return nullptr;
+    std::unique_ptr<Batch> batch = std::move(full_.front());
+    full_.pop_front();
+    room_.notify_one();
+    return batch;
+  }
+  void Recycle(std::unique_ptr<Batch> batch) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(batch));
+  }
+  void Stop() {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+    room_.notify_one();
+  }
+
+  ByteSource& source_;
+  EventHandler& handler_;
+  std::mutex mutex_;
+  std::condition_variable ready_, room_;
+  std::deque<std::unique_ptr<Batch>> full_;
+  std::vector<std::unique_ptr<Batch>> free_;
+  bool done_ = false, stop_ = false;
+};
+
+// Inputs from this size on are read by two threads (when two cores exist):
+// below it, starting a thread costs more than the overlap saves.
+constexpr uint64_t kPipelineBytes = uint64_t{16} << 20;
+
 }  // namespace
 
-Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_early) {
+Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_early,
+                       JsonThreads threads) {
+  if (threads == JsonThreads::kAuto) {
+    // COOKGRAPH_JSON_THREADS=1 or 2 overrides the choice, for bench/ to
+    // measure what the second thread brings.
+    const char* forced = std::getenv("COOKGRAPH_JSON_THREADS");
+    if (forced != nullptr && (std::string_view(forced) == "1" || std::string_view(forced) == "2")) {
+      threads = forced[0] == '1' ? JsonThreads::kOne : JsonThreads::kTwo;
+    } else {
+      threads = source.stored_size() >= kPipelineBytes && std::thread::hardware_concurrency() >= 2
+                    ? JsonThreads::kTwo
+                    : JsonThreads::kOne;
+    }
+  }
+  if (threads == JsonThreads::kTwo) return Pipeline(source, handler).Parse(ended_early);
   JsonReader reader(source, handler);
   return reader.Parse(ended_early);
 }

@@ -4,9 +4,9 @@
 #include <bit>
 #include <cassert>
 #include <cstdint>
-#include <exception>
 #include <optional>
-#include <thread>
+
+#include "graph/parallel.h"
 
 // Exact distinct-ancestor sums are a transitive-closure problem: a breadth-first
 // search per node is O(N * (N + E)), hours on a 100k-node chain. Instead the
@@ -332,22 +332,7 @@ std::vector<double> UpstreamCostInBlocks(const Adjacency& adjacency,
     run_blocks(0, 1, strict);
   } else {
     std::vector<double> second(count, 0);
-    std::exception_ptr failed;  // bad_alloc in the worker, rethrown here
-    std::thread worker([&] {
-      try {
-        run_blocks(1, 2, second);
-      } catch (...) {
-        failed = std::current_exception();
-      }
-    });
-    try {
-      run_blocks(0, 2, strict);
-    } catch (...) {
-      worker.join();
-      throw;
-    }
-    worker.join();
-    if (failed) std::rethrow_exception(failed);
+    RunBoth([&] { run_blocks(0, 2, strict); }, [&] { run_blocks(1, 2, second); });
     for (uint32_t c = 0; c < count; ++c) strict[c] += second[c];
   }
 

@@ -95,10 +95,10 @@ struct Outcome {
   Error error;
 };
 
-Outcome Ours(const std::string& text) {
+Outcome Ours(const std::string& text, JsonThreads threads = JsonThreads::kOne) {
   auto source = ByteSource::FromString(text, "t.json");
   Recorder recorder;
-  Status status = ParseJsonEvents(*source, recorder);
+  Status status = ParseJsonEvents(*source, recorder, nullptr, threads);
   Outcome out{.ok = static_cast<bool>(status), .events = std::move(recorder.events)};
   if (!status) out.error = status.error();
   return out;
@@ -121,6 +121,13 @@ Outcome Theirs(const std::string& text) {
 void ExpectAgree(const std::string& text) {
   Outcome ours = Ours(text);
   Outcome theirs = Theirs(text);
+  // Two threads give the same events and the same error as one.
+  Outcome two = Ours(text, JsonThreads::kTwo);
+  EXPECT_EQ(two.ok, ours.ok);
+  EXPECT_EQ(two.events, ours.events);
+  EXPECT_EQ(two.error.message, ours.error.message);
+  EXPECT_EQ(two.error.line, ours.error.line);
+  EXPECT_EQ(two.error.column, ours.error.column);
   std::string shown = text.size() > 200 ? text.substr(0, 200) + "..." : text;
   ASSERT_EQ(ours.ok, theirs.ok) << shown << "\nours: " << ours.error.message;
   if (ours.ok) {
@@ -257,6 +264,44 @@ TEST(JsonEvents, ReportsWhenTheInputEndedEarly) {
   bool ended = true;
   EXPECT_FALSE(ParseJsonEvents(*source, r, &ended));
   EXPECT_FALSE(ended);
+}
+
+// A handler that stops after `limit` events, as the readers do on a bad value.
+class StopAfter final : public EventHandler {
+ public:
+  explicit StopAfter(size_t limit) : limit_(limit) {}
+  size_t seen = 0;
+  bool BeginObject(Location) override { return Next(); }
+  bool EndObject(Location) override { return Next(); }
+  bool BeginArray(Location) override { return Next(); }
+  bool EndArray(Location) override { return Next(); }
+  bool Key(std::string_view, Location) override { return Next(); }
+  bool Null(Location) override { return Next(); }
+  bool Bool(bool, Location) override { return Next(); }
+  bool Number(double, std::string_view, bool, Location) override { return Next(); }
+  bool String(std::string_view, Location) override { return Next(); }
+
+ private:
+  bool Next() { return ++seen < limit_; }
+  size_t limit_;
+};
+
+TEST(JsonEvents, AHandlerStopEndsTheParseInBothModes) {
+  std::string text = "[";
+  for (int i = 0; i < 200000; ++i) text += std::to_string(i) + ",";
+  text += "0]";  // 200,003 events
+  for (size_t limit : {1, 5000, 8192, 8193, 150000}) {
+    for (JsonThreads threads : {JsonThreads::kOne, JsonThreads::kTwo}) {
+      auto source = ByteSource::FromString(text, "t.json");
+      StopAfter handler(limit);
+      bool ended = true;
+      Status status = ParseJsonEvents(*source, handler, &ended, threads);
+      ASSERT_FALSE(status);
+      EXPECT_EQ(status.error().message, "");  // the handler's own error stands
+      EXPECT_FALSE(ended);
+      EXPECT_EQ(handler.seen, limit);  // not one event after the stop
+    }
+  }
 }
 
 TEST(JsonEvents, DeepNestingNeedsNoRecursion) {
