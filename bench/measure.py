@@ -165,6 +165,32 @@ def label(kind, size):
     return f"{size[0]:,} files of ~{size[1]} nodes x {size[2]} frames"
 
 
+def gzip_cost(rows, cookgraph, work, timeout):
+    """What gzip costs: the largest Chrome trace of the run, compressed with
+    `gzip -6` (gzip's default, as users would), read by cookgraph and by zcat
+    (zlib's inflate alone, the floor of any zlib reader)."""
+    kr = [r for r in rows if r["kind"] == "kineto"]
+    if not kr:
+        return {}
+    r = max(kr, key=lambda r: r["mb"])
+    plain = os.path.join(work, f"kineto_{r['size']}MB.json")
+    gz = plain + ".gz"
+    if not os.path.exists(gz + ".done"):
+        subprocess.run(f"gzip -6 -c {shquote(plain)} > {shquote(gz)}", shell=True, check=True)
+        with open(gz + ".done", "w") as f:
+            f.write("gzip -6\n")
+    out = {"label": r["label"], "plain_mb": r["mb"], "gz_mb": os.path.getsize(gz) / 1e6,
+           "plain": r["tools"].get("cookgraph"),
+           "cookgraph": timed(f"{shquote(cookgraph)} score {shquote(gz)}", timeout),
+           "zcat": timed(f"zcat {shquote(gz)}", timeout)}
+    for tool in ("cookgraph", "zcat"):
+        m = out[tool]
+        print(f"gzip    {r['label']:38s} {out['gz_mb']:9.1f} MB  {tool:15s} "
+              + (f"{m['s']:8.2f} s {m['peak_mb']:9.1f} MB peak" if "s" in m else "timed out"),
+              flush=True)
+    return out
+
+
 def microbenchmarks(core_bench):
     """Issue 5's two in-memory targets, from bench/core_bench (Google Benchmark):
     graph analysis on 1M nodes / 4M edges and a prompt for 100k nodes. Wall
@@ -249,9 +275,10 @@ def main(argv=None):
                       + (f"{m['s']:8.2f} s {m['peak_mb']:9.1f} MB peak" if "s" in m
                          else f"timed out after {m['timeout']:.0f} s"), flush=True)
             rows.append(row)
+    gz = gzip_cost(rows, args.cookgraph, args.work, args.timeout)
     micro = microbenchmarks(args.core_bench)
     info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "micro": micro,
+            "micro": micro, "gzip": gz,
             "machine": machine(), "commit": commit(), "sizes": args.sizes,
             "cookgraph": args.cookgraph, "run_s": round(time.monotonic() - started, 1),
             # Other work on the machine skews the ratios, -j 2 the most: the
