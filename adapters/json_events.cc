@@ -586,18 +586,27 @@ class Pipeline {
   }
 
  private:
-  enum class Type : uint8_t { kBeginObject, kEndObject, kBeginArray, kEndArray, kKey, kNull, kBool, kNumber, kString };
+  // 16 bytes per event, numbers' values aside: the batches cross from one
+  // core to the other, and their size, not the work of recording, set the
+  // cost (48-byte events made recording dearer than scanning).
+  enum class Type : uint8_t {
+    kBeginObject, kEndObject, kBeginArray, kEndArray, kKey, kNull, kTrue, kFalse,
+    kInteger, kFloat, kString
+  };
+  static constexpr uint32_t kTypeBits = 4;
+  static constexpr uint32_t kLongText = (uint32_t{1} << (32 - kTypeBits)) - 1;  // see `long_texts`
   struct Event {
-    Type type;
-    bool flag;  // Bool's value; Number's `integer`
-    size_t length;  // of the text, at `offset` in the batch's `text`
-    size_t offset;
-    double value;
-    Location at;
+    uint32_t line, column;  // clamped to 2^32 - 1
+    uint32_t offset;        // of the text in the batch's `text`
+    uint32_t length_type;   // length << kTypeBits | type
   };
   struct Batch {
     std::vector<Event> events;
+    std::vector<double> numbers;  // one per kInteger or kFloat, in order
     std::string text;
+    // Texts of kLongText bytes or more (and any past 4 GiB of `text`):
+    // (offset, length), in order.
+    std::vector<std::pair<size_t, size_t>> long_texts;
   };
   static constexpr size_t kBatchEvents = 8192;
   static constexpr size_t kBatchesInFlight = 4;
@@ -609,29 +618,36 @@ class Pipeline {
     bool EndObject(Location at) override { return Add(Type::kEndObject, at); }
     bool BeginArray(Location at) override { return Add(Type::kBeginArray, at); }
     bool EndArray(Location at) override { return Add(Type::kEndArray, at); }
-    bool Key(std::string_view key, Location at) override { return Add(Type::kKey, at, false, 0, key); }
+    bool Key(std::string_view key, Location at) override { return Add(Type::kKey, at, key); }
     bool Null(Location at) override { return Add(Type::kNull, at); }
-    bool Bool(bool value, Location at) override { return Add(Type::kBool, at, value); }
+    bool Bool(bool value, Location at) override { return Add(value ? Type::kTrue : Type::kFalse, at); }
     bool Number(double value, std::string_view text, bool integer, Location at) override {
-      return Add(Type::kNumber, at, integer, value, text);
+      batch_->numbers.push_back(value);
+      return Add(integer ? Type::kInteger : Type::kFloat, at, text);
     }
-    bool String(std::string_view value, Location at) override {
-      return Add(Type::kString, at, false, 0, value);
-    }
+    bool String(std::string_view value, Location at) override { return Add(Type::kString, at, value); }
     void Flush() {
       if (batch_ != nullptr && !batch_->events.empty()) pipeline_.Give(std::move(batch_));
     }
 
    private:
-    bool Add(Type type, Location at, bool flag = false, double value = 0, std::string_view text = {}) {
-      batch_->events.push_back(Event{.type = type,
-                                     .flag = flag,
-                                     .length = text.size(),
-                                     .offset = batch_->text.size(),
-                                     .value = value,
-                                     .at = at});
-      batch_->text.append(text);
-      if (batch_->events.size() < kBatchEvents) return true;
+    static uint32_t Clamp(int64_t v) {
+      return v < 0 ? 0 : v > int64_t{UINT32_MAX} ? UINT32_MAX : static_cast<uint32_t>(v);
+    }
+    bool Add(Type type, Location at, std::string_view text = {}) {
+      Batch& b = *batch_;
+      const size_t offset = b.text.size();
+      uint32_t length = static_cast<uint32_t>(text.size());
+      if (text.size() >= kLongText || offset + text.size() > UINT32_MAX) {
+        b.long_texts.emplace_back(offset, text.size());
+        length = kLongText;
+      }
+      b.events.push_back(Event{.line = Clamp(at.line),
+                               .column = Clamp(at.column),
+                               .offset = static_cast<uint32_t>(offset),
+                               .length_type = length << kTypeBits | static_cast<uint32_t>(type)});
+      b.text.append(text);
+      if (b.events.size() < kBatchEvents) return true;
       if (!pipeline_.Give(std::move(batch_))) return false;  // the handler stopped; no batch now
       batch_ = pipeline_.Fresh();
       return true;
@@ -641,19 +657,30 @@ class Pipeline {
   };
 
   bool Replay(const Batch& batch) {
+    size_t number = 0, long_text = 0;
     for (const Event& e : batch.events) {
-      const std::string_view text(batch.text.data() + e.offset, e.length);
+      const Location at{e.line, e.column};
+      const uint32_t length = e.length_type >> kTypeBits;
+      std::string_view text;
+      if (length == kLongText) {
+        const auto [offset, size] = batch.long_texts[long_text++];
+        text = std::string_view(batch.text.data() + offset, size);
+      } else {
+        text = std::string_view(batch.text.data() + e.offset, length);
+      }
       bool ok = true;
-      switch (e.type) {
-        case Type::kBeginObject: ok = handler_.BeginObject(e.at); break;
-        case Type::kEndObject: ok = handler_.EndObject(e.at); break;
-        case Type::kBeginArray: ok = handler_.BeginArray(e.at); break;
-        case Type::kEndArray: ok = handler_.EndArray(e.at); break;
-        case Type::kKey: ok = handler_.Key(text, e.at); break;
-        case Type::kNull: ok = handler_.Null(e.at); break;
-        case Type::kBool: ok = handler_.Bool(e.flag, e.at); break;
-        case Type::kNumber: ok = handler_.Number(e.value, text, e.flag, e.at); break;
-        case Type::kString: ok = handler_.String(text, e.at); break;
+      switch (static_cast<Type>(e.length_type & ((1u << kTypeBits) - 1))) {
+        case Type::kBeginObject: ok = handler_.BeginObject(at); break;
+        case Type::kEndObject: ok = handler_.EndObject(at); break;
+        case Type::kBeginArray: ok = handler_.BeginArray(at); break;
+        case Type::kEndArray: ok = handler_.EndArray(at); break;
+        case Type::kKey: ok = handler_.Key(text, at); break;
+        case Type::kNull: ok = handler_.Null(at); break;
+        case Type::kTrue: ok = handler_.Bool(true, at); break;
+        case Type::kFalse: ok = handler_.Bool(false, at); break;
+        case Type::kInteger: ok = handler_.Number(batch.numbers[number++], text, true, at); break;
+        case Type::kFloat: ok = handler_.Number(batch.numbers[number++], text, false, at); break;
+        case Type::kString: ok = handler_.String(text, at); break;
       }
       if (!ok) return false;
     }
@@ -671,7 +698,9 @@ class Pipeline {
     std::unique_ptr<Batch> batch = std::move(free_.back());
     free_.pop_back();
     batch->events.clear();
+    batch->numbers.clear();
     batch->text.clear();
+    batch->long_texts.clear();
     return batch;
   }
   // Worker side: hands a full batch over, waiting while too many are queued.
