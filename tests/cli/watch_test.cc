@@ -1,0 +1,118 @@
+// `cookgraph watch` errors a user can make: each is one line naming the
+// place, exit code 2. (Streaming itself is tested by tests/live.cmake.)
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tests/temp_dir.h"
+
+namespace {
+
+using cookgraph::testing::TempDir;
+
+struct Run {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `cookgraph watch ARGS` in `dir` with XDG_CONFIG_HOME=dir/config.
+Run Watch(const TempDir& dir, const std::string& args) {
+  std::string command = "cd '" + dir.path() + "' && NO_COLOR=1 XDG_CONFIG_HOME='" + dir / "config" +
+                        "' '" + COOKGRAPH_BINARY + "' watch " + args + " </dev/null >out 2>err";
+  int status = std::system(command.c_str());
+  Run run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = Slurp(dir / "out");
+  run.err = Slurp(dir / "err");
+  return run;
+}
+
+size_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+TEST(Watch, ABadListenUrlIsOneLine) {
+  TempDir dir;
+  Run run = Watch(dir, "--listen tcp://127.0.0.1:9000 --duration 5");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err,
+            "cookgraph: error: --listen: only udp:// is supported: 'tcp://127.0.0.1:9000' "
+            "(expected udp://HOST:PORT, e.g. udp://127.0.0.1:9000)\n");
+  EXPECT_EQ(run.out, "");
+}
+
+TEST(Watch, NoListenSaysHowToGiveIt) {
+  TempDir dir;
+  Run run = Watch(dir, "--duration 5");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(Lines(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find("--listen udp://HOST:PORT"), std::string::npos) << run.err;
+}
+
+TEST(Watch, APortInUseIsOneLineNamingIt) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  TempDir dir;
+  Run run = Watch(dir, "--listen udp://127.0.0.1:" + port + " --duration 5");
+  close(fd);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "cookgraph: error: udp://127.0.0.1:" + port + ": port " + port +
+                         " is in use (another program, or another cookgraph watch, listens on "
+                         "it): pick another port\n");
+}
+
+TEST(Watch, AnUnknownConfigKeyIsAnErrorWithItsPlace) {
+  TempDir dir;
+  std::system(("mkdir -p '" + dir / "config/cookgraph" + "'").c_str());
+  std::ofstream(dir / "config/cookgraph/config.yaml") << "watch:\n  window: 60\n  nodes_ms: 5\n";
+  Run run = Watch(dir, "--listen udp://127.0.0.1:0 --duration 5");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(Lines(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find(dir / "config/cookgraph/config.yaml:3:3: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("unknown key 'nodes_ms'"), std::string::npos) << run.err;
+}
+
+TEST(Watch, NothingReceivedEndsCleanlyAfterTheDuration) {
+  TempDir dir;
+  std::system(("mkdir -p '" + dir / "config/cookgraph" + "'").c_str());
+  std::ofstream(dir / "config/cookgraph/config.yaml")
+      << "watch:\n  window: 60\n  node_ms: 2.5\n  budget_ms: 8\n  quiet_frames: 4\n";
+  Run run = Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.3 --format json --record r.json");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc["watch"]["frames"], 0);
+  EXPECT_EQ(doc["watch"]["window"], 60);  // from the config file
+  EXPECT_EQ(doc["watch"]["thresholds"]["node_ms"], 2.5);
+  EXPECT_EQ(doc["watch"]["thresholds"]["budget_ms"], 8);
+  EXPECT_EQ(doc["watch"]["thresholds"]["quiet_frames"], 4);
+  EXPECT_EQ(doc["snapshots"][0]["frames"], 0);
+  EXPECT_NE(run.err.find("cookgraph: warning: r.json: no frame was received: not written"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(std::ifstream(dir / "r.json").good());
+  // A flag wins over the config file.
+  Run flagged = Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.1 --format json --window 7");
+  EXPECT_EQ(nlohmann::json::parse(flagged.out)["watch"]["window"], 7);
+}
+
+}  // namespace
