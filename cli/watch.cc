@@ -54,6 +54,7 @@ struct WatchArgs {
 constexpr size_t kDefaultWindow = 600;  // 10 s at 60 fps
 constexpr size_t kDefaultQuietFrames = 30;
 constexpr int kShownMalformed = 3;   // malformed datagrams reported one by one
+constexpr uint64_t kShownGaps = 3;   // gaps in the frame numbers reported one by one
 constexpr size_t kRecentAlerts = 5;  // alert lines kept on the live screen
 
 std::atomic<int> g_stop_signal{0};
@@ -108,6 +109,8 @@ class Watcher {
         window_(window, !args.record.empty()),
         alerts_(thresholds) {
     window_.OnFrame([this](const LiveFrame& frame) {
+      last_at_ = Clock::now();
+      if (!first_at_) first_at_ = last_at_;
       for (size_t i : alerts_.Observe(frame, window_.ids())) {
         std::string line = "cookgraph: alert: " + AlertLine(alerts_.episodes()[i]);
         std::fprintf(stderr, "%s\n", line.c_str());
@@ -128,7 +131,10 @@ class Watcher {
           ++received_.ignored;
           continue;
         }
+        const StreamCounts before = window_.counts();
+        const int64_t frame = record.frame;
         window_.Add(std::move(record));
+        if (window_.counts().gaps > before.gaps) Gap(*before.last_frame, frame);
       }
       if (!decoded) Malformed(decoded.error());
     }
@@ -143,13 +149,13 @@ class Watcher {
     received_.truncated = receiver.truncated();
   }
 
-  void Draw(double seconds) {
+  void Draw() {
     Snapshot snapshot = window_.WindowSnapshot(info_);
     Analysis analysis = Analyse(snapshot);
     ScoreOptions options = Options();
     const size_t rows = TerminalRows();
     options.top = rows > 12 ? rows - 12 : 1;
-    std::string screen = "\x1b[H\x1b[2J" + StatusText(seconds) + "\n";
+    std::string screen = "\x1b[H\x1b[2J" + StatusText() + "\n";
     screen += RenderScoreSnapshot(ScoreFormat::kTable, {url_, snapshot, analysis}, options);
     std::string footer;
     for (const std::string& line : recent_alerts_) footer += line + "\n";
@@ -166,22 +172,23 @@ class Watcher {
     std::string out;
     if (args_.format == "json") {
       options.top = args_.top >= 0 ? static_cast<size_t>(args_.top) : 0;
-      out = "{\"cookgraph\":1,\"watch\":" +
-            WatchJson(url_, window_.window(), window_.counts(), received_, alerts_, seconds) +
-            ",\"snapshots\":[" +
-            RenderScoreSnapshot(ScoreFormat::kJson, {url_, snapshot, analysis}, options) +
-            RenderScoreFooter(ScoreFormat::kJson, {});
+      out =
+          "{\"cookgraph\":1,\"watch\":" +
+          WatchJson(url_, window_.window(), window_.counts(), received_, alerts_, seconds, Rate()) +
+          ",\"snapshots\":[" +
+          RenderScoreSnapshot(ScoreFormat::kJson, {url_, snapshot, analysis}, options) +
+          RenderScoreFooter(ScoreFormat::kJson, {});
     } else {
       if (clear_screen) out = "\x1b[H\x1b[2J";
-      out += StatusText(seconds) + "\n" +
+      out += StatusText() + "\n" +
              RenderScoreSnapshot(ScoreFormat::kTable, {url_, snapshot, analysis}, options);
     }
     return WriteStdout(out) && std::fflush(stdout) == 0;
   }
 
-  int Summarise(double seconds) {
+  int Summarise() {
     std::string line = "cookgraph: watched " + url_ + ": " +
-                       StatusLine(window_.counts(), received_, alerts_.episodes().size(), seconds);
+                       StatusLine(window_.counts(), received_, alerts_.episodes().size(), Rate());
     std::fprintf(stderr, "%s\n", line.c_str());
     if (received_.malformed > 0) {
       std::string first = TruncateMiddle(Printable(first_malformed_), 400);
@@ -217,10 +224,22 @@ class Watcher {
     return options;
   }
 
-  std::string StatusText(double seconds) const {
+  std::string StatusText() const {
     return url_ + " · " +
-           StatusLine(window_.counts(), received_, alerts_.episodes().size(), seconds) +
+           StatusLine(window_.counts(), received_, alerts_.episodes().size(), Rate()) +
            " · window " + Thousands(window_.window()) + " frames";
+  }
+
+  // Frames (last, next) exclusive never arrived: said for the first few gaps.
+  void Gap(int64_t last, int64_t next) {
+    const uint64_t gaps = window_.counts().gaps;
+    if (gaps > kShownGaps) return;
+    std::string text = next - last == 2 ? "frame " + std::to_string(last + 1) + " was lost"
+                                        : "frames " + std::to_string(last + 1) + "-" +
+                                              std::to_string(next - 1) + " were lost";
+    text += " (a datagram lost on the way, or a frame the engine dropped)";
+    if (gaps == kShownGaps) text += "; further gaps are counted, not shown";
+    PrintWarning(url_, text);
   }
 
   void Malformed(const Error& error) {
@@ -238,8 +257,18 @@ class Watcher {
     }
   }
 
+  // Frames per second between the first and the last frame's arrival; 0 until two came.
+  double Rate() const {
+    const double span =
+        first_at_ ? std::chrono::duration<double>(last_at_ - *first_at_).count() : 0.0;
+    const uint64_t frames = window_.counts().frames;
+    return span > 0 && frames > 1 ? static_cast<double>(frames - 1) / span : 0.0;
+  }
+
   const WatchArgs& args_;
   std::string url_;
+  std::optional<Clock::time_point> first_at_;
+  Clock::time_point last_at_;
   SnapshotInfo info_;
   LiveWindow window_;
   AlertTracker alerts_;
@@ -324,7 +353,7 @@ int RunWatch(const WatchArgs& args) {
     socket.Take(batch);
     done = watcher.Process(batch);
     if (live_screen && Clock::now() >= next_draw) {
-      watcher.Draw(seconds());
+      watcher.Draw();
       next_draw = std::max(next_draw + refresh, Clock::now());
     }
     if (batch.empty() && !done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -347,7 +376,7 @@ int RunWatch(const WatchArgs& args) {
     watcher.Record();
     return kExitInput;
   }
-  int code = watcher.Summarise(elapsed);
+  int code = watcher.Summarise();
   if (int recorded = watcher.Record(); recorded != kExitOk) code = recorded;
   return code;
 }

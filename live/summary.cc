@@ -26,10 +26,10 @@ std::string AlertLine(const AlertEpisode& e) {
 }
 
 std::string StatusLine(const StreamCounts& c, const ReceiveCounts& r, size_t alert_count,
-                       double seconds) {
+                       double frames_per_second) {
   std::string line = Thousands(c.frames) + (c.frames == 1 ? " frame" : " frames");
   if (c.first_frame) line += fmt::format(" ({}-{})", *c.first_frame, *c.last_frame);
-  if (seconds > 0) line += fmt::format(" · {:.1f}/s", static_cast<double>(c.frames) / seconds);
+  if (frames_per_second > 0) line += fmt::format(" · {:.1f}/s", frames_per_second);
   line += " · " + Thousands(c.lost_frames) + " lost in " + Thousands(c.gaps) +
           (c.gaps == 1 ? " gap" : " gaps");
   if (c.late > 0) line += " · " + Thousands(c.late) + " late";
@@ -44,13 +44,15 @@ std::string StatusLine(const StreamCounts& c, const ReceiveCounts& r, size_t ale
 }
 
 std::string WatchJson(const std::string& url, size_t window, const StreamCounts& c,
-                      const ReceiveCounts& r, const AlertTracker& alerts, double seconds) {
+                      const ReceiveCounts& r, const AlertTracker& alerts, double seconds,
+                      double frames_per_second) {
   std::string out = "{\"listen\":";
   AppendJsonString(out, url);
   out += fmt::format(
-      ",\"window\":{},\"seconds\":{},\"frames\":{},\"gaps\":{},\"lost_frames\":{},"
+      ",\"window\":{},\"seconds\":{},\"frames_per_second\":{},\"frames\":{},\"gaps\":{},\"lost_"
+      "frames\":{},"
       "\"late\":{},\"incomplete\":{}",
-      window, seconds, c.frames, c.gaps, c.lost_frames, c.late, c.incomplete);
+      window, seconds, frames_per_second, c.frames, c.gaps, c.lost_frames, c.late, c.incomplete);
   out += ",\"first_frame\":" + (c.first_frame ? std::to_string(*c.first_frame) : "null");
   out += ",\"last_frame\":" + (c.last_frame ? std::to_string(*c.last_frame) : "null");
   out += fmt::format(

@@ -25,13 +25,16 @@ struct ReceiveCounts {
 /// "frame 1234: frame time 21.5 ms, over the 16.667 ms budget".
 std::string AlertLine(const AlertEpisode& episode);
 
-/// "10,000 frames (1-10000) · 600.2/s · 0 lost · 0 late · 0 malformed · 1 alert".
+/// "10,000 frames (1-10000) · 600.2/s · 0 lost · 0 late · 0 malformed · 1 alert";
+/// `frames_per_second` is the rate at which frames arrived (0 = not known yet).
 std::string StatusLine(const StreamCounts& counts, const ReceiveCounts& received,
-                       size_t alert_count, double seconds);
+                       size_t alert_count, double frames_per_second);
 
-/// The "watch" object: the listen URL, the window, every count, the alert episodes.
+/// The "watch" object: the listen URL, the window, the seconds watched, the
+/// arrival rate, every count, the alert episodes.
 std::string WatchJson(const std::string& url, size_t window, const StreamCounts& counts,
-                      const ReceiveCounts& received, const AlertTracker& alerts, double seconds);
+                      const ReceiveCounts& received, const AlertTracker& alerts, double seconds,
+                      double frames_per_second);
 
 /// 10000 -> "10,000".
 std::string Thousands(uint64_t n);

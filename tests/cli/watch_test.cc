@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -19,7 +20,7 @@ namespace {
 
 using cookgraph::testing::TempDir;
 
-struct Run {
+struct WatchRun {
   int exit_code = -1;
   std::string out, err;
 };
@@ -32,11 +33,11 @@ std::string Slurp(const std::string& path) {
 }
 
 // Runs `cookgraph watch ARGS` in `dir` with XDG_CONFIG_HOME=dir/config.
-Run Watch(const TempDir& dir, const std::string& args) {
+WatchRun Watch(const TempDir& dir, const std::string& args) {
   std::string command = "cd '" + dir.path() + "' && NO_COLOR=1 XDG_CONFIG_HOME='" + dir / "config" +
                         "' '" + COOKGRAPH_BINARY + "' watch " + args + " </dev/null >out 2>err";
   int status = std::system(command.c_str());
-  Run run;
+  WatchRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   run.out = Slurp(dir / "out");
   run.err = Slurp(dir / "err");
@@ -47,7 +48,7 @@ size_t Lines(const std::string& text) { return std::count(text.begin(), text.end
 
 TEST(Watch, ABadListenUrlIsOneLine) {
   TempDir dir;
-  Run run = Watch(dir, "--listen tcp://127.0.0.1:9000 --duration 5");
+  WatchRun run = Watch(dir, "--listen tcp://127.0.0.1:9000 --duration 5");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.err,
             "cookgraph: error: --listen: only udp:// is supported: 'tcp://127.0.0.1:9000' "
@@ -57,7 +58,7 @@ TEST(Watch, ABadListenUrlIsOneLine) {
 
 TEST(Watch, NoListenSaysHowToGiveIt) {
   TempDir dir;
-  Run run = Watch(dir, "--duration 5");
+  WatchRun run = Watch(dir, "--duration 5");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(Lines(run.err), 1u) << run.err;
   EXPECT_NE(run.err.find("--listen udp://HOST:PORT"), std::string::npos) << run.err;
@@ -73,7 +74,7 @@ TEST(Watch, APortInUseIsOneLineNamingIt) {
   getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
   const std::string port = std::to_string(ntohs(address.sin_port));
   TempDir dir;
-  Run run = Watch(dir, "--listen udp://127.0.0.1:" + port + " --duration 5");
+  WatchRun run = Watch(dir, "--listen udp://127.0.0.1:" + port + " --duration 5");
   close(fd);
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.err, "cookgraph: error: udp://127.0.0.1:" + port + ": port " + port +
@@ -85,7 +86,7 @@ TEST(Watch, AnUnknownConfigKeyIsAnErrorWithItsPlace) {
   TempDir dir;
   std::system(("mkdir -p '" + dir / "config/cookgraph" + "'").c_str());
   std::ofstream(dir / "config/cookgraph/config.yaml") << "watch:\n  window: 60\n  nodes_ms: 5\n";
-  Run run = Watch(dir, "--listen udp://127.0.0.1:0 --duration 5");
+  WatchRun run = Watch(dir, "--listen udp://127.0.0.1:0 --duration 5");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(Lines(run.err), 1u) << run.err;
   EXPECT_NE(run.err.find(dir / "config/cookgraph/config.yaml:3:3: "), std::string::npos) << run.err;
@@ -97,7 +98,7 @@ TEST(Watch, NothingReceivedEndsCleanlyAfterTheDuration) {
   std::system(("mkdir -p '" + dir / "config/cookgraph" + "'").c_str());
   std::ofstream(dir / "config/cookgraph/config.yaml")
       << "watch:\n  window: 60\n  node_ms: 2.5\n  budget_ms: 8\n  quiet_frames: 4\n";
-  Run run = Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.3 --format json --record r.json");
+  WatchRun run = Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.3 --format json --record r.json");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   nlohmann::json doc = nlohmann::json::parse(run.out);
   EXPECT_EQ(doc["watch"]["frames"], 0);
@@ -111,7 +112,7 @@ TEST(Watch, NothingReceivedEndsCleanlyAfterTheDuration) {
       << run.err;
   EXPECT_FALSE(std::ifstream(dir / "r.json").good());
   // A flag wins over the config file.
-  Run flagged = Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.1 --format json --window 7");
+  WatchRun flagged = Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.1 --format json --window 7");
   EXPECT_EQ(nlohmann::json::parse(flagged.out)["watch"]["window"], 7);
 }
 
