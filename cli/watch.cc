@@ -323,14 +323,22 @@ int RunWatch(const WatchArgs& args) {
   info.source = {where};
   info.captured = NowIso8601();
   info.frame_budget_ms = budget_ms;
+  // The kernel reports twice the size asked for (its bookkeeping); less than
+  // that means net.core.rmem_max capped it (not root).
+  std::string buffer_text = std::to_string(socket.receive_buffer() / 1024) + " KiB";
+  if (socket.receive_buffer() < kDefaultReceiveBuffer) {
+    buffer_text += ", less than the " + std::to_string(kDefaultReceiveBuffer / 1024) +
+                   " KiB asked for: raise it with sysctl -w net.core.rmem_max=" +
+                   std::to_string(kDefaultReceiveBuffer);
+  }
   char node_text[64] = "";
   if (thresholds.node_ms) {
     std::snprintf(node_text, sizeof node_text, ", node alert over %.3f ms", *thresholds.node_ms);
   }
   std::fprintf(stderr,
-               "cookgraph: listening on %s (receive buffer %d KiB), window %zu frames, budget "
+               "cookgraph: listening on %s (receive buffer %s), window %zu frames, budget "
                "%.3f ms%s; JSON lines or OSC bundles (cookgraph watch --help); Ctrl-C stops\n",
-               where.c_str(), socket.receive_buffer() / 1024, window, budget_ms, node_text);
+               where.c_str(), buffer_text.c_str(), window, budget_ms, node_text);
   std::fflush(stderr);
 
   ListenAddress shown = *address;

@@ -30,7 +30,9 @@ struct ListenAddress {
 /// Parses `url`; the error names the URL and says what is expected.
 Result<ListenAddress> ParseListenUrl(std::string_view url);
 
-/// Receive buffer asked for (bytes): 600 frames/s of ~1 KiB datagrams for 30 s.
+/// Receive buffer asked for (bytes). The kernel charges each datagram its
+/// buffer overhead too (about 1-2 KiB for a small one), so this holds tens of
+/// thousands of datagrams: about a minute of small frames at 600 frames/s.
 inline constexpr int kDefaultReceiveBuffer = 32 << 20;
 
 class UdpReceiver {

@@ -71,7 +71,12 @@ TEST(UdpReceiver, EveryDatagramArrivesInOrder) {
   auto opened = UdpReceiver::Open(*ParseListenUrl("udp://127.0.0.1:0"));
   ASSERT_TRUE(opened);
   UdpReceiver& receiver = **opened;
-  EXPECT_GE(receiver.receive_buffer(), 1 << 20);  // root may force a large buffer
+  // Root forces the whole buffer (the kernel reports twice the size asked for);
+  // others get what net.core.rmem_max allows.
+  if (geteuid() == 0) {
+    EXPECT_GE(receiver.receive_buffer(), kDefaultReceiveBuffer);
+  }
+  EXPECT_GT(receiver.receive_buffer(), 0);
   receiver.Start();
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
   sockaddr_in to{};
