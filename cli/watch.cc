@@ -294,7 +294,12 @@ int RunWatch(const WatchArgs& args) {
   }
   Result<ListenAddress> address = ParseListenUrl(listen);
   if (!address) {
-    PrintError(address.error());
+    Error error = address.error();
+    if (args.listen.empty()) {  // it came from the config file: name that place
+      error.where = "watch.listen";
+      if (!settings->files_read.empty()) error.file = settings->files_read.back();
+    }
+    PrintError(error);
     return kExitInput;
   }
   Result<std::unique_ptr<UdpReceiver>> receiver = UdpReceiver::Open(*address);

@@ -93,12 +93,24 @@ TEST(Watch, AnUnknownConfigKeyIsAnErrorWithItsPlace) {
   EXPECT_NE(run.err.find("unknown key 'nodes_ms'"), std::string::npos) << run.err;
 }
 
+TEST(Watch, ABadListenFromTheConfigFileNamesTheFile) {
+  TempDir dir;
+  std::system(("mkdir -p '" + dir / "config/cookgraph" + "'").c_str());
+  std::ofstream(dir / "config/cookgraph/config.yaml") << "watch:\n  listen: udp://127.0.0.1\n";
+  WatchRun run = Watch(dir, "--duration 5");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "cookgraph: error: " + dir / "config/cookgraph/config.yaml" +
+                         ": watch.listen: no port: 'udp://127.0.0.1' (expected udp://HOST:PORT, "
+                         "e.g. udp://127.0.0.1:9000)\n");
+}
+
 TEST(Watch, NothingReceivedEndsCleanlyAfterTheDuration) {
   TempDir dir;
   std::system(("mkdir -p '" + dir / "config/cookgraph" + "'").c_str());
   std::ofstream(dir / "config/cookgraph/config.yaml")
       << "watch:\n  window: 60\n  node_ms: 2.5\n  budget_ms: 8\n  quiet_frames: 4\n";
-  WatchRun run = Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.3 --format json --record r.json");
+  WatchRun run =
+      Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.3 --format json --record r.json");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   nlohmann::json doc = nlohmann::json::parse(run.out);
   EXPECT_EQ(doc["watch"]["frames"], 0);
@@ -112,7 +124,8 @@ TEST(Watch, NothingReceivedEndsCleanlyAfterTheDuration) {
       << run.err;
   EXPECT_FALSE(std::ifstream(dir / "r.json").good());
   // A flag wins over the config file.
-  WatchRun flagged = Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.1 --format json --window 7");
+  WatchRun flagged =
+      Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.1 --format json --window 7");
   EXPECT_EQ(nlohmann::json::parse(flagged.out)["watch"]["window"], 7);
 }
 
