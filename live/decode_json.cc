@@ -12,7 +12,9 @@
 namespace cookgraph {
 namespace {
 
-using nlohmann::json;
+// ordered_json keeps the nodes in the order the sender wrote them (the order
+// they are first seen in, and so in the snapshot), not sorted by id.
+using json = nlohmann::ordered_json;
 
 struct LineError {
   std::string message;

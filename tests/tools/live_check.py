@@ -198,7 +198,20 @@ def main():
     print('live_check: {} statistics of {} nodes over the last {} frames equal those of the '
           'frames sent'.format(n, len(expected_stats(window)), len(window)))
 
-    # The record holds every frame; scored, it must give watch's numbers when
+    # The record is a valid snapshot (schema/snapshot-v1.schema.json) ...
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+    valid = subprocess.run([sys.executable, os.path.join(root, 'tests', 'tools', 'validate_schema.py'),
+                            os.path.join(root, 'schema', 'snapshot-v1.schema.json'), record],
+                           capture_output=True, text=True)
+    if valid.returncode != 0:
+        fail('the record does not validate: ' + valid.stdout + valid.stderr)
+    order = [n['id'] for n in json.load(open(record, encoding='utf-8'))['nodes']]
+    first_seen = []
+    for f in sent:
+        first_seen += [k for k in f['nodes'] if k not in first_seen]
+    if order != first_seen:
+        fail('the record\'s nodes are not in the order first sent: {}'.format(order[:4]))
+    # ... holding every frame; scored, it must give watch's numbers when
     # the window held every frame too.
     scored = subprocess.run([a.cookgraph, 'score', record, '--format', 'json'],
                             capture_output=True, text=True)
