@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "tests/temp_dir.h"
 
@@ -127,6 +129,72 @@ TEST(Watch, NothingReceivedEndsCleanlyAfterTheDuration) {
   WatchRun flagged =
       Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.1 --format json --window 7");
   EXPECT_EQ(nlohmann::json::parse(flagged.out)["watch"]["window"], 7);
+}
+
+// A port free a moment ago (bound, read, closed), for a watch to listen on.
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+// Runs watch on a pseudo-terminal (util-linux `script`) for 2 s while frames
+// arrive, 200 a second; returns what the terminal showed.
+std::string WatchOnTerminal(const std::string& env) {
+  TempDir dir;
+  const int port = FreePort();
+  std::string command = "cd '" + dir.path() + "' && " + env + " script -qfec \"'" +
+                        COOKGRAPH_BINARY +
+                        "' watch --listen udp://127.0.0.1:" + std::to_string(port) +
+                        " --duration 2 --refresh 0.25\" /dev/null >'" + dir / "out" + "' 2>&1";
+  std::thread watch([&] { std::system(command.c_str()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let it bind
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  for (int f = 1; f <= 300; ++f) {
+    std::string d =
+        "{\"frame\": " + std::to_string(f) + ", \"nodes\": {\"/p/slow\": 2.5, \"/p/fast\": 0.25}}";
+    sendto(fd, d.data(), d.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  close(fd);
+  watch.join();
+  return Slurp(dir / "out");
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(Watch, OnATerminalTheTableIsRedrawnInPlace) {
+  std::string screen = WatchOnTerminal("NO_COLOR=1 TERM=xterm");
+  // Clear and home, then the table: at least every 0.25 s while frames came.
+  EXPECT_GE(Count(screen, "\033[H\033[2J"), 4u) << screen;
+  EXPECT_GE(Count(screen, "/p/slow"), 4u);
+  EXPECT_NE(screen.find("300 frames (1-300)"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("\033[1m"), std::string::npos) << "NO_COLOR: no colour";
+  EXPECT_EQ(screen.find("\033[3"), std::string::npos) << "NO_COLOR: no colour";
+  std::string coloured = WatchOnTerminal("TERM=xterm");
+  EXPECT_NE(coloured.find("\033[1m"), std::string::npos) << coloured;
+}
+
+TEST(Watch, NotATerminalGetsOnlyTheFinalTable) {
+  TempDir dir;
+  WatchRun run = Watch(dir, "--listen udp://127.0.0.1:0 --duration 0.6 --refresh 0.1");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.find("\033["), std::string::npos) << run.out;
+  EXPECT_EQ(Count(run.out, "window 600 frames"), 1u) << run.out;  // one status line: no redraws
 }
 
 }  // namespace
