@@ -153,14 +153,19 @@ def onFrameEnd(frame):
 
 
 def start(target=None, frames=None, output=None):
-    """Re-arms a capture: the next frame end reads the network, then samples."""
-    global _capture, _idle, TARGET, FRAMES, OUTPUT
+    """Re-arms a capture: the next frame end reads the network, then samples.
+    Ends a live stream (start_live) if one runs."""
+    global _capture, _idle, TARGET, FRAMES, OUTPUT, LIVE, _live
     if target is not None:
         TARGET = target.path if hasattr(target, 'path') else str(target)
     if frames is not None:
         FRAMES = int(frames)
     if output is not None:
         OUTPUT = str(output)
+    LIVE = ''
+    if _live is not None:
+        _live.close()
+        _live = None
     _capture = None
     _idle = False
     me = _this_dat()

@@ -137,6 +137,14 @@ def main(argv):
             work = os.path.join(args.work, 'live_{}_{}'.format(form, max_datagram))
             os.makedirs(work, exist_ok=True)
             failures += run(form, max_datagram, args.cookgraph, work, source)
+    # start() after start_live() captures again: the stream ends.
+    session = check_exporter.Session(source, os.path.join(args.work, 'live_json_8192'))
+    session.exporter.start_live(network.TARGET, 'udp://127.0.0.1:9', 'osc')
+    if session.exporter.LIVE != 'udp://127.0.0.1:9' or not session.dat.par.active.val:
+        failures.append('start_live() did not arm a stream')
+    session.exporter.start(network.TARGET, 5, 'after_live.json')
+    if session.exporter.LIVE:
+        failures.append('start() after start_live() still streams')
     for message in failures:
         print('FAIL ' + message)
     return 1 if failures else 0
