@@ -19,6 +19,8 @@ const CommandEntry kCommands[] = {
     {"ask", "ask an OpenAI-compatible LLM endpoint a question about a network", SetupAsk},
     {"trace", "the network as a Chrome trace for Perfetto: a track per node, the critical path",
      SetupTrace},
+    {"watch", "live mode: rank nodes from per-frame metrics streamed over UDP, with alerts",
+     SetupWatch},
 };
 
 int Main(int argc, char** argv) {
