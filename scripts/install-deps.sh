@@ -13,6 +13,7 @@ packages=(
   libcli11-dev                                  # command-line parsing
   libcurl4-openssl-dev                          # the OpenAI-compatible client (advisor/)
   libpcre2-dev                                  # exact tokenizer: the pre-tokenizer's Unicode regex
+  libgraphviz-dev                               # libgvc + libcgraph: dot layout and SVG of the network heatmap, in memory
   libfmt-dev                                    # formatting of tables and messages
   libgtest-dev libgmock-dev                     # unit tests
   libbenchmark-dev                              # microbenchmarks in bench/
