@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/heatmap_svg.h"
 #include "advisor/findings.h"
 #include "metrics/analysis.h"
 #include "metrics/snapshot.h"
@@ -24,6 +25,10 @@ struct ReportInput {
   std::string advice;       // the LLM's answer; "" = none
   std::string advice_note;  // one line shown when `advice` is empty (why, and how to get it)
   size_t top = 20;          // rows of the top-nodes table and chart
+  /// The network heatmap (DrawHeatmap), shown inline by the HTML report;
+  /// nullptr = not drawn, and `heatmap_note` says why.
+  const Heatmap* heatmap = nullptr;
+  std::string heatmap_note;
 };
 
 /// The report as one HTML document. Every string from the input is escaped.
