@@ -191,13 +191,6 @@ std::string DotEscape(std::string_view s) {
   return out;
 }
 
-/// The last '/'-separated part of an id ("/project1/noise1" -> "noise1"); the
-/// whole id when it has no such part.
-std::string_view Basename(std::string_view id) {
-  const size_t slash = id.rfind('/');
-  if (slash == std::string_view::npos || slash + 1 == id.size()) return id;
-  return id.substr(slash + 1);
-}
 
 struct EdgeStyle {
   std::string_view style;  // "" = solid

@@ -66,12 +66,6 @@ std::string GvHtml(std::string_view s) {
   return out;
 }
 
-/// The last '/'-separated part of an id; the whole id when it has none.
-std::string_view Basename(std::string_view id) {
-  const size_t slash = id.rfind('/');
-  if (slash == std::string_view::npos || slash + 1 == id.size()) return id;
-  return id.substr(slash + 1);
-}
 
 std::string Ms(double v) {
   if (!std::isfinite(v)) return "-";

@@ -10,6 +10,14 @@
 namespace cookgraph {
 
 /// True when `s` ends with `suffix`.
+/// The last '/'-separated part of an id ("/project1/noise1" -> "noise1"); the
+/// whole id when it has no such part. The short label of the graph drawings.
+inline std::string_view Basename(std::string_view id) {
+  const size_t slash = id.rfind('/');
+  if (slash == std::string_view::npos || slash + 1 == id.size()) return id;
+  return id.substr(slash + 1);
+}
+
 inline bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
