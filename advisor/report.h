@@ -11,6 +11,7 @@
 
 #include "advisor/findings.h"
 #include "metrics/analysis.h"
+#include "metrics/diff.h"
 #include "metrics/snapshot.h"
 
 namespace cookgraph {
@@ -24,6 +25,10 @@ struct ReportInput {
   std::string advice;       // the LLM's answer; "" = none
   std::string advice_note;  // one line shown when `advice` is empty (why, and how to get it)
   size_t top = 20;          // rows of the top-nodes table and chart
+  /// `report --baseline FILE`: the comparison of this snapshot with FILE, shown
+  /// as its own section; nullptr = none.
+  const SnapshotDiff* comparison = nullptr;
+  std::string baseline_file;  // FILE as given
 };
 
 /// The report as one HTML document. Every string from the input is escaped.
