@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -13,13 +14,14 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// A snapshot of unconnected nodes with the given cook_ms series (all of one
-// length: the frame count).
+// A snapshot of unconnected nodes with the given cook_ms series (each empty,
+// or as long as the longest: the frame count).
 Snapshot Make(const std::vector<std::pair<std::string, std::vector<double>>>& series) {
   Snapshot s;
   for (const auto& [id, values] : series) EXPECT_TRUE(s.network.AddNode({.id = id}).ok());
   s.samples = Samples(s.network.size());
-  const size_t frames = series.empty() ? 0 : series.front().second.size();
+  size_t frames = 0;
+  for (const auto& [id, values] : series) frames = std::max(frames, values.size());
   std::vector<int64_t> index(frames);
   for (size_t f = 0; f < frames; ++f) index[f] = static_cast<int64_t>(f);
   s.samples.SetFrameIndex(index);
