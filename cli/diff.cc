@@ -26,11 +26,12 @@ struct DiffArgs {
   int top = 20;
   double alpha = 0.01;
   std::optional<double> min_change;
-  std::string fail_on_regression;  // "" = off, "on" = on, else the threshold PCT
+  std::string fail_on_regression;  // "" or "false" = off, "true" = on, else the threshold PCT
 };
 
-// Sentinel that CLI11 stores for a bare --fail-on-regression.
-constexpr const char* kFailOn = "on";
+// What CLI11 stores for a bare --fail-on-regression, and for =false.
+constexpr const char* kFailOn = "true";
+constexpr const char* kFailOff = "false";
 
 std::optional<double> ParsePercent(const std::string& text) {
   double v = 0;
@@ -46,7 +47,7 @@ int RunDiff(const DiffArgs& args) {
   DiffOptions options;
   options.alpha = args.alpha;
   if (args.min_change) options.min_change_pct = *args.min_change;
-  const bool gate = !args.fail_on_regression.empty();
+  const bool gate = !args.fail_on_regression.empty() && args.fail_on_regression != kFailOff;
   if (gate && args.fail_on_regression != kFailOn) {
     std::optional<double> pct = ParsePercent(args.fail_on_regression);
     if (!pct) {
@@ -125,9 +126,12 @@ std::function<int()> SetupDiff(CLI::App& sub) {
   sub.add_option("--min-change", args->min_change,
                  "smallest rise of a node's avg ms, in percent, that is a regression (default 5)")
       ->check(CLI::Range(0.0, 1e6));
-  sub.add_flag(std::string("--fail-on-regression{") + kFailOn + "}", args->fail_on_regression,
+  // A flag, so that it never takes the next argument (BEFORE) as its value;
+  // a value needs "=".
+  sub.add_flag("--fail-on-regression", args->fail_on_regression,
                "exit with code 4 when a node (or the frame time) regressed; "
-               "--fail-on-regression=PCT also sets --min-change to PCT");
+               "--fail-on-regression=PCT also sets --min-change to PCT")
+      ->option_text("[=PCT]");
   sub.footer(
       "A node regressed when its avg ms rose by more than --min-change percent and Welch's\n"
       "t-test on its per-frame cook times says AFTER is slower with p < --alpha.\n"
