@@ -33,11 +33,11 @@ Json SideJson(const NodeStats& s) {
               {"score", stat(s.score)}};
 }
 
-Json TestJson(Json& object, const WelchResult& test) {
+// Adds "t" and "df": null unless the t distribution gave the p-value.
+void AddTest(Json& object, const WelchResult& test) {
   const bool tested = test.status == WelchStatus::kTested;
   object["t"] = tested ? Json(test.t) : Json();
   object["df"] = tested ? Json(test.df) : Json();
-  return object;
 }
 
 std::string RenderJson(const DiffInput& in) {
@@ -68,7 +68,7 @@ std::string RenderJson(const DiffInput& in) {
                 {"per_frame_pct", Number(d.per_frame_pct)},
                 {"score_pct", Number(d.score_pct)}}},
               {"p_value", Number(d.p_value())}};
-    TestJson(node, d.test);
+    AddTest(node, d.test);
     node["regression"] = d.regression;
     node["improvement"] = d.improvement;
     node["note"] = d.note.empty() ? Json() : Json(d.note);
@@ -91,7 +91,7 @@ std::string RenderJson(const DiffInput& in) {
               {"change_ms", f.mean_after - f.mean_before},
               {"change_pct", Number(f.change_pct)}};
   frames["p_value"] = Number(f.p_value());
-  TestJson(frames, f.test);
+  AddTest(frames, f.test);
   frames["regression"] = f.regression;
   frames["improvement"] = f.improvement;
   frames["note"] = f.note.empty() ? Json() : Json(f.note);
