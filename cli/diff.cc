@@ -6,6 +6,8 @@
 
 #include "metrics/diff.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -96,9 +98,12 @@ int RunDiff(const DiffArgs& args) {
     return kExitInternal;
   }
   if (gate && diff.regressed()) {
-    std::fprintf(stderr, "cookgraph: %zu node%s regressed%s (--fail-on-regression)\n",
-                 diff.regressions, diff.regressions == 1 ? "" : "s",
-                 diff.frames.regression ? ", and the frame time" : "");
+    std::string what = diff.regressions == 0
+                           ? "the frame time regressed"
+                           : fmt::format("{} node{} regressed{}", diff.regressions,
+                                         diff.regressions == 1 ? "" : "s",
+                                         diff.frames.regression ? ", and the frame time" : "");
+    std::fprintf(stderr, "cookgraph: %s (--fail-on-regression)\n", what.c_str());
     return kExitRegression;
   }
   return kExitOk;

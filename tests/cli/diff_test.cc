@@ -166,6 +166,18 @@ TEST_F(DiffCli, FailOnRegressionExitsFourOnlyWhenSomethingRegressed) {
   EXPECT_EQ(Run("diff before.json after.json --min-change 60 --fail-on-regression"), 0) << err_;
 }
 
+TEST_F(DiffCli, AFrameTimeRegressionAloneFailsTheGate) {
+  // No matched node is slower, but a new node costs 5 ms a frame: 3.5 -> 8 ms.
+  Write("grown.json", Snapshot({{"/p/slow", Series(1.0, 0.05)},
+                                {"/p/same", Series(2.0, 0.1)},
+                                {"/p/new", Series(5.0, 0.01)}}));
+  EXPECT_EQ(Run("diff before.json grown.json --fail-on-regression --format json"), 4);
+  const json doc = json::parse(out_);
+  EXPECT_EQ(doc["regressions"], 0);
+  EXPECT_TRUE(doc["frame_ms"]["regression"].get<bool>());
+  EXPECT_EQ(err_, "cookgraph: the frame time regressed (--fail-on-regression)\n");
+}
+
 TEST_F(DiffCli, MissingFileIsOneLineNamingIt) {
   EXPECT_EQ(Run("diff before.json no_such.json"), 2);
   EXPECT_EQ(Lines(err_), 1u) << err_;
