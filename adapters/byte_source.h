@@ -29,6 +29,9 @@ class ByteSource {
 
   /// The name used in errors: the path as given.
   const std::string& name() const { return name_; }
+  /// The size of the input as stored (compressed for gzip); 0 when unknown
+  /// (standard input, a pipe). For choosing how to read, never for limits.
+  uint64_t stored_size() const { return stored_size_; }
 
   /// True when no byte is left (or reading failed: see failed()).
   bool AtEnd() {
@@ -76,6 +79,7 @@ class ByteSource {
   bool Refill();  // Fill() without keeping track of the end
 
   std::string name_;
+  uint64_t stored_size_ = 0;
   void* gz_ = nullptr;                   // gzFile; nullptr for string sources
   std::string_view text_;                // string sources
   std::vector<char> storage_;            // file sources' buffer

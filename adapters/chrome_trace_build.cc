@@ -264,11 +264,22 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
                                               "operator inside a frame ({})",
                                               r.slices.size(), c.marker_what)};
   }
-  std::sort(counted.begin(), counted.end(), [&](uint32_t a, uint32_t b) {
-    const Slice& x = r.slices[a];
-    const Slice& y = r.slices[b];
-    return x.start != y.start ? x.start < y.start : x.event < y.event;
-  });
+  {
+    // By start, then file order; the keys side by side (see NestSlices).
+    struct Key {
+      int64_t start;
+      uint32_t event;
+      uint32_t slice;
+    };
+    std::vector<Key> keys(counted.size());
+    for (size_t k = 0; k < counted.size(); ++k) {
+      keys[k] = {r.slices[counted[k]].start, r.slices[counted[k]].event, counted[k]};
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+      return x.start != y.start ? x.start < y.start : x.event < y.event;
+    });
+    for (size_t k = 0; k < keys.size(); ++k) counted[k] = keys[k].slice;
+  }
   NodeTable table(r, c);
   std::vector<uint32_t> node_of(r.slices.size(), kNone);
   for (uint32_t s : counted) node_of[s] = table.NodeOf(r.slices[s]);

@@ -43,8 +43,10 @@ Field EventField(std::string_view key) {
       {"flow_out", Field::kFlowOut},
       {"args", Field::kArgs},
   }};
+  // Every key of every event comes here: compare only names of its length.
+  if (key.size() < 2 || key.size() > 8) return Field::kOther;
   for (const auto& [name, field] : kFields) {
-    if (name == key) return field;
+    if (name.size() == key.size() && name[0] == key[0] && name == key) return field;
   }
   return Field::kOther;
 }
@@ -99,24 +101,31 @@ bool Tokenizer::EventValue(Kind kind, std::string_view text, Location at) {
 
 bool Tokenizer::TimeValue(Kind kind, std::string_view text, Location at) {
   const bool is_ts = field_ == Field::kTs;
-  const std::string shown = kind == Kind::kString   ? fmt::format("\"{}\"", text.substr(0, 40))
-                            : kind == Kind::kNumber ? std::string(text.substr(0, 40))
-                                                    : std::string(KindName(kind));
-  // A number, or a string that spells one (Perfetto reads those too).
-  const std::string copy(text);
-  char* end = nullptr;
-  const double value = copy.empty() ? NAN : std::strtod(copy.c_str(), &end);
-  if ((kind != Kind::kNumber && kind != Kind::kString) || !std::isfinite(value) ||
-      end != copy.c_str() + copy.size()) {
-    return Fail(at, Where(),
-                fmt::format("{} is {}, not a number of microseconds", is_ts ? "ts" : "dur", shown));
-  }
+  // Built only for a message: this runs twice per event.
+  auto shown = [&] {
+    return kind == Kind::kString   ? fmt::format("\"{}\"", text.substr(0, 40))
+           : kind == Kind::kNumber ? std::string(text.substr(0, 40))
+                                   : std::string(KindName(kind));
+  };
+  // A number, or a string that spells one (Perfetto reads those too). The
+  // JSON reader has checked a number's spelling and that it is finite.
   const std::optional<int64_t> ns = MicrosToNanos(text);
+  double value = ns ? static_cast<double>(*ns) / 1000 : NAN;
+  if (!ns || kind == Kind::kString) {
+    const std::string copy(text);
+    char* end = nullptr;
+    value = copy.empty() ? NAN : std::strtod(copy.c_str(), &end);
+    if ((kind != Kind::kNumber && kind != Kind::kString) || !std::isfinite(value) ||
+        end != copy.c_str() + copy.size()) {
+      return Fail(at, Where(),
+                  fmt::format("{} is {}, not a number of microseconds", is_ts ? "ts" : "dur", shown()));
+    }
+  }
   if (is_ts) {
     if (!ns) {
       return Fail(
           at, Where(),
-          fmt::format("ts {} is past any clock in microseconds (ns written as µs?)", shown));
+          fmt::format("ts {} is past any clock in microseconds (ns written as µs?)", shown()));
     }
     e_.ts = ns;
   } else if (value < 0) {
@@ -124,7 +133,7 @@ bool Tokenizer::TimeValue(Kind kind, std::string_view text, Location at) {
   } else if (!ns || value > kMaxDurMicros) {
     return Fail(
         at, Where(),
-        fmt::format("dur {} µs is over 1e12 µs (11.6 days): not a slice's duration", shown));
+        fmt::format("dur {} µs is over 1e12 µs (11.6 days): not a slice's duration", shown()));
   } else {
     e_.dur = ns;
   }

@@ -3,23 +3,73 @@
 
 #include "adapters/chrome_trace_records.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace cookgraph::chrome {
 
+namespace {
+
+constexpr uint64_t kEmptySlot = ~uint64_t{0};
+
+// A fast 64-bit hash of short strings: eight bytes at a time, multiply and
+// fold (the mixing of MurmurHash3's finaliser).
+uint64_t Hash(std::string_view text) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ text.size();
+  const char* p = text.data();
+  size_t n = text.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, p, n);
+  h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL;
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+size_t Interner::Slot(std::string_view text, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  const uint64_t tag = hash >> 32;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = slots_[i];
+    if (slot == kEmptySlot) return i;
+    if ((slot >> 32) == tag && strings_[static_cast<uint32_t>(slot)] == text) return i;
+  }
+}
+
+void Interner::Grow() {
+  std::vector<uint64_t> old = std::move(slots_);
+  slots_.assign(std::max<size_t>(64, old.size() * 2), kEmptySlot);
+  for (uint64_t slot : old) {
+    if (slot == kEmptySlot) continue;
+    const uint64_t hash = Hash(strings_[static_cast<uint32_t>(slot)]);
+    slots_[Slot(strings_[static_cast<uint32_t>(slot)], hash)] = slot;
+  }
+}
+
 uint32_t Interner::Intern(std::string_view text) {
-  if (auto it = index_.find(text); it != index_.end()) return it->second;
+  if (2 * (strings_.size() + 1) > slots_.size()) Grow();  // load at most one half
+  const uint64_t hash = Hash(text);
+  const size_t i = Slot(text, hash);
+  if (slots_[i] != kEmptySlot) return static_cast<uint32_t>(slots_[i]);
   const auto id = static_cast<uint32_t>(strings_.size());
   strings_.emplace_back(text);
-  index_.emplace(strings_.back(), id);
+  slots_[i] = (hash >> 32) << 32 | id;
   return id;
 }
 
 uint32_t Interner::Find(std::string_view text) const {
-  auto it = index_.find(text);
-  return it == index_.end() ? kNone : it->second;
+  if (slots_.empty()) return kNone;
+  const size_t i = Slot(text, Hash(text));
+  return slots_[i] == kEmptySlot ? kNone : static_cast<uint32_t>(slots_[i]);
 }
 
 std::optional<int64_t> MicrosToNanos(std::string_view text) {

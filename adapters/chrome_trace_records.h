@@ -28,7 +28,9 @@ namespace cookgraph::chrome {
 /// Sentinel for "no string", "no slice", "no frame".
 inline constexpr uint32_t kNone = UINT32_MAX;
 
-/// Distinct strings, each stored once, by dense id.
+/// Distinct strings, each stored once, by dense id. An open-addressing table
+/// of (hash tag, id) words: one probe per event name in the common case, where
+/// a node-based unordered_map cost a tenth of reading a Kineto trace.
 class Interner {
  public:
   uint32_t Intern(std::string_view text);
@@ -38,8 +40,13 @@ class Interner {
   size_t size() const { return strings_.size(); }
 
  private:
-  std::deque<std::string> strings_;  // a deque never moves its strings: the views stay valid
-  std::unordered_map<std::string_view, uint32_t> index_;
+  // The slot of `text` (hash `hash`): the one holding it, or the empty one
+  // where it would go.
+  size_t Slot(std::string_view text, uint64_t hash) const;
+  void Grow();
+
+  std::deque<std::string> strings_;  // a deque never moves its strings
+  std::vector<uint64_t> slots_;      // high 32 bits: hash tag; low 32: id; ~0 = empty
 };
 
 /// An X event, or a B/E pair once paired. Times in ns on the trace's clock.

@@ -83,17 +83,30 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep) {
   n.kept = keep;
   n.parent.assign(slices.size(), kNone);
   n.self_ns.assign(slices.size(), 0);
+  // Sorted by thread, start, the outer one first, then file order. The keys
+  // are copied next to each other: comparing through indexes into `slices`
+  // missed the cache on every comparison.
+  struct Key {
+    uint32_t thread;
+    uint32_t event;
+    int64_t start;
+    int64_t end;
+    uint32_t slice;
+  };
+  std::vector<Key> keys;
+  keys.reserve(slices.size());
   for (uint32_t i = 0; i < slices.size(); ++i) {
-    if (keep[i]) n.order.push_back(i);
+    if (keep[i]) keys.push_back({slices[i].thread, slices[i].event, slices[i].start, slices[i].end, i});
   }
-  std::sort(n.order.begin(), n.order.end(), [&](uint32_t a, uint32_t b) {
-    const Slice& x = slices[a];
-    const Slice& y = slices[b];
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
     if (x.thread != y.thread) return x.thread < y.thread;
     if (x.start != y.start) return x.start < y.start;
     if (x.end != y.end) return x.end > y.end;  // the outer one first
     return x.event < y.event;
   });
+  n.order.reserve(keys.size());
+  for (const Key& k : keys) n.order.push_back(k.slice);
+  std::vector<Key>().swap(keys);
   std::vector<uint32_t> stack;  // the open slices of the current thread, innermost last
   for (size_t pos = 0; pos < n.order.size(); ++pos) {
     const uint32_t s = n.order[pos];
@@ -159,16 +172,27 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
       bound[i] = BindFlow(r, n, flow);
     }
   }
-  std::vector<uint32_t> order(flows.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const FlowMark& x = flows[a];
-    const FlowMark& y = flows[b];
+  // By key, time, phase, then file order; keys side by side, as in NestSlices.
+  struct Key {
+    uint32_t key;
+    uint32_t phase;
+    int64_t ts;
+    uint32_t event;
+    uint32_t flow;
+  };
+  std::vector<Key> keys(flows.size());
+  for (uint32_t i = 0; i < flows.size(); ++i) {
+    keys[i] = {flows[i].key, static_cast<uint32_t>(flows[i].phase), flows[i].ts, flows[i].event, i};
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
     if (x.key != y.key) return x.key < y.key;
     if (x.ts != y.ts) return x.ts < y.ts;
     if (x.phase != y.phase) return x.phase < y.phase;
     return x.event < y.event;
   });
+  std::vector<uint32_t> order(flows.size());
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].flow;
+  std::vector<Key>().swap(keys);
 
   // Each key's events in time order: a start opens a flow, a step links the
   // open end to its slice and becomes the open end, an end links and closes.

@@ -146,11 +146,11 @@ bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
 Result<TraceRecords> TokenizeChromeTrace(ByteSource& source) {
   TraceRecords records;
   Tokenizer tokenizer(source, records);
-  Status parsed = ParseJsonEvents(source, tokenizer);
+  bool at_end = false;
+  Status parsed = ParseJsonEvents(source, tokenizer, &at_end);
   if (parsed) return records;
   if (tokenizer.error()) return *tokenizer.error();
   if (source.failed()) return parsed.error();
-  const bool at_end = source.AtEnd();
   // The format allows a bare array to end without its closing bracket (a
   // tracer killed mid-run): the events read so far are the trace.
   if (at_end && tokenizer.BetweenEvents()) {

@@ -42,8 +42,16 @@ class EventHandler {
 
 /// Parses JSON from `source` into `handler`. A syntax error is returned with its
 /// line and column; a stop by the handler returns an Error with an empty message
-/// (the handler holds the real one).
-Status ParseJsonEvents(ByteSource& source, EventHandler& handler);
+/// (the handler holds the real one). When `ended_early` is given, it tells
+/// whether the error was the input ending before the document did (the reader
+/// reads ahead, so the source's own position cannot tell).
+///
+/// `threads`: kTwo reads the JSON on a worker thread while the handler runs on
+/// the calling one (the handler sees the same events either way); kAuto does
+/// that for inputs of 16 MiB or more on a machine with two cores or more.
+enum class JsonThreads : uint8_t { kAuto, kOne, kTwo };
+Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_early = nullptr,
+                       JsonThreads threads = JsonThreads::kAuto);
 
 /// Parses YAML (one document) from `source` into `handler`. Plain scalars are
 /// typed by the YAML 1.2 core schema (null, true/false, integers, floats,

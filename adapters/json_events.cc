@@ -1,118 +1,775 @@
-// JSON into events, through nlohmann::json's SAX interface: it never builds a
-// document tree, and its lexer reports the line and column of syntax errors.
+// JSON into events, by a streaming tokenizer of our own over large blocks of
+// the input. It replaced nlohmann's SAX parser, whose byte-at-a-time lexer and
+// strtod held every reader to 20-40 MB/s (issue 5): here whitespace and
+// numbers are scanned in tight loops, strings sixteen bytes at a time (SSE2),
+// strings without escapes reach the handler without a copy, and numbers are
+// converted by std::from_chars (libstdc++'s fast_float). The grammar is strict
+// RFC 8259: no comments, no trailing commas, UTF-8 validated, lone surrogates
+// refused. No recursion: nesting depth costs one byte of stack per level.
 
+#include <emmintrin.h>
+
+#include <cctype>
 #include <charconv>
-#include <cstdio>
-#include <iterator>
-#include <nlohmann/json.hpp>
+#include <cmath>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "adapters/events.h"
 
 namespace cookgraph {
 namespace {
 
-// An input iterator over a ByteSource, for nlohmann's iterator input adapter
-// (which needs value_type char, ++, * and comparison with the end iterator).
-class SourceIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = char;
+constexpr size_t kBlockBytes = 1 << 20;  // read at a time; a longer token grows the buffer
+constexpr size_t kPadBytes = 64;         // zeros after the data: 16-byte loads stay inside
 
-  SourceIterator() = default;  // the end
-  explicit SourceIterator(ByteSource* source) : source_(source) {}
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-  char operator*() const { return source_->Current(); }
-  SourceIterator& operator++() {
-    source_->Advance();
-    return *this;
+// A byte as a message shows it: 'x' when printable, else its code.
+std::string Shown(char c) {
+  auto u = static_cast<unsigned char>(c);
+  if (u >= 0x20 && u < 0x7F) return fmt::format("'{}'", c);
+  return fmt::format("byte 0x{:02X}", u);
+}
+
+// Length of the well-formed UTF-8 sequence at `p` (at most `n` bytes there),
+// or 0 when it is ill-formed: overlong, a surrogate, above U+10FFFF, cut short.
+size_t Utf8Length(const unsigned char* p, size_t n) {
+  unsigned char c = p[0];
+  auto cont = [&](size_t i) { return i < n && (p[i] & 0xC0) == 0x80; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (n < 2) return 0;
+    unsigned char d = p[1];
+    if (c == 0xE0 && d < 0xA0) return 0;  // overlong
+    if (c == 0xED && d > 0x9F) return 0;  // a surrogate
+    return cont(1) && cont(2) ? 3 : 0;
   }
-  // Only ever compared with the end iterator.
-  bool operator==(const SourceIterator& other) const { return AtEnd() == other.AtEnd(); }
-  bool operator!=(const SourceIterator& other) const { return !(*this == other); }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (n < 2) return 0;
+    unsigned char d = p[1];
+    if (c == 0xF0 && d < 0x90) return 0;  // overlong
+    if (c == 0xF4 && d > 0x8F) return 0;  // above U+10FFFF
+    return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+void AppendUtf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Four hex digits at `p`, or -1.
+int32_t Hex4(const char* p) {
+  int32_t v = 0;
+  for (int i = 0; i < 4; ++i) {
+    char c = p[i];
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+class JsonReader {
+ public:
+  JsonReader(ByteSource& source, EventHandler& handler) : source_(source), handler_(handler) {
+    buf_.assign(kBlockBytes + kPadBytes, 0);
+  }
+
+  Status Parse(bool* ended_early);
 
  private:
-  bool AtEnd() const { return source_ == nullptr || source_->AtEnd(); }
-  ByteSource* source_ = nullptr;
-};
+  enum class Next : uint8_t { kValue, kValueOrClose, kAfterValue, kKey, kKeyOrClose };
 
-class SaxBridge {
- public:
-  using json = nlohmann::json;
-  SaxBridge(ByteSource& source, EventHandler& handler) : source_(source), handler_(handler) {}
-
-  bool null() { return handler_.Null(Here()); }
-  bool boolean(bool value) { return handler_.Bool(value, Here()); }
-  bool number_integer(json::number_integer_t value) { return Integer(value); }
-  bool number_unsigned(json::number_unsigned_t value) { return Integer(value); }
-  bool number_float(json::number_float_t value, const std::string& text) {
-    return handler_.Number(value, text, false, NumberStart(text.size()));
+  // Where the byte at index `i` of the buffer is.
+  Location At(size_t i) const {
+    return {line_, static_cast<int64_t>(base_ + i - line_start_) + 1};
   }
-  bool string(std::string& value) { return handler_.String(value, Here()); }
-  bool binary(json::binary_t&) { return true; }  // never produced by the JSON lexer
-  bool start_object(std::size_t) { return handler_.BeginObject(Here()); }
-  bool key(std::string& key) { return handler_.Key(key, Here()); }
-  bool end_object() { return handler_.EndObject(Here()); }
-  bool start_array(std::size_t) { return handler_.BeginArray(Here()); }
-  bool end_array() { return handler_.EndArray(Here()); }
+  Location Here() const { return At(pos_); }
 
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
-    // what() reads "[json.exception.parse_error.101] parse error at line L, column C: msg",
-    // or "[json.exception.out_of_range.406] msg" for numbers out of range.
-    std::string message = ex.what();
-    if (size_t bracket = message.find("] "); bracket != std::string::npos) {
-      message.erase(0, bracket + 2);
+  // Reads more input, keeping the bytes from `keep` (<= pos_) on, which move
+  // to the front: indexes into the buffer shift down by `keep`. False when no
+  // byte was added (the end, or a read error: see source_.failed()).
+  bool Refill(size_t keep);
+  // Skips whitespace, counting lines. False at the end of the input.
+  bool SkipBlank();
+  // Makes at least `n` bytes available at pos_ unless the input ends first.
+  void Want(size_t n) {
+    while (end_ - pos_ < n && !eof_ && Refill(pos_)) {
     }
-    long long line = source_.line(), column = source_.column();
-    if (message.rfind("parse error at line ", 0) == 0) {
-      std::sscanf(message.c_str(), "parse error at line %lld, column %lld", &line, &column);
-      if (size_t colon = message.find(": "); colon != std::string::npos) message.erase(0, colon + 2);
+  }
+
+  bool Fail(size_t at, std::string message) {
+    if (!error_) {
+      error_ = Error{.file = source_.name(),
+                     .line = line_,
+                     .column = At(at).column,
+                     .message = "invalid JSON: " + std::move(message)};
     }
-    // The lexer quotes what it read, which can be a whole overlong token.
-    if (message.size() > 160) message = message.substr(0, 157) + "...";
-    syntax_error_ = Error{.file = source_.name(),
-                          .line = line,
-                          .column = column,
-                          .message = "invalid JSON: " + message};
     return false;
   }
+  bool FailEnd(std::string_view expected) {
+    ended_ = true;
+    return Fail(end_, fmt::format("unexpected end of input; expected {}", expected));
+  }
+  bool Unexpected(std::string_view expected) {
+    return Fail(pos_, fmt::format("unexpected {}; expected {}", Shown(buf_[pos_]), expected));
+  }
 
-  const std::optional<Error>& syntax_error() const { return syntax_error_; }
+  // Scans the string whose opening quote is at pos_ and leaves pos_ after its
+  // closing quote; `out` is its decoded value (in the buffer or in scratch_).
+  bool ScanString(std::string_view& out);
+  bool DecodeString(size_t from, size_t to, std::string_view& out);
+  bool ScanNumber();
+  bool ScanLiteral();
+  bool Value();
+
+  ByteSource& source_;
+  EventHandler& handler_;
+  std::vector<char> buf_;       // data in [0, end_), then kPadBytes zeros
+  size_t pos_ = 0, end_ = 0;    // next byte; end of the data
+  uint64_t base_ = 0;           // offset in the input of buf_[0]
+  uint64_t line_start_ = 0;     // offset of the current line's first byte
+  int64_t line_ = 1;
+  bool eof_ = false;
+  bool ended_ = false;          // the error is the input's end
+  std::vector<char> stack_;     // '{' or '[' per open container
+  std::string scratch_;         // decoded strings with escapes
+  std::optional<Error> error_;
+};
+
+bool JsonReader::Refill(size_t keep) {
+  if (eof_) return false;
+  size_t kept = end_ - keep;
+  if (keep > 0) std::memmove(buf_.data(), buf_.data() + keep, kept);
+  base_ += keep;
+  pos_ -= keep;
+  end_ = kept;
+  if (buf_.size() - kPadBytes - end_ < kBlockBytes / 2) buf_.resize(buf_.size() * 2);
+  size_t room = buf_.size() - kPadBytes - end_;
+  size_t n = source_.Read(buf_.data() + end_, room);
+  end_ += n;
+  std::memset(buf_.data() + end_, 0, kPadBytes);
+  if (n == 0) eof_ = true;
+  return n > 0;
+}
+
+bool JsonReader::SkipBlank() {
+  for (;;) {
+    const char* b = buf_.data();
+    while (pos_ < end_) {
+      char c = b[pos_];
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++pos_;
+      } else if (c == '\n') {
+        ++pos_;
+        ++line_;
+        line_start_ = base_ + pos_;
+      } else {
+        return true;
+      }
+    }
+    if (!Refill(pos_)) return false;
+  }
+}
+
+bool JsonReader::ScanString(std::string_view& out) {
+  size_t start = pos_;  // the opening quote
+  size_t i = start + 1;
+  bool plain = true;    // no escape and no byte above 0x7F: the bytes are the value
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control = _mm_set1_epi8(0x1F);
+  for (;;) {
+    const char* b = buf_.data();
+    // The next quote, backslash or control byte; the zeros after the data are
+    // control bytes, so the loop never passes end_.
+    for (;;) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+      __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                  _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
+      int high = _mm_movemask_epi8(v);
+      int mask = _mm_movemask_epi8(stop);
+      if (mask != 0) {
+        int first = __builtin_ctz(static_cast<unsigned>(mask));
+        if ((high & ((1 << first) - 1)) != 0) plain = false;
+        i += static_cast<size_t>(first);
+        break;
+      }
+      if (high != 0) plain = false;
+      i += 16;
+    }
+    char c = b[i];
+    if (i >= end_) {
+      if (eof_ || !Refill(start)) {
+        pos_ = end_;
+        return FailEnd("the rest of a string and its closing quote");
+      }
+      i -= start;
+      start = 0;
+      continue;
+    }
+    if (c == '"') break;
+    if (c == '\\') {
+      plain = false;
+      if (i + 1 >= end_) {
+        if (eof_ || !Refill(start)) {
+          pos_ = end_;
+          return FailEnd("the rest of a string and its closing quote");
+        }
+        i -= start;
+        start = 0;
+        continue;
+      }
+      i += 2;  // the escaped byte is checked when decoding
+      continue;
+    }
+    return Fail(i, fmt::format("invalid string: control character U+{:04X} must be escaped",
+                               static_cast<unsigned char>(c)));
+  }
+  pos_ = i + 1;
+  if (plain) {
+    out = std::string_view(buf_.data() + start + 1, i - start - 1);
+    return true;
+  }
+  return DecodeString(start + 1, i, out);
+}
+
+bool JsonReader::DecodeString(size_t from, size_t to, std::string_view& out) {
+  scratch_.clear();
+  const char* b = buf_.data();
+  size_t i = from;
+  while (i < to) {
+    auto u = static_cast<unsigned char>(b[i]);
+    if (u >= 0x80) {
+      size_t n = Utf8Length(reinterpret_cast<const unsigned char*>(b + i), to - i);
+      if (n == 0) return Fail(i, fmt::format("invalid string: ill-formed UTF-8 byte 0x{:02X}", u));
+      scratch_.append(b + i, n);
+      i += n;
+      continue;
+    }
+    if (b[i] != '\\') {
+      scratch_ += b[i++];
+      continue;
+    }
+    char e = b[i + 1];
+    switch (e) {
+      case '"': scratch_ += '"'; break;
+      case '\\': scratch_ += '\\'; break;
+      case '/': scratch_ += '/'; break;
+      case 'b': scratch_ += '\b'; break;
+      case 'f': scratch_ += '\f'; break;
+      case 'n': scratch_ += '\n'; break;
+      case 'r': scratch_ += '\r'; break;
+      case 't': scratch_ += '\t'; break;
+      case 'u': {
+        int32_t cp = i + 6 <= to ? Hex4(b + i + 2) : -1;
+        if (cp < 0) return Fail(i, "invalid string: '\\u' must be followed by 4 hex digits");
+        if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          return Fail(i, fmt::format("invalid string: lone low surrogate U+{:04X}", cp));
+        }
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          int32_t low = i + 12 <= to && b[i + 6] == '\\' && b[i + 7] == 'u' ? Hex4(b + i + 8) : -1;
+          if (low < 0xDC00 || low > 0xDFFF) {
+            return Fail(i, fmt::format("invalid string: high surrogate U+{:04X} must be followed "
+                                       "by a low surrogate",
+                                       cp));
+          }
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          i += 6;
+        }
+        AppendUtf8(scratch_, static_cast<uint32_t>(cp));
+        i += 6;
+        continue;
+      }
+      default:
+        return Fail(i, fmt::format("invalid string: forbidden escape '\\{}'",
+                                   e == '\0' ? std::string("\\0") : std::string(1, e)));
+    }
+    i += 2;
+  }
+  out = scratch_;
+  return true;
+}
+
+bool JsonReader::ScanNumber() {
+  for (;;) {
+    const char* b = buf_.data();
+    size_t i = pos_;
+    bool negative = b[i] == '-';
+    if (negative) ++i;
+    bool integer = true;
+    // Every digit, as one integer while it fits (the mantissa), and the power
+    // of ten that scales it: value = mantissa × 10^scale.
+    uint64_t mantissa = 0;
+    int digits = 0;
+    int64_t scale = 0;
+    auto add = [&](char d) {
+      mantissa = mantissa * 10 + static_cast<uint64_t>(d - '0');
+      digits += mantissa != 0;  // leading zeros take no room
+    };
+    if (b[i] == '0') {
+      ++i;
+    } else if (b[i] >= '1' && b[i] <= '9') {
+      while (IsDigit(b[i]) && digits < 19) add(b[i++]);
+      while (IsDigit(b[i])) ++i, ++digits;  // too many for the fast path
+    } else if (i < end_ || eof_) {
+      return i < end_ ? Fail(i, fmt::format("invalid number: {} after '-'", Shown(b[i])))
+                      : (pos_ = end_, FailEnd("a digit"));
+    }
+    if (b[i] == '.') {
+      integer = false;
+      ++i;
+      if (!IsDigit(b[i]) && (i < end_ || eof_)) {
+        return i < end_ ? Fail(i, "invalid number: a digit must follow '.'")
+                        : (pos_ = end_, FailEnd("a digit"));
+      }
+      while (IsDigit(b[i]) && digits < 19) add(b[i++]), --scale;
+      while (IsDigit(b[i])) ++i, ++digits;
+    }
+    if (b[i] == 'e' || b[i] == 'E') {
+      integer = false;
+      ++i;
+      bool minus = b[i] == '-';
+      if (b[i] == '+' || b[i] == '-') ++i;
+      int64_t exponent = 0;
+      for (size_t k = i; IsDigit(b[k]) && exponent < 100000; ++k) exponent = exponent * 10 + (b[k] - '0');
+      scale += minus ? -exponent : exponent;
+      if (!IsDigit(b[i]) && (i < end_ || eof_)) {
+        return i < end_ ? Fail(i, "invalid number: a digit must follow the exponent")
+                        : (pos_ = end_, FailEnd("a digit"));
+      }
+      while (IsDigit(b[i])) ++i;
+    }
+    if (i >= end_ && !eof_) {  // the number may go on in the next block
+      Refill(pos_);  // at the end (or on a read error), eof_ is set and the scan ends there
+      continue;
+    }
+    std::string_view text(b + pos_, i - pos_);
+    Location at = Here();
+    pos_ = i;
+    double value = 0;
+    // Clinger's fast path: a mantissa below 2^53 and a power of ten up to 22
+    // are both exact doubles, so one correctly rounded multiplication or
+    // division gives the correctly rounded value. Other numbers go to
+    // from_chars.
+    static constexpr double kPowers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                         1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                         1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (digits <= 19 && mantissa <= (uint64_t{1} << 53) && scale >= -22 && scale <= 22) {
+      const auto m = static_cast<double>(mantissa);
+      value = scale < 0 ? m / kPowers[-scale] : m * kPowers[scale];
+      if (negative) value = -value;
+    } else {
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec == std::errc::result_out_of_range) {
+        // from_chars reports underflow too; strtod tells the two apart.
+        value = std::strtod(std::string(text).c_str(), nullptr);
+        if (!std::isfinite(value)) {
+          error_ = Error{.file = source_.name(),
+                         .line = at.line,
+                         .column = at.column,
+                         .message = fmt::format("invalid JSON: number overflow parsing '{}'",
+                                                text.size() > 40 ? std::string(text.substr(0, 37)) + "..."
+                                                                 : std::string(text))};
+          return false;
+        }
+      } else if (ec != std::errc() || ptr != text.data() + text.size()) {
+        return Fail(pos_, fmt::format("invalid number '{}'", text));
+      }
+    }
+    return handler_.Number(value, text, integer, at);
+  }
+}
+
+bool JsonReader::ScanLiteral() {
+  Want(5);
+  const char* p = buf_.data() + pos_;
+  size_t left = end_ - pos_;
+  auto is = [&](std::string_view word) { return left >= word.size() && std::memcmp(p, word.data(), word.size()) == 0; };
+  if (is("true")) {
+    pos_ += 4;
+    return handler_.Bool(true, Here());
+  }
+  if (is("false")) {
+    pos_ += 5;
+    return handler_.Bool(false, Here());
+  }
+  if (is("null")) {
+    pos_ += 4;
+    return handler_.Null(Here());
+  }
+  size_t n = 0;
+  while (n < left && n < 8 && std::isalpha(static_cast<unsigned char>(p[n]))) ++n;
+  if (n == left && eof_) {
+    pos_ = end_;
+    return FailEnd("the rest of a literal (true, false or null)");
+  }
+  return Fail(pos_, fmt::format("invalid literal '{}'", std::string_view(p, std::max<size_t>(n, 1))));
+}
+
+// One scalar, or the opening bracket of a container.
+bool JsonReader::Value() {
+  char c = buf_[pos_];
+  switch (c) {
+    case '{':
+      ++pos_;
+      stack_.push_back('{');
+      return handler_.BeginObject(Here());
+    case '[':
+      ++pos_;
+      stack_.push_back('[');
+      return handler_.BeginArray(Here());
+    case '"': {
+      std::string_view s;
+      return ScanString(s) && handler_.String(s, Here());
+    }
+    case 't':
+    case 'f':
+    case 'n':
+      return ScanLiteral();
+    default:
+      if (c == '-' || IsDigit(c)) return ScanNumber();
+      return Unexpected("a value (an object, array, string, number, true, false or null)");
+  }
+}
+
+Status JsonReader::Parse(bool* ended_early) {
+  auto result = [&](bool ok) -> Status {
+    if (ended_early != nullptr) *ended_early = ended_;
+    if (source_.failed()) return Error{.file = source_.name(), .message = source_.error()};
+    if (error_) return *error_;
+    if (!ok) return Error{.file = source_.name()};  // stopped by the handler
+    return {};
+  };
+  Refill(0);
+  if (end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) {  // a UTF-8 byte-order mark
+    pos_ = 3;
+    line_start_ = 3;
+  }
+  Next next = Next::kValue;
+  for (;;) {
+    if (!SkipBlank()) {
+      if (source_.failed()) return result(false);
+      if (next == Next::kAfterValue && stack_.empty()) return result(true);
+      switch (next) {
+        case Next::kValue: return result(FailEnd("a value"));
+        case Next::kValueOrClose: return result(FailEnd("a value or ']'"));
+        case Next::kKey: return result(FailEnd("a string (an object key)"));
+        case Next::kKeyOrClose: return result(FailEnd("a string (an object key) or '}'"));
+        case Next::kAfterValue:
+          return result(FailEnd(stack_.back() == '{' ? "',' or '}'" : "',' or ']'"));
+      }
+    }
+    char c = buf_[pos_];
+    switch (next) {
+      case Next::kValueOrClose:
+        if (c == ']') {
+          ++pos_;
+          stack_.pop_back();
+          if (!handler_.EndArray(Here())) return result(false);
+          next = Next::kAfterValue;
+          continue;
+        }
+        [[fallthrough]];
+      case Next::kValue:
+        if (!Value()) return result(false);
+        next = c == '{' ? Next::kKeyOrClose : c == '[' ? Next::kValueOrClose : Next::kAfterValue;
+        continue;
+      case Next::kKeyOrClose:
+        if (c == '}') {
+          ++pos_;
+          stack_.pop_back();
+          if (!handler_.EndObject(Here())) return result(false);
+          next = Next::kAfterValue;
+          continue;
+        }
+        [[fallthrough]];
+      case Next::kKey: {
+        if (c != '"') return result(Unexpected("a string (an object key)"));
+        std::string_view key;
+        if (!ScanString(key) || !handler_.Key(key, Here())) return result(false);
+        if (!SkipBlank()) return result(!source_.failed() && FailEnd("':'"));
+        if (buf_[pos_] != ':') return result(Unexpected("':' after an object key"));
+        ++pos_;
+        next = Next::kValue;
+        continue;
+      }
+      case Next::kAfterValue:
+        if (stack_.empty()) {
+          return result(Unexpected("the end of the input after the document"));
+        }
+        if (c == ',') {
+          ++pos_;
+          next = stack_.back() == '{' ? Next::kKey : Next::kValue;
+          continue;
+        }
+        if (stack_.back() == '{' ? c != '}' : c != ']') {
+          return result(Unexpected(stack_.back() == '{' ? "',' or '}'" : "',' or ']'"));
+        }
+        ++pos_;
+        bool object = stack_.back() == '{';
+        stack_.pop_back();
+        if (!(object ? handler_.EndObject(Here()) : handler_.EndArray(Here()))) return result(false);
+        continue;
+    }
+  }
+}
+
+// Two threads: the reader on a worker thread records events into batches
+// (strings copied into the batch), and the calling thread replays them into
+// the handler, so scanning JSON and handling events overlap. The handler sees
+// exactly the events a one-thread parse gives it, in the same order, and the
+// same status at the end.
+class Pipeline {
+ public:
+  Pipeline(ByteSource& source, EventHandler& handler) : source_(source), handler_(handler) {}
+
+  Status Parse(bool* ended_early) {
+    bool ended = false;
+    Status status;
+    std::exception_ptr failed;
+    std::thread worker([&] {
+      try {
+        Recorder recorder(*this);
+        JsonReader reader(source_, recorder);
+        status = reader.Parse(&ended);
+        recorder.Flush();
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      Finish();
+    });
+    bool stopped = false;
+    while (std::unique_ptr<Batch> batch = Take()) {
+      if (!stopped && !Replay(*batch)) {
+        stopped = true;
+        Stop();
+      }
+      Recycle(std::move(batch));
+    }
+    worker.join();
+    if (failed) std::rethrow_exception(failed);
+    if (ended_early != nullptr) *ended_early = ended && !stopped;  // read ahead of the stop
+    if (stopped) return Error{.file = source_.name()};  // the handler holds the message
+    return status;
+  }
 
  private:
-  template <typename Int>
-  bool Integer(Int value) {
-    char text[24];
-    auto end = std::to_chars(text, text + sizeof text, value).ptr;
-    return handler_.Number(static_cast<double>(value), std::string_view(text, end - text), true,
-                           NumberStart(static_cast<size_t>(end - text)));
+  // 16 bytes per event, numbers' values aside: the batches cross from one
+  // core to the other, and their size, not the work of recording, set the
+  // cost (48-byte events made recording dearer than scanning).
+  enum class Type : uint8_t {
+    kBeginObject, kEndObject, kBeginArray, kEndArray, kKey, kNull, kTrue, kFalse,
+    kInteger, kFloat, kString
+  };
+  static constexpr uint32_t kTypeBits = 4;
+  static constexpr uint32_t kLongText = (uint32_t{1} << (32 - kTypeBits)) - 1;  // see `long_texts`
+  struct Event {
+    uint32_t line, column;  // clamped to 2^32 - 1
+    uint32_t offset;        // of the text in the batch's `text`
+    uint32_t length_type;   // length << kTypeBits | type
+  };
+  struct Batch {
+    std::vector<Event> events;
+    std::vector<double> numbers;  // one per kInteger or kFloat, in order
+    std::string text;
+    // Texts of kLongText bytes or more (and any past 4 GiB of `text`):
+    // (offset, length), in order.
+    std::vector<std::pair<size_t, size_t>> long_texts;
+  };
+  static constexpr size_t kBatchEvents = 8192;
+  static constexpr size_t kBatchesInFlight = 4;
+
+  class Recorder final : public EventHandler {
+   public:
+    explicit Recorder(Pipeline& pipeline) : pipeline_(pipeline), batch_(pipeline.Fresh()) {}
+    bool BeginObject(Location at) override { return Add(Type::kBeginObject, at); }
+    bool EndObject(Location at) override { return Add(Type::kEndObject, at); }
+    bool BeginArray(Location at) override { return Add(Type::kBeginArray, at); }
+    bool EndArray(Location at) override { return Add(Type::kEndArray, at); }
+    bool Key(std::string_view key, Location at) override { return Add(Type::kKey, at, key); }
+    bool Null(Location at) override { return Add(Type::kNull, at); }
+    bool Bool(bool value, Location at) override { return Add(value ? Type::kTrue : Type::kFalse, at); }
+    bool Number(double value, std::string_view text, bool integer, Location at) override {
+      batch_->numbers.push_back(value);
+      return Add(integer ? Type::kInteger : Type::kFloat, at, text);
+    }
+    bool String(std::string_view value, Location at) override { return Add(Type::kString, at, value); }
+    void Flush() {
+      if (batch_ != nullptr && !batch_->events.empty()) pipeline_.Give(std::move(batch_));
+    }
+
+   private:
+    static uint32_t Clamp(int64_t v) {
+      return v < 0 ? 0 : v > int64_t{UINT32_MAX} ? UINT32_MAX : static_cast<uint32_t>(v);
+    }
+    bool Add(Type type, Location at, std::string_view text = {}) {
+      Batch& b = *batch_;
+      const size_t offset = b.text.size();
+      uint32_t length = static_cast<uint32_t>(text.size());
+      if (text.size() >= kLongText || offset + text.size() > UINT32_MAX) {
+        b.long_texts.emplace_back(offset, text.size());
+        length = kLongText;
+      }
+      b.events.push_back(Event{.line = Clamp(at.line),
+                               .column = Clamp(at.column),
+                               .offset = static_cast<uint32_t>(offset),
+                               .length_type = length << kTypeBits | static_cast<uint32_t>(type)});
+      b.text.append(text);
+      if (b.events.size() < kBatchEvents) return true;
+      if (!pipeline_.Give(std::move(batch_))) return false;  // the handler stopped; no batch now
+      batch_ = pipeline_.Fresh();
+      return true;
+    }
+    Pipeline& pipeline_;
+    std::unique_ptr<Batch> batch_;
+  };
+
+  bool Replay(const Batch& batch) {
+    size_t number = 0, long_text = 0;
+    for (const Event& e : batch.events) {
+      const Location at{e.line, e.column};
+      const uint32_t length = e.length_type >> kTypeBits;
+      std::string_view text;
+      if (length == kLongText) {
+        const auto [offset, size] = batch.long_texts[long_text++];
+        text = std::string_view(batch.text.data() + offset, size);
+      } else {
+        text = std::string_view(batch.text.data() + e.offset, length);
+      }
+      bool ok = true;
+      switch (static_cast<Type>(e.length_type & ((1u << kTypeBits) - 1))) {
+        case Type::kBeginObject: ok = handler_.BeginObject(at); break;
+        case Type::kEndObject: ok = handler_.EndObject(at); break;
+        case Type::kBeginArray: ok = handler_.BeginArray(at); break;
+        case Type::kEndArray: ok = handler_.EndArray(at); break;
+        case Type::kKey: ok = handler_.Key(text, at); break;
+        case Type::kNull: ok = handler_.Null(at); break;
+        case Type::kTrue: ok = handler_.Bool(true, at); break;
+        case Type::kFalse: ok = handler_.Bool(false, at); break;
+        case Type::kInteger: ok = handler_.Number(batch.numbers[number++], text, true, at); break;
+        case Type::kFloat: ok = handler_.Number(batch.numbers[number++], text, false, at); break;
+        case Type::kString: ok = handler_.String(text, at); break;
+      }
+      if (!ok) return false;
+    }
+    return true;
   }
-  // The place just after the token that produced the event.
-  Location Here() const { return {source_.line(), source_.column()}; }
-  // Where a number of `length` characters began: the lexer has read one byte
-  // past it to see where it ends (none at the end of the input).
-  Location NumberStart(size_t length) const {
-    auto [line, column] = source_.PositionBack(length + (source_.ReachedEnd() ? 0 : 1));
-    return {line, column};
+
+  // Worker side: an empty batch, recycled when one is free.
+  std::unique_ptr<Batch> Fresh() {
+    std::lock_guard lock(mutex_);
+    if (free_.empty()) {
+      auto batch = std::make_unique<Batch>();
+      batch->events.reserve(kBatchEvents);
+      return batch;
+    }
+    std::unique_ptr<Batch> batch = std::move(free_.back());
+    free_.pop_back();
+    batch->events.clear();
+    batch->numbers.clear();
+    batch->text.clear();
+    batch->long_texts.clear();
+    return batch;
+  }
+  // Worker side: hands a full batch over, waiting while too many are queued.
+  // False once the handler has stopped: the parse should end.
+  bool Give(std::unique_ptr<Batch> batch) {
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return stop_ || full_.size() < kBatchesInFlight; });
+    if (stop_) return false;
+    full_.push_back(std::move(batch));
+    ready_.notify_one();
+    return true;
+  }
+  void Finish() {
+    std::lock_guard lock(mutex_);
+    done_ = true;
+    ready_.notify_one();
+  }
+  // Caller side: the next batch, or nullptr when the worker is done.
+  std::unique_ptr<Batch> Take() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return !full_.empty() || done_; });
+    if (full_.empty()) return nullptr;
+    std::unique_ptr<Batch> batch = std::move(full_.front());
+    full_.pop_front();
+    room_.notify_one();
+    return batch;
+  }
+  void Recycle(std::unique_ptr<Batch> batch) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(batch));
+  }
+  void Stop() {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+    room_.notify_one();
   }
 
   ByteSource& source_;
   EventHandler& handler_;
-  std::optional<Error> syntax_error_;
+  std::mutex mutex_;
+  std::condition_variable ready_, room_;
+  std::deque<std::unique_ptr<Batch>> full_;
+  std::vector<std::unique_ptr<Batch>> free_;
+  bool done_ = false, stop_ = false;
 };
+
+// Inputs from this size on are read by two threads (when two cores exist):
+// below it, starting a thread costs more than the overlap saves.
+constexpr uint64_t kPipelineBytes = uint64_t{16} << 20;
 
 }  // namespace
 
-Status ParseJsonEvents(ByteSource& source, EventHandler& handler) {
-  SaxBridge bridge(source, handler);
-  bool ok = nlohmann::json::sax_parse(SourceIterator(&source), SourceIterator(), &bridge,
-                                      nlohmann::json::input_format_t::json, /*strict=*/true);
-  if (source.failed()) return Error{.file = source.name(), .message = source.error()};
-  if (bridge.syntax_error()) return *bridge.syntax_error();
-  if (!ok) return Error{.file = source.name()};  // stopped by the handler
-  return {};
+Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_early,
+                       JsonThreads threads) {
+  if (threads == JsonThreads::kAuto) {
+    // COOKGRAPH_JSON_THREADS=1 or 2 overrides the choice, for bench/ to
+    // measure what the second thread brings.
+    const char* forced = std::getenv("COOKGRAPH_JSON_THREADS");
+    if (forced != nullptr && (std::string_view(forced) == "1" || std::string_view(forced) == "2")) {
+      threads = forced[0] == '1' ? JsonThreads::kOne : JsonThreads::kTwo;
+    } else {
+      threads = source.stored_size() >= kPipelineBytes && std::thread::hardware_concurrency() >= 2
+                    ? JsonThreads::kTwo
+                    : JsonThreads::kOne;
+    }
+  }
+  if (threads == JsonThreads::kTwo) return Pipeline(source, handler).Parse(ended_early);
+  JsonReader reader(source, handler);
+  return reader.Parse(ended_early);
 }
 
 }  // namespace cookgraph

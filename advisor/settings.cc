@@ -22,11 +22,14 @@ class ConfigReader : public YamlFields {
   void Read(std::string_view yaml) {
     YAML::Node root = Load(yaml);
     if (root.IsNull()) return;  // an empty file
-    if (!root.IsMap()) Fail(root, "", "a cookgraph config file is a YAML map (llm, advisor)");
-    static constexpr std::array<std::string_view, 2> kSections = {"llm", "advisor"};
+    if (!root.IsMap()) {
+      Fail(root, "", "a cookgraph config file is a YAML map (llm, advisor, watch)");
+    }
+    static constexpr std::array<std::string_view, 3> kSections = {"llm", "advisor", "watch"};
     CheckKeys(root, kSections, "");
     if (root["llm"]) ReadLlm(root["llm"]);
     if (root["advisor"]) ReadAdvisor(root["advisor"]);
+    if (root["watch"]) ReadWatch(root["watch"]);
   }
 
  private:
@@ -121,6 +124,29 @@ class ConfigReader : public YamlFields {
       }
     }
     if (advisor["pack"]) s_.pack = Path(advisor["pack"], "advisor.pack");
+  }
+
+  void ReadWatch(const YAML::Node& watch) {
+    if (!watch.IsMap()) Fail(watch, "watch", "expected a map (listen, window, node_ms, ...)");
+    static constexpr std::array<std::string_view, 5> kKeys = {"listen", "window", "node_ms",
+                                                              "budget_ms", "quiet_frames"};
+    CheckKeys(watch, kKeys, "watch");
+    WatchSettings& w = s_.watch;
+    if (watch["listen"]) {
+      w.listen = Text(watch["listen"], "watch.listen");
+      if (!w.listen.starts_with("udp://")) {
+        Fail(watch["listen"], "watch.listen", "expected udp://HOST:PORT");
+      }
+    }
+    if (watch["window"]) {
+      w.window = static_cast<size_t>(Whole(watch["window"], "watch.window", 1, 1e8));
+    }
+    if (watch["node_ms"]) w.node_ms = Bounded(watch["node_ms"], "watch.node_ms", 0, 1e9);
+    if (watch["budget_ms"]) w.budget_ms = Bounded(watch["budget_ms"], "watch.budget_ms", 0, 1e9);
+    if (watch["quiet_frames"]) {
+      w.quiet_frames =
+          static_cast<size_t>(Whole(watch["quiet_frames"], "watch.quiet_frames", 1, 1e8));
+    }
   }
 
   double Bounded(const YAML::Node& node, const std::string& where, double low, double high) {

@@ -30,6 +30,12 @@
 //     tokenizer: o200k_base.tiktoken   # a rank file; else tiktoken's cache, else an estimate
 //     encoding: o200k_base       # or cl100k_base; default: by model
 //     pack: my_rules.yaml        # a knowledge pack instead of the engine's
+//   watch:                       # `cookgraph watch` (flags override these)
+//     listen: udp://127.0.0.1:9000
+//     window: 600                # frames in the rolling window
+//     node_ms: 5                 # alert when a node cooks longer than this in a frame
+//     budget_ms: 16.667          # alert when a frame takes longer than this
+//     quiet_frames: 30           # frames back under a threshold that end an alert's episode
 //
 // Relative paths in a config file are relative to the file's folder.
 
@@ -47,6 +53,15 @@
 
 namespace cookgraph {
 
+/// `cookgraph watch`'s settings from the config file; unset = the flag's default.
+struct WatchSettings {
+  std::string listen;  // udp://HOST:PORT; "" = not given
+  std::optional<size_t> window;
+  std::optional<double> node_ms;
+  std::optional<double> budget_ms;
+  std::optional<size_t> quiet_frames;
+};
+
 struct AdvisorSettings {
   Endpoint endpoint;  // base_url "" = none configured
   std::string model;  // "" = none configured
@@ -59,6 +74,7 @@ struct AdvisorSettings {
   std::string tokenizer;              // a .tiktoken rank file; "" = look in tiktoken's cache
   std::optional<Encoding> encoding;   // unset = EncodingForModel(model)
   std::string pack;                   // "" = the engine's built-in pack
+  WatchSettings watch;                // the config file's watch: section
   // Where base_url, model and the key came from ("--base-url", "COOKGRAPH_BASE_URL",
   // "./cookgraph.yaml", ...), for messages; "" = not set.
   std::string base_url_from, model_from, api_key_from;

@@ -165,6 +165,59 @@ def label(kind, size):
     return f"{size[0]:,} files of ~{size[1]} nodes x {size[2]} frames"
 
 
+def gzip_cost(rows, cookgraph, work, timeout):
+    """What gzip costs: the largest Chrome trace of the run, compressed with
+    `gzip -6` (gzip's default, as users would), read by cookgraph and by zcat
+    (zlib's inflate alone, the floor of any zlib reader)."""
+    kr = [r for r in rows if r["kind"] == "kineto"]
+    if not kr:
+        return {}
+    r = max(kr, key=lambda r: r["mb"])
+    plain = os.path.join(work, f"kineto_{r['size']}MB.json")
+    gz = plain + ".gz"
+    if not os.path.exists(gz + ".done"):
+        subprocess.run(f"gzip -6 -c {shquote(plain)} > {shquote(gz)}", shell=True, check=True)
+        with open(gz + ".done", "w") as f:
+            f.write("gzip -6\n")
+    out = {"label": r["label"], "plain_mb": r["mb"], "gz_mb": os.path.getsize(gz) / 1e6,
+           "plain": r["tools"].get("cookgraph"),
+           "cookgraph": timed(f"{shquote(cookgraph)} score {shquote(gz)}", timeout),
+           "zcat": timed(f"zcat {shquote(gz)}", timeout)}
+    for tool in ("cookgraph", "zcat"):
+        m = out[tool]
+        print(f"gzip    {r['label']:38s} {out['gz_mb']:9.1f} MB  {tool:15s} "
+              + (f"{m['s']:8.2f} s {m['peak_mb']:9.1f} MB peak" if "s" in m else "timed out"),
+              flush=True)
+    return out
+
+
+def microbenchmarks(core_bench):
+    """Issue 5's two in-memory targets, from bench/core_bench (Google Benchmark):
+    graph analysis on 1M nodes / 4M edges and a prompt for 100k nodes. Wall
+    time per iteration in ms, the mean of three repetitions."""
+    if not core_bench or not os.path.exists(core_bench):
+        print(f"measure.py: no core_bench at {core_bench}: microbenchmarks left out", flush=True)
+        return {}
+    out = subprocess.run([core_bench, "--benchmark_filter=GraphAnalysis1M|BuildPrompt100k",
+                          "--benchmark_format=json", "--benchmark_repetitions=3",
+                          "--benchmark_report_aggregates_only=true"],
+                         capture_output=True, text=True, timeout=1800)
+    if out.returncode != 0:
+        print(f"measure.py: core_bench failed: {out.stderr.strip()[-300:]}", flush=True)
+        return {}
+    micro = {}
+    for b in json.loads(out.stdout)["benchmarks"]:
+        if b.get("aggregate_name") != "mean":
+            continue
+        name = b["run_name"].split("/")[0]
+        ms = b["real_time"] * {"ms": 1, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b["time_unit"]]
+        micro[name] = {"ms": round(ms, 2),
+                       "counters": {k: v for k, v in b.items()
+                                    if k in ("nodes", "edges", "tokens", "nodes_listed")}}
+        print(f"micro   {name:38s} {ms:10.1f} ms", flush=True)
+    return micro
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="small")
@@ -175,7 +228,11 @@ def main(argv=None):
     ap.add_argument("--results", default=os.path.join(HERE, "results"))
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--kinds", default="native,kineto,batch")
+    ap.add_argument("--core-bench", default="", help="bench/core_bench; empty = next to cookgraph")
     args = ap.parse_args(argv)
+    if not args.core_bench:
+        args.core_bench = os.path.join(os.path.dirname(os.path.dirname(args.cookgraph)),
+                                       "bench", "core_bench")
     sets = args.sizes.split(",")
     for s in sets:
         if s not in SIZES:
@@ -203,6 +260,10 @@ def main(argv=None):
                 tools["cookgraph -j 2"] = f"{shquote(args.cookgraph)} score {shquote(path)} -j 2"
             else:
                 tools["cookgraph"] = f"{shquote(args.cookgraph)} score {shquote(path)}"
+                # What the second thread brings (adapters/json_events.cc, metrics/analysis.cc
+                # still splits the statistics): the JSON read on the calling thread only.
+                tools["cookgraph 1 thread"] = \
+                    f"env COOKGRAPH_JSON_THREADS=1 {shquote(args.cookgraph)} score {shquote(path)}"
             if args.floor:
                 tools["simdjson"] = f"{shquote(args.floor)} {quoted}"
             tools["python"] = f"{PYTHON} {shquote(os.path.join(HERE, 'baseline_score.py'))} " \
@@ -214,7 +275,10 @@ def main(argv=None):
                       + (f"{m['s']:8.2f} s {m['peak_mb']:9.1f} MB peak" if "s" in m
                          else f"timed out after {m['timeout']:.0f} s"), flush=True)
             rows.append(row)
+    gz = gzip_cost(rows, args.cookgraph, args.work, args.timeout)
+    micro = microbenchmarks(args.core_bench)
     info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "micro": micro, "gzip": gz,
             "machine": machine(), "commit": commit(), "sizes": args.sizes,
             "cookgraph": args.cookgraph, "run_s": round(time.monotonic() - started, 1),
             # Other work on the machine skews the ratios, -j 2 the most: the

@@ -21,6 +21,8 @@ const CommandEntry kCommands[] = {
      SetupTrace},
     {"diff", "what changed between two snapshots: per-node changes, Welch's t-test, regressions",
      SetupDiff},
+    {"watch", "live mode: rank nodes from per-frame metrics streamed over UDP, with alerts",
+     SetupWatch},
 };
 
 int Main(int argc, char** argv) {

@@ -14,6 +14,7 @@ packages=(
   libcli11-dev                                  # command-line parsing
   libcurl4-openssl-dev                          # the OpenAI-compatible client (advisor/)
   libpcre2-dev                                  # exact tokenizer: the pre-tokenizer's Unicode regex
+  liblo-dev                                     # `cookgraph watch`: OSC bundles (liblo decodes messages; the test sender encodes them)
   libfmt-dev                                    # formatting of tables and messages
   libgtest-dev libgmock-dev                     # unit tests
   libbenchmark-dev                              # microbenchmarks in bench/

@@ -16,3 +16,9 @@ add_test(NAME touchdesigner_exporter_catches_mistakes
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(touchdesigner_exporter touchdesigner_exporter_catches_mistakes
   PROPERTIES TIMEOUT 300)
+# The exporter's live mode streaming to a real `cookgraph watch`, both wire forms.
+add_test(NAME touchdesigner_exporter_live
+  COMMAND ${Python3_EXECUTABLE} tests/tools/td_standin/check_live.py
+    --cookgraph $<TARGET_FILE:cookgraph> --work ${td_exporter_work}
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(touchdesigner_exporter_live PROPERTIES TIMEOUT 300)

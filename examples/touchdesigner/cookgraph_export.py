@@ -16,6 +16,18 @@ file says how to install it). With the DAT active and its Frame End toggle on
 From the textport, `op('cookgraph_export').module.start('/project1', 600)`
 re-arms a capture with other settings (and switches the DAT on).
 
+Live mode: with LIVE = 'udp://HOST:PORT' (or start_live('/project1',
+'udp://127.0.0.1:9000') from the textport) it writes no file; from the
+second frame end on it sends every frame to `cookgraph watch --listen
+udp://HOST:PORT` over UDP, until the DAT is switched off: the frame number
+(absTime.frame), frame_ms, and for each OP that cooked in that frame its
+cook_ms, gpu_ms and cooks, measured exactly as a capture measures them. The
+wire form is LIVE_FORM: 'json' (one JSON object per datagram) or 'osc' (one
+OSC bundle per frame: /cookgraph/frame, then /cookgraph/cook per OP). A frame
+bigger than MAX_DATAGRAM bytes goes in several datagrams, all but the last
+marked "more". A frame TouchDesigner drops (absTime jumps by 2) shows in
+`cookgraph watch` as a gap, like a lost datagram.
+
 Pure Python standard library plus TouchDesigner's td module.
 
 What is measured, per OP and sampled frame f (f = absTime.frame at frame end):
@@ -59,6 +71,8 @@ import json
 import math
 import os
 import re
+import socket
+import struct
 import tempfile
 import time
 import traceback
@@ -73,6 +87,9 @@ FRAMES = 300  # sampled frames, after the one frame that reads the network
 OUTPUT = ''  # file to write; '' = <project folder>/cookgraph_<project>_<UTC time>.json
 EXTRA_OUTPUTS = ()  # paths of OPs to mark as outputs (e.g. read by a Window COMP elsewhere)
 EXCLUDE = ()  # paths of OPs to leave out (this DAT is always left out)
+LIVE = ''  # 'udp://HOST:PORT': stream every frame to `cookgraph watch` instead of capturing
+LIVE_FORM = 'json'  # 'json' (JSON lines) or 'osc' (OSC bundles)
+MAX_DATAGRAM = 8192  # bytes; a bigger frame is sent in parts
 
 # --------------------------------------------------------------------------
 
@@ -83,6 +100,7 @@ BYTES_PER_MB = float(1 << 20)  # the project's MB: mebibytes, as in examples/gen
 clock = time.perf_counter
 
 _capture = None  # the Capture under way, or None
+_live = None  # the Live stream under way, or None
 _idle = False  # True after a capture ended or failed, until start() or reload
 _frame_start = None  # (absTime.frame, clock()) taken by onFrameStart
 
@@ -108,6 +126,9 @@ def onFrameEnd(frame):
     if _frame_start is not None and _frame_start[0] == abs_frame:
         frame_ms = (now - _frame_start[1]) * 1000.0
     try:
+        if LIVE:
+            _live_frame_end(abs_frame, frame_ms)
+            return
         if _capture is not None and _capture.missed(abs_frame, td.absTime.step):
             # The DAT was off for a while: the cook counters moved in frames
             # nobody sampled, so the deltas would be wrong. Start over.
@@ -132,14 +153,19 @@ def onFrameEnd(frame):
 
 
 def start(target=None, frames=None, output=None):
-    """Re-arms a capture: the next frame end reads the network, then samples."""
-    global _capture, _idle, TARGET, FRAMES, OUTPUT
+    """Re-arms a capture: the next frame end reads the network, then samples.
+    Ends a live stream (start_live) if one runs."""
+    global _capture, _idle, TARGET, FRAMES, OUTPUT, LIVE, _live
     if target is not None:
         TARGET = target.path if hasattr(target, 'path') else str(target)
     if frames is not None:
         FRAMES = int(frames)
     if output is not None:
         OUTPUT = str(output)
+    LIVE = ''
+    if _live is not None:
+        _live.close()
+        _live = None
     _capture = None
     _idle = False
     me = _this_dat()
@@ -147,9 +173,44 @@ def start(target=None, frames=None, output=None):
         me.par.active = True
 
 
-def _stop():
-    global _capture, _idle
+def start_live(target=None, url=None, form=None):
+    """Streams every frame to `cookgraph watch` (see LIVE) from the next frame end on."""
+    global _live, _capture, _idle, TARGET, LIVE, LIVE_FORM
+    if target is not None:
+        TARGET = target.path if hasattr(target, 'path') else str(target)
+    if url is not None:
+        LIVE = str(url)
+    if form is not None:
+        LIVE_FORM = str(form)
+    _live = None
     _capture = None
+    _idle = False
+    me = _this_dat()
+    if me is not None:
+        me.par.active = True
+
+
+def _live_frame_end(abs_frame, frame_ms):
+    global _live
+    if _live is not None and _live.capture.missed(abs_frame, td.absTime.step):
+        # The DAT was off for a while: the cook counters moved unseen. Re-read.
+        _live.close()
+        _live = None
+    if _live is None:
+        _live = Live(TARGET, LIVE, LIVE_FORM, EXTRA_OUTPUTS, EXCLUDE, _this_dat(), MAX_DATAGRAM)
+        _live.arm(abs_frame)
+        print('cookgraph: streaming {} OPs of {} to {} ({})'.format(
+            len(_live.ids), TARGET, LIVE, LIVE_FORM))
+        return
+    _live.frame(abs_frame, frame_ms)
+
+
+def _stop():
+    global _capture, _idle, _live
+    _capture = None
+    if _live is not None:
+        _live.close()
+        _live = None
     me = _this_dat()
     if me is not None:
         me.par.active = False  # switching it on again starts a new capture
@@ -321,6 +382,167 @@ class Capture:
             len(self.nodes), edges, len(self.index), cooked)
         notes = self.notes.describe()
         return text + ('; ' + notes if notes else '')
+
+
+class Live:
+    """Streams each frame's cooks to `cookgraph watch`. The measuring is a
+    Capture's (the same rules: cookAbsFrame, totalCooks deltas, no forced
+    cook); each frame's readings are sent and then forgotten."""
+
+    def __init__(self, target, url, form, extra_outputs=(), exclude=(), this_dat=None,
+                 max_datagram=MAX_DATAGRAM):
+        if form not in ('json', 'osc'):
+            raise CaptureError("LIVE_FORM must be 'json' or 'osc' (it is {!r})".format(form))
+        self.host, self.port = parse_udp_url(url)
+        self.url = url
+        self.form = form
+        self.max_datagram = int(max_datagram)
+        self.capture = Capture(target, 1, '', extra_outputs, exclude, this_dat)
+        info = socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_DGRAM)[0]
+        self.address = info[4]
+        self.sock = socket.socket(info[0], socket.SOCK_DGRAM)
+        self.sock.setblocking(False)
+        self.ids = []
+        self.sent = 0
+        self.send_errors = 0
+
+    def arm(self, abs_frame):
+        self.capture.arm(abs_frame)
+        self.ids = [n['id'] for n in self.capture.nodes]
+
+    def frame(self, abs_frame, frame_ms):
+        c = self.capture
+        before = len(c.index)
+        c.sample(abs_frame, frame_ms)
+        if len(c.index) == before:
+            return  # this frame was sent already
+        nodes = []
+        for i, node_id in enumerate(self.ids):
+            cook = c.cook[i][-1]
+            if cook is not None:
+                nodes.append((node_id, cook, c.gpu[i][-1], c.cooks[i][-1]))
+        # Keep nothing but the last frame number (sample() skips a repeat).
+        del c.index[:-1]
+        for column in (c.frame_ms, *c.cook, *c.gpu, *c.cpu_mem, *c.gpu_mem, *c.cooks):
+            del column[:]
+        encode = osc_frame if self.form == 'osc' else json_frame
+        for datagram in encode(_frame_number(abs_frame), frame_ms, nodes, self.max_datagram):
+            self.send(datagram)
+
+    def send(self, datagram):
+        try:
+            self.sock.sendto(datagram, self.address)
+            self.sent += 1
+        except OSError as e:  # a full send buffer, no route: say so once, keep going
+            self.send_errors += 1
+            if self.send_errors == 1:
+                print('cookgraph: cannot send to {}: {} (counting further failures)'.format(
+                    self.url, e))
+
+    def close(self):
+        self.sock.close()
+        if self.send_errors:
+            print('cookgraph: {} of {} datagrams to {} could not be sent'.format(
+                self.send_errors, self.sent + self.send_errors, self.url))
+
+
+def parse_udp_url(url):
+    """'udp://HOST:PORT' -> (HOST, PORT); [IPv6] hosts in brackets."""
+    m = re.match(r'^udp://(\[[^\]]+\]|[^:/]+):(\d+)/?$', str(url))
+    if not m or int(m.group(2)) > 65535:
+        raise CaptureError("LIVE must be udp://HOST:PORT, e.g. udp://127.0.0.1:9000 (it is "
+                           "{!r})".format(url))
+    return m.group(1).strip('[]'), int(m.group(2))
+
+
+def _parts(items, size_of, budget):
+    """Splits items into consecutive runs whose sizes sum to at most budget
+    (a run holds at least one item)."""
+    parts, run, used = [], [], 0
+    for item in items:
+        n = size_of(item)
+        if run and used + n > budget:
+            parts.append(run)
+            run, used = [], 0
+        run.append(item)
+        used += n
+    parts.append(run)
+    return parts
+
+
+def json_frame(frame, frame_ms, nodes, max_datagram=MAX_DATAGRAM):
+    """The datagrams of one frame as JSON lines: {"frame", "frame_ms", "nodes"}."""
+
+    def entry(node):
+        node_id, cook, gpu, cooks = node
+        value = {'cook_ms': cook}
+        if gpu:  # zero for CHOPs and DATs: no GPU work to speak of
+            value['gpu_ms'] = gpu
+        value['cooks'] = cooks
+        return json.dumps(node_id, ensure_ascii=False) + ':' + json.dumps(value, allow_nan=False, separators=(',', ':'))
+
+    entries = [entry(n) for n in nodes]
+    head = '{"frame":' + str(frame)
+    if frame_ms is not None:
+        head += ',"frame_ms":' + json.dumps(frame_ms, allow_nan=False)
+    budget = max_datagram - len(head) - 40  # room for ',"more":true,"nodes":{}}'
+    parts = _parts(entries, lambda e: len(e.encode('utf-8')) + 1, budget)
+    out = []
+    for k, part in enumerate(parts):
+        more = ',"more":true' if k + 1 < len(parts) else ''
+        out.append((head + more + ',"nodes":{' + ','.join(part) + '}}').encode('utf-8'))
+        head = '{"frame":' + str(frame)  # frame_ms once, in the first part
+    return out
+
+
+def _osc_string(text):
+    data = text.encode('utf-8') + b'\0'
+    return data + b'\0' * (-len(data) % 4)
+
+
+def _osc_message(address, args):
+    """args: (type tag, value) pairs; tags i, h, f, s, N."""
+    types = ',' + ''.join(t for t, _ in args)
+    data = _osc_string(address) + _osc_string(types)
+    for t, v in args:
+        if t == 'i':
+            data += struct.pack('>i', v)
+        elif t == 'h':
+            data += struct.pack('>q', v)
+        elif t == 'f':
+            data += struct.pack('>f', v)
+        elif t == 's':
+            data += _osc_string(v)
+    return data
+
+
+def _osc_bundle(messages):
+    data = b'#bundle\0' + struct.pack('>Q', 1)  # time tag 1: "immediately"
+    for m in messages:
+        data += struct.pack('>i', len(m)) + m
+    return data
+
+
+def osc_frame(frame, frame_ms, nodes, max_datagram=MAX_DATAGRAM):
+    """The datagrams of one frame as OSC bundles: /cookgraph/frame i [f], then
+    /cookgraph/cook s f [f|N i] per OP, /cookgraph/more in all but the last."""
+    number = ('i', frame) if -2**31 <= frame < 2**31 else ('h', frame)
+    cooks = []
+    for node_id, cook, gpu, count in nodes:
+        args = [('s', node_id), ('f', cook)]
+        if gpu or count != 1:
+            args += [('f', gpu) if gpu else ('N', None), ('i', count)]
+        cooks.append(_osc_message('/cookgraph/cook', args))
+    more = _osc_message('/cookgraph/more', [])
+    first = _osc_message('/cookgraph/frame', [number] + ([('f', frame_ms)] if frame_ms is not None
+                                                         else []))
+    budget = max_datagram - 16 - 4 - len(first) - 4 - len(more)
+    parts = _parts(cooks, lambda m: len(m) + 4, budget)
+    out = []
+    for k, part in enumerate(parts):
+        head = first if k == 0 else _osc_message('/cookgraph/frame', [number])
+        out.append(_osc_bundle([head] + part + ([more] if k + 1 < len(parts) else [])))
+    return out
 
 
 def cooked_in(o, abs_frame):

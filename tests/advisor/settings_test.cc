@@ -170,6 +170,56 @@ TEST(Settings, ABadFileIsAnErrorWithItsPlaceAndChangesNothing) {
   }
 }
 
+TEST(Settings, WatchSectionGivesTheLiveThresholds) {
+  TempDir dir;
+  Write(dir / "watch.yaml",
+        "watch:\n"
+        "  listen: udp://0.0.0.0:9100\n"
+        "  window: 1200\n"
+        "  node_ms: 4.5\n"
+        "  budget_ms: 8.333\n"
+        "  quiet_frames: 12\n");
+  AdvisorSettings s;
+  Status applied = ApplyConfigFile(dir / "watch.yaml", s);
+  ASSERT_TRUE(applied) << applied.error().Format();
+  EXPECT_EQ(s.watch.listen, "udp://0.0.0.0:9100");
+  EXPECT_EQ(s.watch.window, 1200u);
+  EXPECT_EQ(s.watch.node_ms, 4.5);
+  EXPECT_EQ(s.watch.budget_ms, 8.333);
+  EXPECT_EQ(s.watch.quiet_frames, 12u);
+  AdvisorSettings none;
+  EXPECT_FALSE(none.watch.node_ms);  // no node alerts unless asked for
+  EXPECT_FALSE(none.watch.window);
+}
+
+TEST(Settings, ABadWatchKeyIsAnErrorWithItsPlace) {
+  TempDir dir;
+  struct Case {
+    std::string text;
+    int64_t line;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"watch:\n  node_msec: 5\n", 2, "unknown key 'node_msec'"},
+      {"watch:\n  window: 0\n", 2, "expected a number from 1 to"},
+      {"watch:\n  window: 10.5\n", 2, "expected a whole number"},
+      {"watch:\n  node_ms: -1\n", 2, "expected a number from 0 to"},
+      {"watch:\n  budget_ms: fast\n", 2, "expected a number"},
+      {"watch:\n  listen: tcp://127.0.0.1:9000\n", 2, "expected udp://HOST:PORT"},
+      {"watch: 5\n", 1, "expected a map"},
+  };
+  for (const Case& c : cases) {
+    Write(dir / "bad.yaml", c.text);
+    AdvisorSettings s;
+    Status status = ApplyConfigFile(dir / "bad.yaml", s);
+    ASSERT_FALSE(status) << c.text;
+    EXPECT_EQ(status.error().line, c.line) << c.text << status.error().Format();
+    EXPECT_NE(status.error().Format().find(c.message), std::string::npos)
+        << c.text << " gave " << status.error().Format();
+    EXPECT_FALSE(s.watch.window);
+  }
+}
+
 TEST(Settings, AMissingFileChangesNothingAndAnEmptyOneIsFine) {
   TempDir dir;
   AdvisorSettings s;

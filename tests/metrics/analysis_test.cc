@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
+
+#include "metrics/node_stats.h"
 
 namespace cookgraph {
 namespace {
@@ -230,6 +233,32 @@ TEST(SortKey, NamesRoundTrip) {
   }
   EXPECT_EQ(ParseSortKey("per_frame"), std::nullopt);
   EXPECT_EQ(ParseSortKey("Score"), std::nullopt);
+}
+
+// Past a million samples the statistics are computed on two threads, one per
+// half of the nodes: the result must be each node's own, as on one thread.
+TEST(Analyse, LargeSnapshotsGiveEveryNodeItsOwnStatistics) {
+  Snapshot s;
+  const size_t nodes = 2001, frames = 600;  // 1.2M samples, an odd count of nodes
+  for (size_t i = 0; i < nodes; ++i) Add(s, "n" + std::to_string(i), i == nodes - 1);
+  s.samples = Samples(nodes);
+  std::vector<int64_t> index(frames);
+  for (size_t f = 0; f < frames; ++f) index[f] = static_cast<int64_t>(f);
+  s.samples.SetFrameIndex(std::move(index));
+  std::mt19937 rng(11);
+  for (NodeIndex n = 0; n < nodes; ++n) {
+    std::vector<double> values(frames);
+    for (double& v : values) v = rng() % 9 == 0 ? kMissing : static_cast<double>(rng() % 1000) / 97;
+    s.samples.SetSeries(n, Metric::kCookMs, std::move(values));
+  }
+  const Analysis analysis = Analyse(s);
+  ASSERT_EQ(analysis.stats.size(), nodes);
+  for (NodeIndex n = 0; n < nodes; ++n) {
+    const NodeStats expected = ComputeNodeStats(s.samples, n, analysis.frames.mean_ms);
+    ASSERT_EQ(analysis.stats[n].score, expected.score) << n;
+    ASSERT_EQ(analysis.stats[n].p95_ms, expected.p95_ms) << n;
+    ASSERT_EQ(analysis.stats[n].cooked_frames, expected.cooked_frames) << n;
+  }
 }
 
 }  // namespace

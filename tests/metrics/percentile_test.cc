@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 namespace cookgraph {
@@ -44,6 +46,31 @@ TEST(Percentile, OutOfRangePercentIsClampedToTheEnds) {
   const std::vector<double> x = {1, 2, 3};
   EXPECT_EQ(Percentile(x, -5), 1.0);
   EXPECT_EQ(Percentile(x, 150), 3.0);
+}
+
+TEST(Percentiles, SelectionEqualsSortingThenPercentile) {
+  // Sizes around the edge cases (1, 2, where floor(h) + 1 = n), ties, and
+  // larger random series; every p of the list at once, as node_stats asks.
+  std::mt19937 rng(5);
+  const double ps[] = {0, 1, 25, 50, 50, 95, 99, 99.9, 100};
+  for (size_t n : {1, 2, 3, 4, 5, 10, 99, 100, 101, 1000, 4097}) {
+    for (int round = 0; round < 20; ++round) {
+      std::vector<double> values(n);
+      for (double& v : values) v = round % 2 ? static_cast<double>(rng() % 7) : std::ldexp(rng(), -20);
+      std::vector<double> sorted = values;
+      std::sort(sorted.begin(), sorted.end());
+      double out[std::size(ps)];
+      Percentiles(values, ps, out);
+      for (size_t k = 0; k < std::size(ps); ++k) {
+        EXPECT_EQ(out[k], Percentile(sorted, ps[k])) << "n=" << n << " p=" << ps[k];
+      }
+    }
+  }
+  std::vector<double> none;
+  double out[1];
+  const double p50[] = {50};
+  Percentiles(none, p50, out);
+  EXPECT_TRUE(std::isnan(out[0]));
 }
 
 }  // namespace

@@ -1,0 +1,315 @@
+// The JSON reader (adapters/json_events.cc) against nlohmann::json's SAX
+// parser, a conforming and widely used parser: on every input both must agree
+// on accepting it, and on accepted inputs give the same events with the same
+// values. The inputs: hand-written edge cases of RFC 8259, thousands of seeded
+// mutations of valid documents, and documents longer than the reader's block so
+// that tokens straddle its refills.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "adapters/events.h"
+
+namespace cookgraph {
+namespace {
+
+// Events as one line each. Numbers by value (and float spelling), so the two
+// parsers' choices of integer type do not matter.
+std::string NumberLine(double value, bool integer) {
+  char text[64];
+  if (value == 0) value = 0;  // -0 and 0 read the same
+  std::snprintf(text, sizeof text, "%s %.17g", integer ? "int" : "num", value);
+  return text;
+}
+
+class Recorder final : public EventHandler {
+ public:
+  std::vector<std::string> events;
+  std::vector<Location> places;
+  bool BeginObject(Location at) override { return Add("{", at); }
+  bool EndObject(Location at) override { return Add("}", at); }
+  bool BeginArray(Location at) override { return Add("[", at); }
+  bool EndArray(Location at) override { return Add("]", at); }
+  bool Key(std::string_view key, Location at) override { return Add("key " + std::string(key), at); }
+  bool Null(Location at) override { return Add("null", at); }
+  bool Bool(bool value, Location at) override { return Add(value ? "true" : "false", at); }
+  bool Number(double value, std::string_view text, bool integer, Location at) override {
+    // The spelling is the input's own.
+    EXPECT_EQ(std::strtod(std::string(text).c_str(), nullptr), value) << text;
+    return Add(NumberLine(value, integer), at);
+  }
+  bool String(std::string_view value, Location at) override {
+    return Add("string " + std::string(value), at);
+  }
+
+ private:
+  bool Add(std::string line, Location at) {
+    events.push_back(std::move(line));
+    places.push_back(at);
+    return true;
+  }
+};
+
+struct Reference : nlohmann::json_sax<nlohmann::json> {
+  std::vector<std::string> events;
+  bool null() override { return Add("null"); }
+  bool boolean(bool value) override { return Add(value ? "true" : "false"); }
+  bool number_integer(number_integer_t value) override {
+    return Add(NumberLine(static_cast<double>(value), true));
+  }
+  bool number_unsigned(number_unsigned_t value) override {
+    return Add(NumberLine(static_cast<double>(value), true));
+  }
+  bool number_float(number_float_t value, const string_t& text) override {
+    // nlohmann reads integers beyond 64 bits as floats; ours calls them integers.
+    bool digits_only = text.find_first_of(".eE") == std::string::npos;
+    return Add(NumberLine(value, digits_only));
+  }
+  bool string(string_t& value) override { return Add("string " + value); }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return Add("{"); }
+  bool key(string_t& key) override { return Add("key " + key); }
+  bool end_object() override { return Add("}"); }
+  bool start_array(std::size_t) override { return Add("["); }
+  bool end_array() override { return Add("]"); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool Add(std::string line) {
+    events.push_back(std::move(line));
+    return true;
+  }
+};
+
+struct Outcome {
+  bool ok = false;
+  std::vector<std::string> events;
+  Error error;
+};
+
+Outcome Ours(const std::string& text, JsonThreads threads = JsonThreads::kOne) {
+  auto source = ByteSource::FromString(text, "t.json");
+  Recorder recorder;
+  Status status = ParseJsonEvents(*source, recorder, nullptr, threads);
+  Outcome out{.ok = static_cast<bool>(status), .events = std::move(recorder.events)};
+  if (!status) out.error = status.error();
+  return out;
+}
+
+Outcome Theirs(const std::string& text) {
+  Reference reference;
+  bool ok = false;
+  try {
+    ok = nlohmann::json::sax_parse(text, &reference, nlohmann::json::input_format_t::json,
+                                   /*strict=*/true);
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  return {.ok = ok, .events = std::move(reference.events)};
+}
+
+// Both accept with the same events, or both refuse; a refusal names the file,
+// a line and a column, and says "invalid JSON".
+void ExpectAgree(const std::string& text) {
+  Outcome ours = Ours(text);
+  Outcome theirs = Theirs(text);
+  // Two threads give the same events and the same error as one.
+  Outcome two = Ours(text, JsonThreads::kTwo);
+  EXPECT_EQ(two.ok, ours.ok);
+  EXPECT_EQ(two.events, ours.events);
+  EXPECT_EQ(two.error.message, ours.error.message);
+  EXPECT_EQ(two.error.line, ours.error.line);
+  EXPECT_EQ(two.error.column, ours.error.column);
+  std::string shown = text.size() > 200 ? text.substr(0, 200) + "..." : text;
+  ASSERT_EQ(ours.ok, theirs.ok) << shown << "\nours: " << ours.error.message;
+  if (ours.ok) {
+    EXPECT_EQ(ours.events, theirs.events) << shown;
+  } else {
+    EXPECT_EQ(ours.error.file, "t.json") << shown;
+    EXPECT_GE(ours.error.line, 1) << shown;
+    EXPECT_GE(ours.error.column, 1) << shown;
+    EXPECT_EQ(ours.error.message.rfind("invalid JSON: ", 0), 0u) << ours.error.message;
+  }
+}
+
+const char* const kCases[] = {
+    // Valid.
+    "{}", "[]", "0", "-0", "1", "-1", "1.5", "-1.5e3", "1E+2", "1e-2", "0.000123", "123456789012345678",
+    "9007199254740993", "18446744073709551615", "18446744073709551616", "123456789012345678901234567890",
+    "1.7976931348623157e308", "4.9e-324", "2.2250738585072014e-308", "1e-400", "0.1", "0.30000000000000004",
+    "3.141592653589793238462643383279", "1e22", "1e23", "9007199254740992e-22", "[1e22, 1e-22, 123e-20]",
+    "true", "false", "null", "\"\"", "\"a\"", R"("\"\\\/\b\f\n\r\t")", R"("\u0041\u00e9\u20AC")",
+    R"("\ud83d\ude00")", R"("\u0000")", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"", " \t\r\n[ 1 , 2 ]\n ",
+    R"({"a": [1, {"b": null}], "c": "d"})", "[[[[[]]]]]", R"({"": ""})", R"({"a": 1, "a": 2})",
+    "\xEF\xBB\xBF{}",
+    // Invalid.
+    "", " ", "[", "]", "{", "}", "[1,]", "{\"a\":1,}", "[1 2]", "{\"a\" 1}", "{\"a\":}", "{1:2}",
+    "01", "-", "+1", ".5", "1.", "1.e2", "1e", "1e+", "0x10", "NaN", "Infinity", "-Infinity", "1e999",
+    "-1e999", "tru", "truex", "nul", "[true false]", "\"abc", "\"a\nb\"", "\"a\tb\"", R"("\x")",
+    R"("\u12")", R"("\u12G4")", R"("\ud800")", R"("\udc00")", R"("\ud800\u0041")", "\"\xc3\"",
+    "\"\xc0\xaf\"", "\"\xe0\x80\xaf\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xff\"",
+    "\"\x80\"", "[1]x", "{} {}", "[\"a\",]", "// comment\n{}", "{'a': 1}", "[1,,2]", "\xEF\xBB{}",
+};
+
+TEST(JsonEvents, AgreesWithNlohmannOnEdgeCases) {
+  for (const char* text : kCases) ExpectAgree(text);
+}
+
+TEST(JsonEvents, AgreesWithNlohmannOnMutatedDocuments) {
+  const std::string base[] = {
+      R"({"cookgraph": 1, "nodes": [{"id": "/a/b", "type": "noiseTOP", "params": {"w": "1280"}},
+  {"id": "c\u00e9", "inputs": ["/a/b"], "output": true}],
+ "frames": {"index": [0, 1, 2], "frame_ms": [16.7, null, 1.5e1],
+  "series": {"/a/b": {"cook_ms": [0.25, 0.5, -0.0]}}}})",
+      R"([{"ph":"X","name":"aten::mm","ts":1024.551,"dur":154.519,"args":{"Input Dims":[[2,3],[3]]}},
+{"ph":"s","id":7,"cat":"ac2g","bp":"e","name":"\"q\"\\"},{"ph":"M","args":{"name":"\ud83d\ude00"}}])",
+  };
+  std::mt19937 rng(20261122);
+  const char alphabet[] = "{}[]:,\"\\0123456789.eE+-tfnaul \n\x80\xc3\xff";
+  int accepted = 0, refused = 0;
+  for (int round = 0; round < 4000; ++round) {
+    std::string text = base[round % 2];
+    int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; ++e) {
+      size_t at = rng() % (text.size() + 1);
+      switch (rng() % 4) {
+        case 0:  // replace a byte
+          if (at < text.size()) text[at] = alphabet[rng() % (sizeof alphabet - 1)];
+          break;
+        case 1:  // insert one
+          text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), alphabet[rng() % (sizeof alphabet - 1)]);
+          break;
+        case 2:  // delete one
+          if (at < text.size()) text.erase(at, 1);
+          break;
+        default:  // cut the rest
+          text.resize(at);
+          break;
+      }
+    }
+    ExpectAgree(text);
+    if (HasFatalFailure()) return;
+    (Ours(text).ok ? accepted : refused)++;
+  }
+  // The mutations must exercise both sides.
+  EXPECT_GT(accepted, 100);
+  EXPECT_GT(refused, 1000);
+}
+
+TEST(JsonEvents, TokensAcrossBlockBoundariesReadTheSame) {
+  // Longer than the 1 MiB block, with strings (escaped and not, some long),
+  // numbers and literals of varied lengths, so that every kind of token is cut
+  // by a refill somewhere.
+  std::mt19937 rng(7);
+  std::string text = "[\n";
+  while (text.size() < (3u << 20)) {
+    switch (rng() % 6) {
+      case 0: text += "\"" + std::string(rng() % 40, 'x') + "\""; break;
+      case 1: text += "\"a\\n\\u00e9\\ud83d\\ude00" + std::string(rng() % 9, 'y') + "\""; break;
+      case 2: text += std::to_string(rng() % 100000) + "." + std::to_string(rng() % 1000) + "e-" + std::to_string(rng() % 30); break;
+      case 3: text += rng() % 2 ? "true" : "null"; break;
+      case 4: text += "\"" + std::string(5000 + rng() % 300000, 'z') + "\""; break;
+      default: text += "{\"k\": -" + std::to_string(rng()) + "}"; break;
+    }
+    text += rng() % 3 == 0 ? ",\n" : ", ";
+  }
+  text += "0]";
+  ExpectAgree(text);
+}
+
+TEST(JsonEvents, PlacesAreLineAndColumnInBytes) {
+  auto source = ByteSource::FromString("{\n  \"ab\": [12.5,\n   true]}", "t.json");
+  Recorder r;
+  ASSERT_TRUE(ParseJsonEvents(*source, r));
+  ASSERT_EQ(r.events.size(), 7u);  // { key [ 12.5 true ] }
+  // A number: where it starts. Everything else: just after its token.
+  EXPECT_EQ(r.places[1].line, 2);  // the key
+  EXPECT_EQ(r.places[1].column, 7);
+  EXPECT_EQ(r.places[3].line, 2);  // 12.5
+  EXPECT_EQ(r.places[3].column, 10);
+  EXPECT_EQ(r.places[4].line, 3);  // true
+  EXPECT_EQ(r.places[4].column, 8);
+}
+
+TEST(JsonEvents, ErrorsSayWhatAndWhere) {
+  EXPECT_EQ(Ours("[1,\n 2,]").error.message, "invalid JSON: unexpected ']'; expected a value (an object, array, string, number, true, false or null)");
+  Outcome cut = Ours("{\"a\": [1, 2");
+  EXPECT_EQ(cut.error.message, "invalid JSON: unexpected end of input; expected ',' or ']'");
+  Outcome control = Ours("[\"a\nb\"]");
+  EXPECT_EQ(control.error.message, "invalid JSON: invalid string: control character U+000A must be escaped");
+  EXPECT_EQ(control.error.line, 1);
+  EXPECT_EQ(control.error.column, 4);
+  EXPECT_EQ(Ours("[1e999]").error.message, "invalid JSON: number overflow parsing '1e999'");
+  EXPECT_EQ(Ours("[\"\xff\"]").error.message, "invalid JSON: invalid string: ill-formed UTF-8 byte 0xFF");
+}
+
+TEST(JsonEvents, ReportsWhenTheInputEndedEarly) {
+  for (const char* text : {"[1, 2", "{\"a\": \"b", "[tr", "[1.", "{\"a\""}) {
+    auto source = ByteSource::FromString(text, "t.json");
+    Recorder r;
+    bool ended = false;
+    EXPECT_FALSE(ParseJsonEvents(*source, r, &ended)) << text;
+    EXPECT_TRUE(ended) << text;
+  }
+  auto source = ByteSource::FromString("[1, }", "t.json");
+  Recorder r;
+  bool ended = true;
+  EXPECT_FALSE(ParseJsonEvents(*source, r, &ended));
+  EXPECT_FALSE(ended);
+}
+
+// A handler that stops after `limit` events, as the readers do on a bad value.
+class StopAfter final : public EventHandler {
+ public:
+  explicit StopAfter(size_t limit) : limit_(limit) {}
+  size_t seen = 0;
+  bool BeginObject(Location) override { return Next(); }
+  bool EndObject(Location) override { return Next(); }
+  bool BeginArray(Location) override { return Next(); }
+  bool EndArray(Location) override { return Next(); }
+  bool Key(std::string_view, Location) override { return Next(); }
+  bool Null(Location) override { return Next(); }
+  bool Bool(bool, Location) override { return Next(); }
+  bool Number(double, std::string_view, bool, Location) override { return Next(); }
+  bool String(std::string_view, Location) override { return Next(); }
+
+ private:
+  bool Next() { return ++seen < limit_; }
+  size_t limit_;
+};
+
+TEST(JsonEvents, AHandlerStopEndsTheParseInBothModes) {
+  std::string text = "[";
+  for (int i = 0; i < 200000; ++i) text += std::to_string(i) + ",";
+  text += "0]";  // 200,003 events
+  for (size_t limit : {1, 5000, 8192, 8193, 150000}) {
+    for (JsonThreads threads : {JsonThreads::kOne, JsonThreads::kTwo}) {
+      auto source = ByteSource::FromString(text, "t.json");
+      StopAfter handler(limit);
+      bool ended = true;
+      Status status = ParseJsonEvents(*source, handler, &ended, threads);
+      ASSERT_FALSE(status);
+      EXPECT_EQ(status.error().message, "");  // the handler's own error stands
+      EXPECT_FALSE(ended);
+      EXPECT_EQ(handler.seen, limit);  // not one event after the stop
+    }
+  }
+}
+
+TEST(JsonEvents, DeepNestingNeedsNoRecursion) {
+  std::string text = std::string(200000, '[') + std::string(200000, ']');
+  Outcome ours = Ours(text);
+  EXPECT_TRUE(ours.ok);
+  EXPECT_EQ(ours.events.size(), 400000u);
+}
+
+}  // namespace
+}  // namespace cookgraph
