@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/heatmap_svg.h"
 #include "advisor/findings.h"
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
@@ -29,6 +30,10 @@ struct ReportInput {
   /// as its own section; nullptr = none.
   const SnapshotDiff* comparison = nullptr;
   std::string baseline_file;  // FILE as given
+  /// The network heatmap (DrawHeatmap), shown inline by the HTML report;
+  /// nullptr = not drawn, and `heatmap_note` says why.
+  const Heatmap* heatmap = nullptr;
+  std::string heatmap_note;
 };
 
 /// The report as one HTML document. Every string from the input is escaped.

@@ -46,6 +46,8 @@ th { background: var(--panel); } code, .id { font-family: ui-monospace, monospac
 .finding.critical { border-color: var(--bad); } .finding.warning { border-color: var(--warn); }
 .sev { text-transform: uppercase; font-size: 0.8em; font-weight: 700; letter-spacing: 0.05em; }
 .finding.critical .sev { color: var(--bad); } .finding.warning .sev { color: var(--warn); }
+.heatmap { overflow: auto; max-height: 85vh; background: #ffffff; border: 1px solid var(--line);
+  border-radius: 6px; margin: 8px 0; } .heatmap svg { display: block; }
 pre.advice { white-space: pre-wrap; background: var(--panel); padding: 12px; border-radius: 6px; }
 )";
 
@@ -256,6 +258,27 @@ void CriticalPathSection(const ReportInput& in, std::string& out) {
   out += "</section>\n";
 }
 
+// The heatmap drawn by Graphviz, inline. Graphviz's SVG escapes every label
+// and tooltip as XML text; InlineSvg drops the prolog and namespace URLs.
+void HeatmapSection(const ReportInput& in, std::string& out) {
+  out += "<section id=\"heatmap\"><h2>Network heatmap</h2>\n";
+  if (in.heatmap == nullptr) {
+    out += "<p class=\"muted\">" + Html(in.heatmap_note.empty() ? "Not drawn." : in.heatmap_note) +
+           "</p></section>\n";
+    return;
+  }
+  const HeatmapSelection& s = in.heatmap->selection;
+  out += fmt::format(
+      "<p class=\"muted\">Nodes filled by score on the viridis scale (log scale, legend in the "
+      "picture; grey: did not cook), containers as boxes, the critical path in red; feedback "
+      "edges dashed, references dotted. Showing {} of {} nodes{}. Hover a node for its id and "
+      "numbers.</p>\n",
+      s.nodes.size(), s.total,
+      s.reduced() ? ": the costliest by score, the critical path and their neighbours" : "");
+  if (!in.heatmap_note.empty()) out += "<p class=\"muted\">" + Html(in.heatmap_note) + "</p>\n";
+  out += "<div class=\"heatmap\">" + InlineSvg(in.heatmap->svg) + "</div>\n</section>\n";
+}
+
 void Findings(const ReportInput& in, std::string& out) {
   out += "<section id=\"findings\"><h2>Findings</h2>\n";
   if (in.findings.empty()) out += "<p>No rule of the knowledge pack matched.</p>\n";
@@ -320,6 +343,7 @@ std::string RenderReportHtml(const ReportInput& in) {
   Families(in, out);
   Loops(in, out);
   CriticalPathSection(in, out);
+  HeatmapSection(in, out);
   Findings(in, out);
   Advice(in, out);
   if (!in.analysis.warnings.empty()) {

@@ -9,12 +9,13 @@
 
 #include "adapters/chrome_trace.h"
 #include "adapters/gstreamer.h"
+#include "adapters/heatmap_svg.h"
 #include "adapters/snapshot_reader.h"
+#include "adapters/snapshot_writer.h"
 #include "advisor/pack.h"
 #include "advisor/prompt.h"
 #include "advisor/rules.h"
 #include "advisor/tokens.h"
-#include "adapters/snapshot_writer.h"
 #include "graph/condensation.h"
 #include "graph/critical_path.h"
 #include "graph/loops.h"
@@ -289,6 +290,26 @@ void BM_Analyse(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Analyse)->Args({10000, 600})->Unit(benchmark::kMillisecond);
+
+// The network heatmap (Graphviz dot layout and SVG, in memory) of an analysed
+// network: 400 nodes are drawn whole (the cap), 10,000 and 100,000 are
+// reduced to 400. Issue 7 asks for under 5 s at 10,000 nodes.
+void BM_Heatmap(benchmark::State& state) {
+  Snapshot s = Synthetic(state.range(0), 60);
+  Analysis analysis = Analyse(s);
+  size_t drawn = 0;
+  for (auto _ : state) {
+    Result<Heatmap> heatmap = DrawHeatmap("bench.json", s, analysis);
+    if (!heatmap) {
+      state.SkipWithError(heatmap.error().Format().c_str());
+      break;
+    }
+    drawn = heatmap->selection.nodes.size();
+    benchmark::DoNotOptimize(heatmap->svg.data());
+  }
+  state.counters["drawn"] = static_cast<double>(drawn);
+}
+BENCHMARK(BM_Heatmap)->Arg(400)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace cookgraph

@@ -1,6 +1,11 @@
 // `cookgraph graph INPUT`: the structure of one network.
 
+#include <cstdio>
+#include <optional>
+
+#include "adapters/atomic_file.h"
 #include "adapters/graph_writers.h"
+#include "adapters/heatmap_svg.h"
 #include "cli/command.h"
 #include "cli/input.h"
 #include "metrics/analysis.h"
@@ -11,7 +16,22 @@ namespace {
 struct GraphArgs {
   InputArgs input;
   std::string format = "text";
+  std::string output = "-";  // "-" = standard output
+  size_t max_nodes = HeatmapLimits{}.max_nodes;
 };
+
+// The heatmap of `snapshot` (--format svg); nullopt after printing the error.
+std::optional<std::string> Svg(const GraphArgs& args, const Snapshot& snapshot,
+                               const Analysis& analysis) {
+  Result<Heatmap> heatmap =
+      DrawHeatmap(args.input.name(), snapshot, analysis, {.max_nodes = args.max_nodes});
+  if (!heatmap) {
+    PrintError(heatmap.error());
+    return std::nullopt;
+  }
+  for (const std::string& w : heatmap->warnings) PrintWarning(args.input.name(), "Graphviz: " + w);
+  return std::move(heatmap->svg);
+}
 
 int RunGraph(const GraphArgs& args) {
   Result<Snapshot> snapshot = ReadInput(args.input.paths, args.input.options());
@@ -21,10 +41,26 @@ int RunGraph(const GraphArgs& args) {
   }
   Analysis analysis = Analyse(*snapshot);
   for (const std::string& w : analysis.warnings) PrintWarning(args.input.name(), w);
-  GraphFormat format = args.format == "json"  ? GraphFormat::kJson
-                       : args.format == "dot" ? GraphFormat::kDot
-                                              : GraphFormat::kText;
-  if (!WriteStdout(RenderGraph(format, args.input.name(), *snapshot, analysis)) || std::fflush(stdout)) {
+  std::string text;
+  if (args.format == "svg") {
+    std::optional<std::string> svg = Svg(args, *snapshot, analysis);
+    if (!svg) return kExitInternal;
+    text = std::move(*svg);
+  } else {
+    GraphFormat format = args.format == "json"  ? GraphFormat::kJson
+                         : args.format == "dot" ? GraphFormat::kDot
+                                                : GraphFormat::kText;
+    text = RenderGraph(format, args.input.name(), *snapshot, analysis);
+  }
+  if (args.output != "-") {
+    Status written = WriteFileAtomically(args.output, text);
+    if (!written) {
+      PrintError(written.error());
+      return kExitInput;
+    }
+    return kExitOk;
+  }
+  if (!WriteStdout(text) || std::fflush(stdout)) {
     PrintError(Error{.file = "-", .message = "cannot write the results to standard output"});
     return kExitInternal;
   }
@@ -36,11 +72,20 @@ int RunGraph(const GraphArgs& args) {
 std::function<int()> SetupGraph(CLI::App& sub) {
   auto args = std::make_shared<GraphArgs>();
   AddInputArgument(sub, args->input);
-  sub.add_option("--format", args->format, "output: text (default), json or dot")
-      ->check(CLI::IsMember({"text", "json", "dot"}));
+  sub.add_option("--format", args->format,
+                 "output: text (default), json, dot, or svg (the network heatmap, drawn by "
+                 "Graphviz)")
+      ->check(CLI::IsMember({"text", "json", "dot", "svg"}));
+  sub.add_option("-o,--output", args->output,
+                 "write to FILE (atomically) instead of standard output ('-')");
+  sub.add_option("--max-nodes", args->max_nodes,
+                 "svg: draw at most N nodes (default 400); a larger network is reduced to its 50 "
+                 "costliest nodes, the critical path and their neighbours")
+      ->check(CLI::Range(size_t{1}, size_t{100000}));
   sub.footer(
       "Examples:\n"
       "  cookgraph graph examples/touchdesigner_feedback.json\n"
+      "  cookgraph graph net.json --format svg -o net.svg\n"
       "  cookgraph graph net.json --format dot | dot -Tsvg > net.svg");
   return [args] { return RunGraph(*args); };
 }

@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 
 #include "adapters/atomic_file.h"
+#include "adapters/heatmap_svg.h"
 #include "adapters/input_reader.h"
 #include "adapters/text.h"
 #include "advisor/chat_client.h"
@@ -133,6 +135,24 @@ int RunReport(const ReportArgs& args) {
   }
 
   const Advice advice = AskForAdvice(args, *settings, judged);
+  // The heatmap is for the HTML page only (GitHub's Markdown drops inline
+  // SVG). If Graphviz fails, the report is still written, saying so.
+  std::optional<Heatmap> heatmap;
+  std::string heatmap_note;
+  int exit_code = advice.exit_code;
+  if (*format == ReportFormat::kHtml) {
+    Result<Heatmap> drawn = DrawHeatmap(args.input.name(), judged.snapshot, judged.analysis);
+    if (drawn) {
+      for (const std::string& w : drawn->warnings) {
+        PrintWarning(args.input.name(), "Graphviz: " + w);
+      }
+      heatmap = std::move(*drawn);
+    } else {
+      PrintError(drawn.error());
+      heatmap_note = "The heatmap could not be drawn: " + drawn.error().Format();
+      if (exit_code == kExitOk) exit_code = kExitInternal;
+    }
+  }
   ReportInput input{.file = args.input.name(),
                     .snapshot = judged.snapshot,
                     .analysis = judged.analysis,
@@ -140,7 +160,9 @@ int RunReport(const ReportArgs& args) {
                     .advice = advice.text,
                     .advice_note = advice.note,
                     .comparison = comparison ? &*comparison : nullptr,
-                    .baseline_file = args.baseline};
+                    .baseline_file = args.baseline,
+                    .heatmap = heatmap ? &*heatmap : nullptr,
+                    .heatmap_note = heatmap_note};
   const std::string text =
       *format == ReportFormat::kHtml ? RenderReportHtml(input) : RenderReportMarkdown(input);
   Status written = WriteFileAtomically(args.output, text);
@@ -152,7 +174,7 @@ int RunReport(const ReportArgs& args) {
                Printable(args.output).c_str(), judged.snapshot.network.size(),
                judged.snapshot.samples.frame_count(), judged.findings.size(),
                advice.text.empty() ? "" : ", LLM advice");
-  return advice.exit_code;
+  return exit_code;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ packages=(
   libcurl4-openssl-dev                          # the OpenAI-compatible client (advisor/)
   libpcre2-dev                                  # exact tokenizer: the pre-tokenizer's Unicode regex
   liblo-dev                                     # `cookgraph watch`: OSC bundles (liblo decodes messages; the test sender encodes them)
+  libgraphviz-dev                               # libgvc + libcgraph: dot layout and SVG of the network heatmap, in memory
   libfmt-dev                                    # formatting of tables and messages
   libgtest-dev libgmock-dev                     # unit tests
   libbenchmark-dev                              # microbenchmarks in bench/

@@ -150,6 +150,39 @@ TEST_F(ReportTest, HtmlWithoutFramesOrFindingsStillRenders) {
   EXPECT_NE(html.find("</html>"), std::string::npos);
 }
 
+TEST_F(ReportTest, HtmlEmbedsTheHeatmapAsInlineSvg) {
+  Result<Heatmap> heatmap = DrawHeatmap("net.json", snapshot_, analysis_);
+  ASSERT_TRUE(heatmap) << heatmap.error().Format();
+  ReportInput input = Input();
+  input.heatmap = &*heatmap;
+  const std::string html = RenderReportHtml(input);
+  const size_t section = html.find("<section id=\"heatmap\"><h2>Network heatmap</h2>");
+  ASSERT_NE(section, std::string::npos);
+  const size_t svg = html.find("<div class=\"heatmap\"><svg width=\"", section);
+  ASSERT_NE(svg, std::string::npos);
+  EXPECT_LT(svg, html.find("</section>", section));
+  EXPECT_NE(html.find("Showing 6 of 6 nodes."), std::string::npos);
+  EXPECT_NE(html.find("showing 6 of 6 nodes</text>", svg), std::string::npos);
+  // Graphviz escaped the ids; the prolog and namespace URLs are gone.
+  EXPECT_NE(html.find("xlink:title=\"&lt;script&gt;alert(1)&lt;/script&gt; (noiseTOP)", svg),
+            std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<?xml"), std::string::npos);
+  EXPECT_EQ(html.find("<!DOCTYPE svg"), std::string::npos);
+  EXPECT_EQ(html.find("http"), std::string::npos);
+  EXPECT_FALSE(std::regex_search(html, std::regex(" on[a-z]+=")));
+}
+
+TEST_F(ReportTest, HtmlWithoutHeatmapSaysWhy) {
+  ReportInput input = Input();
+  input.heatmap_note = "The heatmap could not be drawn: <reason>";
+  const std::string html = RenderReportHtml(input);
+  EXPECT_NE(html.find("<section id=\"heatmap\"><h2>Network heatmap</h2>\n<p class=\"muted\">The "
+                      "heatmap could not be drawn: &lt;reason&gt;</p></section>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<div class=\"heatmap\">"), std::string::npos);
+}
+
 // Cells of a Markdown table row: split at '|' not preceded by a backslash.
 size_t Cells(const std::string& line) {
   size_t bars = 0;

@@ -269,6 +269,37 @@ TEST(Cli, GraphDotDrawsFeedbackDashed) {
   EXPECT_NE(text.out.find("feedback"), std::string::npos);
 }
 
+TEST(Cli, GraphSvgGoesToStandardOutputOrAFileAndIsTheSameBothWays) {
+  CliRun out = Cookgraph("graph examples/touchdesigner_feedback.json --format svg");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(out.err, "");
+  EXPECT_EQ(out.out.rfind("<?xml", 0), 0u);
+  EXPECT_NE(out.out.find("</svg>"), std::string::npos);
+  EXPECT_NE(out.out.find("showing 364 of 364 nodes"), std::string::npos);
+  TempDir dir;
+  CliRun file =
+      Cookgraph("graph examples/touchdesigner_feedback.json --format svg -o " + dir / "net.svg");
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_EQ(file.out, "");
+  EXPECT_EQ(Slurp(dir / "net.svg"), out.out);  // deterministic, and written whole
+}
+
+TEST(Cli, GraphSvgMaxNodesReducesTheNetwork) {
+  CliRun run = Cookgraph("graph examples/pytorch_model.json --format svg --max-nodes 60");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("showing 60 of 639 nodes"), std::string::npos);
+  EXPECT_EQ(Cookgraph("graph examples/pytorch_model.json --format svg --max-nodes 0").exit_code, 2);
+}
+
+TEST(Cli, GraphOutputIntoAMissingFolderIsOneLineNamingTheFile) {
+  CliRun run = Cookgraph(
+      "graph examples/touchdesigner_feedback.json --format svg -o /nonexistent-dir/net.svg");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(Lines(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find("/nonexistent-dir/net.svg"), std::string::npos) << run.err;
+  EXPECT_EQ(run.out, "");
+}
+
 TEST(Cli, CsvAndMarkdown) {
   CliRun csv = Cookgraph("score examples --format csv");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
