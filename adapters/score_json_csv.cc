@@ -136,9 +136,66 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
       w.Key(kNodeColumns[c]);
       w.Write(values[c]);
     }
+    if (scored.baseline != nullptr) {
+      // {"avg_ms", ..., "note"}: kBaselineColumns without the "baseline_" prefix.
+      w.Key("baseline");
+      if (const NodeDiff* d = BaselineOf(scored, sel.order[i])) {
+        BaselineValues(d, values);
+        w.BeginObject();
+        for (size_t c = 0; c < kBaselineColumns.size(); ++c) {
+          std::string_view key = kBaselineColumns[c];
+          if (key.starts_with("baseline_")) key.remove_prefix(9);
+          w.Key(key);
+          w.Write(values[c]);
+        }
+        w.EndObject();
+      } else {
+        w.Write(Value());  // the baseline does not have this node
+      }
+    }
     w.EndObject();
   }
   w.EndArray();
+
+  if (const SnapshotDiff* diff = scored.baseline) {
+    const FrameDiff& f = diff->frames;
+    w.Key("baseline");
+    w.BeginObject();
+    w.Key("file");
+    w.String(options.baseline_file);
+    w.Key("frames");
+    w.Count(f.frames_before);
+    w.Key("frame_ms");
+    w.BeginObject();
+    w.Key("mean");
+    w.Number(f.mean_before);
+    w.Key("change_pct");
+    w.Write(f.change_pct ? Value(*f.change_pct) : Value());
+    w.Key("p_value");
+    w.Write(f.p_value() ? Value(*f.p_value()) : Value());
+    w.Key("regression");
+    w.Write(f.regression);
+    w.Key("improvement");
+    w.Write(f.improvement);
+    w.EndObject();
+    w.Key("regressions");
+    w.Count(diff->regressions);
+    w.Key("improvements");
+    w.Count(diff->improvements);
+    w.Key("added");
+    w.BeginArray();
+    for (const std::string& id : diff->added) w.String(id);
+    w.EndArray();
+    w.Key("removed");
+    w.BeginArray();
+    for (const std::string& id : diff->removed) w.String(id);
+    w.EndArray();
+    w.Key("warnings");
+    w.BeginArray();
+    for (const std::string& warning : diff->warnings) w.String(warning);
+    w.EndArray();
+    w.EndObject();
+  }
 
   if (options.group_by_container) {
     const std::vector<ContainerStats> containers = RollUp(snap, a);
@@ -272,8 +329,13 @@ std::string CsvFragment(const ScoredSnapshot& scored, const ScoreOptions& option
     return out;
   }
   const Selection sel = SelectNodes(scored.analysis, options);
+  std::vector<Value> baseline;
   for (size_t i = 0; i < sel.shown; ++i) {
     NodeValues(snap, scored.analysis, sel.order[i], RankAt(sel, i), values);
+    if (!options.baseline_file.empty()) {
+      BaselineValues(BaselineOf(scored, sel.order[i]), baseline);
+      values.insert(values.end(), baseline.begin(), baseline.end());
+    }
     row();
   }
   return out;
@@ -292,6 +354,12 @@ std::string CsvHeader(const ScoreOptions& options) {
     for (std::string_view column : kNodeColumns) {
       out += ',';
       out += column;
+    }
+    if (!options.baseline_file.empty()) {
+      for (std::string_view column : kBaselineColumns) {
+        out += ',';
+        out += column;
+      }
     }
   }
   out += '\n';

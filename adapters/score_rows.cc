@@ -65,6 +65,36 @@ void NodeValues(const Snapshot& snapshot, const Analysis& analysis, NodeIndex n,
   out.emplace_back(FlagAt(analysis.dead, n));
 }
 
+const NodeDiff* BaselineOf(const ScoredSnapshot& scored, NodeIndex n) {
+  const SnapshotDiff* diff = scored.baseline;
+  if (diff == nullptr || n >= diff->by_after.size()) return nullptr;
+  const size_t i = diff->by_after[n];
+  return i == SnapshotDiff::kNotMatched ? nullptr : &diff->nodes[i];
+}
+
+void BaselineValues(const NodeDiff* d, std::vector<Value>& out) {
+  out.clear();
+  if (d == nullptr) {
+    out.resize(kBaselineColumns.size());
+    return;
+  }
+  const NodeStats& s = d->before_stats;
+  const bool cooked = s.cooked_frames > 0;
+  auto stat = [cooked](double v) { return cooked ? Value(v) : Value(); };
+  out.push_back(stat(s.avg_ms));
+  out.push_back(stat(s.p95_ms));
+  out.emplace_back(s.per_frame_ms);
+  out.push_back(stat(s.score));
+  for (const std::optional<double>& pct :
+       {d->avg_pct, d->p95_pct, d->per_frame_pct, d->score_pct}) {
+    out.push_back(Optional(pct));
+  }
+  out.push_back(Optional(d->p_value()));
+  out.emplace_back(d->regression);
+  out.emplace_back(d->improvement);
+  out.push_back(d->note.empty() ? Value() : Value(std::string_view(d->note)));
+}
+
 void ContainerValues(const ContainerStats& c, std::vector<Value>& out) {
   out.clear();
   out.emplace_back(std::string_view(c.id));

@@ -30,6 +30,13 @@ inline constexpr std::array<std::string_view, 22> kNodeColumns = {
     "share",       "cooked_frames", "cooks_per_frame",  "gpu_avg_ms", "cpu_mem_mb", "gpu_mem_mb",
     "upstream_ms", "loop",          "on_critical_path", "dead"};
 
+// The columns `--baseline` adds to a node (CSV: after kNodeColumns; JSON: the
+// node's "baseline" object, null for a node the baseline does not have).
+inline constexpr std::array<std::string_view, 12> kBaselineColumns = {
+    "baseline_avg_ms", "baseline_p95_ms", "baseline_per_frame_ms", "baseline_score",
+    "avg_change_pct",  "p95_change_pct",  "per_frame_change_pct",  "score_change_pct",
+    "p_value",         "regression",      "improvement",           "baseline_note"};
+
 // The JSON keys of a container; CSV calls the first one "container".
 inline constexpr std::array<std::string_view, 9> kContainerColumns = {
     "id",    "depth",  "nodes",    "cooked_nodes", "per_frame_ms", "self_per_frame_ms",
@@ -46,6 +53,13 @@ double ValueAt(const std::vector<double>& values, NodeIndex n);
 /// The values of kNodeColumns for node `n`; `rank` is nullopt for a node that never cooked.
 void NodeValues(const Snapshot& snapshot, const Analysis& analysis, NodeIndex n,
                 std::optional<size_t> rank, std::vector<Value>& out);
+
+/// The comparison of node `n` with the baseline; nullptr when there is no
+/// baseline or the baseline does not have the node.
+const NodeDiff* BaselineOf(const ScoredSnapshot& scored, NodeIndex n);
+
+/// The values of kBaselineColumns for `d` (all null when `d` is nullptr).
+void BaselineValues(const NodeDiff* d, std::vector<Value>& out);
 
 /// The values of kContainerColumns for `c`.
 void ContainerValues(const ContainerStats& c, std::vector<Value>& out);

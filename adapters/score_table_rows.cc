@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "adapters/diff_writers.h"
 #include "adapters/score_rows.h"
 #include "metrics/rollup.h"
 
@@ -44,8 +45,14 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
                {"ms/frame"},
                {"share"},
                {"cooks/f"},
-               {"upstream ms"},
-               {"flags", false}};
+               {"upstream ms"}};
+  const bool baseline = scored.baseline != nullptr;
+  if (baseline) {
+    for (std::string_view title : {"Δavg", "Δp95", "Δms/frame", "Δscore", "p"}) {
+      t.columns.push_back({title});
+    }
+  }
+  t.columns.push_back({"flags", false});
   const Selection sel = SelectNodes(a, options);
   for (size_t i = 0; i < sel.shown; ++i) {
     const NodeIndex n = sel.order[i];
@@ -71,11 +78,25 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
     row.push_back(Number(Fixed(s.cooks_per_frame, 2), s.cooks_per_frame));
     const double upstream = ValueAt(a.upstream_ms, n);
     row.push_back(Number(Ms(upstream), upstream));
+    const NodeDiff* d = BaselineOf(scored, n);
+    if (baseline && d != nullptr) {
+      const Tone tone = d->regression ? Tone::kRed : Tone::kPlain;
+      row.push_back({ChangeText(d->avg_pct), tone});
+      row.push_back({ChangeText(d->p95_pct)});
+      row.push_back({ChangeText(d->per_frame_pct)});
+      row.push_back({ChangeText(d->score_pct)});
+      row.push_back({PValueText(d->p_value()), tone});
+    } else if (baseline) {
+      for (int k = 0; k < 5; ++k) row.push_back(Missing());
+    }
     std::string flags;
     if (FlagAt(a.in_loop, n)) flags += 'L';
     if (FlagAt(a.on_critical_path, n)) flags += 'C';
     if (FlagAt(a.dead, n)) flags += 'D';
     if (FlagAt(a.waiting, n)) flags += 'W';
+    if (baseline && d == nullptr) flags += 'N';
+    if (d != nullptr && d->regression) flags += 'R';
+    if (d != nullptr && d->improvement) flags += 'I';
     row.push_back({flags});
     t.rows.push_back(std::move(row));
   }
@@ -191,6 +212,25 @@ std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, co
     if (a.spikes.size() > kMaxSpikes) {
       s.items.push_back(fmt::format("… {} more", a.spikes.size() - kMaxSpikes));
     }
+    sections.push_back(std::move(s));
+  }
+
+  if (const SnapshotDiff* diff = scored.baseline) {
+    Section s{"compared with the baseline " + text(scored.baseline_file), {}};
+    s.items.push_back("frame time: " + FrameChangeText(diff->frames));
+    s.items.push_back(
+        fmt::format("{} matched nodes: {} regressed (R), {} improved (I); {} added (N), {} removed",
+                    diff->nodes.size(), diff->regressions, diff->improvements, diff->added.size(),
+                    diff->removed.size()));
+    std::string removed;
+    for (size_t i = 0; i < std::min(diff->removed.size(), kMaxWarnings); ++i) {
+      removed += (i ? ", " : "") + id(diff->removed[i]);
+    }
+    if (diff->removed.size() > kMaxWarnings) {
+      removed += fmt::format(", … {} more", diff->removed.size() - kMaxWarnings);
+    }
+    if (!removed.empty()) s.items.push_back("removed: " + removed);
+    for (const std::string& w : diff->warnings) s.items.push_back(text(w));
     sections.push_back(std::move(s));
   }
 

@@ -11,6 +11,7 @@
 
 #include "graph/error.h"
 #include "metrics/analysis.h"
+#include "metrics/diff.h"
 #include "metrics/snapshot.h"
 
 namespace cookgraph {
@@ -22,6 +23,9 @@ struct ScoreOptions {
   size_t top = 0;                   // rows per snapshot; 0 = all
   bool group_by_container = false;  // rows are containers (metrics/rollup.h), not nodes
   bool color = false;               // ANSI colours in the table (terminal only)
+  /// `--baseline FILE`: every snapshot comes with its comparison against FILE
+  /// (ScoredSnapshot::baseline) and the rows get the change columns. "" = none.
+  std::string baseline_file;
 };
 
 /// One scored input. `file` is the path as given ("-" for standard input).
@@ -29,6 +33,9 @@ struct ScoredSnapshot {
   const std::string& file;
   const Snapshot& snapshot;
   const Analysis& analysis;
+  /// The comparison with the baseline when ScoreOptions::baseline_file is set.
+  const SnapshotDiff* baseline = nullptr;
+  std::string_view baseline_file = {};  // its path as given
 };
 
 /// The text before the first snapshot's fragment: the CSV header row, the JSON

@@ -12,6 +12,7 @@
 #include "adapters/heatmap_svg.h"
 #include "advisor/findings.h"
 #include "metrics/analysis.h"
+#include "metrics/diff.h"
 #include "metrics/snapshot.h"
 
 namespace cookgraph {
@@ -25,6 +26,10 @@ struct ReportInput {
   std::string advice;       // the LLM's answer; "" = none
   std::string advice_note;  // one line shown when `advice` is empty (why, and how to get it)
   size_t top = 20;          // rows of the top-nodes table and chart
+  /// `report --baseline FILE`: the comparison of this snapshot with FILE, shown
+  /// as its own section; nullptr = none.
+  const SnapshotDiff* comparison = nullptr;
+  std::string baseline_file;  // FILE as given
   /// The network heatmap (DrawHeatmap), shown inline by the HTML report;
   /// nullptr = not drawn, and `heatmap_note` says why.
   const Heatmap* heatmap = nullptr;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "adapters/diff_writers.h"
 #include "advisor/report.h"
 #include "advisor/report_model.h"
 #include "advisor/report_svg.h"
@@ -93,6 +94,67 @@ void Summary(const ReportInput& in, std::string& out) {
                   Percent(over_share)));
   Row(out, "findings", std::to_string(in.findings.size()));
   out += "</table></section>\n";
+}
+
+void Comparison(const ReportInput& in, std::string& out) {
+  if (in.comparison == nullptr) return;
+  const SnapshotDiff& diff = *in.comparison;
+  out +=
+      "<section id=\"comparison\"><h2>Comparison with the baseline</h2>\n<table "
+      "class=\"summary\">\n";
+  Row(out, "baseline", "<span class=\"id\">" + Html(in.baseline_file) + "</span>");
+  Row(out, "frame time",
+      diff.frames.regression
+          ? "<span class=\"bad\">" + Html(FrameChangeText(diff.frames)) + "</span>"
+          : Html(FrameChangeText(diff.frames)));
+  Row(out, "nodes",
+      fmt::format("{} matched, <span class=\"{}\">{} regressed</span>, {} improved, {} added, {} "
+                  "removed",
+                  diff.nodes.size(), diff.regressions > 0 ? "bad" : "ok", diff.regressions,
+                  diff.improvements, diff.added.size(), diff.removed.size()));
+  Row(out, "test",
+      fmt::format("Welch's t-test on the per-frame cook times, one-sided, alpha {}; a change must "
+                  "exceed {}% of avg ms",
+                  Number(diff.options.alpha), Number(diff.options.min_change_pct)));
+  out += "</table>\n";
+  const std::vector<const NodeDiff*> rows = ComparisonRows(diff, in.top);
+  if (!rows.empty()) {
+    out +=
+        "<table><thead><tr><th>id</th><th class=\"n\">avg before</th><th class=\"n\">avg "
+        "after</th><th class=\"n\">avg</th><th class=\"n\">p95</th><th class=\"n\">per-frame"
+        "</th><th class=\"n\">score</th><th class=\"n\">p</th><th>verdict</th></tr></thead>"
+        "<tbody>\n";
+    for (const NodeDiff* d : rows) {
+      auto avg = [](const NodeStats& s) { return s.cooked_frames > 0 ? Ms(s.avg_ms) : "-"; };
+      out += fmt::format(
+          "<tr><td class=\"id\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+          "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+          "<td class=\"n\">{}</td><td class=\"n\">{}</td><td{}>{}</td></tr>\n",
+          Html(d->id), avg(d->before_stats), avg(d->after_stats), ChangeText(d->avg_pct),
+          ChangeText(d->p95_pct), ChangeText(d->per_frame_pct), ChangeText(d->score_pct),
+          PValueText(d->p_value()), d->regression ? " class=\"bad\"" : "", Html(Verdict(*d)));
+    }
+    out += "</tbody></table>\n";
+    if (rows.size() < diff.nodes.size()) {
+      out += fmt::format("<p class=\"muted\">… and {} more matched nodes.</p>\n",
+                         diff.nodes.size() - rows.size());
+    }
+  }
+  auto ids = [&](const char* title, const std::vector<std::string>& list) {
+    if (list.empty()) return;
+    out += fmt::format("<p>{} ({}): ", title, list.size());
+    for (size_t i = 0; i < list.size() && i < kListLimit; ++i) {
+      out += std::string(i ? ", " : "") + "<span class=\"id\">" + Html(list[i]) + "</span>";
+    }
+    if (list.size() > kListLimit) out += fmt::format(" … and {} more", list.size() - kListLimit);
+    out += "</p>\n";
+  };
+  ids("Added", diff.added);
+  ids("Removed", diff.removed);
+  for (const std::string& w : diff.warnings) {
+    out += "<p class=\"muted\">Warning: " + Html(w) + "</p>\n";
+  }
+  out += "</section>\n";
 }
 
 void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::string& out) {
@@ -273,6 +335,7 @@ std::string RenderReportHtml(const ReportInput& in) {
          "</h1>\n<p class=\"muted\">Made by cookgraph from <span class=\"id\">" + Html(in.file) +
          "</span>. Times in milliseconds.</p></header>\n<main>\n";
   Summary(in, out);
+  Comparison(in, out);
   out += "<section id=\"frame-time\"><h2>Frame time</h2>\n";
   out += FrameTimeChart(in.snapshot, in.analysis);
   out += "</section>\n";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "adapters/diff_writers.h"
 #include "adapters/text.h"
 #include "advisor/report.h"
 #include "advisor/report_model.h"
@@ -94,6 +95,49 @@ void Summary(const ReportInput& in, std::string& out) {
                                             f.frame_ms.size(), Percent(over_share))});
   TableRow(out, {"findings", std::to_string(in.findings.size())});
   out += '\n';
+}
+
+void Comparison(const ReportInput& in, std::string& out) {
+  if (in.comparison == nullptr) return;
+  const SnapshotDiff& diff = *in.comparison;
+  out += "## Comparison with the baseline\n\n";
+  out += "- baseline: " + MarkdownText(in.baseline_file) + "\n";
+  out += "- frame time: " + MarkdownText(FrameChangeText(diff.frames)) + "\n";
+  out += fmt::format(
+      "- nodes: {} matched, **{} regressed**, {} improved, {} added, {} removed (Welch's t-test, "
+      "one-sided, alpha {}; a change must exceed {}% of avg ms)\n\n",
+      diff.nodes.size(), diff.regressions, diff.improvements, diff.added.size(),
+      diff.removed.size(), diff.options.alpha, diff.options.min_change_pct);
+  const std::vector<const NodeDiff*> rows = ComparisonRows(diff, in.top);
+  if (!rows.empty()) {
+    TableHead(out, {"id", ">avg before", ">avg after", ">avg", ">p95", ">per-frame", ">score", ">p",
+                    "verdict"});
+    for (const NodeDiff* d : rows) {
+      auto avg = [](const NodeStats& s) { return s.cooked_frames > 0 ? Ms(s.avg_ms) : "-"; };
+      const std::string verdict = Verdict(*d);
+      TableRow(out, {MarkdownText(d->id), avg(d->before_stats), avg(d->after_stats),
+                     ChangeText(d->avg_pct), ChangeText(d->p95_pct), ChangeText(d->per_frame_pct),
+                     ChangeText(d->score_pct), PValueText(d->p_value()),
+                     d->regression ? "**regression**" : MarkdownText(verdict)});
+    }
+    if (rows.size() < diff.nodes.size()) {
+      out += fmt::format("\n… and {} more matched nodes.\n", diff.nodes.size() - rows.size());
+    }
+    out += '\n';
+  }
+  auto ids = [&](const char* title, const std::vector<std::string>& list) {
+    if (list.empty()) return;
+    out += fmt::format("{} ({}): ", title, list.size());
+    for (size_t i = 0; i < list.size() && i < kListLimit; ++i) {
+      out += (i ? ", " : "") + MarkdownText(list[i]);
+    }
+    if (list.size() > kListLimit) out += fmt::format(" … and {} more", list.size() - kListLimit);
+    out += "\n\n";
+  };
+  ids("Added", diff.added);
+  ids("Removed", diff.removed);
+  for (const std::string& w : diff.warnings) out += "- warning: " + MarkdownText(w) + "\n";
+  if (!diff.warnings.empty()) out += '\n';
 }
 
 void FrameTime(const ReportInput& in, std::string& out) {
@@ -242,6 +286,7 @@ void Advice(const ReportInput& in, std::string& out) {
 std::string RenderReportMarkdown(const ReportInput& in) {
   std::string out = "# cookgraph report: " + MarkdownText(Title(in)) + "\n\n";
   Summary(in, out);
+  Comparison(in, out);
   FrameTime(in, out);
   TopNodes(in, out);
   Families(in, out);

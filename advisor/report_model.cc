@@ -43,6 +43,15 @@ std::vector<FamilyRow> FamilyRows(const Snapshot& snapshot, const Analysis& anal
   return rows;
 }
 
+std::vector<const NodeDiff*> ComparisonRows(const SnapshotDiff& diff, size_t top) {
+  const size_t must = diff.regressions + diff.improvements;
+  const size_t shown = std::min(diff.nodes.size(), std::max(top, must));
+  std::vector<const NodeDiff*> rows;
+  rows.reserve(shown);
+  for (size_t i = 0; i < shown; ++i) rows.push_back(&diff.nodes[i]);
+  return rows;
+}
+
 std::string Flags(const Analysis& analysis, NodeIndex n) {
   auto at = [n](const std::vector<bool>& flags) { return n < flags.size() && flags[n]; };
   std::string out;

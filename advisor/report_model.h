@@ -36,6 +36,11 @@ std::vector<TopRow> TopRows(const Analysis& analysis, size_t top);
 /// Every family, costliest first (ties by name).
 std::vector<FamilyRow> FamilyRows(const Snapshot& snapshot, const Analysis& analysis);
 
+/// The rows of the comparison section: every regression and improvement, then
+/// the other matched nodes in the diff's order (largest per-frame rise first)
+/// up to `top` rows in all.
+std::vector<const NodeDiff*> ComparisonRows(const SnapshotDiff& diff, size_t top);
+
 /// "loop", "critical", "dead" joined by ", " ("" when none).
 std::string Flags(const Analysis& analysis, NodeIndex n);
 

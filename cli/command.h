@@ -36,6 +36,7 @@ std::function<int()> SetupConvert(CLI::App& sub);
 std::function<int()> SetupReport(CLI::App& sub);
 std::function<int()> SetupAsk(CLI::App& sub);
 std::function<int()> SetupTrace(CLI::App& sub);
+std::function<int()> SetupDiff(CLI::App& sub);
 std::function<int()> SetupWatch(CLI::App& sub);
 
 /// Prints "cookgraph: error: <file:line:col: ...>" on standard error.

@@ -19,6 +19,8 @@ const CommandEntry kCommands[] = {
     {"ask", "ask an OpenAI-compatible LLM endpoint a question about a network", SetupAsk},
     {"trace", "the network as a Chrome trace for Perfetto: a track per node, the critical path",
      SetupTrace},
+    {"diff", "what changed between two snapshots: per-node changes, Welch's t-test, regressions",
+     SetupDiff},
     {"watch", "live mode: rank nodes from per-frame metrics streamed over UDP, with alerts",
      SetupWatch},
 };
@@ -27,7 +29,8 @@ int Main(int argc, char** argv) {
   CLI::App app{"cookgraph: a profiler for node-graph dataflow engines", "cookgraph"};
   app.set_version_flag("--version", "cookgraph 0.1.0");
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 ok, 1 internal error, 2 usage or input error, 3 LLM endpoint error.\n"
+  app.footer("Exit codes: 0 ok, 1 internal error, 2 usage or input error, 3 LLM endpoint error,\n"
+             "4 diff found a regression (--fail-on-regression).\n"
              "Run `cookgraph COMMAND --help` for a command's options and an example.");
   std::map<CLI::App*, std::function<int()>> runners;
   for (const CommandEntry& command : kCommands) {

@@ -14,10 +14,12 @@
 
 #include "adapters/atomic_file.h"
 #include "adapters/heatmap_svg.h"
+#include "adapters/input_reader.h"
 #include "adapters/text.h"
 #include "advisor/chat_client.h"
 #include "cli/command.h"
 #include "cli/llm.h"
+#include "metrics/diff.h"
 
 namespace cookgraph::cli {
 namespace {
@@ -28,6 +30,7 @@ struct ReportArgs {
   std::optional<std::string> ask;
   bool no_llm = false;
   LlmFlags llm;
+  std::string baseline;  // --baseline FILE; "" = none
 };
 
 // The question asked when --ask gives none.
@@ -120,6 +123,17 @@ int RunReport(const ReportArgs& args) {
   if (auto* code = std::get_if<int>(&judged_or_exit)) return *code;
   const Judged& judged = *std::get<std::unique_ptr<Judged>>(judged_or_exit);
 
+  std::optional<SnapshotDiff> comparison;
+  if (!args.baseline.empty()) {
+    Result<Snapshot> baseline = ReadInput({args.baseline}, args.input.options());
+    if (!baseline) {
+      PrintError(baseline.error());
+      return kExitInput;
+    }
+    const Analysis baseline_analysis = Analyse(*baseline);
+    comparison = CompareSnapshots(*baseline, baseline_analysis, judged.snapshot, judged.analysis);
+  }
+
   const Advice advice = AskForAdvice(args, *settings, judged);
   // The heatmap is for the HTML page only (GitHub's Markdown drops inline
   // SVG). If Graphviz fails, the report is still written, saying so.
@@ -145,6 +159,8 @@ int RunReport(const ReportArgs& args) {
                     .findings = judged.findings,
                     .advice = advice.text,
                     .advice_note = advice.note,
+                    .comparison = comparison ? &*comparison : nullptr,
+                    .baseline_file = args.baseline,
                     .heatmap = heatmap ? &*heatmap : nullptr,
                     .heatmap_note = heatmap_note};
   const std::string text =
@@ -173,6 +189,8 @@ std::function<int()> SetupReport(CLI::App& sub) {
                  "the question for the LLM endpoint (default: what to change first to meet the "
                  "frame budget)");
   sub.add_flag("--no-llm", args->no_llm, "never ask an LLM: the offline findings only");
+  sub.add_option("--baseline", args->baseline,
+                 "add a comparison with this earlier snapshot (as `cookgraph diff` makes it)");
   AddLlmOptions(sub, args->llm);
   sub.footer(
       "With an LLM endpoint configured (see `cookgraph ask --help`) the report holds its\n"
@@ -180,7 +198,8 @@ std::function<int()> SetupReport(CLI::App& sub) {
       "code is 3.\n"
       "Examples:\n"
       "  cookgraph report examples/touchdesigner_feedback.json -o report.html\n"
-      "  cookgraph report trace.json.gz -o report.md --pack my_rules.yaml");
+      "  cookgraph report trace.json.gz -o report.md --pack my_rules.yaml\n"
+      "  cookgraph report today.json -o report.html --baseline yesterday.json");
   return [args] { return RunReport(*args); };
 }
 

@@ -15,11 +15,13 @@
 #include <thread>
 
 #include "adapters/input_files.h"
+#include "adapters/input_reader.h"
 #include "adapters/score_writers.h"
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/progress.h"
 #include "metrics/analysis.h"
+#include "metrics/diff.h"
 
 namespace cookgraph::cli {
 namespace {
@@ -34,6 +36,7 @@ struct ScoreArgs {
   std::string group_by;
   unsigned jobs = 0;  // 0 = one per core
   std::string shard;
+  std::string baseline;  // --baseline FILE; "" = none
 };
 
 // The K-th (1-based) of N contiguous slices of `files`. A slice may be empty
@@ -87,6 +90,25 @@ int RunScore(const ScoreArgs& args) {
   AnalysisOptions analysis_options;
   analysis_options.budget_ms = args.budget_ms;
 
+  // The baseline is read and analysed once; workers only read it.
+  std::optional<Snapshot> baseline;
+  std::optional<Analysis> baseline_analysis;
+  if (!args.baseline.empty()) {
+    if (options.group_by_container) {
+      PrintError(Error{.where = "--baseline",
+                       .message = "compares nodes, not containers: leave out --group-by"});
+      return kExitInput;
+    }
+    Result<Snapshot> read = ReadInput({args.baseline}, args.input.options());
+    if (!read) {
+      PrintError(read.error());
+      return kExitInput;
+    }
+    baseline = std::move(*read);
+    baseline_analysis = Analyse(*baseline, analysis_options);
+    options.baseline_file = args.baseline;
+  }
+
   InputList inputs = ExpandInputs(args.inputs);
   std::vector<Error> errors = inputs.errors;
   for (const Error& e : errors) PrintError(e);
@@ -116,7 +138,13 @@ int RunScore(const ScoreArgs& args) {
         } else {
           Analysis analysis = Analyse(*snapshot, analysis_options);
           outcome.warnings = analysis.warnings;
-          outcome.text = RenderScoreSnapshot(format, {files[i].name(), *snapshot, analysis}, options);
+          std::optional<SnapshotDiff> diff;
+          if (baseline) {
+            diff = CompareSnapshots(*baseline, *baseline_analysis, *snapshot, analysis);
+          }
+          const std::string name = files[i].name();
+          outcome.text = RenderScoreSnapshot(
+              format, {name, *snapshot, analysis, diff ? &*diff : nullptr, args.baseline}, options);
         }
       } catch (const std::bad_alloc&) {
         outcome = Outcome{.internal = true};
@@ -208,9 +236,14 @@ std::function<int()> SetupScore(CLI::App& sub) {
       ->check(CLI::Range(1u, 1024u));
   sub.add_option("--shard", args->shard,
                  "score only the K-th of N slices of the sorted input list (K/N, e.g. 2/8)");
+  sub.add_option("--baseline", args->baseline,
+                 "compare every input with this snapshot (as `cookgraph diff` does): adds the "
+                 "change of avg, p95, ms/frame and score, the p-value and the flags R "
+                 "(regressed), I (improved), N (new)");
   sub.footer(
       "Examples:\n"
       "  cookgraph score examples/touchdesigner_feedback.json --top 10\n"
+      "  cookgraph score today.json --baseline yesterday.json\n"
       "  cookgraph score snapshots/ --format csv -j 2 > scores.csv\n"
       "  cookgraph score snapshots/ --format json --shard 3/8 > shard3.json");
   return [args] { return RunScore(*args); };

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ninja-build  # toolchain (g++ 12, CMake 3.25)
   libboost-graph-dev                            # graph algorithms (SCC, topo order), hidden in graph/*.cc
+  libboost-dev                                  # Boost.Math's Student's t (header-only) for diff's Welch test, in metrics/welch.cc
   nlohmann-json3-dev                            # streaming (SAX) JSON reading, JSON writing
   libyaml-dev                                   # streaming (event) YAML reading with line/column marks
   libyaml-cpp-dev                               # knowledge packs (small YAML documents) in advisor/
@@ -21,6 +22,7 @@ packages=(
   libsimdjson-dev                               # bench/simdjson_floor: the JSON floor bench/run.sh compares with
   python3 python3-yaml python3-jsonschema      # example generator, independent checks, schema test
   python3-networkx                              # bench/baseline_score.py: the Python baseline of bench/run.sh
+  python3-mpmath                                # tests/tools/diff_check.py: Welch p-values recomputed without Boost
   time                                          # /usr/bin/time: wall time and peak memory in bench/run.sh
   bsdutils                                      # script(1): tests run cookgraph on a pseudo-terminal
   chromium                                      # headless rendering check of `report`'s HTML (ctest report_html_renders)
