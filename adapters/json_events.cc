@@ -153,6 +153,14 @@ class JsonReader {
   bool ScanNumber();
   bool ScanLiteral();
   bool Value();
+  // Moves past the closing bracket at pos_ (the innermost container's) and
+  // tells the handler.
+  bool Close() {
+    ++pos_;
+    const bool object = stack_.back() == '{';
+    stack_.pop_back();
+    return object ? handler_.EndObject(Here()) : handler_.EndArray(Here());
+  }
 
   ByteSource& source_;
   EventHandler& handler_;
@@ -495,9 +503,7 @@ Status JsonReader::Parse(bool* ended_early) {
     switch (next) {
       case Next::kValueOrClose:
         if (c == ']') {
-          ++pos_;
-          stack_.pop_back();
-          if (!handler_.EndArray(Here())) return result(false);
+          if (!Close()) return result(false);
           next = Next::kAfterValue;
           continue;
         }
@@ -508,9 +514,7 @@ Status JsonReader::Parse(bool* ended_early) {
         continue;
       case Next::kKeyOrClose:
         if (c == '}') {
-          ++pos_;
-          stack_.pop_back();
-          if (!handler_.EndObject(Here())) return result(false);
+          if (!Close()) return result(false);
           next = Next::kAfterValue;
           continue;
         }
@@ -537,10 +541,7 @@ Status JsonReader::Parse(bool* ended_early) {
         if (stack_.back() == '{' ? c != '}' : c != ']') {
           return result(Unexpected(stack_.back() == '{' ? "',' or '}'" : "',' or ']'"));
         }
-        ++pos_;
-        bool object = stack_.back() == '{';
-        stack_.pop_back();
-        if (!(object ? handler_.EndObject(Here()) : handler_.EndArray(Here()))) return result(false);
+        if (!Close()) return result(false);
         continue;
     }
   }
