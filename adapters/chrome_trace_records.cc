@@ -28,7 +28,7 @@ uint64_t Hash(std::string_view text) {
     h ^= h >> 32;
   }
   uint64_t w = 0;
-  std::memcpy(&w, p, n);
+  if (n != 0) std::memcpy(&w, p, n);  // an empty view may have no data pointer at all
   h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL;
   return h ^ (h >> 29);
 }

@@ -188,16 +188,10 @@ class ConfigReader : public YamlFields {
 
 }  // namespace
 
-Status ApplyConfigFile(const std::string& path, AdvisorSettings& settings) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return {};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{.file = path, .message = "cannot read the config file"};
-  std::ostringstream text;
-  text << in.rdbuf();
+Status ApplyConfigText(std::string_view text, const std::string& path, AdvisorSettings& settings) {
   AdvisorSettings updated = settings;  // a bad file changes nothing
   try {
-    ConfigReader(path, updated).Read(text.str());
+    ConfigReader(path, updated).Read(text);
   } catch (const YamlFailure& failure) {
     return failure.error;
   } catch (const YAML::Exception& e) {
@@ -206,6 +200,16 @@ Status ApplyConfigFile(const std::string& path, AdvisorSettings& settings) {
   updated.files_read.push_back(path);
   settings = std::move(updated);
   return {};
+}
+
+Status ApplyConfigFile(const std::string& path, AdvisorSettings& settings) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{.file = path, .message = "cannot read the config file"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ApplyConfigText(text.str(), path, settings);
 }
 
 Getenv ProcessEnvironment() {

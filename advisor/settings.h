@@ -85,6 +85,10 @@ struct AdvisorSettings {
 /// file is not an error (nothing changes); a bad one is, with line and column.
 Status ApplyConfigFile(const std::string& path, AdvisorSettings& settings);
 
+/// Reads a config file's `text` into `settings`; `path` names it in errors and
+/// resolves the relative paths it holds.
+Status ApplyConfigText(std::string_view text, const std::string& path, AdvisorSettings& settings);
+
 /// Looks a variable up; empty values count as unset.
 using Getenv = std::function<std::optional<std::string>(const char* name)>;
 

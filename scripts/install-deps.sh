@@ -18,6 +18,7 @@ packages=(
   libgraphviz-dev                               # libgvc + libcgraph: dot layout and SVG of the network heatmap, in memory
   libfmt-dev                                    # formatting of tables and messages
   libgtest-dev libgmock-dev                     # unit tests
+  clang libclang-rt-14-dev                      # scripts/test-sanitizers.sh: libFuzzer targets, ASan+UBSan build of the suite
   libbenchmark-dev                              # microbenchmarks in bench/
   libsimdjson-dev                               # bench/simdjson_floor: the JSON floor bench/run.sh compares with
   python3 python3-yaml python3-jsonschema      # example generator, independent checks, schema test

@@ -115,5 +115,12 @@ TEST(Error, FormatsFileLineColumnWhereAndMessageOnOneLine) {
   EXPECT_EQ(Error{.message = "plain"}.Format(), "plain");
 }
 
+TEST(Error, ShowsControlBytesFromTheInputAsEscapesNotToTheTerminal) {
+  // A node named with an escape sequence (JSON allows "\u001b") must not reach
+  // the terminal as one: it could retitle the window or hide the message.
+  Error e{.where = "node '\x1b]0;pwned\x07\x7f'", .message = "tab\tstays"};
+  EXPECT_EQ(e.Format(), "node '\\x1b]0;pwned\\x07\\x7f': tab\tstays");
+}
+
 }  // namespace
 }  // namespace cookgraph

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Builds the seed corpus of every fuzz target from the project's test data.
+
+    fuzz/seeds.py OUT_DIR
+
+writes OUT_DIR/<target>/ for each target: the committed hand-made seeds in
+fuzz/seeds/<target>/, the small test inputs of the format (tests/data, the
+shared fixtures, decompressed when gzipped) and the three examples cut down to
+a few dozen nodes and frames (a fuzzer mutates small inputs best), as JSON and
+as YAML. Deterministic: the same tree gives the same files.
+"""
+
+import gzip
+import json
+import pathlib
+import shutil
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "fixtures" / "traces"
+MAX_SEED = 96 * 1024
+TARGETS = ["native_json", "native_yaml", "chrome_trace", "gstreamer_dot", "gstreamer_log",
+           "config", "sse", "prompt", "input"]
+
+
+def small_example(path, nodes=40, frames=20):
+    """The first `nodes` nodes of an example and their first `frames` frames,
+    with every reference to a node left out dropped, so it is still valid."""
+    doc = json.loads(path.read_text())
+    kept = doc["nodes"][:nodes]
+    ids = {n["id"] for n in kept}
+    for n in kept:
+        for key in ("inputs", "refs", "feedback"):
+            if key in n:
+                n[key] = [i for i in n[key] if i in ids]
+    doc["nodes"] = kept
+    if "edges" in doc:
+        doc["edges"] = [e for e in doc["edges"] if e.get("from") in ids and e.get("to") in ids]
+    fr = doc["frames"]
+    fr["index"] = fr["index"][:frames]
+    if "frame_ms" in fr:
+        fr["frame_ms"] = fr["frame_ms"][:frames]
+    fr["series"] = {k: {m: v[:frames] for m, v in s.items()}
+                    for k, s in fr["series"].items() if k in ids}
+    return doc
+
+
+def read_maybe_gzip(path):
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError):
+            return None
+    return data
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: seeds.py OUT_DIR")
+    out = pathlib.Path(sys.argv[1])
+    if out.exists():
+        shutil.rmtree(out)
+    dirs = {t: out / t for t in TARGETS}
+    for d in dirs.values():
+        d.mkdir(parents=True)
+
+    def put(target, name, data):
+        if isinstance(data, str):
+            data = data.encode()
+        if data is not None and len(data) <= MAX_SEED:
+            (dirs[target] / name).write_bytes(data)
+
+    for target in TARGETS:
+        committed = ROOT / "fuzz" / "seeds" / target
+        if committed.is_dir():
+            for f in sorted(committed.iterdir()):
+                put(target, f.name, f.read_bytes())
+
+    for example in sorted((ROOT / "examples").glob("*.json")):
+        doc = small_example(example)
+        text = json.dumps(doc, indent=1)
+        for target in ("native_json", "prompt", "input"):
+            put(target, example.stem + ".json", text)
+        put("native_yaml", example.stem + ".yaml", yaml.safe_dump(doc, sort_keys=False))
+        put("input", example.stem + ".json.gz", gzip.compress(text.encode(), mtime=0))
+
+    for f in sorted((ROOT / "tests" / "data").rglob("*")):
+        if not f.is_file():
+            continue
+        data = read_maybe_gzip(f)
+        name = f.parent.name + "_" + f.name
+        put("input", name, f.read_bytes())
+        if f.suffix == ".yaml" or f.name.endswith(".yaml.gz"):
+            put("native_yaml", name, data)
+        elif f.parent.name == "chrome":
+            put("chrome_trace", name, data)
+        elif f.parent.name in ("bad", "heatmap"):
+            put("native_json", name, data)
+            put("prompt", name, data)
+        elif f.suffix == ".dot":
+            put("gstreamer_dot", name, data)
+            log = f.with_suffix(".log")
+            if log.exists():
+                put("gstreamer_log", f.stem + ".dot_log", data + b"\0" + log.read_bytes())
+        elif f.suffix == ".log":
+            put("gstreamer_log", name, data)
+
+    if SHARED.is_dir():
+        for f in sorted(SHARED.iterdir()):
+            data = read_maybe_gzip(f)
+            put("chrome_trace", f.name.removesuffix(".gz"), data)
+            put("input", f.name, f.read_bytes())
+
+    for pack in sorted((ROOT / "advisor" / "packs").glob("*.yaml")):
+        put("native_yaml", "pack_" + pack.name, pack.read_bytes())
+    for config in sorted((ROOT / "examples").rglob("*.yaml")):
+        put("config", config.name, config.read_bytes())
+
+    counts = {t: len(list(d.iterdir())) for t, d in dirs.items()}
+    empty = [t for t, n in counts.items() if n == 0]
+    if empty:
+        sys.exit(f"seeds.py: no seeds for {', '.join(empty)}")
+    print("seeds: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+#ifndef COOKGRAPH_FUZZ_SNAPSHOT_FUZZ_H_
+#define COOKGRAPH_FUZZ_SNAPSHOT_FUZZ_H_
+
+// The native snapshot targets (JSON and YAML): read the input; when it is a
+// snapshot, analyse it (every graph algorithm runs on whatever network the
+// fuzzer made up) and check that writing it and reading that back is a fixed
+// point: the writer never produces what the reader refuses.
+
+#include "adapters/snapshot_reader.h"
+#include "adapters/snapshot_writer.h"
+#include "fuzz/fuzz_check.h"
+#include "metrics/analysis.h"
+
+namespace cookgraph::fuzz {
+
+inline void CheckSnapshotInput(std::string_view text, Spelling spelling) {
+  const std::string name = spelling == Spelling::kJson ? "fuzz.json" : "fuzz.yaml";
+  Result<Snapshot> snapshot = ParseSnapshot(text, spelling, name);
+  if (!snapshot) {
+    CheckError(snapshot.error());
+    return;
+  }
+  (void)Analyse(*snapshot);
+  auto write = [spelling](const Snapshot& s) {
+    return spelling == Spelling::kJson ? SnapshotToJson(s) : SnapshotToYaml(s);
+  };
+  const std::string written = write(*snapshot);
+  Result<Snapshot> again = ParseSnapshot(written, spelling, name);
+  if (!again) {
+    std::fprintf(stderr, "written snapshot refused: %s\n", again.error().Format().c_str());
+    FUZZ_CHECK(again.ok());
+  }
+  FUZZ_CHECK(write(*again) == written);
+}
+
+}  // namespace cookgraph::fuzz
+
+#endif  // COOKGRAPH_FUZZ_SNAPSHOT_FUZZ_H_

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The sanitizer half of the test command (issue 6), run by scripts/test.sh:
+#  1. build-asan: clang, AddressSanitizer + UndefinedBehaviorSanitizer (any
+#     report fails the test that hit it) and libFuzzer's coverage; the whole
+#     suite runs in it, including each fuzz target for a short time
+#     (fuzz_smoke_*, COOKGRAPH_FUZZ_SMOKE_SECONDS each);
+#  2. build-tsan: g++, ThreadSanitizer: batch scoring with -j 2 over good and
+#     bad inputs (tests/tools/tsan_batch.sh), and the reader, graph and
+#     statistics tests (the JSON reader's second thread, RunBoth's halves).
+# Assumes scripts/install-deps.sh has run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+
+export ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+sanitize="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
+  -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_CXX_FLAGS="$sanitize -fsanitize=fuzzer-no-link" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCOOKGRAPH_FUZZ=ON -DCOOKGRAPH_BENCH=OFF >/dev/null
+cmake --build build-asan -j "$jobs"
+(cd build-asan && ctest --output-on-failure -j "$jobs")
+
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+cmake -S . -B build-tsan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
+  -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+  -DCOOKGRAPH_BENCH=OFF >/dev/null
+cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests
+bash tests/tools/tsan_batch.sh build-tsan/cli/cookgraph
+for t in adapters_tests metrics_tests graph_tests; do
+  "build-tsan/tests/$t" --gtest_brief=1
+done
+echo "test-sanitizers: ASan+UBSan suite, fuzz smoke runs and TSan batch passed"
