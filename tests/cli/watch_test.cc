@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -144,17 +145,35 @@ int FreePort() {
   return ntohs(address.sin_port);
 }
 
-// Runs watch on a pseudo-terminal (util-linux `script`) for 2 s while frames
-// arrive, 200 a second; returns what the terminal showed.
+// True once a UDP socket is bound to 127.0.0.1:`port` (read from
+// /proc/net/udp, so the check itself takes no port), false after 20 s.
+bool WaitUntilBound(int port) {
+  char wanted[32];
+  std::snprintf(wanted, sizeof wanted, " 0100007F:%04X ", port);
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream table("/proc/net/udp");
+    std::stringstream text;
+    text << table.rdbuf();
+    if (text.str().find(wanted) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// Runs watch on a pseudo-terminal (util-linux `script`) while 300 frames
+// arrive, about 200 a second; returns what the terminal showed. watch stops at
+// the 300th frame (--frames), not at a deadline: on a loaded machine the
+// sender's 5 ms sleeps stretch, and a fixed --duration ended the watch before
+// the last frames came (a CI run saw 286 of 300). --duration is only a guard.
 std::string WatchOnTerminal(const std::string& env) {
   TempDir dir;
   const int port = FreePort();
   std::string command = "cd '" + dir.path() + "' && " + env + " script -qfec \"'" +
                         COOKGRAPH_BINARY +
                         "' watch --listen udp://127.0.0.1:" + std::to_string(port) +
-                        " --duration 2 --refresh 0.25\" /dev/null >'" + dir / "out" + "' 2>&1";
+                        " --frames 300 --duration 30 --refresh 0.25\" /dev/null >'" + dir / "out" + "' 2>&1";
   std::thread watch([&] { std::system(command.c_str()); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let it bind
+  EXPECT_TRUE(WaitUntilBound(port)) << "watch did not bind udp port " << port;
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
   sockaddr_in to{};
   to.sin_family = AF_INET;
