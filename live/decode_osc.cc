@@ -30,17 +30,27 @@ uint32_t BigEndian32(const char* p) {
   return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
 }
 
+// The argument's value as a T. liblo's argv points into the message's data,
+// where OSC aligns arguments to 4 bytes only: reading an 8-byte member of the
+// lo_arg union there is a misaligned access (UBSan), so the bytes are copied.
+template <typename T>
+T Load(const lo_arg* arg) {
+  T value;
+  std::memcpy(&value, arg, sizeof value);
+  return value;
+}
+
 // A number argument of any OSC numeric type, as a double; nullopt otherwise.
 std::optional<double> Number(char type, const lo_arg* arg) {
   switch (type) {
     case LO_FLOAT:
-      return arg->f;
+      return Load<float>(arg);
     case LO_DOUBLE:
-      return arg->d;
+      return Load<double>(arg);
     case LO_INT32:
-      return arg->i;
+      return Load<int32_t>(arg);
     case LO_INT64:
-      return static_cast<double>(arg->h);
+      return static_cast<double>(Load<int64_t>(arg));
     default:
       return std::nullopt;
   }
@@ -94,7 +104,7 @@ struct Reader {
             "time in ms (f or d); got types '" +
             std::string(types) + "'");
       }
-      record.frame = types[0] == LO_INT32 ? argv[0]->i : argv[0]->h;
+      record.frame = types[0] == LO_INT32 ? Load<int32_t>(argv[0]) : Load<int64_t>(argv[0]);
       if (argc == 2) {
         if (Status s = Value(path, types, argv, 1, record.frame_ms); !s) return s;
       }
@@ -108,7 +118,7 @@ struct Reader {
             "cooks; got types '" +
             std::string(types) + "'");
       }
-      NodeSample sample{.id = &argv[0]->s};
+      NodeSample sample{.id = reinterpret_cast<const char*>(argv[0])};  // a char array: any alignment
       if (sample.id.empty()) return Fail("/cookgraph/cook: the node id is empty");
       if (ContainerDepth(sample.id) > kMaxContainerDepth) {
         return Fail("/cookgraph/cook: node '" + sample.id + "' nests more than 256 containers");
