@@ -109,12 +109,16 @@ TEST(CliInputs, TraceWritesAChromeTraceThatReadsBackToTheSameCookTimes) {
   const InputsRun original = Cookgraph("score examples/gstreamer_pipeline.json --format json");
   const InputsRun again = Cookgraph("score '" + dir / "t.json" + "' --format json");
   ASSERT_EQ(again.code, 0) << again.err;
+  // Parsed into names first: a range-for over parse(...)[...] would iterate
+  // a temporary that is already destroyed (ASan: heap-use-after-free).
+  const json original_doc = json::parse(original.out);
+  const json again_doc = json::parse(again.out);
   std::map<std::string, double> avg;
-  for (const json& node : json::parse(original.out)["snapshots"][0]["nodes"]) {
+  for (const json& node : original_doc["snapshots"][0]["nodes"]) {
     if (!node["avg_ms"].is_null()) avg[node["id"]] = node["avg_ms"];
   }
   size_t compared = 0;
-  for (const json& node : json::parse(again.out)["snapshots"][0]["nodes"]) {
+  for (const json& node : again_doc["snapshots"][0]["nodes"]) {
     ASSERT_TRUE(avg.count(node["id"])) << node["id"];
     EXPECT_NEAR(node["avg_ms"].get<double>(), avg[node["id"]], 1e-6) << node["id"];
     ++compared;

@@ -102,7 +102,8 @@ TEST(Diff, ALargeChangeInNoiseIsNoRegression) {
   // +20% of the mean, but the samples vary by ±100%: not significant.
   const Snapshot before = Make({{"/n", {1, 0.1, 1.9, 0.2, 1.8}}});
   const Snapshot after = Make({{"/n", {1.2, 0.1, 2.3, 0.3, 2.1}}});
-  const NodeDiff& d = Compare(before, after).nodes[0];
+  const SnapshotDiff diff = Compare(before, after);
+  const NodeDiff& d = diff.nodes[0];
   EXPECT_GT(*d.avg_pct, 5.0);
   EXPECT_GT(*d.p_value(), 0.01);
   EXPECT_FALSE(d.regression);
