@@ -28,7 +28,7 @@ cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
 cmake --build build-asan -j "$jobs"
 (cd build-asan && ctest --output-on-failure -j "$jobs")
 
-export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp
 cmake -S . -B build-tsan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
   -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
   -DCOOKGRAPH_BENCH=OFF >/dev/null
