@@ -14,6 +14,7 @@ import gzip
 import json
 import pathlib
 import shutil
+import struct
 import sys
 
 import yaml
@@ -22,7 +23,57 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "fixtures" / "traces"
 MAX_SEED = 96 * 1024
 TARGETS = ["native_json", "native_yaml", "chrome_trace", "gstreamer_dot", "gstreamer_log",
-           "config", "sse", "prompt", "input"]
+           "config", "sse", "prompt", "input", "live"]
+# What live_fuzz.cc cuts its input into datagrams at.
+DATAGRAM_CUT = b"\xff\xfe\xfd\xfc"
+
+
+def osc_string(text):
+    """An OSC string: the bytes, a NUL, padded with NULs to a multiple of 4."""
+    data = text.encode() + b"\0"
+    return data + b"\0" * (-len(data) % 4)
+
+
+def osc_message(address, *args):
+    """An OSC message; each argument is (type tag, value) with tags i h f d s N."""
+    tags = "," + "".join(t for t, _ in args)
+    body = b""
+    for tag, value in args:
+        body += {"i": lambda v: struct.pack(">i", v), "h": lambda v: struct.pack(">q", v),
+                 "f": lambda v: struct.pack(">f", v), "d": lambda v: struct.pack(">d", v),
+                 "s": osc_string, "N": lambda v: b""}[tag](value)
+    return osc_string(address) + osc_string(tags) + body
+
+
+def osc_bundle(*messages):
+    """"#bundle", an immediate time tag, then each message with its size."""
+    data = osc_string("#bundle") + struct.pack(">Q", 1)
+    for m in messages:
+        data += struct.pack(">i", len(m)) + m
+    return data
+
+
+def live_seeds():
+    """Datagram sequences as `cookgraph watch` receives them, in both forms."""
+    json_frames = [
+        b'{"frame": 1, "frame_ms": 16.4, "nodes": {"/p/a": 0.61, "/p/b": {"cook_ms": 1.2, '
+        b'"gpu_ms": 0.9, "cooks": 2}}}',
+        b'{"frame": 2, "more": true, "nodes": {"/p/a": 0.5}}\n{"frame": 2, "nodes": {"/p/b": 1.5}}',
+        b'{"frame": 4, "nodes": {"/p/a": 0.7, "/p/c": {"cook_ms": 0.1, "cooks": 0}}}',
+    ]
+    osc_frames = [
+        osc_bundle(osc_message("/cookgraph/frame", ("i", 1), ("f", 16.5)),
+                   osc_message("/cookgraph/cook", ("s", "/p/a"), ("f", 0.61)),
+                   osc_message("/cookgraph/cook", ("s", "/p/b"), ("d", 1.2), ("f", 0.9), ("i", 2))),
+        osc_bundle(osc_message("/cookgraph/frame", ("h", 2)),
+                   osc_message("/cookgraph/cook", ("s", "/p/a"), ("f", 0.5), ("N", None), ("i", 1)),
+                   osc_message("/cookgraph/more")),
+        osc_bundle(osc_message("/cookgraph/frame", ("h", 2)),
+                   osc_message("/cookgraph/cook", ("s", "/p/b"), ("f", 1.5))),
+    ]
+    return {"json_lines.bin": DATAGRAM_CUT.join(json_frames),
+            "osc_bundles.bin": DATAGRAM_CUT.join(osc_frames),
+            "mixed.bin": DATAGRAM_CUT.join([json_frames[0], osc_frames[1], osc_frames[2]])}
 
 
 def small_example(path, nodes=40, frames=20):
@@ -113,6 +164,9 @@ def main():
             data = read_maybe_gzip(f)
             put("chrome_trace", f.name.removesuffix(".gz"), data)
             put("input", f.name, f.read_bytes())
+
+    for name, data in live_seeds().items():
+        put("live", name, data)
 
     for pack in sorted((ROOT / "advisor" / "packs").glob("*.yaml")):
         put("native_yaml", "pack_" + pack.name, pack.read_bytes())

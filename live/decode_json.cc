@@ -44,6 +44,15 @@ std::string ParseErrorText(std::string_view what) {
   return std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
 }
 
+// nlohmann's message without its "[json.exception.<kind>.<id>] " prefix.
+std::string ExceptionText(std::string_view what) {
+  if (what.starts_with("[json.exception.")) {
+    const size_t end = what.find("] ");
+    if (end != std::string_view::npos) what.remove_prefix(end + 2);
+  }
+  return std::string(what);
+}
+
 FrameRecord DecodeObject(const json& doc) {
   if (!doc.is_object()) {
     throw LineError{"expected an object {\"frame\": N, \"nodes\": {...}}, got " +
@@ -128,13 +137,18 @@ Status DecodeJsonLines(std::string_view datagram, std::vector<FrameRecord>& out)
       return Error{.line = line_number,
                    .column = static_cast<int64_t>(e.byte),
                    .message = "invalid JSON: " + ParseErrorText(e.what())};
+    } catch (const json::exception& e) {
+      // Not a syntax error but still the datagram's fault: a number too large
+      // for a double ("1e999") is out_of_range 406. A sender must not be able
+      // to end the watch by sending one (found by fuzz/live_fuzz.cc).
+      return Error{.line = line_number, .message = "invalid JSON: " + ExceptionText(e.what())};
     }
     try {
       out.push_back(DecodeObject(doc));
     } catch (const LineError& e) {
       return Error{.line = line_number, .message = e.message};
     } catch (const json::exception& e) {
-      return Error{.line = line_number, .message = e.what()};
+      return Error{.line = line_number, .message = ExceptionText(e.what())};
     }
   }
   return {};

@@ -118,7 +118,8 @@ struct Reader {
             "cooks; got types '" +
             std::string(types) + "'");
       }
-      NodeSample sample{.id = reinterpret_cast<const char*>(argv[0])};  // a char array: any alignment
+      NodeSample sample{.id =
+                            reinterpret_cast<const char*>(argv[0])};  // a char array: any alignment
       if (sample.id.empty()) return Fail("/cookgraph/cook: the node id is empty");
       if (ContainerDepth(sample.id) > kMaxContainerDepth) {
         return Fail("/cookgraph/cook: node '" + sample.id + "' nests more than 256 containers");

@@ -52,6 +52,18 @@ TEST(DecodeJson, BothNodeFormsAndEveryKey) {
   EXPECT_TRUE(IsMissing(Value(r.nodes[2], Metric::kCookMs)));  // null: did not cook
 }
 
+TEST(DecodeJson, ANumberTooLargeForADoubleIsAnErrorNotACrash) {
+  // nlohmann throws out_of_range (not parse_error) for 1e999; it used to end
+  // `cookgraph watch` (fuzz/regressions/live/number_overflow.bin).
+  std::vector<FrameRecord> out;
+  EXPECT_EQ(Decode("{\"frame\": 1, \"nodes\": {}}\n{\"frame\": 1e3081, \"nodes\": {}}", out),
+            "2: invalid JSON: number overflow parsing '1e3081'");
+  EXPECT_EQ(out.size(), 1u);  // the line before it stays
+  out.clear();
+  EXPECT_EQ(Decode("{\"frame\": 2, \"nodes\": {\"/p/a\": -1e999}}", out),
+            "1: invalid JSON: number overflow parsing '-1e999'");
+}
+
 TEST(DecodeJson, SeveralLinesInOneDatagramAndParts) {
   std::vector<FrameRecord> out;
   ASSERT_EQ(Decode("{\"frame\": 7, \"more\": true, \"nodes\": {\"a\": 1}}\n\n"

@@ -9,7 +9,8 @@
 //             [--log FILE]
 //
 // Frame numbers run from --first; --skip leaves a frame number out (a lost
-// frame), --garbage sends a malformed datagram before that frame, --spike sets
+// frame), --garbage sends a malformed datagram before that frame (in JSON the
+// second, fourth, ... a number too large for a double), --spike sets
 // a node's cook time in one frame, --split sends each frame in parts of K
 // nodes (all but the last marked "more"). --log writes one JSON line per frame
 // sent, holding the values exactly as the receiver decodes them (OSC floats
@@ -27,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
@@ -267,7 +269,14 @@ int main(int argc, char** argv) {
         ++next.tv_sec;
       }
     }
-    if (o.garbage.count(f)) send(osc ? std::string("#bundle\0\0\0", 11) : "{\"frame\": oops}");
+    // Garbage: a cut OSC bundle; in JSON, alternately a syntax error and a
+    // number too large for a double (which once ended the watch).
+    if (o.garbage.count(f)) {
+      const bool overflow = std::distance(o.garbage.begin(), o.garbage.find(f)) % 2 == 1;
+      send(osc        ? std::string("#bundle\0\0\0", 11)
+           : overflow ? "{\"frame\": 1e999, \"nodes\": {}}"
+                      : "{\"frame\": oops}");
+    }
     const size_t part = o.split > 0 ? static_cast<size_t>(o.split) : cooks.size() + 1;
     for (size_t at = 0; at == 0 || at < cooks.size(); at += part) {
       std::vector<Cook> piece(cooks.begin() + static_cast<long>(std::min(at, cooks.size())),
