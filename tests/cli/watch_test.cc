@@ -168,10 +168,10 @@ bool WaitUntilBound(int port) {
 std::string WatchOnTerminal(const std::string& env) {
   TempDir dir;
   const int port = FreePort();
-  std::string command = "cd '" + dir.path() + "' && " + env + " script -qfec \"'" +
-                        COOKGRAPH_BINARY +
-                        "' watch --listen udp://127.0.0.1:" + std::to_string(port) +
-                        " --frames 300 --duration 30 --refresh 0.25\" /dev/null >'" + dir / "out" + "' 2>&1";
+  std::string command =
+      "cd '" + dir.path() + "' && " + env + " script -qfec \"'" + COOKGRAPH_BINARY +
+      "' watch --listen udp://127.0.0.1:" + std::to_string(port) +
+      " --frames 300 --duration 30 --refresh 0.25\" /dev/null >'" + dir / "out" + "' 2>&1";
   std::thread watch([&] { std::system(command.c_str()); });
   EXPECT_TRUE(WaitUntilBound(port)) << "watch did not bind udp port " << port;
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
