@@ -3,9 +3,10 @@
 
 // The client of an OpenAI-compatible chat-completions endpoint over libcurl:
 // streaming by default, retries as OpenAI's Python client does them, a
-// connect timeout and an idle-read timeout (no total timeout), TLS
-// verification always on, proxies from the usual environment variables
-// (https_proxy, no_proxy, ...) through libcurl.
+// connect timeout and an idle-read timeout (no total timeout), a rate floor
+// and caps on the answer and the response (Endpoint), TLS verification
+// always on, proxies from the usual environment variables (https_proxy,
+// no_proxy, ...) through libcurl.
 
 #include <functional>
 #include <string>
@@ -20,7 +21,9 @@ namespace cookgraph {
 /// Error::where of every error ChatClient::Complete returns: the endpoint
 /// failed or refused (the CLI's exit code 3). The message starts with the URL
 /// (credentials in it masked) and says what happened: "HTTP 401: <server's
-/// message>", "could not connect: ...", "stream ended before [DONE]", ...,
+/// message>", "could not connect: connection refused (...)", "stream ended
+/// before [DONE]: the server reset the connection", "the answer is longer
+/// than 4 MiB (llm.max_answer_mib); ...", ...,
 /// with "(after N attempts)" when retries were made. It never holds the API
 /// key: any occurrence, also in text the server echoed, becomes "[redacted]".
 inline constexpr const char* kEndpointErrorWhere = "endpoint";

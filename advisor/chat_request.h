@@ -4,6 +4,7 @@
 // What is sent to an OpenAI-compatible chat-completions endpoint: the request
 // body and the URL (../shared/REFERENCE.md, "OpenAI-compatible chat completions").
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,17 @@ struct Endpoint {
   double idle_timeout_s = 60;
   int max_retries = 2;                   // retries after the first attempt
   std::optional<std::string> ca_bundle;  // PEM file of trusted CAs; unset = the system's
+  // The rate floor (advisor/rate_floor.h): bytes that keep coming, but slower
+  // than this, fail the attempt once rate_window_s seconds of trickle were
+  // judged. Silence does not count against it (that is idle_timeout_s's job).
+  // bytes/s; <= 0 = no floor.
+  double min_bytes_per_s = 16;
+  double rate_window_s = 30;  // seconds of trickle judged at a time
+  // Caps, so that an endless or huge response ends: the answer's text
+  // (content and reasoning) and the response body's bytes (SSE framing and
+  // keep-alives included). Reaching one fails the attempt, not retried.
+  size_t max_answer_bytes = size_t{4} << 20;
+  size_t max_response_bytes = size_t{64} << 20;
 };
 
 /// The request as JSON, deterministic: keys in a fixed order (model, messages,

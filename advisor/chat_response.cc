@@ -1,5 +1,7 @@
 #include "advisor/chat_response.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -64,6 +66,13 @@ std::string HtmlText(std::string_view html) {
     }
   }
   return text;
+}
+
+/// "the server sent invalid UTF-8 in <where>, at byte N of <whole> (0xFF)".
+std::string InvalidUtf8(std::string_view where, std::string_view whole, std::string_view data,
+                        size_t at) {
+  return fmt::format("the server sent invalid UTF-8 in {}, at byte {} of {} (0x{:02X})", where,
+                     at + 1, whole, static_cast<unsigned char>(data[at]));
 }
 
 bool LooksLikeHtml(std::string_view body) {
@@ -164,9 +173,21 @@ std::string ServerMessage(std::string_view body, std::string_view secret, size_t
   return OneLine(body, secret, max_chars);
 }
 
+size_t FirstInvalidUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = Utf8Length(text, i);
+    if (length == 0) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
 Result<ChatResult> ParseCompletion(std::string_view body, std::string_view secret) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return Error{.message = "the answer is empty"};
+  }
+  if (const size_t bad = FirstInvalidUtf8(body); bad != std::string_view::npos) {
+    return Error{.message = InvalidUtf8("the answer", "the body", body, bad)};
   }
   const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) {
@@ -188,6 +209,7 @@ Result<ChatResult> ParseCompletion(std::string_view body, std::string_view secre
 
 void ChatStream::OnEvent(const SseEvent& event, const ContentCallback& on_content) {
   if (done_ || failed()) return;
+  ++events_;
   std::string_view data = event.data;
   while (!data.empty() && std::isspace(static_cast<unsigned char>(data.back()))) {
     data.remove_suffix(1);
@@ -201,6 +223,11 @@ void ChatStream::OnEvent(const SseEvent& event, const ContentCallback& on_conten
     return;
   }
   if (data.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
+  // Checked before JSON parsing, whose message would not say where.
+  if (const size_t bad = FirstInvalidUtf8(data); bad != std::string_view::npos) {
+    error_ = InvalidUtf8(fmt::format("stream event {}", events_), "its data", data, bad);
+    return;
+  }
   const json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
   if (!chunk.is_object()) {
     error_ = "malformed stream chunk: " + ServerMessage(data, secret_);
@@ -216,8 +243,15 @@ void ChatStream::OnEvent(const SseEvent& event, const ContentCallback& on_conten
   const json* choice = FirstChoice(chunk);
   if (choice == nullptr) return;
   if (const auto delta = choice->find("delta"); delta != choice->end() && delta->is_object()) {
-    result_.reasoning += ReasoningText(*delta);
+    const std::string reasoning = ReasoningText(*delta);
     const std::string content = ContentText(*delta);
+    const size_t held = result_.content.size() + result_.reasoning.size();
+    if (reasoning.size() + content.size() > max_answer_bytes_ - std::min(held, max_answer_bytes_)) {
+      answer_too_long_ = true;
+      error_ = "the answer is longer than its cap";
+      return;
+    }
+    result_.reasoning += reasoning;
     if (!content.empty()) {
       result_.content += content;
       delivered_ = true;

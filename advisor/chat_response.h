@@ -5,6 +5,7 @@
 // stream of chunks, or an error body in one of its many shapes. Pure: no I/O;
 // messages here do not name the endpoint, the client adds it.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -44,37 +45,51 @@ std::string ServerMessage(std::string_view body, std::string_view secret = {},
                           size_t max_chars = 200);
 
 /// A whole (non-streamed) answer: choices[0].message.content, reasoning,
-/// finish_reason, usage. An "error" member, unparsable JSON or no choices is
+/// finish_reason, usage. An "error" member, bytes that are not UTF-8 (the
+/// message gives the first one's offset), unparsable JSON or no choices is
 /// an Error whose message says so (`secret` redacted from it).
 Result<ChatResult> ParseCompletion(std::string_view body, std::string_view secret = {});
+
+/// Offset of the first byte of `text` that is not part of valid UTF-8
+/// (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF);
+/// std::string_view::npos when all of it is valid.
+size_t FirstInvalidUtf8(std::string_view text);
 
 /// Builds the answer from a stream's events, one at a time.
 class ChatStream {
  public:
   using ContentCallback = std::function<void(std::string_view)>;
 
-  /// `secret` is redacted from the messages of error chunks.
-  explicit ChatStream(std::string secret = {}) : secret_(std::move(secret)) {}
+  /// `secret` is redacted from the messages of error chunks. The answer's
+  /// text (content and reasoning together) may reach `max_answer_bytes`.
+  explicit ChatStream(std::string secret = {}, size_t max_answer_bytes = SIZE_MAX)
+      : secret_(std::move(secret)), max_answer_bytes_(max_answer_bytes) {}
 
   /// Applies one event: content deltas are appended and passed to
   /// `on_content` (when set); "[DONE]" ends the stream; a chunk with an
-  /// "error" member (or an "event: error") or data that is not JSON fails it.
-  /// Events after the end are ignored.
+  /// "error" member (or an "event: error"), data that is not UTF-8 or not
+  /// JSON, or text that would take the answer past its cap fails it (the
+  /// failing chunk's text is not passed on). Events after the end are ignored.
   void OnEvent(const SseEvent& event, const ContentCallback& on_content);
 
   bool done() const { return done_; }  // "[DONE]" arrived
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
+  /// The failure was the answer's cap: error() is only a placeholder.
+  bool answer_too_long() const { return answer_too_long_; }
   /// Content was handed to the caller: the request must not be sent again.
   bool delivered() const { return delivered_; }
   ChatResult& result() { return result_; }
 
  private:
   std::string secret_;
+  size_t max_answer_bytes_;
   ChatResult result_;
   std::string error_;
+  int64_t events_ = 0;  // events applied, for messages: "event 5"
   bool done_ = false;
   bool delivered_ = false;
+  bool answer_too_long_ = false;
 };
 
 }  // namespace cookgraph

@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 
+#include "advisor/curl_problem.h"
+#include "advisor/rate_floor.h"
 #include "advisor/sse.h"
 
 namespace cookgraph {
@@ -16,8 +18,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kMaxErrorBody = size_t{1} << 20;    // bytes kept of an error body
-constexpr size_t kMaxAnswerBody = size_t{64} << 20;  // a larger JSON answer is refused
+constexpr size_t kMaxErrorBody = size_t{1} << 20;  // bytes kept of an error body
 constexpr long kPollMs = 50;  // how often the idle clock is checked while nothing happens
 
 void GlobalInit() {
@@ -43,9 +44,26 @@ std::string Trim(std::string_view s) {
 
 std::string Seconds(double s) { return fmt::format("{:g} s", s); }
 
+/// "4 MiB", "0.25 MiB".
+std::string Mebibytes(size_t bytes) {
+  return fmt::format("{:g} MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+std::string AnswerTooLong(const Endpoint& endpoint) {
+  return fmt::format("the answer is longer than {} (llm.max_answer_mib); stopped reading it",
+                     Mebibytes(endpoint.max_answer_bytes));
+}
+
+long OsErrno(CURL* easy) {
+  long os_errno = 0;
+  curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
+  return os_errno;
+}
+
 /// State of one transfer, shared with libcurl's callbacks.
 struct Transfer {
   CURL* easy = nullptr;
+  const Endpoint* endpoint = nullptr;
   bool stream_requested = false;
   const std::function<void(std::string_view)>* on_content = nullptr;
 
@@ -58,18 +76,56 @@ struct Transfer {
   enum class Mode { kUndecided, kEvents, kBody } mode = Mode::kUndecided;
   long status = 0;
   std::string body;  // the JSON answer or the error body
-  bool body_too_big = false;
   SseParser sse;
-  ChatStream stream;  // built with the API key to redact
+  ChatStream stream;  // built with the API key to redact and the answer's cap
 
-  Clock::time_point last_activity = Clock::now();
+  // The bounds on what arrives; crossing one ends the transfer at once (a
+  // callback's refusal, CURLE_WRITE_ERROR) with its flag set.
+  size_t received = 0;  // bytes of the response, head and body, against max_response_bytes
+  RateFloor rate;
+  bool response_too_big = false;
+  bool too_slow = false;
+
+  const Clock::time_point start = Clock::now();
+  Clock::time_point last_activity = start;
   curl_off_t uploaded = 0;
+
+  /// Counts `bytes` that just arrived; false when a bound was crossed.
+  bool Arrived(size_t bytes) {
+    const Clock::time_point now = Clock::now();
+    last_activity = now;
+    received += bytes;
+    if (received > endpoint->max_response_bytes) {
+      response_too_big = true;
+      return false;
+    }
+    if (!rate.Record(bytes, std::chrono::duration<double>(now - start).count())) {
+      too_slow = true;
+      return false;
+    }
+    return true;
+  }
 };
+
+/// Which of the transfer's bounds ended it, and how.
+std::string BoundCrossed(const Transfer& t) {
+  const Endpoint& e = *t.endpoint;
+  if (t.too_slow) {
+    return fmt::format(
+        "the response is trickling in at {:.2g} bytes/s, below the floor of {:g} bytes/s over "
+        "{} (llm.min_bytes_per_s, llm.rate_window_s)",
+        t.rate.last_rate(), e.min_bytes_per_s, Seconds(e.rate_window_s));
+  }
+  const bool error_status = t.status != 0 && (t.status < 200 || t.status >= 300);
+  return fmt::format("{}the response is larger than {} (llm.max_response_mib); stopped reading it",
+                     error_status ? fmt::format("HTTP {}, and ", t.status) : "",
+                     Mebibytes(e.max_response_bytes));
+}
 
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto& t = *static_cast<Transfer*>(user);
-  t.last_activity = Clock::now();
   const std::string_view line(data, size * count);
+  if (!t.Arrived(line.size())) return 0;  // ends the transfer with CURLE_WRITE_ERROR
   if (line.starts_with("HTTP/")) {
     t.retry = {};
     t.content_type.clear();
@@ -101,8 +157,8 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
 
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto& t = *static_cast<Transfer*>(user);
-  t.last_activity = Clock::now();
   const std::string_view bytes(data, size * count);
+  if (!t.Arrived(bytes.size())) return 0;  // ends the transfer with CURLE_WRITE_ERROR
   if (t.mode == Transfer::Mode::kUndecided) {
     curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.status);
     // A stream request answered with one JSON document (servers that ignore
@@ -112,17 +168,11 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
     t.mode = events ? Transfer::Mode::kEvents : Transfer::Mode::kBody;
   }
   if (t.mode == Transfer::Mode::kBody) {
+    // An answer is kept whole (Arrived bounds it); of an error body, the start.
     const bool success = t.status >= 200 && t.status < 300;
-    const size_t limit = success ? kMaxAnswerBody : kMaxErrorBody;
-    if (t.body.size() + bytes.size() > limit) {
-      if (success) {
-        t.body_too_big = true;
-        return 0;  // ends the transfer with CURLE_WRITE_ERROR
-      }
-      t.body.append(bytes.substr(0, limit - t.body.size()));
-      return bytes.size();
-    }
-    t.body.append(bytes);
+    const size_t room =
+        success ? bytes.size() : kMaxErrorBody - std::min(kMaxErrorBody, t.body.size());
+    t.body.append(bytes.substr(0, room));
     return bytes.size();
   }
   t.sse.Feed(bytes, [&t](const SseEvent& event) { t.stream.OnEvent(event, *t.on_content); });
@@ -186,26 +236,6 @@ CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle) {
   return result;
 }
 
-/// Failures worth another attempt: the network, not the request.
-bool TransientCurlError(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
@@ -218,7 +248,9 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
     attempt.problem = "could not start libcurl";
     return attempt;
   }
-  Transfer t{.stream = ChatStream(endpoint.api_key)};
+  Transfer t{.endpoint = &endpoint,
+             .stream = ChatStream(endpoint.api_key, endpoint.max_answer_bytes),
+             .rate = RateFloor(endpoint.min_bytes_per_s, endpoint.rate_window_s)};
   t.easy = easy.get();
   t.stream_requested = stream;
   const std::function<void(std::string_view)> no_callback;
@@ -269,9 +301,18 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
   attempt.delivered = t.stream.delivered();
   const bool success_status = t.status >= 200 && t.status < 300;
 
+  const CurlFailure failure{
+      .code = code, .os_errno = OsErrno(h), .detail = error_buffer, .host = UrlHost(url)};
+  if (t.too_slow || t.response_too_big) {
+    attempt.problem = BoundCrossed(t);
+    attempt.transient = t.too_slow;  // like a timeout; the caller still checks `delivered`
+    return attempt;
+  }
   if (t.mode == Transfer::Mode::kEvents) {
     ChatStream& s = t.stream;
-    if (s.failed()) {
+    if (s.answer_too_long()) {
+      attempt.problem = AnswerTooLong(endpoint);
+    } else if (s.failed()) {
       attempt.problem = s.error();
     } else if (s.done() || (code == CURLE_OK && !s.result().finish_reason.empty())) {
       // A clean end after the finish reason is accepted without [DONE]:
@@ -281,11 +322,7 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
     } else {
       attempt.problem = idle ? fmt::format("stream stalled: no data for {} (idle timeout)",
                                            Seconds(endpoint.idle_timeout_s))
-                             : "stream ended before [DONE]";
-      if (!idle && code != CURLE_OK) {
-        attempt.problem +=
-            fmt::format(" ({})", error_buffer[0] ? error_buffer : curl_easy_strerror(code));
-      }
+                             : "stream ended before [DONE]" + DescribeStreamCut(failure, endpoint);
       attempt.transient = true;  // the caller still checks `delivered`
     }
     return attempt;
@@ -296,16 +333,8 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
     attempt.transient = true;
     return attempt;
   }
-  if (t.body_too_big) {
-    attempt.problem = fmt::format("the answer is larger than {} MiB", kMaxAnswerBody >> 20);
-    return attempt;
-  }
   if (code != CURLE_OK) {
-    const bool connect_timeout = code == CURLE_OPERATION_TIMEDOUT;
-    attempt.problem =
-        connect_timeout
-            ? fmt::format("could not connect within {}", Seconds(endpoint.connect_timeout_s))
-            : fmt::format("{}", error_buffer[0] ? error_buffer : curl_easy_strerror(code));
+    attempt.problem = DescribeCurlFailure(failure, endpoint);
     attempt.transient = TransientCurlError(code);
     return attempt;
   }
@@ -321,6 +350,10 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
   Result<ChatResult> parsed = ParseCompletion(t.body, endpoint.api_key);
   if (!parsed.ok()) {
     attempt.problem = parsed.error().message;
+    return attempt;
+  }
+  if (parsed->content.size() + parsed->reasoning.size() > endpoint.max_answer_bytes) {
+    attempt.problem = AnswerTooLong(endpoint);
     return attempt;
   }
   attempt.ok = true;

@@ -35,11 +35,24 @@ class ConfigReader : public YamlFields {
  private:
   void ReadLlm(const YAML::Node& llm) {
     if (!llm.IsMap()) Fail(llm, "llm", "expected a map (base_url, model, ...)");
-    static constexpr std::array<std::string_view, 14> kKeys = {
-        "base_url",         "model",           "api_key",        "api_key_env",
-        "azure",            "api_version",     "temperature",    "max_output_tokens",
-        "max_tokens_field", "stream",          "connect_timeout_s", "idle_timeout_s",
-        "max_retries",      "ca_bundle"};
+    static constexpr std::array<std::string_view, 18> kKeys = {"base_url",
+                                                               "model",
+                                                               "api_key",
+                                                               "api_key_env",
+                                                               "azure",
+                                                               "api_version",
+                                                               "temperature",
+                                                               "max_output_tokens",
+                                                               "max_tokens_field",
+                                                               "stream",
+                                                               "connect_timeout_s",
+                                                               "idle_timeout_s",
+                                                               "max_retries",
+                                                               "ca_bundle",
+                                                               "min_bytes_per_s",
+                                                               "rate_window_s",
+                                                               "max_answer_mib",
+                                                               "max_response_mib"};
     CheckKeys(llm, kKeys, "llm");
     Endpoint& e = s_.endpoint;
     if (llm["api_key"] && llm["api_key_env"]) {
@@ -95,6 +108,22 @@ class ConfigReader : public YamlFields {
       e.max_retries = static_cast<int>(Whole(llm["max_retries"], "llm.max_retries", 0, 10));
     }
     if (llm["ca_bundle"]) e.ca_bundle = Path(llm["ca_bundle"], "llm.ca_bundle");
+    if (llm["min_bytes_per_s"]) {
+      e.min_bytes_per_s = Bounded(llm["min_bytes_per_s"], "llm.min_bytes_per_s", 0, 1e9);
+    }
+    if (llm["rate_window_s"]) {
+      e.rate_window_s = Bounded(llm["rate_window_s"], "llm.rate_window_s", 0.1, 3600);
+    }
+    if (llm["max_answer_mib"])
+      e.max_answer_bytes = Mebibytes(llm["max_answer_mib"], "llm.max_answer_mib");
+    if (llm["max_response_mib"]) {
+      e.max_response_bytes = Mebibytes(llm["max_response_mib"], "llm.max_response_mib");
+    }
+  }
+
+  // A size in MiB (fractions allowed, from 0.001 MiB, about 1 KiB) as bytes.
+  size_t Mebibytes(const YAML::Node& node, const std::string& where) {
+    return static_cast<size_t>(Bounded(node, where, 0.001, 4096) * (1 << 20));
   }
 
   void ReadAdvisor(const YAML::Node& advisor) {
@@ -157,8 +186,7 @@ class ConfigReader : public YamlFields {
     return v;
   }
 
-  double Whole(const YAML::Node& node, const std::string& where, double low,
-               double high = 1e12) {
+  double Whole(const YAML::Node& node, const std::string& where, double low, double high = 1e12) {
     const double v = Bounded(node, where, low, high);
     if (v != std::floor(v)) Fail(node, where, "expected a whole number");
     return v;
@@ -267,8 +295,8 @@ Encoding EncodingForModel(std::string_view model) {
       model.starts_with("text-embedding-ada")) {
     return Encoding::kCl100k;
   }
-  if (model.starts_with("gpt-4") && !model.starts_with("gpt-4o") &&
-      !model.starts_with("gpt-4.1") && !model.starts_with("gpt-4.5")) {
+  if (model.starts_with("gpt-4") && !model.starts_with("gpt-4o") && !model.starts_with("gpt-4.1") &&
+      !model.starts_with("gpt-4.5")) {
     return Encoding::kCl100k;
   }
   return Encoding::kO200k;

@@ -24,6 +24,10 @@
 //     idle_timeout_s: 60
 //     max_retries: 2
 //     ca_bundle: /etc/ssl/my-ca.pem
+//     min_bytes_per_s: 16        # the rate floor (advisor/rate_floor.h); 0 = none
+//     rate_window_s: 30          # seconds of trickle judged at a time
+//     max_answer_mib: 4          # the answer's text (content + reasoning)
+//     max_response_mib: 64       # the response's bytes (framing, keep-alives)
 //   advisor:
 //     persona: debugger          # debugger | explainer | minimalist | gpu-optimizer
 //     budget_tokens: 20000

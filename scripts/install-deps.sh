@@ -24,7 +24,8 @@ packages=(
   python3 python3-yaml python3-jsonschema      # example generator, independent checks, schema test
   python3-networkx                              # bench/baseline_score.py: the Python baseline of bench/run.sh
   python3-mpmath                                # tests/tools/diff_check.py: Welch p-values recomputed without Boost
-  time                                          # /usr/bin/time: wall time and peak memory in bench/run.sh
+  time                                          # /usr/bin/time: wall time and peak memory in bench/run.sh and the ask fault tests
+  openssl                                       # the self-signed loopback certificate of the TLS fault tests (tests/fake_llm_server.h)
   bsdutils                                      # script(1): tests run cookgraph on a pseudo-terminal
   chromium                                      # headless rendering check of `report`'s HTML (ctest report_html_renders)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good  # real pipelines for the GStreamer adapter's tests (gst-launch-1.0)

@@ -1,102 +1,23 @@
 // ChatClient against tests/tools/fake_llm_server.py, a chat-completions server
-// on 127.0.0.1 that misbehaves on request. Each case asserts how it ends and
-// how long that took (idle timeout 1 s), and that the API key appears in no
+// on 127.0.0.1 that misbehaves on request (fixture:
+// tests/advisor/chat_client_fixture.h). Each case asserts how it ends and how
+// long that took (idle timeout 1 s), and that the API key appears in no
 // result or error.
 
 #include "advisor/chat_client.h"
 
-#include "tests/fake_llm_server.h"
-
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-namespace cookgraph {
+#include "tests/advisor/chat_client_fixture.h"
+
+namespace cookgraph::testing {
 namespace {
 
 using nlohmann::json;
-using cookgraph::testing::FakeServer;
-
-constexpr const char* kKey = "sk-test-SECRET-0123456789abcdef";
-
-FakeServer* server = nullptr;
-
-/// What one Complete call gave.
-struct Outcome {
-  Result<ChatResult> result = Error{};
-  std::vector<std::string> deltas;
-  std::vector<double> waits;  // seconds the client asked to sleep
-  double seconds = 0;         // wall time of the call
-};
-
-class ChatClientTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    // Loopback only, whatever proxy the environment names.
-    setenv("no_proxy", "127.0.0.1,localhost", 1);
-    setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-    server = new FakeServer;
-    ASSERT_TRUE(server->Start()) << "could not start tests/tools/fake_llm_server.py";
-  }
-  static void TearDownTestSuite() {
-    server->Stop();
-    delete server;
-    server = nullptr;
-  }
-
-  Endpoint MakeEndpoint(const std::string& name) const {
-    return Endpoint{.base_url = server->Base(name, Id()),
-                    .api_key = kKey,
-                    .connect_timeout_s = 2,
-                    .idle_timeout_s = 1};
-  }
-
-  static ChatRequest MakeRequest() {
-    return ChatRequest{.model = "fake-model",
-                       .messages = {{"system", "Be brief."}, {"user", "Say hello."}},
-                       .temperature = 0.2,
-                       .max_output_tokens = 100};
-  }
-
-  /// `real_sleep`: wait for real between attempts instead of recording the waits.
-  static Outcome Run(const Endpoint& endpoint, const ChatRequest& request,
-                     bool real_sleep = false) {
-    Outcome out;
-    ChatClient::Sleeper sleeper;
-    if (!real_sleep) sleeper = [&out](double s) { out.waits.push_back(s); };
-    const ChatClient client(endpoint, sleeper);
-    const auto start = std::chrono::steady_clock::now();
-    out.result = client.Complete(request, [&](std::string_view s) { out.deltas.emplace_back(s); });
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    // The key is in no output, whatever happened.
-    if (out.result.ok()) {
-      EXPECT_EQ(out.result->content.find(kKey), std::string::npos);
-      EXPECT_EQ(out.result->reasoning.find(kKey), std::string::npos);
-    } else {
-      EXPECT_EQ(out.result.error().Format().find(kKey), std::string::npos)
-          << out.result.error().Format();
-      EXPECT_TRUE(IsEndpointError(out.result.error()));
-    }
-    return out;
-  }
-
-  Outcome Run(const std::string& name) const { return Run(MakeEndpoint(name), MakeRequest()); }
-
-  std::vector<json> Requests(const std::string& name) const { return server->Requests(name, Id()); }
-
-  /// The test's name: a fresh request count per test.
-  static std::string Id() { return ::testing::UnitTest::GetInstance()->current_test_info()->name(); }
-
-  std::string Url(const std::string& name) const {
-    return server->Base(name, Id()) + "/chat/completions";
-  }
-};
 
 TEST_F(ChatClientTest, StreamWithKeepAlivesAndEventsSplitMidLineGivesTheAnswer) {
   const Outcome out = Run("stream");
@@ -346,4 +267,4 @@ TEST_F(ChatClientTest, KeyWithALineBreakIsRefusedWithoutSendingOrShowingIt) {
 }
 
 }  // namespace
-}  // namespace cookgraph
+}  // namespace cookgraph::testing

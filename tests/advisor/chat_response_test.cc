@@ -140,6 +140,54 @@ TEST(ChatStream, AnErrorEventAndMalformedDataFailTheStream) {
   EXPECT_EQ(malformed.error(), "malformed stream chunk: {\"choices\": [tru");
 }
 
+TEST(ChatStream, InvalidUtf8NamesTheEventAndTheByteAndIsNotPassedOn) {
+  ChatStream stream;
+  std::vector<std::string> pieces;
+  const auto on = [&](std::string_view s) { pieces.emplace_back(s); };
+  stream.OnEvent(Data(R"({"choices":[{"delta":{"role":"assistant"}}]})"), on);
+  stream.OnEvent(Data(R"({"choices":[{"delta":{"content":"caf\u00e9"}}]})"), on);
+  // Byte 36 of the data is 0xFF; the é written raw before it is valid.
+  stream.OnEvent(Data("{\"choices\":[{\"delta\":{\"content\":\"\xC3\xA9\xFF\xFE\"}}]}"), on);
+  EXPECT_EQ(stream.error(),
+            "the server sent invalid UTF-8 in stream event 3, at byte 36 of its data (0xFF)");
+  EXPECT_EQ(pieces, std::vector<std::string>{"café"});
+  // A lone surrogate escape is not UTF-8 either; the JSON parser refuses it.
+  ChatStream surrogate;
+  surrogate.OnEvent(Data(R"({"choices":[{"delta":{"content":"\udc80"}}]})"), {});
+  EXPECT_TRUE(surrogate.error().starts_with("malformed stream chunk: ")) << surrogate.error();
+}
+
+TEST(ParseCompletion, InvalidUtf8NamesTheByte) {
+  const Result<ChatResult> r =
+      ParseCompletion("{\"choices\":[{\"message\":{\"content\":\"ok \xE2\x82\"}}]}");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "the server sent invalid UTF-8 in the answer, at byte 39 of the body (0xE2)");
+}
+
+TEST(FirstInvalidUtf8, FindsTheFirstByteThatIsNotPartOfUtf8) {
+  EXPECT_EQ(FirstInvalidUtf8(""), std::string_view::npos);
+  EXPECT_EQ(FirstInvalidUtf8("plain, é, 😀"), std::string_view::npos);
+  EXPECT_EQ(FirstInvalidUtf8("ab\xFF"), 2u);
+  EXPECT_EQ(FirstInvalidUtf8("\xC0\xAF"), 0u);       // overlong '/'
+  EXPECT_EQ(FirstInvalidUtf8("x\xED\xA0\x80"), 1u);  // a surrogate, U+D800
+  EXPECT_EQ(FirstInvalidUtf8("é\xE2\x82"), 2u);      // cut short
+}
+
+TEST(ChatStream, TextPastTheAnswerCapFailsTheStreamAndIsNotPassedOn) {
+  ChatStream stream({}, 10);
+  std::string shown;
+  const auto on = [&](std::string_view s) { shown += s; };
+  stream.OnEvent(Data(R"({"choices":[{"delta":{"reasoning_content":"hmm "}}]})"), on);
+  stream.OnEvent(Data(R"({"choices":[{"delta":{"content":"123456"}}]})"), on);  // 10 in all
+  EXPECT_FALSE(stream.failed());
+  stream.OnEvent(Data(R"({"choices":[{"delta":{"content":"7"}}]})"), on);
+  EXPECT_TRUE(stream.failed());
+  EXPECT_TRUE(stream.answer_too_long());
+  EXPECT_EQ(shown, "123456");
+  EXPECT_EQ(stream.result().content, "123456");
+}
+
 TEST(ChatStream, EmptyDataIsSkipped) {
   ChatStream stream;
   stream.OnEvent(Data(""), {});

@@ -71,8 +71,8 @@ TEST(Settings, FlagsThenEnvironmentThenLocalFileThenUserFile) {
     EXPECT_EQ(s->endpoint.api_key, "env-key");
     EXPECT_EQ(s->model, "env-model");
 
-    s = LoadSettings(FakeEnvironment({{"OPENAI_BASE_URL", "http://openai-env/v1"},
-                                      {"HOME", dir / "nowhere"}}));
+    s = LoadSettings(
+        FakeEnvironment({{"OPENAI_BASE_URL", "http://openai-env/v1"}, {"HOME", dir / "nowhere"}}));
     ASSERT_TRUE(s);
     EXPECT_EQ(s->endpoint.base_url, "http://openai-env/v1");
     EXPECT_EQ(s->model, "local-model");
@@ -105,6 +105,10 @@ TEST(Settings, EveryKeyOfTheConfigFileIsRead) {
         "  idle_timeout_s: 9\n"
         "  max_retries: 0\n"
         "  ca_bundle: certs/ca.pem\n"
+        "  min_bytes_per_s: 100\n"
+        "  rate_window_s: 2.5\n"
+        "  max_answer_mib: 0.5\n"
+        "  max_response_mib: 8\n"
         "advisor:\n"
         "  persona: gpu-optimizer\n"
         "  budget_tokens: 1234\n"
@@ -129,6 +133,10 @@ TEST(Settings, EveryKeyOfTheConfigFileIsRead) {
   EXPECT_EQ(s.endpoint.idle_timeout_s, 9);
   EXPECT_EQ(s.endpoint.max_retries, 0);
   EXPECT_EQ(s.endpoint.ca_bundle, dir / "c/certs/ca.pem");  // relative to the file
+  EXPECT_EQ(s.endpoint.min_bytes_per_s, 100);
+  EXPECT_EQ(s.endpoint.rate_window_s, 2.5);
+  EXPECT_EQ(s.endpoint.max_answer_bytes, 512u * 1024);
+  EXPECT_EQ(s.endpoint.max_response_bytes, 8u << 20);
   EXPECT_EQ(s.persona, Persona::kGpuOptimizer);
   EXPECT_EQ(s.budget_tokens, 1234u);
   EXPECT_EQ(s.tokenizer, dir / "c/ranks/cl100k_base.tiktoken");
@@ -148,6 +156,9 @@ TEST(Settings, ABadFileIsAnErrorWithItsPlaceAndChangesNothing) {
       {"llm:\n  temperature: hot\n", 2, "expected a number"},
       {"llm:\n  temperature: 3\n", 2, "expected a number from 0 to 2"},
       {"llm:\n  max_retries: 1.5\n", 2, "expected a whole number"},
+      {"llm:\n  max_answer_mib: 0\n", 2, "expected a number from 0.001 to 4096"},
+      {"llm:\n  rate_window_s: 0\n", 2, "expected a number from 0.1 to 3600"},
+      {"llm:\n  min_bytes_per_s: -1\n", 2, "expected a number from 0 to 1e+09"},
       {"advisor:\n  persona: pirate\n", 2, "unknown persona 'pirate'"},
       {"advisor:\n  encoding: p50k_base\n", 2, "expected o200k_base or cl100k_base"},
       {"llm:\n  max_tokens_field: tokens\n", 2, "expected max_completion_tokens or max_tokens"},

@@ -1,134 +1,24 @@
 // `cookgraph ask` and `report`'s LLM advice, end to end: the binary against
-// tests/tools/fake_llm_server.py. Every case must end the documented way (an
-// answer, a retry then an answer, or a one-line error with exit code 3)
-// within its time bound, and the API key must appear in no output.
-//
-// Each run starts from a clean environment: the LLM variables unset, HOME and
-// XDG_CONFIG_HOME in a fresh folder, the current folder a fresh one, so the
-// settings are exactly what the test gives.
+// tests/tools/fake_llm_server.py (fixture: tests/cli/ask_cli.h). Every case
+// must end the documented way (an answer, a retry then an answer, or a
+// one-line error with exit code 3) within its time bound, and the API key
+// must appear in no output.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "tests/fake_llm_server.h"
-#include "tests/temp_dir.h"
+#include "tests/cli/ask_cli.h"
 
+namespace cookgraph::testing {
 namespace {
 
-using cookgraph::testing::FakeServer;
-using cookgraph::testing::TempDir;
 using nlohmann::json;
-
-const std::string kSource = COOKGRAPH_SOURCE_DIR;
-const std::string kBinary = COOKGRAPH_BINARY;
-const std::string kExample = kSource + "/examples/touchdesigner_feedback.json";
-constexpr const char* kKey = "sk-test-CLI-SECRET-9876543210fedcba";
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-size_t ErrorLines(const std::string& err) {
-  size_t n = 0;
-  for (const std::string& line : Lines(err)) n += line.starts_with("cookgraph: error: ");
-  return n;
-}
-
-struct AskRun {
-  int exit_code = -1;
-  std::string out, err;
-  double seconds = 0;
-};
-
-FakeServer* server = nullptr;
-
-class AskCli : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server = new FakeServer;
-    ASSERT_TRUE(server->Start()) << "could not start tests/tools/fake_llm_server.py";
-  }
-  static void TearDownTestSuite() {
-    server->Stop();
-    delete server;
-    server = nullptr;
-  }
-
-  void SetUp() override {
-    std::filesystem::create_directories(home_ / "config");
-    std::filesystem::create_directories(work_.path());
-  }
-
-  // Runs cookgraph ARGS in the test's own folder with only `env` set.
-  AskRun Cookgraph(const std::string& args, const std::map<std::string, std::string>& env = {}) {
-    std::string command = "cd " + Quote(work_.path()) +
-                          " && env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u COOKGRAPH_BASE_URL "
-                          "-u COOKGRAPH_MODEL -u TIKTOKEN_CACHE_DIR -u DATA_GYM_CACHE_DIR "
-                          "NO_COLOR=1 no_proxy=127.0.0.1 NO_PROXY=127.0.0.1 HOME=" +
-                          Quote(home_.path()) + " XDG_CONFIG_HOME=" + Quote(home_ / "config");
-    for (const auto& [name, value] : env) command += " " + name + "=" + Quote(value);
-    command += " " + Quote(kBinary) + " " + args + " </dev/null >" + Quote(out_ / "out") + " 2>" +
-               Quote(out_ / "err");
-    const auto start = std::chrono::steady_clock::now();
-    const int status = std::system(command.c_str());
-    AskRun run;
-    run.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    run.out = Slurp(out_ / "out");
-    run.err = Slurp(out_ / "err");
-    // Whatever happened, the key is in no output.
-    EXPECT_EQ(run.out.find(kKey), std::string::npos) << args;
-    EXPECT_EQ(run.err.find(kKey), std::string::npos) << args;
-    return run;
-  }
-
-  // The environment of a configured endpoint for `name`, idle timeout 1 s
-  // (from ./cookgraph.yaml, as a user would set it).
-  std::map<std::string, std::string> Endpoint(const std::string& name) {
-    std::ofstream(work_ / "cookgraph.yaml") << "llm:\n  idle_timeout_s: 1\n  connect_timeout_s: 2\n";
-    return {{"COOKGRAPH_BASE_URL", server->Base(name, Id())},
-            {"OPENAI_API_KEY", kKey},
-            {"COOKGRAPH_MODEL", "fake-model"}};
-  }
-
-  AskRun Ask(const std::string& name, const std::string& extra = "") {
-    return Cookgraph("ask " + Quote(kExample) + " 'Why do frames drop?' " + extra, Endpoint(name));
-  }
-
-  std::vector<json> Requests(const std::string& name) const { return server->Requests(name, Id()); }
-  static std::string Id() {
-    return ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  }
-
-  TempDir home_, work_, out_;
-};
 
 // ---- answers -------------------------------------------------------------------
 
@@ -366,3 +256,4 @@ TEST_F(AskCli, ReportWithoutAnEndpointSaysHowToAddOne) {
 }
 
 }  // namespace
+}  // namespace cookgraph::testing

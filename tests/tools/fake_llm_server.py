@@ -3,7 +3,8 @@
 
 Standard library only. Binds 127.0.0.1 on a free port, prints the port as its
 first line on stdout, and exits when its stdin closes or after --lifetime
-seconds (at most 300).
+seconds (at most 300). With --tls-cert and --tls-key (PEM files) it speaks
+HTTPS instead, handshaking in each request's own thread.
 
 The case is chosen by the path: POST /case/<name>[/<anything>]/chat/completions.
 Requests are counted per path (without the query and "/chat/completions"), so
@@ -35,12 +36,24 @@ Cases:
   stream-options-400  400 naming stream_options while the request has it, else "stream"
   json-for-stream   one JSON document even when a stream was asked for
   no-done           a stream that ends cleanly after its finish reason, without [DONE]
+  reset             some content, then a TCP reset (SO_LINGER {1, 0}, then close)
+  drip              the normal stream one byte every 0.3 s: never idle, never done
+  endless           content chunks of about 1 KiB at full speed until the client
+                    leaves (or 1 GiB)
+  endless-error     HTTP 500 with an HTML body that never ends
+  big               10 MB of content: streamed in 64 KiB chunks or, with "stream":
+                    false, one JSON document
+  bad-utf8          content, then a chunk whose content holds the bytes FF FE (not
+                    UTF-8); with "stream": false, one JSON document holding them
 """
 
 import argparse
 import http.server
 import json
 import os
+import socket
+import ssl
+import struct
 import sys
 import threading
 import time
@@ -138,8 +151,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         """One HTTP chunk, flushed, after a short pause: a separate TCP write."""
         if crlf:
             text = text.replace("\n", "\r\n")
-        data = text.encode()
         time.sleep(0.01)
+        self.write_bytes(text.encode())
+
+    def write_bytes(self, data):
+        """One HTTP chunk of raw bytes, flushed at once."""
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
 
@@ -283,13 +299,91 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def case_no_done(self, body, count):
         self.stream(normal_events(False)[:-1])
 
+    def case_reset(self, body, count):
+        self.stream(normal_events(True)[:6], end=False)
+        time.sleep(0.2)  # the client has read the content: the reset loses none of it
+        # Linger on with a zero timeout: close() sends RST instead of FIN.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()  # the socket's last other reference, so close() is real
+        self.connection.close()
+
+    def case_drip(self, body, count):
+        self.start_stream()
+        for byte in "".join(normal_events(True)).encode():
+            time.sleep(0.3)
+            self.write_bytes(bytes([byte]))
+        self.end_stream()
+
+    def case_endless(self, body, count):
+        self.start_stream()
+        self.write_bytes(chunk({"role": "assistant", "content": ""}).encode())
+        piece = chunk({"content": "All work and no play makes a dull answer. " * 24}).encode()
+        for _ in range((1 << 30) // len(piece)):  # ends when the client leaves (BrokenPipe)
+            self.write_bytes(piece)
+        self.end_stream()
+
+    def case_endless_error(self, body, count):
+        self.send_response(500)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.write_bytes(b"<html><head><title>500 Internal Server Error</title></head><body>")
+        for _ in range((1 << 30) // 1024):  # ends when the client leaves (BrokenPipe)
+            self.write_bytes(b"<p>trace</p>" * 85)
+        self.end_stream()
+
+    def case_big(self, body, count):
+        text = "0123456789abcdef" * 4096  # 64 KiB
+        pieces = 10_000_000 // len(text) + 1
+        if not body.get("stream"):
+            self.send_json(200, completion(text * pieces))
+            return
+        self.start_stream()
+        for _ in range(pieces):
+            self.write_bytes(chunk({"content": text}).encode())
+        self.write_bytes(b"data: [DONE]\n\n")
+        self.end_stream()
+
+    def case_bad_utf8(self, body, count):
+        if not body.get("stream"):
+            data = json.dumps(completion("caf\u00e9 XX")).encode().replace(b"XX", b"\xff\xfe")
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        events = normal_events(True)
+        self.start_stream()
+        for event in events[:8]:  # "Hel" and "lo, wor", up to an event's end
+            self.write(event)
+        self.write_bytes(chunk({"content": " XX"}).encode().replace(b"XX", b"\xff\xfe"))
+        for event in events[6:]:
+            self.write(event)
+        self.end_stream()
+
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    tls = None  # an ssl.SSLContext with --tls-cert
+
+    def finish_request(self, request, client_address):
+        if self.tls is None:
+            super().finish_request(request, client_address)
+            return
+        # Here, in the request's own thread, a slow or refusing client holds up no other.
+        try:
+            request = self.tls.wrap_socket(request, server_side=True)
+        except (ssl.SSLError, OSError):
+            return  # a client that refused the certificate
+        try:
+            super().finish_request(request, client_address)
+        finally:
+            request.close()
 
     def handle_error(self, request, client_address):
         # A client that gave up (an idle timeout, an error mid-stream) is expected.
-        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError, ssl.SSLError)):
             return
         super().handle_error(request, client_address)
 
@@ -299,10 +393,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--log", help="append one JSON line per request to this file")
     parser.add_argument("--lifetime", type=float, default=300, help="seconds before exiting (max 300)")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
+    parser.add_argument("--tls-key", help="the certificate's private key (PEM)")
     args = parser.parse_args()
     if args.log:
         log_file = open(args.log, "a", encoding="utf-8")
     server = Server(("127.0.0.1", 0), Handler)
+    if args.tls_cert:
+        server.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.tls.load_cert_chain(args.tls_cert, args.tls_key)
     print(server.server_address[1], flush=True)
 
     def stop_when_stdin_closes():
