@@ -35,6 +35,11 @@ Cases:
   stream-options-400  400 naming stream_options while the request has it, else "stream"
   json-for-stream   one JSON document even when a stream was asked for
   no-done           a stream that ends cleanly after its finish reason, without [DONE]
+  echo-key          an answer that quotes the key it got (Authorization or api-key
+                    header), streamed with the key split across two chunks, or whole
+  echo-key-401      401 whose message quotes the key it got (either header)
+  echo-question     an answer that is the request's question (what follows the last
+                    "Question: " of the last message), streamed in 7-byte pieces or whole
 """
 
 import argparse
@@ -282,6 +287,35 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def case_no_done(self, body, count):
         self.stream(normal_events(False)[:-1])
+
+    def received_key(self):
+        auth = self.headers.get("Authorization") or ""
+        return auth[len("Bearer "):] if auth.startswith("Bearer ") else self.headers.get("api-key", "")
+
+    def case_echo_key(self, body, count):
+        key = self.received_key()
+        text = "Your key is " + key + ". Again: " + key + "\n"
+        if not body.get("stream"):
+            self.send_json(200, completion(text))
+            return
+        cut = len("Your key is ") + len(key) // 2  # inside the first key
+        self.stream([chunk({"role": "assistant", "content": ""}), chunk({"content": text[:cut]}),
+                     chunk({"content": text[cut:]}), chunk({}, "stop"), "data: [DONE]\n\n"])
+
+    def case_echo_question(self, body, count):
+        messages = body.get("messages") or [{}]
+        content = messages[-1].get("content") or ""
+        text = content[content.rfind("Question: ") + len("Question: "):] if "Question: " in content else content
+        if not body.get("stream"):
+            self.send_json(200, completion(text))
+            return
+        pieces = [text[i:i + 7] for i in range(0, len(text), 7)]
+        self.stream([chunk({"role": "assistant", "content": ""})] +
+                    [chunk({"content": p}) for p in pieces] + [chunk({}, "stop"), "data: [DONE]\n\n"])
+
+    def case_echo_key_401(self, body, count):
+        self.error_object(401, "Incorrect API key provided: %s." % self.received_key(),
+                          "invalid_request_error")
 
 
 class Server(http.server.ThreadingHTTPServer):
