@@ -54,11 +54,14 @@ std::string Quote(const std::string& s) {
   return out + "'";
 }
 
+// What libcurl sends for a URL whose user part is "user:KEY".
+const std::string kBasic = "Basic dXNlcjpzay1jZy1LRVkvN2YzYSs5ZTFiPTJjNGQ=";
+
 FakeServer* server = nullptr;
 
 // One run: its command line, the environment beyond the clean one, the config
 // files it finds, and whether the key must reach the server.
-struct Run {
+struct KeyRun {
   std::string what;  // names the run in failures; also the server's request id
   std::string args;  // after "cookgraph"
   std::map<std::string, std::string> env;
@@ -67,6 +70,7 @@ struct Run {
   int exit_code = 0;
   std::string sent_case;  // the fake server's case that must have got the key; "" = none
   std::string header = "authorization";  // where the key goes ("api-key" for Azure)
+  std::string sent;  // that header's value; "" = "Bearer KEY" (authorization) or "KEY"
 };
 
 class ApiKey : public ::testing::Test {
@@ -86,7 +90,7 @@ class ApiKey : public ::testing::Test {
   }
 
   // Runs `run` in fresh folders and checks every output for the key.
-  void Check(const Run& run) {
+  void Check(const KeyRun& run) {
     SCOPED_TRACE(run.what);
     TempDir work, home, out;
     fs::create_directories(work / "tmp");
@@ -134,7 +138,9 @@ class ApiKey : public ::testing::Test {
     if (!run.sent_case.empty()) {
       const std::vector<nlohmann::json> requests = server->Requests(run.sent_case, run.what);
       ASSERT_FALSE(requests.empty()) << "nothing reached the server";
-      const std::string expected = run.header == "authorization" ? "Bearer " + kKey : kKey;
+      const std::string expected = !run.sent.empty()               ? run.sent
+                                   : run.header == "authorization" ? "Bearer " + kKey
+                                                                   : kKey;
       EXPECT_EQ(requests.front()["headers"].value(run.header, ""), expected);
     }
   }
@@ -199,7 +205,11 @@ TEST_F(ApiKey, FailingEndpointsNeverShowIt) {
          .env = Env(Base("unauthorized", "report-401")),
          .exit_code = 3,
          .sent_case = "unauthorized"});
-  Check({.what = "refused", .args = kAsk, .env = Env("http://127.0.0.1:1/v1"), .exit_code = 3});
+  Check({.what = "refused",
+         .args = kAsk,
+         .env = Env("http://127.0.0.1:1/v1"),
+         .local_config = kQuick,
+         .exit_code = 3});
   Check({.what = "bad-url", .args = kAsk, .env = Env("htp:/127.0.0.1/v1"), .exit_code = 3});
   Check({.what = "dead-proxy",
          .args = kAsk,
@@ -219,13 +229,15 @@ TEST_F(ApiKey, AKeyInTheBaseUrlIsMaskedInEveryMessage) {
          .args = kAsk,
          .env = {{"COOKGRAPH_BASE_URL", "http://user:" + kKeyUrlEncoded + "@127.0.0.1:" + port +
                                             "/case/stream/userinfo/v1"}},
-         .sent_case = "stream"});
+         .sent_case = "stream",
+         .sent = kBasic});
   Check({.what = "userinfo-401",
          .args = kAsk,
          .env = {{"COOKGRAPH_BASE_URL", "http://user:" + kKeyUrlEncoded + "@127.0.0.1:" + port +
                                             "/case/html404/userinfo-401/v1"}},
          .exit_code = 3,
-         .sent_case = "html404"});
+         .sent_case = "html404",
+         .sent = kBasic});
   // In the query, raw and URL-encoded, for the answer, a failure and a dry run.
   for (const std::string name : {"stream", "unauthorized"}) {
     for (const std::string& value : {kKey, kKeyUrlEncoded}) {
