@@ -109,8 +109,8 @@ def watch_args(cookgraph, frames, nodes):
     """A make_args for `watch --record`: sends `frames` JSON-line frames over UDP."""
     def make(target):
         return [cookgraph, "watch", "--listen",
-                "udp://127.0.0.1:0", "--frames", str(frames), "--record", str(target),
-                "--format", "json"]
+                "udp://127.0.0.1:0", "--frames", str(frames), "--duration", "30",
+                "--record", str(target), "--format", "json"]
 
     def feed(process):
         # The port is in the first line on standard error.
