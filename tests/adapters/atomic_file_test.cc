@@ -13,23 +13,18 @@
 #include "adapters/snapshot_writer.h"
 #include "adapters/trace_writer.h"
 #include "metrics/analysis.h"
+#include "tests/shell.h"
 #include "tests/temp_dir.h"
 
 namespace cookgraph {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Slurp;
 using testing::TempDir;
 
 const std::string kExample = COOKGRAPH_SOURCE_DIR "/examples/touchdesigner_feedback.json";
 constexpr std::string_view kOld = "the old contents\n";
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> Names(const TempDir& dir) {
   std::vector<std::string> names;

@@ -20,12 +20,15 @@
 #include <vector>
 
 #include "tests/fake_llm_server.h"
+#include "tests/shell.h"
 #include "tests/temp_dir.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using cookgraph::testing::FakeServer;
+using cookgraph::testing::Quote;
+using cookgraph::testing::Slurp;
 using cookgraph::testing::TempDir;
 
 const std::string kBinary = COOKGRAPH_BINARY;
@@ -40,19 +43,6 @@ const std::map<std::string, std::string> kForms = {
     {"the base64 key", "c2stY2ctS0VZLzdmM2ErOWUxYj0yYzRk"},
     {"the base64 user:key", "dXNlcjpzay1jZy1LRVkvN2YzYSs5ZTFiPTJjNGQ"},
 };
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // What libcurl sends for a URL whose user part is "user:KEY".
 const std::string kBasic = "Basic dXNlcjpzay1jZy1LRVkvN2YzYSs5ZTFiPTJjNGQ=";
@@ -157,13 +147,13 @@ constexpr const char* kQuick =
     "llm:\n  max_retries: 1\n  idle_timeout_s: 2\n  connect_timeout_s: 2\n";
 
 TEST_F(ApiKey, AskAndReportAnswersAndDryRunsNeverShowIt) {
-  for (const std::string flags : {"", " --no-stream"}) {
+  for (std::string flags : {"", " --no-stream"}) {
     const std::string id = "ask" + std::string(flags.empty() ? "-stream" : "-no-stream");
     Check(
         {.what = id, .args = kAsk + flags, .env = Env(Base("stream", id)), .sent_case = "stream"});
   }
   Check({.what = "dry-run", .args = kAsk + " --dry-run", .env = Env(Base("stream", "dry-run"))});
-  for (const std::string ext : {"html", "md"}) {
+  for (std::string ext : {"html", "md"}) {
     const std::string id = "report-" + ext;
     Check({.what = id,
            .args = "report " + Quote(kExample) + " -o OUT/report." + ext +
@@ -174,14 +164,14 @@ TEST_F(ApiKey, AskAndReportAnswersAndDryRunsNeverShowIt) {
 }
 
 TEST_F(ApiKey, AnEndpointThatEchoesItInTheAnswerIsRedacted) {
-  for (const std::string flags : {"", " --no-stream"}) {
+  for (std::string flags : {"", " --no-stream"}) {
     const std::string id = "echo" + std::string(flags.empty() ? "-stream" : "-no-stream");
     Check({.what = id,
            .args = kAsk + flags,
            .env = Env(Base("echo-key", id)),
            .sent_case = "echo-key"});
   }
-  for (const std::string ext : {"html", "md"}) {
+  for (std::string ext : {"html", "md"}) {
     const std::string id = "echo-report-" + ext;
     Check({.what = id,
            .args = "report " + Quote(kExample) + " -o OUT/report." + ext + " --model fake",
@@ -191,7 +181,7 @@ TEST_F(ApiKey, AnEndpointThatEchoesItInTheAnswerIsRedacted) {
 }
 
 TEST_F(ApiKey, FailingEndpointsNeverShowIt) {
-  for (const std::string name :
+  for (std::string name :
        {"unauthorized", "echo-key-401", "always500", "cut", "html404", "midstream-error"}) {
     Check({.what = "fail-" + name,
            .args = kAsk,
@@ -239,8 +229,8 @@ TEST_F(ApiKey, AKeyInTheBaseUrlIsMaskedInEveryMessage) {
          .sent_case = "html404",
          .sent = kBasic});
   // In the query, raw and URL-encoded, for the answer, a failure and a dry run.
-  for (const std::string name : {"stream", "unauthorized"}) {
-    for (const std::string& value : {kKey, kKeyUrlEncoded}) {
+  for (std::string name : {"stream", "unauthorized"}) {
+    for (std::string value : {kKey, kKeyUrlEncoded}) {
       const std::string id = "query-" + name + (value == kKey ? "-raw" : "-encoded");
       Check({.what = id,
              .args = kAsk,
@@ -273,7 +263,7 @@ TEST_F(ApiKey, EveryPlaceTheKeyComesFromAndAzure) {
          .sent_case = "echo-key"});
   const std::string azure =
       "llm:\n  azure: true\n  api_version: 2024-10-21\n  api_key: " + kKey + "\n  max_retries: 0\n";
-  for (const std::string name : {"echo-key", "echo-key-401"}) {
+  for (std::string name : {"echo-key", "echo-key-401"}) {
     Check({.what = "azure-" + name,
            .args = kAsk,
            .env = {{"COOKGRAPH_BASE_URL", Base(name, "azure-" + name)}},
@@ -288,7 +278,7 @@ TEST_F(ApiKey, EveryPlaceTheKeyComesFromAndAzure) {
 TEST_F(ApiKey, ConfigErrorsNearTheKeyNeverQuoteIt) {
   // A key that is not text, and an unknown key beside a good one: the errors
   // name the place, not the value.
-  for (const std::string config :
+  for (const std::string& config :
        {"llm:\n  api_key: [" + kKey + "]\n", "llm:\n  api_key: " + kKey + "\n  modle: x\n",
         "llm:\n  api_key: " + kKey + "\n  api_key_env: X\n",
         "llm:\n  api_key: \"" + kKey + "\\n\"\n"}) {

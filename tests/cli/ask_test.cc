@@ -21,11 +21,14 @@
 #include <vector>
 
 #include "tests/fake_llm_server.h"
+#include "tests/shell.h"
 #include "tests/temp_dir.h"
 
 namespace {
 
 using cookgraph::testing::FakeServer;
+using cookgraph::testing::Quote;
+using cookgraph::testing::Slurp;
 using cookgraph::testing::TempDir;
 using nlohmann::json;
 
@@ -33,19 +36,6 @@ const std::string kSource = COOKGRAPH_SOURCE_DIR;
 const std::string kBinary = COOKGRAPH_BINARY;
 const std::string kExample = kSource + "/examples/touchdesigner_feedback.json";
 constexpr const char* kKey = "sk-test-CLI-SECRET-9876543210fedcba";
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
