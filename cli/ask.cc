@@ -12,6 +12,7 @@
 #include "adapters/text.h"
 #include "advisor/chat_client.h"
 #include "advisor/chat_request.h"
+#include "advisor/printable_stream.h"
 #include "advisor/secret_filter.h"
 #include "cli/command.h"
 #include "cli/llm.h"
@@ -120,13 +121,16 @@ int RunAsk(const AskArgs& args) {
     printed = true;
     ends_with_newline = text.back() == '\n';
   };
-  // An endpoint that echoes the key inside the answer must not print it.
+  // An endpoint that echoes the key inside the answer must not print it, and
+  // an answer must not drive the terminal (escape sequences become '?').
   SecretFilter filter(s.endpoint.api_key);
+  PrintableStream printable;
   Result<ChatResult> answer = client.Complete(request, [&](std::string_view piece) {
     if (!piece.empty() && !first) first = Clock::now();
-    show(filter.Feed(piece));
+    show(printable.Feed(filter.Feed(piece)));
   });
-  show(filter.Finish());
+  show(printable.Feed(filter.Finish()));
+  show(printable.Finish());
   if (printed && !ends_with_newline) written_ok &= WriteStdout("\n");
   written_ok &= std::fflush(stdout) == 0;
   const double total_s = Seconds(Clock::now() - start);
