@@ -1,18 +1,18 @@
 #include "adapters/atomic_file.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
-#include <mutex>
-
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 
 namespace cookgraph {
 namespace {
@@ -49,6 +49,12 @@ void InstallHandlersOnce() {
       action.sa_flags = 0;
       sigaction(sig, &action, nullptr);
     }
+    // A file-size limit (ulimit -f) signals SIGXFSZ, whose default ends the
+    // process with a core dump and leaves the temporary file. Ignored, the
+    // write fails with EFBIG instead and the error path removes it.
+    struct sigaction xfsz = {};
+    sigaction(SIGXFSZ, nullptr, &xfsz);
+    if (xfsz.sa_handler == SIG_DFL) std::signal(SIGXFSZ, SIG_IGN);
   });
 }
 
@@ -56,7 +62,6 @@ void InstallHandlersOnce() {
 // (then an interruption may leave that temporary file behind).
 int Arm(const std::string& path) {
   if (path.size() >= kPathBytes) return -1;
-  InstallHandlersOnce();
   for (int i = 0; i < kSlots; ++i) {
     bool expected = false;
     if (g_slots[i].used.compare_exchange_strong(expected, true)) {
@@ -77,20 +82,35 @@ void Disarm(int slot) {
 }  // namespace
 
 TemporaryFile::TemporaryFile(const std::string& target) : target_(target) {
+  InstallHandlersOnce();
+  // The stop signals wait while the file is made and armed: one that came in
+  // between would leave it behind.
+  sigset_t stops, before;
+  sigemptyset(&stops);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
+  pthread_sigmask(SIG_BLOCK, &stops, &before);
   // mkstemp in the target's own folder, so that rename() stays on one file system.
   std::string pattern = target + ".tmp.XXXXXX";
   int fd = mkstemp(pattern.data());
   if (fd < 0) {
-    error_ = Error{.file = target, .message = std::string("cannot write: ") + std::strerror(errno)};
+    error_ = CannotWrite(target, errno);
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
     return;
   }
-  // mkstemp creates the file 0600; give it the usual permissions of a new file.
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask);
-  close(fd);
   path_ = pattern;
   slot_ = Arm(path_);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  // mkstemp creates the file 0600; give it the permissions of the file it
+  // replaces, else the usual ones of a new file.
+  mode_t mask = umask(0);
+  umask(mask);
+  mode_t mode = 0666 & ~mask;
+  struct stat existing = {};
+  if (stat(target.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
+    mode = existing.st_mode & 07777;
+  }
+  fchmod(fd, mode);
+  close(fd);
 }
 
 TemporaryFile::~TemporaryFile() {
@@ -100,8 +120,17 @@ TemporaryFile::~TemporaryFile() {
 
 Status TemporaryFile::Commit() {
   if (!ok()) return error_;
+  // On the disk before the rename, so that after a power loss the target is
+  // the old file or the whole new one, never an empty or a partial one.
+  const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fsync(fd) != 0) {
+    const int saved = errno;
+    if (fd >= 0) close(fd);
+    return CannotWrite(target_, saved);
+  }
+  close(fd);
   if (std::rename(path_.c_str(), target_.c_str()) != 0) {
-    return Error{.file = target_, .message = std::string("cannot write: ") + std::strerror(errno)};
+    return CannotWrite(target_, errno);
   }
   committed_ = true;
   Disarm(slot_);
@@ -109,16 +138,21 @@ Status TemporaryFile::Commit() {
   return {};
 }
 
+Error CannotWrite(const std::string& file, int error_number) {
+  return Error{.file = file,
+               .message = std::string("cannot write: ") + std::strerror(error_number)};
+}
+
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   TemporaryFile temporary(path);
   if (!temporary.ok()) return temporary.error();
   std::FILE* file = std::fopen(temporary.path().c_str(), "wb");
   if (file == nullptr) {
-    return Error{.file = path, .message = std::string("cannot write: ") + std::strerror(errno)};
+    return CannotWrite(path, errno);
   }
   bool ok = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
   ok = (std::fclose(file) == 0) && ok;
-  if (!ok) return Error{.file = path, .message = std::string("cannot write: ") + std::strerror(errno)};
+  if (!ok) return CannotWrite(path, errno);
   return temporary.Commit();
 }
 

@@ -2,7 +2,8 @@
 #define COOKGRAPH_ADAPTERS_ATOMIC_FILE_H_
 
 // Files appear whole or not at all: written to a temporary file beside the
-// target, then renamed over it. An error, or an interruption by SIGINT, SIGTERM
+// target, flushed to the disk, then renamed over it (keeping the replaced
+// file's permissions). An error, or an interruption by SIGINT, SIGTERM
 // or SIGHUP, removes the temporary file; only an uncatchable end (SIGKILL, power
 // loss) can leave a "<target>.tmp.XXXXXX" behind, never a partial target.
 
@@ -35,6 +36,9 @@ class TemporaryFile {
   bool committed_ = false;
   int slot_ = -1;  // where the signal handler finds path_; -1 = none
 };
+
+/// "cannot write: <strerror>" naming `file`.
+Error CannotWrite(const std::string& file, int error_number);
 
 /// Writes `contents` to `path` atomically.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);

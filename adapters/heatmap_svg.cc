@@ -19,28 +19,40 @@ namespace {
 // ---------------------------------------------------------------------------
 // Text for Graphviz attributes.
 
+// Backslashes doubled `times` times (see GvText and GvTooltip), and '&' as
+// "&amp;": Graphviz decodes HTML entities in plain labels and tooltips
+// ("&lt;" shows as "<", "&nbsp;" as a space), so an id holding one would be
+// shown changed; "&amp;" decodes back to the '&' that was there.
+std::string GvEscape(std::string_view s, int times) {
+  std::string printable = Printable(s);
+  std::string out;
+  out.reserve(printable.size());
+  const std::string backslash(size_t{1} << times, '\\');
+  for (char c : printable) {
+    if (c == '\\') {
+      out += backslash;
+    } else if (c == '&') {
+      out += "&amp;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 /// `s` as the value of a Graphviz escString attribute (label, tooltip) that
 /// shows it literally: printable valid UTF-8 (Graphviz rejects invalid UTF-8),
 /// and every backslash doubled so that ids like `\N`, `\G` or `\l` are not
 /// read as Graphviz's label escapes. Angle brackets and braces need nothing:
 /// the label is a plain string (never an HTML-like one) on a non-record shape.
-std::string GvText(std::string_view s) {
-  std::string printable = Printable(s);
-  std::string out;
-  out.reserve(printable.size());
-  for (char c : printable) {
-    if (c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
+std::string GvText(std::string_view s) { return GvEscape(s, 1); }
 
 /// `s` as the value of a Graphviz tooltip that shows it literally. Graphviz
 /// (2.42) reads a tooltip's backslash escapes twice, once when it reads the
 /// text and once when it substitutes \N, \G and \E, so backslashes are
 /// doubled twice. A test (DrawHeatmap.HostileNamesAreDrawnAsLiteralText)
 /// checks the result, and would notice a Graphviz that reads them once.
-std::string GvTooltip(std::string_view s) { return GvText(GvText(s)); }
+std::string GvTooltip(std::string_view s) { return GvEscape(s, 2); }
 
 /// `s` as text inside a Graphviz HTML-like label: XML character references.
 std::string GvHtml(std::string_view s) {
@@ -65,7 +77,6 @@ std::string GvHtml(std::string_view s) {
   }
   return out;
 }
-
 
 std::string Ms(double v) {
   if (!std::isfinite(v)) return "-";

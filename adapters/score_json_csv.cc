@@ -270,12 +270,23 @@ namespace {
 // ---------------------------------------------------------------------------
 // CSV (RFC 4180 quoting; "\n" line ends, which every CSV reader accepts).
 
+// A text cell that a spreadsheet would take for a formula (CSV injection:
+// OWASP lists a first character of = + - @, tab and carriage return) is
+// written quoted with a leading ' , which spreadsheets show as text. Only text
+// cells (file, name, engine, id, type, family, container, note) are text:
+// numbers are written by AppendNumber and a negative one stays a number.
+bool ReadAsFormula(std::string_view s) {
+  return !s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos;
+}
+
 void AppendCsvField(std::string& out, std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+  const bool formula = ReadAsFormula(s);
+  if (!formula && s.find_first_of(",\"\r\n") == std::string_view::npos) {
     out += s;
     return;
   }
   out += '"';
+  if (formula) out += '\'';
   for (char c : s) {
     if (c == '"') out += '"';
     out += c;

@@ -199,7 +199,7 @@ Status WriteTraceFile(const Snapshot& snapshot, const Analysis& analysis,
   if (!temporary.ok()) return temporary.error();
   std::FILE* file = std::fopen(temporary.path().c_str(), "wb");
   if (file == nullptr) {
-    return Error{.file = path, .message = std::string("cannot write: ") + std::strerror(errno)};
+    return CannotWrite(path, errno);
   }
   bool ok = true;
   Render(snapshot, analysis, [&](std::string_view piece) {
@@ -208,7 +208,7 @@ Status WriteTraceFile(const Snapshot& snapshot, const Analysis& analysis,
   const int saved = errno;
   ok = (std::fclose(file) == 0) && ok;
   if (!ok) {
-    return Error{.file = path, .message = std::string("cannot write: ") + std::strerror(saved)};
+    return CannotWrite(path, saved);
   }
   return temporary.Commit();
 }

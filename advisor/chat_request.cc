@@ -1,5 +1,7 @@
 #include "advisor/chat_request.h"
 
+#include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "adapters/text.h"
@@ -50,14 +52,52 @@ std::string ChatUrl(const Endpoint& endpoint) {
   return query.empty() ? path : path + '?' + query;
 }
 
+namespace {
+
+// A query parameter whose name says it holds a credential ("api-key", "key",
+// "access_token", "sig", "password", ...), compared in lower case.
+bool NamesASecret(std::string name) {
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view word : {"key", "token", "secret", "sig", "pass", "auth", "cred"}) {
+    if (name.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// `query` (without '?' and '#...') with the values of such parameters as "***".
+std::string MaskQuery(std::string_view query) {
+  std::string out;
+  for (size_t start = 0; start <= query.size();) {
+    size_t end = std::min(query.find('&', start), query.size());
+    std::string_view pair = query.substr(start, end - start);
+    const size_t equals = pair.find('=');
+    if (equals != std::string_view::npos && NamesASecret(std::string(pair.substr(0, equals)))) {
+      out.append(pair.substr(0, equals + 1)).append("***");
+    } else {
+      out.append(pair);
+    }
+    if (end < query.size()) out += '&';
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string UrlForMessages(const std::string& url) {
-  const size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
+  std::string out = url;
+  if (const size_t q = out.find('?'); q != std::string::npos) {
+    const size_t fragment = std::min(out.find('#', q), out.size());
+    out = out.substr(0, q + 1) + MaskQuery(std::string_view(out).substr(q + 1, fragment - q - 1)) +
+          out.substr(fragment);
+  }
+  const size_t scheme = out.find("://");
+  if (scheme == std::string::npos) return out;
   const size_t host = scheme + 3;
-  const size_t end = url.find_first_of("/?#", host);
-  const size_t at = url.rfind('@', end == std::string::npos ? std::string::npos : end);
-  if (at == std::string::npos || at < host) return url;
-  return url.substr(0, host) + "***" + url.substr(at);
+  const size_t end = out.find_first_of("/?#", host);
+  const size_t at = out.rfind('@', end == std::string::npos ? std::string::npos : end);
+  if (at == std::string::npos || at < host) return out;
+  return out.substr(0, host) + "***" + out.substr(at);
 }
 
 }  // namespace cookgraph

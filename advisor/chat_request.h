@@ -69,7 +69,9 @@ std::string RequestBody(const ChatRequest& request);
 /// for Azure "api-version=" added unless the base has one.
 std::string ChatUrl(const Endpoint& endpoint);
 
-/// `url` with any "user:password@" replaced by "***@", for messages.
+/// `url` for messages: any "user:password@" replaced by "***@", and the value
+/// of every query parameter whose name holds "key", "token", "secret", "sig",
+/// "pass", "auth" or "cred" (any case) replaced by "***".
 std::string UrlForMessages(const std::string& url);
 
 }  // namespace cookgraph

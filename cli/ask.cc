@@ -12,6 +12,8 @@
 #include "adapters/text.h"
 #include "advisor/chat_client.h"
 #include "advisor/chat_request.h"
+#include "advisor/printable_stream.h"
+#include "advisor/secret_filter.h"
 #include "cli/command.h"
 #include "cli/llm.h"
 
@@ -112,14 +114,23 @@ int RunAsk(const AskArgs& args) {
   const Clock::time_point start = Clock::now();
   std::optional<Clock::time_point> first;
   bool printed = false, ends_with_newline = true, written_ok = true;
-  Result<ChatResult> answer = client.Complete(request, [&](std::string_view piece) {
-    if (piece.empty()) return;
-    if (!first) first = Clock::now();
-    written_ok &= WriteStdout(piece);
+  auto show = [&](std::string_view text) {
+    if (text.empty()) return;
+    written_ok &= WriteStdout(text);
     std::fflush(stdout);
     printed = true;
-    ends_with_newline = piece.back() == '\n';
+    ends_with_newline = text.back() == '\n';
+  };
+  // An endpoint that echoes the key inside the answer must not print it, and
+  // an answer must not drive the terminal (escape sequences become '?').
+  SecretFilter filter(s.endpoint.api_key);
+  PrintableStream printable;
+  Result<ChatResult> answer = client.Complete(request, [&](std::string_view piece) {
+    if (!piece.empty() && !first) first = Clock::now();
+    show(printable.Feed(filter.Feed(piece)));
   });
+  show(printable.Feed(filter.Finish()));
+  show(printable.Finish());
   if (printed && !ends_with_newline) written_ok &= WriteStdout("\n");
   written_ok &= std::fflush(stdout) == 0;
   const double total_s = Seconds(Clock::now() - start);

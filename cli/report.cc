@@ -92,7 +92,8 @@ Advice AskForAdvice(const ReportArgs& args, const AdvisorSettings& s, const Judg
   if (answer->content.empty()) {
     return {.note = "LLM advice: none, " + s.model + " sent no answer text."};
   }
-  return {.text = answer->content};
+  // An endpoint that echoes the key inside the answer must not put it in the report.
+  return {.text = Redact(answer->content, s.endpoint.api_key)};
 }
 
 enum class ReportFormat : uint8_t { kHtml, kMarkdown };

@@ -27,7 +27,8 @@ packages=(
   time                                          # /usr/bin/time: wall time and peak memory in bench/run.sh and the ask fault tests
   openssl                                       # the self-signed loopback certificate of the TLS fault tests (tests/fake_llm_server.h)
   bsdutils                                      # script(1): tests run cookgraph on a pseudo-terminal
-  chromium                                      # headless rendering check of `report`'s HTML (ctest report_html_renders)
+  chromium                                      # headless checks of `report`'s HTML and the heatmap (ctest hostile_input_never_runs_in_chromium, report_heatmap_renders)
+  python3-markdown-it                           # renders the Markdown report to HTML, raw HTML allowed, for the hostile-input test
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good  # real pipelines for the GStreamer adapter's tests (gst-launch-1.0)
 )
 

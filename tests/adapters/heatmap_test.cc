@@ -193,6 +193,27 @@ TEST(DrawHeatmap, HostileNamesAreDrawnAsLiteralText) {
   EXPECT_TRUE(h->warnings.empty()) << h->warnings.front();
 }
 
+// Graphviz decodes HTML entities in plain labels and tooltips; an id that
+// holds one is still shown as typed.
+TEST(DrawHeatmap, EntitiesInIdsAreShownAsTyped) {
+  Snapshot s;
+  s.info.name = "&amp; name";
+  EXPECT_TRUE(s.network.AddNode({.id = "/p/&lt;i&gt;&#60;&nbsp;&bogus;", .type = "&quot;"}));
+  s.samples = Samples(s.network.size());
+  s.samples.SetFrameIndex({1});
+  s.samples.SetSeries(0, Metric::kCookMs, {1.0});
+  Result<Heatmap> h = DrawHeatmap("in&lt;.json", s, Analyse(s));
+  ASSERT_TRUE(h) << h.error().Format();
+  const std::string& svg = h->svg;
+  EXPECT_NE(svg.find(">&amp;lt;i&amp;gt;&amp;#60;&amp;nbsp;&amp;bogus;</text>"), std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("xlink:title=\"/p/&amp;lt;i&amp;gt;&amp;#60;&amp;nbsp;&amp;bogus; "
+                     "(&amp;quot;)&#10;score"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("in&amp;lt;.json · &amp;amp; name"), std::string::npos) << "the title";
+}
+
 TEST(DrawHeatmap, MarksTheCriticalPathFeedbackAndLegend) {
   const Snapshot s = Hostile();
   const Analysis a = Analyse(s);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/diff.h"
 #include "metrics/rollup.h"
 
 namespace cookgraph {
@@ -81,8 +82,7 @@ struct Scored {
 
 std::string Render(ScoreFormat format, const Scored& scored, const ScoreOptions& options = {},
                    const std::vector<Error>& errors = {}) {
-  return RenderScoreHeader(format, options) +
-         RenderScoreSnapshot(format, scored.view(), options) +
+  return RenderScoreHeader(format, options) + RenderScoreSnapshot(format, scored.view(), options) +
          RenderScoreFooter(format, errors);
 }
 
@@ -407,6 +407,71 @@ TEST(ScoreCsv, GroupByContainerHasItsOwnHeader) {
     EXPECT_EQ(rows[i][1], expected[i - 1].id);
     EXPECT_EQ(rows[i][9], expected[i - 1].costliest);
   }
+}
+
+// CSV injection: a text cell starting with = + - @, tab or carriage return is
+// quoted with a leading ' (a spreadsheet shows it as text); numbers, negative
+// ones too, stay numbers; other text is written as before.
+TEST(ScoreCsv, FormulaLikeTextIsNeutralisedAndNumbersAreNot) {
+  Scored s(MakeSnapshot({{"=1+2", "+cmd|' /C calc'!A0", {0.4, 0.4, 0.4, 0.4}},
+                         {"-2+3", "@SUM(A1)", {0.35, 0.35, 0.35, 0.35}},
+                         {"\tx", "\rtype", {0.32, 0.32, 0.32, 0.32}},
+                         {"a=b", "x-y", {0.31, 0.31, 0.31, 0.31}}}));
+  s.file = "=HYPERLINK(\"http://x\")";
+  s.snapshot.info.name = "-name";
+  s.snapshot.info.engine = "@engine";
+  const std::string out = Render(ScoreFormat::kCsv, s);
+  auto row_of = [&](const std::string& id_cell) {
+    const size_t at = out.find("," + id_cell + ",");
+    EXPECT_NE(at, std::string::npos) << id_cell << " in\n" << out;
+    const size_t start = out.rfind('\n', at) + 1;
+    return out.substr(start, out.find('\n', at) - start);
+  };
+  const std::string prefix = "\"'=HYPERLINK(\"\"http://x\"\")\",\"'-name\",\"'@engine\",";
+  EXPECT_EQ(row_of("\"'=1+2\"").rfind(prefix + "\"'=1+2\",\"'+cmd|' /C calc'!A0\",TOP,", 0), 0u)
+      << out;
+  EXPECT_EQ(row_of("\"'-2+3\"").rfind(prefix + "\"'-2+3\",\"'@SUM(A1)\",TOP,", 0), 0u);
+  EXPECT_EQ(row_of("\"'\tx\"").rfind(prefix + "\"'\tx\",\"'\rtype\",TOP,", 0), 0u);
+  EXPECT_EQ(row_of("a=b").rfind(prefix + "a=b,x-y,TOP,", 0), 0u)
+      << "only the first character counts";
+  // The quoted cells read back as the text with its leading '.
+  bool found = false;
+  for (const auto& row : ParseCsv(out)) {
+    if (row[3] != "'=1+2") continue;
+    found = true;
+    EXPECT_EQ(row[0], "'=HYPERLINK(\"http://x\")");
+    EXPECT_EQ(row[4], "'+cmd|' /C calc'!A0");
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(ScoreCsv, NegativeNumbersStayNumbers) {
+  // A baseline where /p/comp1 was slower: its change columns are negative.
+  Scored before(MakeSnapshot());
+  Snapshot after_snapshot = MakeSnapshot();
+  after_snapshot.samples.SetSeries(*after_snapshot.network.Find("/p/comp1"), Metric::kCookMs,
+                                   {1.0, 1.1, 1.0, 1.05});
+  Scored after(std::move(after_snapshot));
+  const SnapshotDiff diff =
+      CompareSnapshots(before.snapshot, before.analysis, after.snapshot, after.analysis);
+  const ScoredSnapshot view{after.file, after.snapshot, after.analysis, &diff};
+  const ScoreOptions options{.baseline_file = "before.json"};
+  const std::string out = RenderScoreHeader(ScoreFormat::kCsv, options) +
+                          RenderScoreSnapshot(ScoreFormat::kCsv, view, options);
+  const auto rows = ParseCsv(out);
+  ASSERT_GE(rows.size(), 2u);
+  const size_t avg_change = 25 + 4;  // file,name,engine + the node columns, then the 5th
+  ASSERT_EQ(rows[0][avg_change], "avg_change_pct");
+  bool negative = false;
+  for (const auto& row : rows) {
+    if (row[3] != "/p/comp1") continue;
+    ASSERT_FALSE(row[avg_change].empty());
+    EXPECT_EQ(row[avg_change].front(), '-') << out;
+    EXPECT_LT(std::stod(row[avg_change]), 0);
+    negative = true;
+  }
+  EXPECT_TRUE(negative);
+  EXPECT_EQ(out.find("\"'-"), std::string::npos) << "a number was quoted as text:\n" << out;
 }
 
 TEST(ScoreTable, PlainWithoutColorAndColouredWithIt) {

@@ -94,5 +94,15 @@ TEST(UrlForMessages, MasksCredentialsInTheUrl) {
   EXPECT_EQ(UrlForMessages("no scheme"), "no scheme");
 }
 
+TEST(UrlForMessages, MasksCredentialsInTheQuery) {
+  EXPECT_EQ(UrlForMessages("https://h/v1/chat/completions?api-version=2024-10-21&api-key=sk%2Fx&"
+                           "Access_Token=t#frag?key=k"),
+            "https://h/v1/chat/completions?api-version=2024-10-21&api-key=***&Access_Token=***"
+            "#frag?key=k");
+  EXPECT_EQ(UrlForMessages("http://u:p@h/v1?key=1&x&sig=&model=a=b"),
+            "http://***@h/v1?key=***&x&sig=***&model=a=b");
+  EXPECT_EQ(UrlForMessages("http://h/v1?"), "http://h/v1?");
+}
+
 }  // namespace
 }  // namespace cookgraph

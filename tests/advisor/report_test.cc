@@ -240,5 +240,24 @@ TEST_F(ReportTest, MarkdownFencesTheAdvice) {
   EXPECT_NE(md.find("````text\nUse ```code``` here\n````\n"), std::string::npos);
 }
 
+// The answer is input too: control characters (a terminal's escape sequences,
+// NUL) become '?' in both reports; line breaks stay.
+TEST_F(ReportTest, ControlCharactersOfTheAdviceNeverReachTheFile) {
+  const std::string advice = std::string("red \x1b[31mtext\x1b]0;title\x07\nnul ") + '\0' +
+                             " end\r\n\xc2\x9b"
+                             "2J";
+  const std::string md = RenderReportMarkdown(Input(advice));
+  EXPECT_NE(md.find("```text\nred ?[31mtext?]0;title?\nnul ? end?\n?2J\n```\n"), std::string::npos)
+      << md;
+  const std::string html = RenderReportHtml(Input(advice));
+  EXPECT_NE(html.find("<pre class=\"advice\">red ?[31mtext?]0;title?\nnul ? end?\n?2J\n</pre>"),
+            std::string::npos);
+  for (const std::string* text : {&md, &html}) {
+    EXPECT_EQ(text->find('\x1b'), std::string::npos);
+    EXPECT_EQ(text->find('\0'), std::string::npos);
+    EXPECT_EQ(text->find("\xc2\x9b"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace cookgraph

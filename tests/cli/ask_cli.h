@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/fake_llm_server.h"
+#include "tests/shell.h"
 #include "tests/temp_dir.h"
 
 namespace cookgraph::testing {
@@ -31,19 +32,6 @@ inline const std::string kSource = COOKGRAPH_SOURCE_DIR;
 inline const std::string kBinary = COOKGRAPH_BINARY;
 inline const std::string kExample = kSource + "/examples/touchdesigner_feedback.json";
 inline constexpr const char* kKey = "sk-test-CLI-SECRET-9876543210fedcba";
-
-inline std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-inline std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 inline std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;

@@ -141,6 +141,19 @@ TEST_F(AskCli, WhatStreamedBeforeAFailureStaysOnStdout) {
       << run.out;
 }
 
+// The answer is input too: escape sequences in it (here an OSC 52 clipboard
+// write, which the fake server echoes from the question) become '?', streamed
+// or not; line breaks and tabs stay.
+TEST_F(AskCli, EscapeSequencesInTheAnswerNeverReachTheTerminal) {
+  const std::string question = "clip \x1b]52;c;ZXZpbA==\x07 done\tok \xc2\x9b" "2J";
+  for (const std::string flags : {"", " --no-stream"}) {
+    const AskRun run =
+        Cookgraph("ask " + Quote(kExample) + " " + Quote(question) + flags, Endpoint("echo-question"));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out, "clip ?]52;c;ZXZpbA==? done\tok ?2J\n") << flags;
+  }
+}
+
 // ---- settings ------------------------------------------------------------------
 
 TEST_F(AskCli, WithoutAnEndpointExitsTwoAndSaysHowToConfigureOne) {

@@ -312,6 +312,57 @@ TEST(Cli, CsvAndMarkdown) {
   EXPECT_NE(md.out.find("| ---"), std::string::npos);
 }
 
+// CSV injection, end to end: text cells a spreadsheet would take for a
+// formula are written as "'..." in every CSV (nodes, --baseline, --group-by);
+// numbers, the negative changes against the baseline too, stay numbers.
+TEST(Cli, CsvCellsThatLookLikeFormulasAreText) {
+  TempDir dir;
+  auto snapshot = [](double scale) {
+    json s = {
+        {"cookgraph", 1},
+        {"engine", "@SUM(1+1)"},
+        {"name", "=HYPERLINK(\"http://x\",\"y\")"},
+        {"nodes",
+         {{{"id", "=1+2"}, {"type", "+cmd|' /C calc'!A0"}, {"family", "-fam"}, {"parent", "@c"}},
+          {{"id", "\tx"}, {"type", "\rt"}, {"parent", "@c"}},
+          {{"id", "-5"}, {"type", "t"}, {"inputs", {"=1+2"}}, {"output", true}}}},
+        {"frames",
+         {{"index", {1, 2, 3, 4}},
+          {"series",
+           {{"=1+2", {{"cook_ms", {2 * scale, 2 * scale, 2 * scale, 2 * scale}}}},
+            {"\tx", {{"cook_ms", {0.5, 0.5, 0.5, 0.5}}}},
+            {"-5", {{"cook_ms", {1.0, 1.0, 1.0, 1.0}}}}}}}}};
+    return s.dump();
+  };
+  std::ofstream(dir / "now.json") << snapshot(1);
+  std::ofstream(dir / "before.json") << snapshot(2);
+  const std::string now = dir / "now.json";
+  const CliRun nodes = Cookgraph("score '" + now + "' --format csv");
+  ASSERT_EQ(nodes.exit_code, 0) << nodes.err;
+  const std::string prefix =
+      "," + std::string("\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",\"'@SUM(1+1)\",");
+  EXPECT_NE(nodes.out.find(prefix + "\"'=1+2\",\"'+cmd|' /C calc'!A0\",\"'-fam\",1,"),
+            std::string::npos)
+      << nodes.out;
+  EXPECT_NE(nodes.out.find(prefix + "\"'-5\",t,,"), std::string::npos) << nodes.out;
+  EXPECT_NE(nodes.out.find(prefix + "\"'\tx\",\"'\rt\",,"), std::string::npos) << nodes.out;
+
+  const CliRun containers = Cookgraph("score '" + now + "' --format csv --group-by container");
+  ASSERT_EQ(containers.exit_code, 0) << containers.err;
+  EXPECT_NE(containers.out.find(",\"'@c\",1,2,2,"), std::string::npos) << containers.out;
+  EXPECT_NE(containers.out.find(",\"'=1+2\"\n"), std::string::npos) << "costliest";
+
+  const CliRun baseline =
+      Cookgraph("score '" + now + "' --format csv --baseline '" + dir / "before.json" + "'");
+  ASSERT_EQ(baseline.exit_code, 0) << baseline.err;
+  // =1+2 halved: avg, p95, per-frame and score changes are negative numbers.
+  const size_t row = baseline.out.find("\"'=1+2\"");
+  ASSERT_NE(row, std::string::npos) << baseline.out;
+  const std::string line = baseline.out.substr(row, baseline.out.find('\n', row) - row);
+  EXPECT_NE(line.find(",-50,-50,-50,"), std::string::npos) << line;
+  EXPECT_EQ(line.find("\"'-50"), std::string::npos) << line;
+}
+
 TEST(Cli, GroupByContainer) {
   CliRun run = Cookgraph("score examples/touchdesigner_feedback.json --group-by container --format json");
   ASSERT_EQ(run.exit_code, 0) << run.err;

@@ -45,6 +45,11 @@ Cases:
                     false, one JSON document
   bad-utf8          content, then a chunk whose content holds the bytes FF FE (not
                     UTF-8); with "stream": false, one JSON document holding them
+  echo-key          an answer that quotes the key it got (Authorization or api-key
+                    header), streamed with the key split across two chunks, or whole
+  echo-key-401      401 whose message quotes the key it got (either header)
+  echo-question     an answer that is the request's question (what follows the last
+                    "Question: " of the last message), streamed in 7-byte pieces or whole
 """
 
 import argparse
@@ -361,6 +366,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for event in events[6:]:
             self.write(event)
         self.end_stream()
+    def received_key(self):
+        auth = self.headers.get("Authorization") or ""
+        return auth[len("Bearer "):] if auth.startswith("Bearer ") else self.headers.get("api-key", "")
+
+    def case_echo_key(self, body, count):
+        key = self.received_key()
+        text = "Your key is " + key + ". Again: " + key + "\n"
+        if not body.get("stream"):
+            self.send_json(200, completion(text))
+            return
+        cut = len("Your key is ") + len(key) // 2  # inside the first key
+        self.stream([chunk({"role": "assistant", "content": ""}), chunk({"content": text[:cut]}),
+                     chunk({"content": text[cut:]}), chunk({}, "stop"), "data: [DONE]\n\n"])
+
+    def case_echo_question(self, body, count):
+        messages = body.get("messages") or [{}]
+        content = messages[-1].get("content") or ""
+        text = content[content.rfind("Question: ") + len("Question: "):] if "Question: " in content else content
+        if not body.get("stream"):
+            self.send_json(200, completion(text))
+            return
+        pieces = [text[i:i + 7] for i in range(0, len(text), 7)]
+        self.stream([chunk({"role": "assistant", "content": ""})] +
+                    [chunk({"content": p}) for p in pieces] + [chunk({}, "stop"), "data: [DONE]\n\n"])
+
+    def case_echo_key_401(self, body, count):
+        self.error_object(401, "Incorrect API key provided: %s." % self.received_key(),
+                          "invalid_request_error")
 
 
 class Server(http.server.ThreadingHTTPServer):

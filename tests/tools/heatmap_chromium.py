@@ -5,7 +5,7 @@ usage: heatmap_chromium.py COOKGRAPH CHROMIUM HOSTILE_JSON WORK_DIR
 
 Writes the HTML report of HOSTILE_JSON (node ids that are markup and Graphviz
 escapes) and opens it in Debian's chromium, headless and offline, like the
-test report_html_renders_in_chromium does:
+test hostile_input_never_runs_in_chromium does:
 
 1. the report as written: no console message and no failed load (the page
    has no JavaScript, so any message is a failure), no input string turned
