@@ -135,6 +135,24 @@ inline int ClosedPort() {
   return port;
 }
 
+/// A test suite whose tests share one FakeServer, `server`: started before the
+/// suite's first test (the suite fails if it cannot start) and stopped after
+/// its last.
+class FakeServerSuite : public ::testing::Test {
+ protected:
+  static inline FakeServer* server = nullptr;
+
+  static void SetUpTestSuite() {
+    server = new FakeServer;
+    ASSERT_TRUE(server->Start()) << "could not start tests/tools/fake_llm_server.py";
+  }
+  static void TearDownTestSuite() {
+    server->Stop();
+    delete server;
+    server = nullptr;
+  }
+};
+
 }  // namespace cookgraph::testing
 
 #endif  // COOKGRAPH_TESTS_FAKE_LLM_SERVER_H_

@@ -29,21 +29,13 @@ struct Outcome {
   double seconds = 0;         // wall time of the call
 };
 
-class ChatClientTest : public ::testing::Test {
+class ChatClientTest : public FakeServerSuite {
  protected:
-  static inline FakeServer* server = nullptr;  // one per test suite
-
   static void SetUpTestSuite() {
     // Loopback only, whatever proxy the environment names.
     setenv("no_proxy", "127.0.0.1,localhost", 1);
     setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-    server = new FakeServer;
-    ASSERT_TRUE(server->Start()) << "could not start tests/tools/fake_llm_server.py";
-  }
-  static void TearDownTestSuite() {
-    server->Stop();
-    delete server;
-    server = nullptr;
+    FakeServerSuite::SetUpTestSuite();
   }
 
   Endpoint MakeEndpoint(const std::string& name) const {

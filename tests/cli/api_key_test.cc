@@ -26,7 +26,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using cookgraph::testing::FakeServer;
+using cookgraph::testing::FakeServerSuite;
 using cookgraph::testing::Quote;
 using cookgraph::testing::Slurp;
 using cookgraph::testing::TempDir;
@@ -47,8 +47,6 @@ const std::map<std::string, std::string> kForms = {
 // What libcurl sends for a URL whose user part is "user:KEY".
 const std::string kBasic = "Basic dXNlcjpzay1jZy1LRVkvN2YzYSs5ZTFiPTJjNGQ=";
 
-FakeServer* server = nullptr;
-
 // One run: its command line, the environment beyond the clean one, the config
 // files it finds, and whether the key must reach the server.
 struct KeyRun {
@@ -63,18 +61,8 @@ struct KeyRun {
   std::string sent;  // that header's value; "" = "Bearer KEY" (authorization) or "KEY"
 };
 
-class ApiKey : public ::testing::Test {
+class ApiKey : public FakeServerSuite {
  protected:
-  static void SetUpTestSuite() {
-    server = new FakeServer;
-    ASSERT_TRUE(server->Start()) << "could not start tests/tools/fake_llm_server.py";
-  }
-  static void TearDownTestSuite() {
-    server->Stop();
-    delete server;
-    server = nullptr;
-  }
-
   static std::string Base(const std::string& name, const std::string& id) {
     return server->Base(name, id);
   }

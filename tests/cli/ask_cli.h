@@ -53,20 +53,9 @@ struct AskRun {
   long peak_kib = 0;  // peak resident memory; 0 = not measured
 };
 
-class AskCli : public ::testing::Test {
+class AskCli : public FakeServerSuite {
  protected:
-  static inline FakeServer* server = nullptr;  // one per test suite
-  static constexpr int kHardLimitS = 60;       // seconds any one run may take
-
-  static void SetUpTestSuite() {
-    server = new FakeServer;
-    ASSERT_TRUE(server->Start()) << "could not start tests/tools/fake_llm_server.py";
-  }
-  static void TearDownTestSuite() {
-    server->Stop();
-    delete server;
-    server = nullptr;
-  }
+  static constexpr int kHardLimitS = 60;  // seconds any one run may take
 
   void SetUp() override {
     std::filesystem::create_directories(home_ / "config");
