@@ -130,18 +130,18 @@ int WatchSession::Summarise() {
 
 int WatchSession::Record() {
   if (o_.record.empty()) return kExitOk;
-  if (window_.counts().frames == 0) {
-    PrintWarning(o_.record, "no frame was received: not written");
+  Result<Snapshot> snapshot = window_.RecordSnapshot(o_.info);
+  if (!snapshot) {
+    PrintWarning(o_.record, snapshot.error().message);
     return kExitOk;
   }
-  Snapshot snapshot = window_.RecordSnapshot(o_.info);
-  Status written = WriteSnapshotFile(snapshot, o_.record);
+  Status written = WriteSnapshotFile(*snapshot, o_.record);
   if (!written) {
     PrintError(written.error());
     return kExitInput;
   }
   std::fprintf(stderr, "cookgraph: wrote %s (%zu nodes, %zu frames)\n", o_.record.c_str(),
-               snapshot.network.size(), snapshot.samples.frame_count());
+               snapshot->network.size(), snapshot->samples.frame_count());
   return kExitOk;
 }
 

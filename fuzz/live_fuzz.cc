@@ -39,10 +39,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const SnapshotInfo info{.engine = "live", .name = "fuzz"};
   (void)Analyse(window.WindowSnapshot(info));
-  if (window.counts().frames == 0) return 0;  // watch writes no recording either
-  const Snapshot recording = window.RecordSnapshot(info);
-  (void)Analyse(recording);
-  const std::string written = SnapshotToJson(recording);
+  const Result<Snapshot> recording = window.RecordSnapshot(info);
+  if (!recording) {  // nothing to record: watch writes no file either
+    fuzz::CheckError(recording.error());
+    return 0;
+  }
+  (void)Analyse(*recording);
+  const std::string written = SnapshotToJson(*recording);
   Result<Snapshot> again = ParseSnapshot(written, Spelling::kJson, "record.json");
   if (!again) {
     std::fprintf(stderr, "recording refused: %s\n", again.error().Format().c_str());

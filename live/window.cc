@@ -1,5 +1,7 @@
 #include "live/window.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace cookgraph {
@@ -98,7 +100,15 @@ Snapshot LiveWindow::WindowSnapshot(const SnapshotInfo& info) const {
   return Build(info, frames_.size() > window_ ? frames_.size() - window_ : 0);
 }
 
-Snapshot LiveWindow::RecordSnapshot(const SnapshotInfo& info) const { return Build(info, 0); }
+Result<Snapshot> LiveWindow::RecordSnapshot(const SnapshotInfo& info) const {
+  if (counts_.frames == 0) return Error{.message = "no frame was received: not written"};
+  if (ids_.empty()) {
+    return Error{.message =
+                     fmt::format("{} frame(s) received, but no node in any of them: not written",
+                                 counts_.frames)};
+  }
+  return Build(info, 0);
+}
 
 Snapshot LiveWindow::Build(const SnapshotInfo& info, size_t first) const {
   Snapshot snapshot;

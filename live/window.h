@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/error.h"
 #include "live/frame_record.h"
 #include "metrics/snapshot.h"
 
@@ -58,8 +59,10 @@ class LiveWindow {
 
   /// The last `window` frames as a snapshot with every node seen so far.
   Snapshot WindowSnapshot(const SnapshotInfo& info) const;
-  /// Every frame (requires keep_all).
-  Snapshot RecordSnapshot(const SnapshotInfo& info) const;
+  /// Every frame (requires keep_all), as `watch --record` writes it. An Error
+  /// (its message says why; nothing to write) when no frame came, or frames
+  /// came but no node in any of them: a snapshot needs a node to be read back.
+  Result<Snapshot> RecordSnapshot(const SnapshotInfo& info) const;
 
  private:
   void Complete(LiveFrame frame);

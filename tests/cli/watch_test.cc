@@ -216,4 +216,32 @@ TEST(Watch, NotATerminalGetsOnlyTheFinalTable) {
   EXPECT_EQ(Count(run.out, "window 600 frames"), 1u) << run.out;  // one status line: no redraws
 }
 
+TEST(Watch, FramesWithoutNodesAreNotRecordedAsASnapshotThatCannotBeRead) {
+  TempDir dir;
+  const int port = FreePort();
+  WatchRun run;
+  std::thread watch([&] {
+    run = Watch(dir, "--listen udp://127.0.0.1:" + std::to_string(port) +
+                         " --frames 3 --duration 30 --record r.json");
+  });
+  EXPECT_TRUE(WaitUntilBound(port)) << "watch did not bind udp port " << port;
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  for (int f = 1; f <= 3; ++f) {
+    const std::string d = "{\"frame\": " + std::to_string(f) + ", \"nodes\": {}}";
+    sendto(fd, d.data(), d.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+  }
+  close(fd);
+  watch.join();
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("cookgraph: warning: r.json: 3 frame(s) received, but no node in any "
+                         "of them: not written"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(std::ifstream(dir / "r.json").good());
+}
+
 }  // namespace

@@ -84,7 +84,21 @@ TEST(LiveWindow, KeepsTheLastNFramesAndTheRecordKeepsAll) {
     EXPECT_DOUBLE_EQ(analysis.stats[0].max_ms, 10.0);
     EXPECT_DOUBLE_EQ(analysis.stats[0].std_ms, std::sqrt(2.0 / 3.0));
   }
-  EXPECT_EQ(recording.RecordSnapshot(SnapshotInfo{}).samples.frame_count(), 10u);
+  EXPECT_EQ(recording.RecordSnapshot(SnapshotInfo{})->samples.frame_count(), 10u);
+}
+
+TEST(LiveWindow, NothingToRecordIsAnErrorNotASnapshotThatCannotBeRead) {
+  LiveWindow nothing(3, true);
+  EXPECT_EQ(nothing.RecordSnapshot(SnapshotInfo{}).error().message,
+            "no frame was received: not written");
+  // Frames that name no node (an OSC bundle of /cookgraph/frame alone): the
+  // recording would be a snapshot with no node, which no reader accepts
+  // (found by fuzz/live_fuzz.cc).
+  LiveWindow empty(3, true);
+  empty.Add(Frame(1, {}));
+  empty.Add(Frame(2, {}));
+  EXPECT_EQ(empty.RecordSnapshot(SnapshotInfo{}).error().message,
+            "2 frame(s) received, but no node in any of them: not written");
 }
 
 TEST(LiveWindow, ACookWithoutACountCountsOne) {
