@@ -189,6 +189,15 @@ def crlf(text):
     return text.replace("\n", "\r\n")
 
 
+def noise(r, n):
+    """`n` random bytes from the seeded generator `r`."""
+    return bytes(r.getrandbits(8) for _ in range(n))
+
+
+def nested(n):
+    return "[" * n + "]" * n
+
+
 BOM = b"\xef\xbb\xbf"
 
 
@@ -209,7 +218,7 @@ def small_cases():
     add("native/infinity_literal.json", j.replace('"fps": 60', '"fps": Infinity'))
     add("native/huge_frame_number.json", j.replace("[10, 11, 12, 13]", "[10, 11, 12, 100000000000000000000000]"))
     add("native/long_number.json", j.replace("[0.01, 0.01, 0.01, 0.01]", "[0.01, 0.01, 0.01, 0." + "1" * 3000 + "]"))
-    add("native/deep_nesting.json", j.replace('"name": "corpus",', '"name": "corpus", "extra": ' + "[" * 300 + "]" * 300 + ","))
+    add("native/deep_nesting.json", j.replace('"name": "corpus",', '"name": "corpus", "extra": ' + nested(300) + ","))
     add("native/long_key.json", j.replace('"resolutionw"', '"' + "k" * 3000 + '"'))
     add("native/long_string.json", j.replace('"1280"', '"' + "v" * 5000 + '"'))
     add("native/long_id.json", j.replace('"/p/out1"', '"/p/' + "o" * 3000 + '"'))
@@ -221,7 +230,7 @@ def small_cases():
     add("native/duplicate_key.json", j.replace('"fps": 60,', '"fps": 60, "fps": 30,'))
     add("native/top_level_array.json", "[" + j + "]")
     add("native/whitespace_only.json", " \n\t\r\n" * 100)
-    add("native/random_bytes.json", bytes(r.getrandbits(8) for _ in range(2048)))
+    add("native/random_bytes.json", noise(r, 2048))
     add("native/nul_bytes.json", b"\0" * 1024)
     add("native/many_nodes.json", '{"cookgraph": 1, "nodes": [' +
         ", ".join('{"id": "/p/n%d"}' % i for i in range(40)) + "]}\n")
@@ -234,18 +243,18 @@ def small_cases():
         "".join("%s: &%s [%s]\n" % (c, c, ",".join(["*" + p] * 9)) for p, c in zip("abcdefgh", "bcdefghi")) +
         "nodes: [{id: x}]\n")
     add("native/invalid_utf8.yaml", y.encode().replace(b"noiseTOP", b"noise\xff\xfeTOP"))
-    add("native/deep_nesting.yaml", y.replace("name: corpus\n", "name: corpus\nextra: " + "[" * 300 + "]" * 300 + "\n"))
+    add("native/deep_nesting.yaml", y.replace("name: corpus\n", "name: corpus\nextra: " + nested(300) + "\n"))
     add("native/two_documents.yaml", y + "---\n" + y)
     add("native/wrong_type_nodes.yaml", y.replace("nodes:\n", "nodes: 5\nx:\n"))
     add("native/infinite_fps.yaml", y.replace("fps: 60", "fps: .inf"))
     add("native/huge_integer.yaml", y.replace("[10, 11, 12, 13]", "[10, 11, 12, 99999999999999999999999999]"))
     add("native/long_scalar.yaml", y.replace('"1280"', '"' + "v" * 5000 + '"'))
-    add("native/random_bytes.yaml", bytes(r.getrandbits(8) for _ in range(2048)))
+    add("native/random_bytes.yaml", noise(r, 2048))
     # gzip.
-    add("gzip/bad_header.json.gz", b"\x1f\x8b\x08\x00" + bytes(r.getrandbits(8) for _ in range(512)))
+    add("gzip/bad_header.json.gz", b"\x1f\x8b\x08\x00" + noise(r, 512))
     whole = gz(j.encode())
     add("gzip/bad_crc.json.gz", whole[:-8] + bytes([whole[-8] ^ 0xFF]) + whole[-7:])
-    add("gzip/gzip_of_random_bytes.json.gz", gz(bytes(r.getrandbits(8) for _ in range(2048))))
+    add("gzip/gzip_of_random_bytes.json.gz", gz(noise(r, 2048)))
     add("gzip/gzip_of_gzip.json.gz", gz(gz(j.encode())))
     add("gzip/trailing_garbage.json.gz", whole + b"this is not gzip")
     add("gzip/empty_gzip.json.gz", gz(b""))
@@ -257,7 +266,7 @@ def small_cases():
     add("chrome/kineto_dur_huge.json", k.replace('"dur": 10}', '"dur": 1e15}'))
     add("chrome/kineto_ts_overflow.json", k.replace('"ts": 55', '"ts": 1e400'))
     add("chrome/kineto_deep_args.json", k.replace('"Input Dims": [[1, 3, 224, 224], [64, 3, 7, 7]]',
-                                                  '"Input Dims": ' + "[" * 300 + "]" * 300))
+                                                  '"Input Dims": ' + nested(300)))
     add("chrome/kineto_invalid_utf8.json", k.encode().replace(b"aten::relu\", \"pid\": 1, \"tid\": 1, \"ts\": 55",
                                                               b"aten::r\xe9lu\", \"pid\": 1, \"tid\": 1, \"ts\": 55"))
     add("chrome/kineto_long_name.json", k.replace('"name": "aten::relu", "pid": 1, "tid": 1, "ts": 55',
@@ -271,7 +280,7 @@ def small_cases():
     add("chrome/kineto_pid_overflow.json", k.replace('"pid": 1, "tid": 1, "ts": 55', '"pid": 1e999, "tid": 1, "ts": 55'))
     add("chrome/array_event_is_number.json", '[{"ph": "X", "name": "a", "ts": 0, "dur": 1, "pid": 1, "tid": 1}, 42]\n')
     add("chrome/array_random_tail.json", b'[{"ph": "X", "name": "a", "ts": 0, "dur": 1, "pid": 1, "tid": 1}, ' +
-        bytes(r.getrandbits(8) for _ in range(1024)))
+        noise(r, 1024))
     tf = ('[\n' + ",\n".join(
         '{"ph": "X", "cat": "Op", "name": "%s", "pid": 1, "tid": 0, "ts": %d, "dur": %d, "args": {"name": "%s"%s}}' %
         (op, ts, dur, node, inputs) for op, ts, dur, node, inputs in [
@@ -296,7 +305,7 @@ def small_cases():
     add("gstreamer/dot_unclosed_string/trace.log", CLEAN_LOG)
     add("gstreamer/dot_deep/pipeline.dot", CLEAN_DOT[:-2] + "subgraph cluster_deep {\n" * 300 + "}\n" * 300 + "}\n")
     add("gstreamer/dot_deep/trace.log", CLEAN_LOG)
-    add("gstreamer/dot_random_tail/pipeline.dot", CLEAN_DOT[: len(CLEAN_DOT) // 2].encode() + bytes(r.getrandbits(8) for _ in range(512)))
+    add("gstreamer/dot_random_tail/pipeline.dot", CLEAN_DOT[: len(CLEAN_DOT) // 2].encode() + noise(r, 512))
     add("gstreamer/dot_random_tail/trace.log", CLEAN_LOG)
     add("gstreamer/dot_long_name/pipeline.dot", CLEAN_DOT.replace("\\nconv\\n", "\\n" + "c" * 3000 + "\\n"))
     add("gstreamer/dot_long_name/trace.log", CLEAN_LOG)
@@ -307,7 +316,7 @@ def small_cases():
     add("gstreamer/log_truncated_gzip/pipeline.dot", CLEAN_DOT)
     add("gstreamer/log_truncated_gzip/trace.log.gz", gz((CLEAN_LOG * 50).encode())[:300])
     add("gstreamer/log_random_bytes/pipeline.dot", CLEAN_DOT)
-    add("gstreamer/log_random_bytes/trace.log", LOG_PREFIX.format(0).encode() + bytes(r.getrandbits(8) for _ in range(2048)))
+    add("gstreamer/log_random_bytes/trace.log", LOG_PREFIX.format(0).encode() + noise(r, 2048))
     add("gstreamer/two_logs/pipeline.dot", CLEAN_DOT)
     add("gstreamer/two_logs/a.log", CLEAN_LOG)
     add("gstreamer/two_logs/b.log", CLEAN_LOG)
@@ -317,9 +326,9 @@ def small_cases():
     add("config/wrong_type.yaml", c.replace("budget_tokens: 4000", "budget_tokens: lots"))
     add("config/huge_number.yaml", c.replace("budget_tokens: 4000", "budget_tokens: 1e400"))
     add("config/unknown_key.yaml", c.replace("  model:", "  modle:"))
-    add("config/deep_nesting.yaml", c + "extra: " + "[" * 600 + "]" * 600 + "\n")
+    add("config/deep_nesting.yaml", c + "extra: " + nested(600) + "\n")
     add("config/invalid_utf8.yaml", c.encode().replace(b"corpus-model", b"corpus-\xff-model"))
-    add("config/random_bytes.yaml", bytes(r.getrandbits(8) for _ in range(2048)))
+    add("config/random_bytes.yaml", noise(r, 2048))
     add("config/truncated.yaml", c[: c.index("budget_tokens") + 5])
     add("config/alias_bomb.yaml", "a: &a [x, x, x, x, x, x, x, x]\n" +
         "".join("%s: &%s [%s]\n" % (n, n, ", ".join(["*" + p] * 8)) for p, n in zip("abcdefghi", "bcdefghij")) + c)
@@ -328,9 +337,9 @@ def small_cases():
     add("pack/syntax_error.yaml", p.replace("    severity: warning", "    severity: [warning"))
     add("pack/wrong_type.yaml", p.replace("rules:\n", "rules: 7\nx:\n"))
     add("pack/unknown_severity.yaml", p.replace("severity: warning", "severity: dire"))
-    add("pack/deep_nesting.yaml", p + "extra: " + "[" * 600 + "]" * 600 + "\n")
+    add("pack/deep_nesting.yaml", p + "extra: " + nested(600) + "\n")
     add("pack/invalid_utf8.yaml", p.encode().replace(b"fast kernels", b"fast \xff kernels"))
-    add("pack/random_bytes.yaml", bytes(r.getrandbits(8) for _ in range(2048)))
+    add("pack/random_bytes.yaml", noise(r, 2048))
     add("pack/empty.yaml", "")
     add("pack/huge_number.yaml", p.replace("ge: 0.01", "ge: 1e400"))
     # Accepted: what Windows tools and misnamed files look like; each equals
@@ -391,54 +400,50 @@ def sparse(path, head, size=2 << 30):
 
 
 def write_large(out):
-    os.makedirs(out, exist_ok=True)
+    def path(name):
+        """`name` under `out`, its folder made."""
+        target = os.path.join(out, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        return target
+
+    def write(name, data):
+        with open(path(name), "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+
     j = CLEAN_JSON.encode()
     # 2 GB sparse files: zeros after the start of a real input of each format.
-    sparse(os.path.join(out, "sparse_2g.json"), j[: j.index(b'"nodes"')])
-    sparse(os.path.join(out, "sparse_2g_zeros_only.json"), b"")
-    sparse(os.path.join(out, "sparse_2g.yaml"), CLEAN_YAML.encode()[: CLEAN_YAML.index("nodes:")])
-    sparse(os.path.join(out, "sparse_2g_kineto.json"), CLEAN_KINETO.encode()[: CLEAN_KINETO.index("aten::relu")])
-    os.makedirs(os.path.join(out, "sparse_2g_dot"), exist_ok=True)
-    sparse(os.path.join(out, "sparse_2g_dot", "pipeline.dot"), CLEAN_DOT.encode()[: len(CLEAN_DOT) // 2])
-    with open(os.path.join(out, "sparse_2g_dot", "trace.log"), "w") as f:
-        f.write(CLEAN_LOG)
-    os.makedirs(os.path.join(out, "sparse_2g_log"), exist_ok=True)
-    with open(os.path.join(out, "sparse_2g_log", "pipeline.dot"), "w") as f:
-        f.write(CLEAN_DOT)
-    sparse(os.path.join(out, "sparse_2g_log", "trace.log"), CLEAN_LOG.encode())
+    sparse(path("sparse_2g.json"), j[: j.index(b'"nodes"')])
+    sparse(path("sparse_2g_zeros_only.json"), b"")
+    sparse(path("sparse_2g.yaml"), CLEAN_YAML.encode()[: CLEAN_YAML.index("nodes:")])
+    sparse(path("sparse_2g_kineto.json"), CLEAN_KINETO.encode()[: CLEAN_KINETO.index("aten::relu")])
+    sparse(path("sparse_2g_dot/pipeline.dot"), CLEAN_DOT.encode()[: len(CLEAN_DOT) // 2])
+    write("sparse_2g_dot/trace.log", CLEAN_LOG)
+    write("sparse_2g_log/pipeline.dot", CLEAN_DOT)
+    sparse(path("sparse_2g_log/trace.log"), CLEAN_LOG.encode())
     # gzip bombs, 4 GiB each once inflated.
     head = j[: j.index(b'"nodes"')]
-    bomb(os.path.join(out, "bomb_whitespace.json.gz"), head + b'"nodes": [', b" \n", b"]}")
-    bomb(os.path.join(out, "bomb_string.json.gz"), head + b'"name2": "', b"a")
-    bomb(os.path.join(out, "bomb_node_id.json.gz"), head + b'"frames": {"series": {"', b"n")
-    bomb(os.path.join(out, "bomb_depth.json.gz"), head + b'"extra": ', b"[")
-    bomb(os.path.join(out, "bomb_scalar.yaml.gz"), b"cookgraph: 1\nname: ", b"a")
-    bomb(os.path.join(out, "bomb_depth.yaml.gz"), b"cookgraph: 1\nextra: ", b"[")
-    bomb(os.path.join(out, "bomb_kineto_name.json.gz"), b'{"traceEvents": [{"ph": "X", "name": "', b"x")
-    bomb(os.path.join(out, "bomb_kineto_args.json.gz"),
+    bomb(path("bomb_whitespace.json.gz"), head + b'"nodes": [', b" \n", b"]}")
+    bomb(path("bomb_string.json.gz"), head + b'"name2": "', b"a")
+    bomb(path("bomb_node_id.json.gz"), head + b'"frames": {"series": {"', b"n")
+    bomb(path("bomb_depth.json.gz"), head + b'"extra": ', b"[")
+    bomb(path("bomb_scalar.yaml.gz"), b"cookgraph: 1\nname: ", b"a")
+    bomb(path("bomb_depth.yaml.gz"), b"cookgraph: 1\nextra: ", b"[")
+    bomb(path("bomb_kineto_name.json.gz"), b'{"traceEvents": [{"ph": "X", "name": "', b"x")
+    bomb(path("bomb_kineto_args.json.gz"),
          b'{"traceEvents": [{"ph": "X", "name": "a", "args": {"Input Dims": ', b"[")
-    os.makedirs(os.path.join(out, "bomb_dot"), exist_ok=True)
-    bomb(os.path.join(out, "bomb_dot", "pipeline.dot.gz"), CLEAN_DOT.encode()[:-2], b" ", b"}\n")
-    with open(os.path.join(out, "bomb_dot", "trace.log"), "w") as f:
-        f.write(CLEAN_LOG)
-    os.makedirs(os.path.join(out, "bomb_log_line"), exist_ok=True)
-    with open(os.path.join(out, "bomb_log_line", "pipeline.dot"), "w") as f:
-        f.write(CLEAN_DOT)
-    bomb(os.path.join(out, "bomb_log_line", "trace.log.gz"), CLEAN_LOG.encode() + LOG_PREFIX.format(9).encode(), b"z")
+    bomb(path("bomb_dot/pipeline.dot.gz"), CLEAN_DOT.encode()[:-2], b" ", b"}\n")
+    write("bomb_dot/trace.log", CLEAN_LOG)
+    write("bomb_log_line/pipeline.dot", CLEAN_DOT)
+    bomb(path("bomb_log_line/trace.log.gz"), CLEAN_LOG.encode() + LOG_PREFIX.format(9).encode(), b"z")
     # A million-character name in each format.
     million = "m" * 1_000_000
-    with open(os.path.join(out, "million_char_id.json"), "w") as f:
-        f.write(CLEAN_JSON.replace('"/p/out1", "type"', '"/p/' + million + '", "type"'))
-    with open(os.path.join(out, "million_char_key.yaml"), "w") as f:
-        f.write(CLEAN_YAML.replace("resolutionw", million))
-    with open(os.path.join(out, "million_char_name_kineto.json"), "w") as f:
-        f.write(CLEAN_KINETO.replace('"aten::relu", "pid": 1, "tid": 1, "ts": 55',
-                                     '"' + million + '", "pid": 1, "tid": 1, "ts": 55'))
-    os.makedirs(os.path.join(out, "million_char_element"), exist_ok=True)
-    with open(os.path.join(out, "million_char_element", "pipeline.dot"), "w") as f:
-        f.write(CLEAN_DOT)
-    with open(os.path.join(out, "million_char_element", "trace.log"), "w") as f:
-        f.write(clean_log(million[:900_000]))  # the log reader cuts lines at 1 MiB
+    write("million_char_id.json", CLEAN_JSON.replace('"/p/out1", "type"', '"/p/' + million + '", "type"'))
+    write("million_char_key.yaml", CLEAN_YAML.replace("resolutionw", million))
+    write("million_char_name_kineto.json",
+          CLEAN_KINETO.replace('"aten::relu", "pid": 1, "tid": 1, "ts": 55',
+                               '"' + million + '", "pid": 1, "tid": 1, "ts": 55'))
+    write("million_char_element/pipeline.dot", CLEAN_DOT)
+    write("million_char_element/trace.log", clean_log(million[:900_000]))  # lines are cut at 1 MiB
     # Amplification: short inputs that would make large tables.
     # Native: a long index, then many empty series (each would reserve the
     # index's length).
@@ -446,16 +451,15 @@ def write_large(out):
     nodes = ", ".join('{"id": "/p/n%d"}' % i for i in range(100_000))
     text = ('{"cookgraph": 1, "nodes": [%s], "frames": {"index": [%s], "series": {%s}}}' %
             (nodes, ", ".join(["0"] * 1_000_000), series))
-    with open(os.path.join(out, "series_reserve_bomb.json.gz"), "wb") as f:
-        f.write(gz(text.encode(), level=6))
+    write("series_reserve_bomb.json.gz", gz(text.encode(), level=6))
     # Chrome: 20,000 steps with one distinct operator each (4e8 slots).
     events = []
     for step in range(20_000):
         events.append('{"ph":"X","cat":"user_annotation","name":"ProfilerStep#%d","pid":1,"tid":1,"ts":%d,"dur":100}'
                       % (step, step * 100))
         events.append('{"ph":"X","cat":"cpu_op","name":"op%d","pid":1,"tid":1,"ts":%d,"dur":10}' % (step, step * 100 + 1))
-    with open(os.path.join(out, "samples_bomb_kineto.json.gz"), "wb") as f:
-        f.write(gz(('{"schemaVersion": 1, "traceEvents": [' + ",\n".join(events) + "]}").encode(), level=6))
+    write("samples_bomb_kineto.json.gz",
+          gz(('{"schemaVersion": 1, "traceEvents": [' + ",\n".join(events) + "]}").encode(), level=6))
 
 
 def main():
