@@ -22,6 +22,12 @@ add_test(NAME bad_input_corpus_is_reproducible
 
 # One test per case. Semicolons in the regexes would split file(STRINGS)
 # lines into list items, so only the names are taken, from the whole text.
+# In a sanitizer build (scripts/test-sanitizers.sh) the memory bounds allow
+# for ASan's redzones and quarantine.
+set(bad_check_flags)
+if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=")
+  set(bad_check_flags --sanitized)
+endif()
 file(READ ${bad_manifest} bad_manifest_text)
 string(REGEX MATCHALL "\n[a-z0-9_]+\t" bad_case_lines "${bad_manifest_text}")
 foreach(line ${bad_case_lines})
@@ -31,7 +37,8 @@ foreach(line ${bad_case_lines})
   endif()
   add_test(NAME bad_input.${case}
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/bad_input_check.py
-      $<TARGET_FILE:cookgraph> ${PROJECT_SOURCE_DIR} ${bad_generated_dir} ${bad_manifest} ${case})
+      $<TARGET_FILE:cookgraph> ${PROJECT_SOURCE_DIR} ${bad_generated_dir} ${bad_manifest} ${case}
+      ${bad_check_flags})
   set_tests_properties(bad_input.${case} PROPERTIES TIMEOUT 180)
   string(REGEX MATCH "\n${case}\t[^\n]*\\{gen\\}" uses_generated "${bad_manifest_text}")
   if(uses_generated)
