@@ -1,6 +1,7 @@
 #include "adapters/byte_source.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -27,7 +28,8 @@ std::string GzipMessage(const char* what) {
 
 }  // namespace
 
-Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path) {
+Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
+                                                     const InputLimits& limits) {
   std::error_code ec;
   if (path != "-" && std::filesystem::is_directory(path, ec)) {
     return Error{.file = path, .message = "is a directory, not a snapshot file"};
@@ -48,6 +50,7 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path) {
   gzbuffer(gz, kBufferBytes);
   std::unique_ptr<ByteSource> source(new ByteSource());
   source->name_ = path;
+  source->limits_ = limits;
   source->stored_size_ = stored_size;
   source->gz_ = gz;
   source->storage_.resize(kBufferBytes);
@@ -55,9 +58,11 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path) {
   return source;
 }
 
-std::unique_ptr<ByteSource> ByteSource::FromString(std::string_view text, std::string name) {
+std::unique_ptr<ByteSource> ByteSource::FromString(std::string_view text, std::string name,
+                                                   const InputLimits& limits) {
   std::unique_ptr<ByteSource> source(new ByteSource());
   source->name_ = std::move(name);
+  source->limits_ = limits;
   source->stored_size_ = text.size();
   source->text_ = text;
   source->buffer_ = text.data();
@@ -77,12 +82,18 @@ bool ByteSource::Refill() {
   offset_ += len_;
   pos_ = len_ = 0;
   if (gz_ == nullptr) {
+    if (cut_) return SizeLimitPassed();
     if (string_done_) return false;
     string_done_ = true;
     len_ = text_.size();
+    if (len_ > limits_.input_size) {
+      len_ = static_cast<size_t>(limits_.input_size);
+      cut_ = true;
+    }
     return len_ > 0;
   }
   if (!error_.empty()) return false;
+  if (cut_) return SizeLimitPassed();
   auto gz = static_cast<gzFile>(gz_);
   int n = gzread(gz, storage_.data(), static_cast<unsigned>(storage_.size()));
   if (n < 0) {
@@ -102,7 +113,20 @@ bool ByteSource::Refill() {
     return false;
   }
   len_ = static_cast<size_t>(n);
+  if (offset_ + len_ > limits_.input_size) {
+    // The bytes up to the limit are read; the next read fails.
+    len_ = static_cast<size_t>(limits_.input_size - offset_);
+    cut_ = true;
+    if (len_ == 0) return SizeLimitPassed();
+  }
   return true;
+}
+
+bool ByteSource::SizeLimitPassed() {
+  error_ =
+      fmt::format("at byte {}: {}", limits_.input_size,
+                  LimitMessage(limits_, "input-size", "the input (decompressed) is larger than"));
+  return false;
 }
 
 size_t ByteSource::Read(char* out, size_t n) {

@@ -3,7 +3,9 @@
 
 // The first stage of every reader: bytes from a file, standard input or a
 // string, with gzip decoded on the fly (recognised by its magic bytes), and the
-// line and column of the next byte kept for error messages.
+// line and column of the next byte kept for error messages. The source carries
+// the input's limits (adapters/input_limits.h) to the stages after it, and
+// enforces input-size itself: past it, reading fails as a corrupt gzip does.
 
 #include <cstdint>
 #include <memory>
@@ -12,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/input_limits.h"
 #include "graph/error.h"
 
 namespace cookgraph {
@@ -19,9 +22,11 @@ namespace cookgraph {
 class ByteSource {
  public:
   /// Opens `path` ("-" = standard input). Fails with a message naming the file.
-  static Result<std::unique_ptr<ByteSource>> Open(const std::string& path);
+  static Result<std::unique_ptr<ByteSource>> Open(const std::string& path,
+                                                  const InputLimits& limits = {});
   /// Reads from `text`, which must outlive the source.
-  static std::unique_ptr<ByteSource> FromString(std::string_view text, std::string name);
+  static std::unique_ptr<ByteSource> FromString(std::string_view text, std::string name,
+                                                const InputLimits& limits = {});
 
   ~ByteSource();
   ByteSource(const ByteSource&) = delete;
@@ -29,6 +34,8 @@ class ByteSource {
 
   /// The name used in errors: the path as given.
   const std::string& name() const { return name_; }
+  /// The limits of this input, for every stage that reads it.
+  const InputLimits& limits() const { return limits_; }
   /// The size of the input as stored (compressed for gzip); 0 when unknown
   /// (standard input, a pipe). For choosing how to read, never for limits.
   uint64_t stored_size() const { return stored_size_; }
@@ -59,8 +66,16 @@ class ByteSource {
   }
   /// Copies up to `n` bytes into `out`; returns how many (0 at the end).
   size_t Read(char* out, size_t n);
-  /// The first non-blank byte ahead without consuming it, or 0 at the end.
+  /// The first non-blank byte ahead in the buffer without consuming it, or 0
+  /// when the buffer holds only blanks (see HeadIsWholeInput).
   char PeekNonBlank();
+  /// True when, before anything is read, Head() holds the whole input: a
+  /// string source, or a file shorter than the buffer (gzread fills it
+  /// unless the input ends first).
+  bool HeadIsWholeInput() {
+    Head();
+    return !cut_ && (gz_ == nullptr || (offset_ == 0 && len_ < storage_.size()));
+  }
   /// The bytes ahead in the buffer without consuming them. Called before
   /// anything is read, the input's first bytes (decompressed): all of a string
   /// source, up to 256 KiB of a file. For recognising a format.
@@ -69,7 +84,8 @@ class ByteSource {
   int64_t line() const { return line_; }  // 1-based line of the next byte
   int64_t column() const { return static_cast<int64_t>(offset_ + pos_ - line_start_) + 1; }
 
-  /// Set when reading failed part-way (corrupt gzip, I/O error).
+  /// Set when reading failed part-way (corrupt gzip, I/O error, the input-size
+  /// limit passed).
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
 
@@ -78,7 +94,11 @@ class ByteSource {
   bool Fill();    // refills buffer_; false at the end or on error
   bool Refill();  // Fill() without keeping track of the end
 
+  // Records that reading went past input-size; returns false (no more bytes).
+  bool SizeLimitPassed();
+
   std::string name_;
+  InputLimits limits_;
   uint64_t stored_size_ = 0;
   void* gz_ = nullptr;                   // gzFile; nullptr for string sources
   std::string_view text_;                // string sources
@@ -90,6 +110,7 @@ class ByteSource {
   uint64_t previous_line_start_ = 0;     // offset of the previous line's first byte
   int64_t line_ = 1;
   bool string_done_ = false;
+  bool cut_ = false;          // input-size was reached: the next read fails
   bool reached_end_ = false;  // Fill() found no more bytes
   std::string error_;
 };

@@ -36,22 +36,25 @@ bool HasKey(std::string_view text, std::string_view key, char next) {
 Result<Snapshot> ReadChromeTrace(ByteSource& source, const ChromeTraceOptions& options) {
   auto records = chrome::TokenizeChromeTrace(source);
   if (!records) return records.error();
-  return chrome::BuildChromeSnapshot(std::move(*records), options, source.name());
+  return chrome::BuildChromeSnapshot(std::move(*records), options, source.name(), source.limits());
 }
 
-Result<Snapshot> ReadChromeTraceFile(const std::string& path, const ChromeTraceOptions& options) {
-  auto opened = ByteSource::Open(path);
+Result<Snapshot> ReadChromeTraceFile(const std::string& path, const ChromeTraceOptions& options,
+                                     const InputLimits& limits) {
+  auto opened = ByteSource::Open(path, limits);
   if (!opened) return opened.error();
   ByteSource& source = **opened;
   const char first = source.PeekNonBlank();
   if (source.failed()) return Error{.file = path, .message = source.error()};
-  if (first == 0) return Error{.file = path, .message = "the file is empty"};
+  if (first == 0 && source.HeadIsWholeInput()) {
+    return Error{.file = path, .message = "the file is empty"};
+  }
   return ReadChromeTrace(source, options);
 }
 
 Result<Snapshot> ParseChromeTrace(std::string_view text, const ChromeTraceOptions& options,
-                                  const std::string& file) {
-  auto source = ByteSource::FromString(text, file);
+                                  const std::string& file, const InputLimits& limits) {
+  auto source = ByteSource::FromString(text, file, limits);
   return ReadChromeTrace(*source, options);
 }
 

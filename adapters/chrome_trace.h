@@ -76,8 +76,9 @@
 //
 // Errors a user can cause (not JSON, a top level that is neither an array of
 // events nor an object with "traceEvents", input cut inside an event, a ts or
-// dur that is not a number, a dur over 1e12 µs, a ts past any clock) come back
-// as one Error with the file, line and column. An array whose closing bracket
+// dur that is not a number, a dur over 1e12 µs, a ts past any clock, a limit
+// of adapters/input_limits.h passed) come back as one Error with the file,
+// line and column (or the event's index). An array whose closing bracket
 // is missing is complete, as the format allows.
 
 #include <optional>
@@ -97,15 +98,16 @@ struct ChromeTraceOptions {
   std::optional<std::string> frame_marker;
 };
 
-/// Reads a Chrome trace from `source` (plain or gzip).
+/// Reads a Chrome trace from `source` (plain or gzip), within the source's limits.
 Result<Snapshot> ReadChromeTrace(ByteSource& source, const ChromeTraceOptions& options);
 
 /// Reads the Chrome trace at `path` ("-" = standard input).
-Result<Snapshot> ReadChromeTraceFile(const std::string& path, const ChromeTraceOptions& options);
+Result<Snapshot> ReadChromeTraceFile(const std::string& path, const ChromeTraceOptions& options,
+                                     const InputLimits& limits = {});
 
 /// Parses `text`; `file` is the name used in errors and SnapshotInfo.source.
 Result<Snapshot> ParseChromeTrace(std::string_view text, const ChromeTraceOptions& options,
-                                  const std::string& file);
+                                  const std::string& file, const InputLimits& limits = {});
 
 /// True when `first_bytes` (the start of the decompressed input, a few KB) look
 /// like a Chrome trace: an array whose first element is an object with a "ph"

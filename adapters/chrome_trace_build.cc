@@ -218,7 +218,7 @@ void FillSamples(Snapshot& snapshot, Frames frames, const std::vector<uint32_t>&
 }  // namespace
 
 Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& options,
-                                     const std::string& file) {
+                                     const std::string& file, const InputLimits& limits) {
   std::vector<std::string> warnings = PairBeginEnd(r);
   if (r.missing_bracket) {
     warnings.push_back("the array of events has no closing bracket: read up to its last event");
@@ -282,8 +282,26 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   }
   NodeTable table(r, c);
   std::vector<uint32_t> node_of(r.slices.size(), kNone);
-  for (uint32_t s : counted) node_of[s] = table.NodeOf(r.slices[s]);
+  for (uint32_t s : counted) {
+    node_of[s] = table.NodeOf(r.slices[s]);
+    if (table.nodes().size() > limits.nodes) {
+      return Error{.file = file,
+                   .where = fmt::format("traceEvents[{}]", r.slices[s].event),
+                   .message = LimitMessage(limits, "nodes",
+                                           "the trace has more distinct operators (nodes) than")};
+    }
+  }
   std::vector<Node>& nodes = table.nodes();
+  // Every operator gets a slot in every frame (FillSamples): refuse a table
+  // the limit does not allow before it is allocated.
+  if (const size_t frame_count = frames.index.size();
+      frame_count > 0 && nodes.size() > limits.samples / frame_count) {
+    return Error{
+        .file = file,
+        .message = LimitMessage(limits, "samples",
+                                fmt::format("{} operators × {} frames make more samples than",
+                                            nodes.size(), frame_count))};
+  }
 
   // Edges: TensorFlow's inputs, nesting, flows.
   EdgeSet edges;

@@ -25,24 +25,33 @@ bool IsInputKey(std::string_view key) {
   return true;
 }
 
+constexpr std::array<std::pair<std::string_view, Field>, 13> kFields = {{
+    {"ph", Field::kPh},
+    {"name", Field::kName},
+    {"cat", Field::kCat},
+    {"ts", Field::kTs},
+    {"dur", Field::kDur},
+    {"pid", Field::kPid},
+    {"tid", Field::kTid},
+    {"id", Field::kId},
+    {"bp", Field::kBp},
+    {"bind_id", Field::kBindId},
+    {"flow_in", Field::kFlowIn},
+    {"flow_out", Field::kFlowOut},
+    {"args", Field::kArgs},
+}};
+
+// The key of `field`, for messages.
+std::string_view EventFieldName(Field field) {
+  for (const auto& [name, f] : kFields) {
+    if (f == field) return name;
+  }
+  return "";
+}
+
 }  // namespace
 
 Field EventField(std::string_view key) {
-  static constexpr std::array<std::pair<std::string_view, Field>, 13> kFields = {{
-      {"ph", Field::kPh},
-      {"name", Field::kName},
-      {"cat", Field::kCat},
-      {"ts", Field::kTs},
-      {"dur", Field::kDur},
-      {"pid", Field::kPid},
-      {"tid", Field::kTid},
-      {"id", Field::kId},
-      {"bp", Field::kBp},
-      {"bind_id", Field::kBindId},
-      {"flow_in", Field::kFlowIn},
-      {"flow_out", Field::kFlowOut},
-      {"args", Field::kArgs},
-  }};
   // Every key of every event comes here: compare only names of its length.
   if (key.size() < 2 || key.size() > 8) return Field::kOther;
   for (const auto& [name, field] : kFields) {
@@ -53,6 +62,11 @@ Field EventField(std::string_view key) {
 
 bool Tokenizer::EventValue(Kind kind, std::string_view text, Location at) {
   const bool scalar_text = kind == Kind::kString || kind == Kind::kNumber;
+  // Every text field kept is a name (interned; an id, a thread, a flow key).
+  if (scalar_text && field_ != Field::kOther && field_ != Field::kArgs && field_ != Field::kTs &&
+      field_ != Field::kDur && text.size() > source_.limits().name_length) {
+    return NameTooLong(fmt::format("\"{}\"", EventFieldName(field_)), text, at);
+  }
   auto set = [&](std::string& field, bool& has) {
     if (!scalar_text) return;
     field = text;
@@ -140,7 +154,11 @@ bool Tokenizer::TimeValue(Kind kind, std::string_view text, Location at) {
   return true;
 }
 
-bool Tokenizer::ArgValue(Kind kind, std::string_view text) {
+bool Tokenizer::ArgValue(Kind kind, std::string_view text, Location at) {
+  if (kind == Kind::kString && text.size() > source_.limits().name_length &&
+      (arg_key_ == "name" || arg_key_ == "op_name" || IsInputKey(arg_key_))) {
+    return NameTooLong(fmt::format("args \"{}\"", arg_key_), text, at);
+  }
   if (kind == Kind::kString && arg_key_ == "name") {
     e_.label = text;
     e_.has_label = true;

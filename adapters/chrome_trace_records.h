@@ -125,9 +125,10 @@ struct TraceRecords {
 Result<TraceRecords> TokenizeChromeTrace(ByteSource& source);
 
 /// Stage 3: records into a Snapshot. `file` names the input in errors and in
-/// SnapshotInfo.
+/// SnapshotInfo; `limits` bound the operators (nodes) and frames × operators
+/// (samples).
 Result<Snapshot> BuildChromeSnapshot(TraceRecords records, const ChromeTraceOptions& options,
-                                     const std::string& file);
+                                     const std::string& file, const InputLimits& limits = {});
 
 /// Parses a ts or dur spelled `text` (µs, integer or fraction, or a numeric
 /// string) into ns, exactly for up to 3 decimals (rounded beyond). nullopt when

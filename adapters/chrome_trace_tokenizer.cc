@@ -64,9 +64,23 @@ bool Tokenizer::Open(Location at, bool object) {
   if (capturing_) {
     capture_ += object ? '{' : '[';
     capture_open_.emplace_back(object ? '}' : ']', true);
+    if (!CaptureFits(at)) return false;
   }
   ++depth_;
   return true;
+}
+
+bool Tokenizer::NameTooLong(std::string_view field, std::string_view text, Location at) {
+  return Fail(at, Where(),
+              LimitMessage(source_.limits(), "name-length",
+                           fmt::format("{} is {} bytes long, longer than", field, text.size())));
+}
+
+bool Tokenizer::CaptureFits(Location at) {
+  if (capture_.size() <= source_.limits().string_length) return true;
+  return Fail(at, Where(),
+              LimitMessage(source_.limits(), "string-length",
+                           fmt::format("args \"{}\" is longer than", capture_name_)));
 }
 
 bool Tokenizer::Close(Location at) {
@@ -74,6 +88,7 @@ bool Tokenizer::Close(Location at) {
   if (capturing_) {
     capture_ += capture_open_.back().first;
     capture_open_.pop_back();
+    if (!CaptureFits(at)) return false;
     if (capture_open_.empty()) {
       capturing_ = false;
       e_.params.emplace_back(capture_name_, capture_);
@@ -95,10 +110,11 @@ bool Tokenizer::Close(Location at) {
   return true;
 }
 
-bool Tokenizer::Key(std::string_view key, Location) {
+bool Tokenizer::Key(std::string_view key, Location at) {
   if (capturing_) {
     CaptureSeparator(true);
     fmt::format_to(std::back_inserter(capture_), "\"{}\": ", key);
+    return CaptureFits(at);
   } else if (object_form_ && depth_ == 1) {
     top_key_ = key;
     for (std::string_view k : kKinetoKeys) r_.kineto_keys = r_.kineto_keys || k == key;
@@ -124,6 +140,7 @@ bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
     } else {
       capture_ += text;
     }
+    return CaptureFits(at);
   } else if (object_form_ && depth_ == 1) {
     if (top_key_ == "traceEvents") {
       return Fail(at, "traceEvents", fmt::format("is {}, not an array of events", KindName(kind)));
@@ -138,7 +155,7 @@ bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
   } else if (event_open_ && depth_ == events_depth_ + 1) {
     return EventValue(kind, text, at);
   } else if (in_args_ && depth_ == events_depth_ + 2) {
-    return ArgValue(kind, text);
+    return ArgValue(kind, text, at);
   }
   return true;
 }

@@ -125,7 +125,12 @@ class Tokenizer final : public EventHandler {
   bool Scalar(Kind kind, std::string_view text, Location at);
   bool EventValue(Kind kind, std::string_view text, Location at);
   bool TimeValue(Kind kind, std::string_view text, Location at);
-  bool ArgValue(Kind kind, std::string_view text);
+  bool ArgValue(Kind kind, std::string_view text, Location at);
+  // Records that `text`, the value of `field`, is longer than the name-length
+  // limit (names are interned and become node ids); returns false.
+  bool NameTooLong(std::string_view field, std::string_view text, Location at);
+  // False (with the error) when the captured arg has passed string-length.
+  bool CaptureFits(Location at);
   void CaptureSeparator(bool key);
   void EndEvent();
   std::string Where() const { return fmt::format("traceEvents[{}]", r_.events); }

@@ -1,5 +1,7 @@
 #include "adapters/gstreamer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -132,25 +134,37 @@ bool Better(const Dump& a, const Dump& b) {
   return a.path > b.path;
 }
 
-Result<std::string> ReadWhole(const std::string& path) {
-  auto opened = ByteSource::Open(path);
+// A .dot dump, read whole (the parser works on the text): refused past the
+// dot-size limit before more of it is held.
+Result<std::string> ReadDump(const std::string& path, const InputLimits& limits) {
+  auto opened = ByteSource::Open(path, limits);
   if (!opened) return opened.error();
   std::string text;
   std::string chunk(1 << 16, '\0');
-  while (size_t n = (*opened)->Read(chunk.data(), chunk.size())) text.append(chunk, 0, n);
+  while (size_t n = (*opened)->Read(chunk.data(), chunk.size())) {
+    if (text.size() + n > limits.dot_size) {
+      return Error{.file = path,
+                   .message = fmt::format("at byte {}: {}", limits.dot_size,
+                                          LimitMessage(limits, "dot-size",
+                                                       "the .dot dump (decompressed) is larger "
+                                                       "than"))};
+    }
+    text.append(chunk, 0, n);
+  }
   if ((*opened)->failed()) {
     return Error{.file = path, .line = (*opened)->line(), .message = (*opened)->error()};
   }
   return text;
 }
 
-Result<Snapshot> Build(std::string_view dot_text, const std::string& dot_name, ByteSource* log) {
-  auto dot = gst::ParseDot(dot_text, dot_name);
+Result<Snapshot> Build(std::string_view dot_text, const std::string& dot_name, ByteSource* log,
+                       const InputLimits& limits) {
+  auto dot = gst::ParseDot(dot_text, dot_name, limits);
   if (!dot) return dot.error();
-  if (!log) return gst::BuildSnapshot(*dot, nullptr, dot_name, "");
+  if (!log) return gst::BuildSnapshot(*dot, nullptr, dot_name, "", limits);
   auto records = gst::ReadLog(*log);
   if (!records) return records.error();
-  return gst::BuildSnapshot(*dot, &*records, dot_name, log->name());
+  return gst::BuildSnapshot(*dot, &*records, dot_name, log->name(), limits);
 }
 
 }  // namespace
@@ -188,8 +202,12 @@ Result<GstreamerInputs> FindGstreamerInputs(const std::vector<std::string>& path
       if (ec) return Error{.file = path, .message = "cannot list the directory: " + ec.message()};
       std::sort(files.begin(), files.end());
       for (const std::string& file : files) {
-        Error ignored;
-        if (auto head = Head(file, ignored)) add(file, Classify(*head));
+        // A file that cannot be read (a corrupt trace.log.gz) is an error,
+        // not passed over: the recording would silently lose its samples.
+        Error error;
+        auto head = Head(file, error);
+        if (!head) return error;
+        add(file, Classify(*head));
       }
       continue;
     }
@@ -231,22 +249,27 @@ Result<GstreamerInputs> FindGstreamerInputs(const std::vector<std::string>& path
   return out;
 }
 
-Result<Snapshot> ReadGstreamer(const std::vector<std::string>& paths) {
+Result<Snapshot> ReadGstreamer(const std::vector<std::string>& paths, const InputLimits& limits) {
   auto inputs = FindGstreamerInputs(paths);
   if (!inputs) return inputs.error();
-  auto dot = ReadWhole(inputs->dot);
+  auto dot = ReadDump(inputs->dot, limits);
   if (!dot) return dot.error();
-  if (inputs->log.empty()) return Build(*dot, inputs->dot, nullptr);
-  auto log = ByteSource::Open(inputs->log);
+  if (inputs->log.empty()) return Build(*dot, inputs->dot, nullptr, limits);
+  auto log = ByteSource::Open(inputs->log, limits);
   if (!log) return log.error();
-  return Build(*dot, inputs->dot, log->get());
+  return Build(*dot, inputs->dot, log->get(), limits);
 }
 
 Result<Snapshot> ParseGstreamer(std::string_view dot, std::string_view log,
-                                const std::string& dot_name, const std::string& log_name) {
-  if (log.empty()) return Build(dot, dot_name, nullptr);
-  auto source = ByteSource::FromString(log, log_name);
-  return Build(dot, dot_name, source.get());
+                                const std::string& dot_name, const std::string& log_name,
+                                const InputLimits& limits) {
+  if (dot.size() > limits.dot_size) {
+    return Error{.file = dot_name,
+                 .message = LimitMessage(limits, "dot-size", "the .dot dump is larger than")};
+  }
+  if (log.empty()) return Build(dot, dot_name, nullptr, limits);
+  auto source = ByteSource::FromString(log, log_name, limits);
+  return Build(dot, dot_name, source.get(), limits);
 }
 
 bool LooksLikeGstreamerDot(std::string_view first_bytes) {

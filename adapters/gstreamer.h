@@ -82,6 +82,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/input_limits.h"
 #include "graph/error.h"
 #include "metrics/snapshot.h"
 
@@ -99,18 +100,22 @@ struct GstreamerInputs {
 /// wins, and among equals the latest by the time in its name
 /// (`0.00.01.234567890-gst-launch.PAUSED_PLAYING.dot`), else by modification
 /// time. Errors: a path that is missing, a file given by name that is neither,
-/// no dump at all, or more than one log.
+/// a file in a folder that cannot be read (a corrupt gzip), no dump at all,
+/// or more than one log.
 Result<GstreamerInputs> FindGstreamerInputs(const std::vector<std::string>& paths);
 
 /// Reads the recording at `paths` (see FindGstreamerInputs). Without a log the
-/// snapshot is the graph alone, with a warning.
-Result<Snapshot> ReadGstreamer(const std::vector<std::string>& paths);
+/// snapshot is the graph alone, with a warning. The dump is read whole, so it
+/// is bounded by the dot-size limit; the log is streamed.
+Result<Snapshot> ReadGstreamer(const std::vector<std::string>& paths,
+                               const InputLimits& limits = {});
 
 /// Parses a dump and a log given as text (`log` empty = none); the names are
 /// used in errors, warnings and SnapshotInfo.source.
 Result<Snapshot> ParseGstreamer(std::string_view dot, std::string_view log,
                                 const std::string& dot_name = "pipeline.dot",
-                                const std::string& log_name = "trace.log");
+                                const std::string& log_name = "trace.log",
+                                const InputLimits& limits = {});
 
 /// True when `first_bytes` (the start of the decompressed input) look like a
 /// dump of gst_debug_bin_to_dot_file: `digraph pipeline {` with a GStreamer

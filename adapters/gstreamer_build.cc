@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "adapters/gstreamer_records.h"
+#include "adapters/text.h"
 
 namespace cookgraph::gst {
 namespace {
@@ -40,8 +41,8 @@ double Framerate(std::string_view caps) {
 class Builder {
  public:
   Builder(const DotPipeline& dot, const GstLog* log, const std::string& dot_file,
-          const std::string& log_file)
-      : dot_(dot), log_(log), dot_file_(dot_file), log_file_(log_file) {}
+          const std::string& log_file, const InputLimits& limits)
+      : dot_(dot), log_(log), dot_file_(dot_file), log_file_(log_file), limits_(limits) {}
 
   Result<Snapshot> Build() {
     s_.info.engine = "gstreamer";
@@ -52,7 +53,7 @@ class Builder {
     JoinLog();
     if (Status status = AddNodes(); !status) return status.error();
     AddEdges();
-    AddSamples();
+    if (Status status = AddSamples(); !status) return status.error();
     Warn();
     return std::move(s_);
   }
@@ -167,7 +168,20 @@ class Builder {
       const int i = stack.back();
       stack.pop_back();
       const DotElement& e = dot_.elements[i];
-      ids_[i] = unique((e.parent < 0 ? root : ids_[e.parent]) + "/" + e.name, e.pointer);
+      // An id is a path through the bins: bounded like any name, or deeply
+      // nested bins would make ids of quadratic total size.
+      const std::string& parent_id = e.parent < 0 ? root : ids_[e.parent];
+      if (parent_id.size() + 1 + e.name.size() > limits_.name_length) {
+        return Error{.file = dot_file_,
+                     .line = e.line,
+                     .where = "element '" + TruncateMiddle(e.name, 40) + "'",
+                     .message = LimitMessage(
+                         limits_, "name-length",
+                         fmt::format("its id (the path through its bins) is {} bytes long, "
+                                     "longer than",
+                                     parent_id.size() + 1 + e.name.size()))};
+      }
+      ids_[i] = unique(parent_id + "/" + e.name, e.pointer);
       order.push_back(i);
       stack.insert(stack.end(), children[i].begin(), children[i].end());
     }
@@ -187,6 +201,13 @@ class Builder {
       }
     }
 
+    if (1 + order.size() + extra.size() > limits_.nodes) {
+      return Error{.file = log_ ? log_file_ : dot_file_,
+                   .message = LimitMessage(limits_, "nodes",
+                                           fmt::format("the dump's {} elements and the log's {} "
+                                                       "others make more nodes than",
+                                                       order.size(), extra.size()))};
+    }
     Network& net = s_.network;
     net.Reserve(1 + order.size() + extra.size(), edges_.size());
     auto added = net.AddNode(
@@ -246,13 +267,14 @@ class Builder {
 
   // Frame k is the k-th buffer: each element's k-th element-latency record
   // (the smallest of its src pads' k-th records when it has several), and the
-  // largest k-th latency record over the sink pads.
-  void AddSamples() {
+  // largest k-th latency record over the sink pads. Every sampled element gets
+  // a slot in every frame: past the samples limit, an error.
+  Status AddSamples() {
     const Network& net = s_.network;
     Samples samples(net.size());
     if (!log_) {
       s_.samples = std::move(samples);
-      return;
+      return {};
     }
     std::vector<std::pair<NodeIndex, const std::vector<const LogPad*>*>> series;
     for (const auto& [i, pads] : dot_pads_) series.emplace_back(node_[i], &pads);
@@ -266,6 +288,13 @@ class Builder {
       for (const LogPad* p : *pads) frames = std::max(frames, p->ms.size());
     }
     for (const LogPair& p : log_->pairs) frames = std::max(frames, p.ms.size());
+    if (frames > 0 && series.size() > limits_.samples / frames) {
+      return Error{.file = log_file_,
+                   .message = LimitMessage(
+                       limits_, "samples",
+                       fmt::format("{} sampled elements × {} buffers make more samples than",
+                                   series.size(), frames))};
+    }
     std::vector<int64_t> index(frames);
     for (size_t f = 0; f < frames; ++f) index[f] = static_cast<int64_t>(f);
     samples.SetFrameIndex(std::move(index));
@@ -297,6 +326,7 @@ class Builder {
     }
     s_.samples = std::move(samples);
     CountWarning(counts);
+    return {};
   }
 
   // The numbers of each src pad of an element that logs on several (a tee, a
@@ -405,6 +435,7 @@ class Builder {
   const GstLog* log_;
   const std::string& dot_file_;
   const std::string& log_file_;
+  const InputLimits& limits_;
   Snapshot s_;
 
   std::set<std::pair<int, int>> edges_;               // dot element -> dot element
@@ -435,8 +466,9 @@ bool IsQueueType(std::string_view type) {
 }
 
 Result<Snapshot> BuildSnapshot(const DotPipeline& dot, const GstLog* log,
-                               const std::string& dot_file, const std::string& log_file) {
-  return Builder(dot, log, dot_file, log_file).Build();
+                               const std::string& dot_file, const std::string& log_file,
+                               const InputLimits& limits) {
+  return Builder(dot, log, dot_file, log_file, limits).Build();
 }
 
 }  // namespace cookgraph::gst

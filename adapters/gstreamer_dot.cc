@@ -1,6 +1,10 @@
 // The .dot stage of the GStreamer reader: a tokenizer and a parser for the
 // subset of DOT that gst_debug_bin_to_dot_file writes (subgraphs, node and edge
 // statements, attribute lists, `key=value` statements), into a DotPipeline.
+// Subgraphs are parsed without recursion (a stack of the scopes to restore),
+// so nesting is bounded by the depth limit alone, never by the C++ stack.
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
@@ -9,13 +13,10 @@
 #include <unordered_set>
 
 #include "adapters/gstreamer_records.h"
+#include "adapters/text.h"
 
 namespace cookgraph::gst {
 namespace {
-
-// Deeper subgraph nesting than any pipeline has (bins nest at most
-// kMaxContainerDepth deep, each with a pad cluster); keeps the recursion bounded.
-constexpr int kMaxNesting = 2 * static_cast<int>(kMaxContainerDepth) + 8;
 
 enum class Tok : uint8_t { kId, kString, kPunct, kArrow, kEnd };
 
@@ -154,7 +155,8 @@ std::string_view BareName(std::string_view id) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& file) : lex_(text), file_(file) {}
+  Parser(std::string_view text, const std::string& file, const InputLimits& limits)
+      : lex_(text), file_(file), limits_(limits) {}
 
   Result<DotPipeline> Parse() {
     if (!Advance()) return *error_;
@@ -168,10 +170,10 @@ class Parser {
     if (tok_.kind == Tok::kId || tok_.kind == Tok::kString) {
       if (!Advance()) return *error_;
     }
-    if (!Expect("{") || !Statements(0)) return *error_;
+    if (!Expect("{") || !Statements()) return *error_;
     if (!Advance()) return *error_;
     if (tok_.kind != Tok::kEnd) return Fail("text after the closing '}' of the graph");
-    Finish();
+    if (!Finish()) return *error_;
     return std::move(out_);
   }
 
@@ -184,14 +186,20 @@ class Parser {
     bool src = false;
   };
 
-  // Statements up to the matching '}' (the current token when it returns true).
-  bool Statements(int depth) {
-    if (depth > kMaxNesting) {
-      Fail("subgraphs nest more than " + std::to_string(kMaxNesting) + " deep");
-      return false;
-    }
+  // The graph's statements, after its '{', up to its closing '}' (the current
+  // token when it returns true). A subgraph's '{' saves the scope it opens
+  // in, and its '}' restores it.
+  bool Statements() {
+    std::vector<Scope> outer;  // per open subgraph: the scope around it
     if (!Advance()) return false;
-    while (!(tok_.kind == Tok::kPunct && tok_.text == "}")) {
+    for (;;) {
+      if (tok_.kind == Tok::kPunct && tok_.text == "}") {
+        if (outer.empty()) return true;
+        scope_ = outer.back();
+        outer.pop_back();
+        if (!Advance()) return false;
+        continue;
+      }
       if (tok_.kind == Tok::kEnd) {
         Fail("the graph ends before its closing '}'");
         return false;
@@ -200,23 +208,33 @@ class Parser {
         if (!Advance()) return false;
         continue;
       }
-      if (!Statement(depth)) return false;
+      std::string_view id;
+      bool subgraph = tok_.kind == Tok::kPunct && tok_.text == "{";
+      if (tok_.kind == Tok::kId && Lower(tok_.text) == "subgraph") {
+        if (!Advance()) return false;
+        if (tok_.kind == Tok::kId || tok_.kind == Tok::kString) {
+          id = tok_.text;
+          if (!Advance()) return false;
+        }
+        if (!(tok_.kind == Tok::kPunct && tok_.text == "{"))
+          return Unexpected("'{' after subgraph");
+        subgraph = true;
+      }
+      if (!subgraph) {
+        if (!Statement()) return false;
+        continue;
+      }
+      if (outer.size() >= limits_.depth) {
+        Fail(LimitMessage(limits_, "depth", "subgraphs nest deeper than"));
+        return false;
+      }
+      outer.push_back(scope_);
+      if (!OpenSubgraph(id) || !Advance()) return false;
     }
-    return true;
   }
 
-  bool Statement(int depth) {
-    if (tok_.kind == Tok::kPunct && tok_.text == "{") return Subgraph("", depth);
-    if (tok_.kind == Tok::kId && Lower(tok_.text) == "subgraph") {
-      if (!Advance()) return false;
-      std::string_view id;
-      if (tok_.kind == Tok::kId || tok_.kind == Tok::kString) {
-        id = tok_.text;
-        if (!Advance()) return false;
-      }
-      if (!(tok_.kind == Tok::kPunct && tok_.text == "{")) return Unexpected("'{' after subgraph");
-      return Subgraph(id, depth);
-    }
+  // A statement other than a subgraph; leaves the token after it.
+  bool Statement() {
     if (tok_.kind != Tok::kId && tok_.kind != Tok::kString) return Unexpected("a statement");
     const Token first = tok_;
     if (!Advance()) return false;
@@ -284,7 +302,9 @@ class Parser {
     return true;
   }
 
-  bool Subgraph(std::string_view id, int depth) {
+  // At the '{' of subgraph `id`: enters its scope (an element cluster, or a
+  // pad cluster of the element around it). False past the nodes limit.
+  bool OpenSubgraph(std::string_view id) {
     const int64_t line = tok_.line;
     const Scope outer = scope_;
     if (id.substr(0, 8) == "cluster_") {
@@ -297,6 +317,10 @@ class Parser {
         scope_.pads = true;
         scope_.src = name.substr(owner->cluster.size()) == "_src";
       } else {
+        if (out_.elements.size() >= limits_.nodes) {
+          Fail(LimitMessage(limits_, "nodes", "the dump has more elements than"));
+          return false;
+        }
         DotElement e;
         e.cluster = std::string(name);
         e.pointer = PointerSuffix(name);
@@ -309,9 +333,7 @@ class Parser {
         scope_ = Scope{.element = index};
       }
     }
-    const bool ok = Statements(depth + 1);
-    scope_ = outer;
-    return ok && Advance();
+    return true;
   }
 
   void Assign(std::string_view key, std::string_view value) {
@@ -365,8 +387,9 @@ class Parser {
   // Splits the labels, and tells bins from elements: a bin holds element
   // clusters or ghost pads (which GStreamer colours #ffdddd / #ddddff), is
   // filled white while it has pads (an element with pads is coloured by
-  // them), or has a GType that names it one.
-  void Finish() {
+  // them), or has a GType that names it one. False (with the error) for a
+  // name or type past the name-length limit.
+  bool Finish() {
     auto header = LabelLines(header_label_);
     if (!header.empty()) {
       std::string_view type = header[0];
@@ -384,6 +407,17 @@ class Parser {
       if (!lines.empty()) lines.erase(lines.begin());
       SplitLabel(lines, e.name, e.params);
       if (e.name.empty()) e.name = std::string(BareName(e.cluster));
+      for (const auto& [what, text] : {std::pair{"name", &e.name}, std::pair{"type", &e.type}}) {
+        if (text->size() > limits_.name_length) {
+          error_ = Error{.file = file_,
+                         .line = e.line,
+                         .where = "element cluster_" + TruncateMiddle(e.cluster, 40),
+                         .message = LimitMessage(limits_, "name-length",
+                                                 fmt::format("its {} is {} bytes long, longer than",
+                                                             what, text->size()))};
+          return false;
+        }
+      }
       bool ghost_pads = false;
       for (int p : e.pads) {
         const std::string& fill = out_.pads[p].fill;
@@ -394,6 +428,7 @@ class Parser {
       e.bin =
           !e.children.empty() || ghost_pads || (e.fill == "#ffffff" && !e.pads.empty()) || bin_type;
     }
+    return true;
   }
 
   // Label lines after the type: the name, an optional state ("[>]",
@@ -457,6 +492,7 @@ class Parser {
 
   Lexer lex_;
   const std::string& file_;
+  const InputLimits& limits_;
   Token tok_;
   Scope scope_;
   std::string_view header_label_;
@@ -522,8 +558,9 @@ std::string CompactCaps(std::string_view raw) {
   return out;
 }
 
-Result<DotPipeline> ParseDot(std::string_view text, const std::string& file) {
-  return Parser(text, file).Parse();
+Result<DotPipeline> ParseDot(std::string_view text, const std::string& file,
+                             const InputLimits& limits) {
+  return Parser(text, file, limits).Parse();
 }
 
 }  // namespace cookgraph::gst

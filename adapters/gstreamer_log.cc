@@ -11,10 +11,14 @@
 // The tracer writes the strings with printf's %s, unquoted, so names are cut
 // on the field markers, the numbers from the right.
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -95,9 +99,10 @@ std::string Lower(std::string_view s) {
 
 class LogReader {
  public:
-  explicit LogReader(GstLog& out) : out_(out) {}
+  LogReader(GstLog& out, const ByteSource& source) : out_(out), source_(source) {}
 
-  void Line(std::string_view raw, int64_t number) {
+  // False once a record passed a limit: error() says which.
+  bool Line(std::string_view raw, int64_t number) {
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
     std::string_view line = StripColour(raw, scratch_);
     if (const size_t at = line.find(kElementMarker); at != std::string_view::npos) {
@@ -106,11 +111,31 @@ class LogReader {
                at2 != std::string_view::npos && (at2 == 0 || !IsNameChar(line[at2 - 1]))) {
       Latency(line, at2, number);
     }
+    return !error_;
   }
+
+  const std::optional<Error>& error() const { return error_; }
 
  private:
   static bool IsNameChar(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  }
+
+  // False (with error_) when one of `names` (field, text) of the record on
+  // line `number` is longer than the name-length limit.
+  bool NamesFit(std::initializer_list<std::pair<std::string_view, std::string_view>> names,
+                int64_t number) {
+    for (const auto& [field, text] : names) {
+      if (text.size() <= source_.limits().name_length) continue;
+      error_ = Error{
+          .file = source_.name(),
+          .line = number,
+          .message = LimitMessage(
+              source_.limits(), "name-length",
+              fmt::format("a record's {} is {} bytes long, longer than", field, text.size()))};
+      return false;
+    }
+    return true;
   }
 
   void Element(std::string_view line, size_t at, int64_t number) {
@@ -130,8 +155,10 @@ class LogReader {
     }
     const std::string_view name = s.substr(0, pad_at);
     const std::string_view pad = s.substr(pad_at + 14, time_at - pad_at - 14);
-    std::vector<double>& series = PadSeries(*id, name, pad);
-    series.push_back(Ms(TimeAndTs(s.substr(time_at + 16)), line, number));
+    if (!NamesFit({{"element-id", *id}, {"element", name}, {"src", pad}}, number)) return;
+    std::vector<double>* series = PadSeries(*id, name, pad, number);
+    if (series == nullptr) return;
+    series->push_back(Ms(TimeAndTs(s.substr(time_at + 16)), line, number));
   }
 
   void Latency(std::string_view line, size_t at, int64_t number) {
@@ -151,6 +178,15 @@ class LogReader {
       Problem(out_.malformed, line, number);
       return;
     }
+    if (!NamesFit({{"src-element-id", *src_id},
+                   {"src-element", *src_name},
+                   {"src", *src_pad},
+                   {"sink-element-id", *sink_id},
+                   {"sink-element", *sink_name},
+                   {"sink", *sink_pad}},
+                  number)) {
+      return;
+    }
     // By sink pad, not by source: see LogPair.
     std::string key = Lower(*sink_id) + ' ' + std::string(*sink_pad);
     auto [it, added] = pairs_.try_emplace(std::move(key), out_.pairs.size());
@@ -164,14 +200,23 @@ class LogReader {
     out_.pairs[it->second].ms.push_back(Ms(TimeAndTs(s), line, number));
   }
 
-  // The series of `pad` of element `id`, created on its first record.
-  std::vector<double>& PadSeries(std::string_view id, std::string_view name, std::string_view pad) {
+  // The series of `pad` of element `id`, created on its first record; nullptr
+  // (with error_) when a new element would pass the nodes limit.
+  std::vector<double>* PadSeries(std::string_view id, std::string_view name, std::string_view pad,
+                                 int64_t number) {
     auto it = elements_.find(id);
     if (it == elements_.end()) {
       // Pointers are printed by %p: lower case on glibc, but compare without case.
       std::string key = Lower(id);
       it = elements_.find(key);
       if (it == elements_.end()) {
+        if (out_.elements.size() >= source_.limits().nodes) {
+          error_ = Error{.file = source_.name(),
+                         .line = number,
+                         .message = LimitMessage(source_.limits(), "nodes",
+                                                 "the log has records of more elements than")};
+          return nullptr;
+        }
         it = elements_.emplace(std::string(id), out_.elements.size()).first;
         if (key != id) elements_.emplace(key, out_.elements.size());
         out_.elements.push_back(LogElement{.id = key, .name = std::string(name)});
@@ -179,10 +224,10 @@ class LogReader {
     }
     LogElement& e = out_.elements[it->second];
     for (LogPad& p : e.pads) {
-      if (p.name == pad) return p.ms;
+      if (p.name == pad) return &p.ms;
     }
     e.pads.push_back(LogPad{.name = std::string(pad)});
-    return e.pads.back().ms;
+    return &e.pads.back().ms;
   }
 
   // ms from a record's time; NaN (counted) when it could not be read or is
@@ -220,6 +265,8 @@ class LogReader {
   }
 
   GstLog& out_;
+  const ByteSource& source_;
+  std::optional<Error> error_;
   Index elements_;  // id as logged (and in lower case) -> index into out_.elements
   Index pairs_;     // "sink_id sink_pad" -> index into out_.pairs
   std::string scratch_;
@@ -229,7 +276,7 @@ class LogReader {
 
 Result<GstLog> ReadLog(ByteSource& source) {
   GstLog out;
-  LogReader reader(out);
+  LogReader reader(out, source);
   std::vector<char> buffer(1 << 16);
   std::string carry;  // the start of a line that continues in the next chunk
   bool cut = false;   // the current line passed kMaxLine; the rest is skipped
@@ -248,19 +295,21 @@ Result<GstLog> ReadLog(ByteSource& source) {
         cut = cut || carry.size() >= kMaxLine;
         break;
       }
+      bool ok = true;
       if (carry.empty() && !cut) {
-        reader.Line(piece, line);
+        ok = reader.Line(piece, line);
       } else {
         if (!cut) carry.append(piece.substr(0, kMaxLine - std::min(kMaxLine, carry.size())));
-        reader.Line(carry, line);
+        ok = reader.Line(carry, line);
         carry.clear();
         cut = false;
       }
+      if (!ok) return *reader.error();
       ++line;
       start = end + 1;
     }
   }
-  if (!carry.empty()) reader.Line(carry, line);
+  if (!carry.empty() && !reader.Line(carry, line)) return *reader.error();
   out.lines = carry.empty() ? line - 1 : line;
   if (source.failed()) {
     return Error{.file = source.name(), .line = line, .message = source.error()};

@@ -68,8 +68,10 @@ struct DotPipeline {
 
 /// Parses a dump written by gst_debug_bin_to_dot_file (GStreamer 1.x, with or
 /// without the `node_` id prefix). A file that is not DOT, or not complete, is
-/// an Error with its line and column.
-Result<DotPipeline> ParseDot(std::string_view text, const std::string& file);
+/// an Error with its line and column; so is one past the depth, nodes or
+/// name-length limit.
+Result<DotPipeline> ParseDot(std::string_view text, const std::string& file,
+                             const InputLimits& limits = {});
 
 /// The lines of a raw dot label: `\n`, `\l` and `\r` end lines; `\"`, `\\`,
 /// `\t` and the octal escapes of g_strescape give their characters; trailing
@@ -122,15 +124,18 @@ struct GstLog {
 };
 
 /// Streams `source` line by line (a log of several GB is fine: only the
-/// samples are kept). A read failure (corrupt gzip, I/O error) is an Error at
-/// the line where it happened; so is a log without a single element-latency or
-/// latency record.
+/// samples are kept). A read failure (corrupt gzip, I/O error, input-size) is
+/// an Error at the line where it happened; so is a log without a single
+/// element-latency or latency record, and a name past the name-length limit
+/// or more elements than the nodes limit (the source's limits).
 Result<GstLog> ReadLog(ByteSource& source);
 
 /// Joins a dump and (when `log` is not null) a log into a Snapshot; the
-/// decisions are written down in adapters/gstreamer.h.
+/// decisions are written down in adapters/gstreamer.h. `limits` bound the
+/// nodes (dump and log together) and the samples (frames × sampled nodes).
 Result<Snapshot> BuildSnapshot(const DotPipeline& dot, const GstLog* log,
-                               const std::string& dot_file, const std::string& log_file);
+                               const std::string& dot_file, const std::string& log_file,
+                               const InputLimits& limits = {});
 
 /// True when `type` is a GType whose time is waiting, not work: it contains
 /// "queue" in any case (GstQueue, GstQueue2, GstMultiQueue), as the packs'

@@ -34,7 +34,7 @@ std::string Input::name() const {
 }
 
 bool HasSnapshotExtension(const std::string& path) {
-  for (std::string_view ext : {".json", ".json.gz", ".yaml", ".yml"}) {
+  for (std::string_view ext : {".json", ".json.gz", ".yaml", ".yml", ".yaml.gz", ".yml.gz"}) {
     if (EndsWith(path, ext)) return true;
   }
   return false;
@@ -109,8 +109,8 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
     if (found.empty()) {
       list.errors.push_back(Error{
           .file = arg,
-          .message = "directory holds nothing cookgraph reads (.json, .json.gz, .yaml, .yml "
-                     "files, or a GStreamer .dot dump)"});
+          .message = "directory holds nothing cookgraph reads (.json, .yaml, .yml files, plain "
+                     "or .gz, or a GStreamer .dot dump)"});
       continue;
     }
     list.inputs.insert(list.inputs.end(), found.begin(), found.end());

@@ -28,7 +28,7 @@ struct InputList {
 /// Files stay as given, except that GStreamer dumps and logs (recognised by
 /// content) in one folder are one input. A folder that holds a GStreamer dump
 /// is one input (a recording); other folders are searched recursively for
-/// files cookgraph reads (.json, .json.gz, .yaml, .yml, and folders with a
+/// files cookgraph reads (.json, .yaml, .yml, plain or .gz, and folders with a
 /// GStreamer dump), sorted by path. "-" is standard input. A missing path or a
 /// folder with nothing to read is an error for that argument.
 InputList ExpandInputs(const std::vector<std::string>& args);

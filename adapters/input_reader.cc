@@ -1,5 +1,6 @@
 #include "adapters/input_reader.h"
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <utility>
@@ -41,7 +42,8 @@ bool HasNativeKey(std::string_view head) {
   return false;
 }
 
-Result<Snapshot> ReadGstreamerInput(const std::vector<std::string>& paths) {
+Result<Snapshot> ReadGstreamerInput(const std::vector<std::string>& paths,
+                                    const InputLimits& limits) {
   for (const std::string& path : paths) {
     if (path == "-") {
       return Error{.file = "-",
@@ -49,7 +51,7 @@ Result<Snapshot> ReadGstreamerInput(const std::vector<std::string>& paths) {
                               ".dot dump and tracer log, or the folder holding them"};
     }
   }
-  return ReadGstreamer(paths);
+  return ReadGstreamer(paths, limits);
 }
 
 }  // namespace
@@ -99,15 +101,24 @@ Result<Snapshot> ReadInput(const std::vector<std::string>& paths, const ReadOpti
                               std::string(InputFormatName(*options.format)) +
                               " reads one file; two paths or a folder are a GStreamer recording"};
     }
-    return ReadGstreamerInput(paths);
+    return ReadGstreamerInput(paths, options.limits);
   }
-  auto opened = ByteSource::Open(paths[0]);
+  auto opened = ByteSource::Open(paths[0], options.limits);
   if (!opened) return opened.error();
   ByteSource& source = **opened;
   const std::string_view head = source.Head();
   if (source.failed()) return Error{.file = paths[0], .message = source.error()};
   std::optional<InputFormat> format = options.format ? options.format : DetectFormat(head);
   if (!format) {
+    // Head() holds what inflated before a gzip stream broke off: the stream's
+    // error ("unexpected end of file") says more than "not a format".
+    std::string skip(std::min<size_t>(head.size() + 1, size_t{1} << 16), '\0');
+    for (size_t read = 0; read <= head.size() && !source.failed();) {
+      const size_t n = source.Read(skip.data(), skip.size());
+      if (n == 0) break;
+      read += n;
+    }
+    if (source.failed()) return Error{.file = paths[0], .message = source.error()};
     return Error{.file = paths[0],
                  .message = "not a format cookgraph reads: " + std::string(ReadableFormats())};
   }
@@ -117,7 +128,7 @@ Result<Snapshot> ReadInput(const std::vector<std::string>& paths, const ReadOpti
     case InputFormat::kChromeTrace:
       return ReadChromeTrace(source, ChromeTraceOptions{.frame_marker = options.frame_marker});
     case InputFormat::kGstreamer:
-      return ReadGstreamerInput(paths);
+      return ReadGstreamerInput(paths, options.limits);
   }
   return Error{.file = paths[0], .message = "unknown input format"};
 }

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/input_limits.h"
 #include "graph/error.h"
 #include "metrics/snapshot.h"
 
@@ -28,6 +29,7 @@ std::optional<InputFormat> ParseInputFormat(std::string_view name);
 struct ReadOptions {
   std::optional<InputFormat> format;        // unset = recognise from the content
   std::optional<std::string> frame_marker;  // Chrome traces: the regex of frame markers
+  InputLimits limits;                       // what one input may hold (`--limit`)
 };
 
 /// What cookgraph reads, for messages: one line.

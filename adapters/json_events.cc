@@ -5,7 +5,9 @@
 // strings without escapes reach the handler without a copy, and numbers are
 // converted by std::from_chars (libstdc++'s fast_float). The grammar is strict
 // RFC 8259: no comments, no trailing commas, UTF-8 validated, lone surrogates
-// refused. No recursion: nesting depth costs one byte of stack per level.
+// refused. No recursion: nesting depth costs one byte of stack per level, up
+// to the depth limit; strings and numbers are bounded by name-length (keys)
+// and string-length (values) while they are scanned (adapters/input_limits.h).
 
 #include <emmintrin.h>
 
@@ -27,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "adapters/events.h"
+#include "adapters/input_limits.h"
 
 namespace cookgraph {
 namespace {
@@ -138,6 +141,17 @@ class JsonReader {
     }
     return false;
   }
+  // A limit of source_.limits() passed at buffer index `at`: not a syntax
+  // error, so without "invalid JSON".
+  bool FailLimit(size_t at, std::string_view key, std::string_view what) {
+    if (!error_) {
+      error_ = Error{.file = source_.name(),
+                     .line = line_,
+                     .column = At(at).column,
+                     .message = LimitMessage(source_.limits(), key, what)};
+    }
+    return false;
+  }
   bool FailEnd(std::string_view expected) {
     ended_ = true;
     return Fail(end_, fmt::format("unexpected end of input; expected {}", expected));
@@ -148,7 +162,9 @@ class JsonReader {
 
   // Scans the string whose opening quote is at pos_ and leaves pos_ after its
   // closing quote; `out` is its decoded value (in the buffer or in scratch_).
-  bool ScanString(std::string_view& out);
+  // An object key is a name: its bound is name-length, else string-length;
+  // a longer string is refused before it is buffered whole.
+  bool ScanString(std::string_view& out, bool key);
   bool DecodeString(size_t from, size_t to, std::string_view& out);
   bool ScanNumber();
   bool ScanLiteral();
@@ -211,7 +227,8 @@ bool JsonReader::SkipBlank() {
   }
 }
 
-bool JsonReader::ScanString(std::string_view& out) {
+bool JsonReader::ScanString(std::string_view& out, bool key) {
+  const uint64_t most = key ? source_.limits().name_length : source_.limits().string_length;
   size_t start = pos_;  // the opening quote
   size_t i = start + 1;
   bool plain = true;    // no escape and no byte above 0x7F: the bytes are the value
@@ -239,6 +256,10 @@ bool JsonReader::ScanString(std::string_view& out) {
     }
     char c = b[i];
     if (i >= end_) {
+      if (i - start - 1 > most) {
+        return FailLimit(start, key ? "name-length" : "string-length",
+                         key ? "an object key is longer than" : "a string is longer than");
+      }
       if (eof_ || !Refill(start)) {
         pos_ = end_;
         return FailEnd("the rest of a string and its closing quote");
@@ -264,6 +285,10 @@ bool JsonReader::ScanString(std::string_view& out) {
     }
     return Fail(i, fmt::format("invalid string: control character U+{:04X} must be escaped",
                                static_cast<unsigned char>(c)));
+  }
+  if (i - start - 1 > most) {
+    return FailLimit(start, key ? "name-length" : "string-length",
+                     key ? "an object key is longer than" : "a string is longer than");
   }
   pos_ = i + 1;
   if (plain) {
@@ -379,6 +404,9 @@ bool JsonReader::ScanNumber() {
       }
       while (IsDigit(b[i])) ++i;
     }
+    if (i - pos_ > source_.limits().string_length) {
+      return FailLimit(pos_, "string-length", "a number is longer than");
+    }
     if (i >= end_ && !eof_) {  // the number may go on in the next block
       Refill(pos_);  // at the end (or on a read error), eof_ is set and the scan ends there
       continue;
@@ -449,6 +477,9 @@ bool JsonReader::ScanLiteral() {
 // One scalar, or the opening bracket of a container.
 bool JsonReader::Value() {
   char c = buf_[pos_];
+  if ((c == '{' || c == '[') && stack_.size() >= source_.limits().depth) {
+    return FailLimit(pos_, "depth", "arrays and objects nest deeper than");
+  }
   switch (c) {
     case '{':
       ++pos_;
@@ -460,7 +491,7 @@ bool JsonReader::Value() {
       return handler_.BeginArray(Here());
     case '"': {
       std::string_view s;
-      return ScanString(s) && handler_.String(s, Here());
+      return ScanString(s, false) && handler_.String(s, Here());
     }
     case 't':
     case 'f':
@@ -522,7 +553,7 @@ Status JsonReader::Parse(bool* ended_early) {
       case Next::kKey: {
         if (c != '"') return result(Unexpected("a string (an object key)"));
         std::string_view key;
-        if (!ScanString(key) || !handler_.Key(key, Here())) return result(false);
+        if (!ScanString(key, true) || !handler_.Key(key, Here())) return result(false);
         if (!SkipBlank()) return result(!source_.failed() && FailEnd("':'"));
         if (buf_[pos_] != ':') return result(Unexpected("':' after an object key"));
         ++pos_;

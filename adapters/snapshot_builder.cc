@@ -16,6 +16,7 @@ using builder_internal::Field;
 using builder_internal::PendingRef;
 using builder_internal::PendingSeries;
 using builder_internal::Quote;
+using builder_internal::SeriesLengthMessage;
 
 namespace {
 
@@ -57,8 +58,10 @@ Field FramesField(std::string_view key) {
 
 }  // namespace
 
-SnapshotBuilder::SnapshotBuilder(std::string file) : s_(std::make_unique<State>()) {
+SnapshotBuilder::SnapshotBuilder(std::string file, const InputLimits& limits)
+    : s_(std::make_unique<State>()) {
   s_->file = std::move(file);
+  s_->limits = limits;
 }
 SnapshotBuilder::~SnapshotBuilder() = default;
 
@@ -91,8 +94,16 @@ bool SnapshotBuilder::Fail(Location at, std::string where, std::string message) 
   return false;
 }
 
+bool SnapshotBuilder::NameFits(std::string_view name, std::string_view what, Location at) {
+  if (name.size() <= s_->limits.name_length) return true;
+  return Fail(at, s_->stack.size() > 1 && s_->top() == Ctx::kNode ? s_->NodeWhere() : "",
+              LimitMessage(s_->limits, "name-length",
+                           fmt::format("{} is {} bytes long, longer than", what, name.size())));
+}
+
 bool SnapshotBuilder::Key(std::string_view key, Location at) {
   if (Skipping(false, false)) return true;
+  if (!NameFits(key, "a key", at)) return false;
   State& s = *s_;
   auto unknown = [&](std::string_view place) {
     auto& entry = s.unknown_keys[fmt::format("unknown key '{}' in {}", key, place)];
@@ -197,6 +208,10 @@ bool SnapshotBuilder::BeginObject(Location at) {
       }
       break;
     case Ctx::kNodes:
+      if (s.nodes.size() >= s.limits.nodes) {
+        return Fail(at, fmt::format("nodes[{}]", s.nodes.size()),
+                    LimitMessage(s.limits, "nodes", "the network has more nodes than"));
+      }
       s.nodes.emplace_back();
       s.node_at.push_back(at);
       s.node_has_id = false;
@@ -312,8 +327,10 @@ bool SnapshotBuilder::BeginArray(Location at) {
       PendingSeries& series = s.series.back();
       series.present[s.metric] = true;
       series.value_at[s.metric] = at;
-      // Series usually follow the index: reserve exactly, no growth slack.
-      series.values[s.metric].reserve(s.index.size());
+      // Series usually follow the index: reserve exactly, no growth slack. A
+      // series of another length is refused where it ends (EndArray), so a
+      // run of short series cannot reserve the index's length each.
+      if (s.index_complete) series.values[s.metric].reserve(s.index.size());
       s.stack.push_back(Ctx::kValues);
       return true;
     }
@@ -326,7 +343,18 @@ bool SnapshotBuilder::BeginArray(Location at) {
 bool SnapshotBuilder::EndArray(Location at) {
   if (Skipping(false, true)) return true;
   (void)at;
-  s_->stack.pop_back();
+  State& s = *s_;
+  const Ctx ctx = s.top();
+  s.stack.pop_back();
+  if (ctx == Ctx::kIndex) s.index_complete = true;
+  if (ctx == Ctx::kValues && s.index_complete) {
+    const PendingSeries& series = s.series.back();
+    const size_t count = series.values[s.metric].size();
+    if (count != s.index.size()) {
+      return Fail(series.value_at[s.metric], fmt::format("series '{}'", series.id),
+                  SeriesLengthMessage(static_cast<Metric>(s.metric), count, s.index.size()));
+    }
+  }
   return true;
 }
 

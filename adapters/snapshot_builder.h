@@ -13,14 +13,16 @@
 #include <vector>
 
 #include "adapters/events.h"
+#include "adapters/input_limits.h"
 #include "metrics/snapshot.h"
 
 namespace cookgraph {
 
 class SnapshotBuilder final : public EventHandler {
  public:
-  /// `file` names the input in errors and warnings.
-  explicit SnapshotBuilder(std::string file);
+  /// `file` names the input in errors and warnings; `limits` bound the number
+  /// of nodes and the length of names (the tokenizers bound the rest).
+  explicit SnapshotBuilder(std::string file, const InputLimits& limits = {});
   ~SnapshotBuilder() override;
 
   bool BeginObject(Location at) override;
@@ -50,6 +52,9 @@ class SnapshotBuilder final : public EventHandler {
   bool Skipping(bool is_begin, bool is_end);
   // Records an error and stops the parse: returns false.
   bool Fail(Location at, std::string where, std::string message);
+  // False (with the error) when `name` is longer than the name-length limit;
+  // `what` is the field ("an id").
+  bool NameFits(std::string_view name, std::string_view what, Location at);
   // Records the error for a value of kind `got` with no place here
   // (snapshot_builder_errors.cc).
   bool Unexpected(Got got, Location at);

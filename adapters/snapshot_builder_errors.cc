@@ -69,6 +69,10 @@ const char* FieldName(Field f) {
   }
 }
 
+std::string SeriesLengthMessage(Metric metric, size_t count, size_t frames) {
+  return fmt::format("{} has {} values but frames.index has {}", MetricName(metric), count, frames);
+}
+
 }  // namespace builder_internal
 
 // A value where the format has no place for it, or of the wrong type.

@@ -82,10 +82,9 @@ Result<Snapshot> SnapshotBuilder::Finish() {
     for (int m = 0; m < kMetricCount; ++m) {
       if (!series.present[m]) continue;
       if (series.values[m].size() != frames) {
-        return fail(
-            series.value_at[m], fmt::format("series '{}'", series.id),
-            fmt::format("{} has {} values but frames.index has {}",
-                        MetricName(static_cast<Metric>(m)), series.values[m].size(), frames));
+        return fail(series.value_at[m], fmt::format("series '{}'", series.id),
+                    builder_internal::SeriesLengthMessage(static_cast<Metric>(m),
+                                                          series.values[m].size(), frames));
       }
       samples.SetSeries(*node, static_cast<Metric>(m), std::move(series.values[m]));
     }

@@ -74,6 +74,9 @@ enum class Field : uint8_t {
 /// without a fixed name (snapshot_builder_errors.cc).
 const char* FieldName(Field f);
 
+/// "cook_ms has 2 values but frames.index has 3" (snapshot_builder_errors.cc).
+std::string SeriesLengthMessage(Metric metric, size_t count, size_t frames);
+
 // At most 40 characters of a value from the input, for messages.
 inline std::string Quote(std::string_view text) {
   return text.size() <= 40 ? std::string(text) : std::string(text.substr(0, 37)) + "...";
@@ -107,6 +110,7 @@ enum class SnapshotBuilder::Got : uint8_t { kObject, kArray, kNull, kBool, kNumb
 
 struct SnapshotBuilder::State {
   std::string file;
+  InputLimits limits;
   std::vector<builder_internal::Ctx> stack;
   builder_internal::Field field = builder_internal::Field::kNone;
   int skip_depth = 0;      // > 0 while skipping an unknown key's collection value
@@ -132,6 +136,7 @@ struct SnapshotBuilder::State {
 
   // Frames.
   bool frames_seen = false;
+  bool index_complete = false;  // frames.index has been read to its end
   uint32_t frames_seen_keys = 0;
   std::vector<int64_t> index;
   std::vector<double> frame_ms;

@@ -134,6 +134,12 @@ bool SnapshotBuilder::String(std::string_view value, Location at) {
   if (Skipping(false, false)) return true;
   State& s = *s_;
   if (s.stack.empty()) return Unexpected(Got::kString, at);
+  // Every string but a parameter's value is a name (an id, a type, an id in a
+  // list, the engine); the tokenizer has bounded those by string-length.
+  if (s.top() != Ctx::kParams && value.size() > s.limits.name_length) {
+    const std::string_view field = FieldName(s.field);
+    return NameFits(value, field.empty() ? "a string" : fmt::format("'{}'", field), at);
+  }
   switch (s.top()) {
     case Ctx::kTop:
       switch (s.field) {

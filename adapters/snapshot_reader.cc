@@ -9,7 +9,7 @@ namespace cookgraph {
 namespace {
 
 Result<Snapshot> Read(ByteSource& source, Spelling spelling) {
-  SnapshotBuilder builder(source.name());
+  SnapshotBuilder builder(source.name(), source.limits());
   Status parsed = spelling == Spelling::kJson ? ParseJsonEvents(source, builder)
                                               : ParseYamlEvents(source, builder);
   if (!parsed) {
@@ -21,8 +21,8 @@ Result<Snapshot> Read(ByteSource& source, Spelling spelling) {
 
 }  // namespace
 
-Result<Snapshot> ReadSnapshotFile(const std::string& path) {
-  auto opened = ByteSource::Open(path);
+Result<Snapshot> ReadSnapshotFile(const std::string& path, const InputLimits& limits) {
+  auto opened = ByteSource::Open(path, limits);
   if (!opened) return opened.error();
   return ReadSnapshotSource(**opened);
 }
@@ -31,20 +31,25 @@ Result<Snapshot> ReadSnapshotSource(ByteSource& source) {
   const std::string& path = source.name();
   char first = source.PeekNonBlank();
   if (source.failed()) return Error{.file = path, .message = source.error()};
-  if (first == 0) return Error{.file = path, .message = "the file is empty"};
+  // Blank as far as the buffer goes: empty, or blanks before the document
+  // (which the JSON reader skips and places).
+  if (first == 0 && source.HeadIsWholeInput()) {
+    return Error{.file = path, .message = "the file is empty"};
+  }
   Spelling spelling;
   if (EndsWith(path, ".yaml") || EndsWith(path, ".yml")) {
     spelling = Spelling::kYaml;
   } else if (EndsWith(path, ".json") || EndsWith(path, ".json.gz")) {
     spelling = Spelling::kJson;
   } else {
-    spelling = first == '{' || first == '[' ? Spelling::kJson : Spelling::kYaml;
+    spelling = first == 0 || first == '{' || first == '[' ? Spelling::kJson : Spelling::kYaml;
   }
   return Read(source, spelling);
 }
 
-Result<Snapshot> ParseSnapshot(std::string_view text, Spelling spelling, const std::string& file) {
-  auto source = ByteSource::FromString(text, file);
+Result<Snapshot> ParseSnapshot(std::string_view text, Spelling spelling, const std::string& file,
+                               const InputLimits& limits) {
+  auto source = ByteSource::FromString(text, file, limits);
   return Read(*source, spelling);
 }
 

@@ -19,13 +19,15 @@ enum class Spelling : uint8_t { kJson, kYaml };
 /// Reads `path` ("-" = standard input). gzip is recognised from its magic bytes;
 /// the spelling from the extension (.json, .json.gz, .yaml, .yml), else from the
 /// content. Errors name the file and, for syntax, the line and column.
-Result<Snapshot> ReadSnapshotFile(const std::string& path);
+Result<Snapshot> ReadSnapshotFile(const std::string& path, const InputLimits& limits = {});
 
-/// As ReadSnapshotFile, from a source opened by the caller (nothing read yet).
+/// As ReadSnapshotFile, from a source opened by the caller (nothing read yet),
+/// with the source's limits.
 Result<Snapshot> ReadSnapshotSource(ByteSource& source);
 
 /// Parses `text` as `spelling`; `file` is the name used in errors.
-Result<Snapshot> ParseSnapshot(std::string_view text, Spelling spelling, const std::string& file);
+Result<Snapshot> ParseSnapshot(std::string_view text, Spelling spelling, const std::string& file,
+                               const InputLimits& limits = {});
 
 }  // namespace cookgraph
 

@@ -1,16 +1,46 @@
 #include "advisor/yaml_fields.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 
+#include "adapters/text.h"
 #include "advisor/pack_schema.h"
 
 namespace cookgraph {
 
 YAML::Node YamlFields::Load(std::string_view yaml) const {
+  // YAML is Unicode text, but yaml-cpp passes any bytes through into values
+  // (a model name, a pack's guidelines, then a request body): refused here,
+  // with the place of the first bad byte.
+  for (size_t i = 0, line = 1, line_start = 0; i < yaml.size();) {
+    const size_t length = Utf8Length(yaml, i);
+    if (length == 0) {
+      Error error;
+      error.file = file_;
+      error.line = static_cast<int64_t>(line);
+      error.column = static_cast<int64_t>(i - line_start) + 1;
+      error.message =
+          fmt::format("bad YAML: byte 0x{:02X} is not UTF-8 (YAML files are UTF-8 text)",
+                      static_cast<unsigned char>(yaml[i]));
+      throw YamlFailure{std::move(error)};
+    }
+    if (yaml[i] == '\n') ++line, line_start = i + 1;
+    i += length;
+  }
   try {
     return YAML::Load(std::string(yaml));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own words for it are "bad file".
+    Error error = YamlExceptionError(e, file_);
+    error.message = fmt::format(
+        "bad YAML: mappings and sequences nest deeper than the {} levels yaml-cpp reads",
+        e.depth());
+    throw YamlFailure{std::move(error)};
   } catch (const YAML::ParserException& e) {
     Error error = YamlExceptionError(e, file_);
     error.message = "bad YAML: " + e.msg;
@@ -54,7 +84,12 @@ double YamlFields::Number(const YAML::Node& node, const std::string& where) cons
     const std::string& s = node.Scalar();
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
-    if (!s.empty() && end == s.c_str() + s.size()) return v;
+    if (!s.empty() && end == s.c_str() + s.size()) {
+      // strtod reads "inf", "nan" and 1e400 (as inf): no threshold or setting.
+      if (!std::isfinite(v))
+        Fail(node, where, "expected a finite number, got '" + s.substr(0, 40) + "'");
+      return v;
+    }
   }
   Fail(node, where, "expected a number");
 }

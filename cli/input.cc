@@ -12,6 +12,7 @@ ReadOptions InputArgs::options() const {
   ReadOptions options;
   if (format_in) options.format = ParseInputFormat(*format_in);  // checked by CLI11
   options.frame_marker = frame_marker;
+  for (const std::string& limit : limits) (void)SetLimit(options.limits, limit);  // checked
   return options;
 }
 
@@ -32,6 +33,19 @@ void AddFormatOptions(CLI::App& sub, InputArgs& args) {
           return "not a valid regex: " + std::string(e.what());
         }
         return "";
+      });
+  sub.add_option("--limit", args.limits,
+                 "KEY=VALUE, repeatable: a bound on what one input may hold; past it the input "
+                 "is refused with a message naming the limit (sizes take K, M, G, T). "
+                 "Defaults: " +
+                     SpellLimits(InputLimits{}))
+      ->expected(1)
+      ->allow_extra_args(false)  // one KEY=VALUE per --limit: INPUT may follow
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->check([](const std::string& value) -> std::string {
+        InputLimits scratch;
+        Status set = SetLimit(scratch, value);
+        return set ? "" : set.error().message;
       });
 }
 

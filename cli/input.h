@@ -2,7 +2,7 @@
 #define COOKGRAPH_CLI_INPUT_H_
 
 // The INPUT of the commands that read one network, and the options every
-// reading command has: --format-in and --frame-marker.
+// reading command has: --format-in, --frame-marker and --limit.
 
 #include <optional>
 #include <string>
@@ -20,13 +20,14 @@ struct InputArgs {
   std::vector<std::string> paths;
   std::optional<std::string> format_in;
   std::optional<std::string> frame_marker;
+  std::vector<std::string> limits;  // --limit KEY=VALUE, in order (checked by CLI11)
 
   /// The paths joined by " + ", for messages and reports.
   std::string name() const;
   ReadOptions options() const;
 };
 
-/// Adds --format-in and --frame-marker.
+/// Adds --format-in, --frame-marker and --limit.
 void AddFormatOptions(CLI::App& sub, InputArgs& args);
 
 /// Adds the positional INPUT (one path, or a GStreamer dump and its log) and

@@ -209,7 +209,8 @@ std::function<int()> SetupScore(CLI::App& sub) {
   sub.add_option("INPUT", args->inputs,
                  "snapshots and Chrome traces (files, or - for standard input), GStreamer "
                  "recordings (a .dot dump and its log, or their folder), and directories "
-                 "(searched recursively for .json, .json.gz, .yaml, .yml and GStreamer folders)")
+                 "(searched recursively for .json, .yaml, .yml files, plain or .gz, and "
+                 "GStreamer folders)")
       ->required();
   AddFormatOptions(sub, args->input);
   sub.add_option("--format", args->format, "output: table (default), json, csv or md")

@@ -1,6 +1,6 @@
 // Every reading command takes every format: native snapshots, Chrome traces
 // (the real fixtures in ../shared/fixtures/traces), GStreamer recordings as two
-// files or a folder; --format-in and --frame-marker; `cookgraph trace`.
+// files or a folder; --format-in, --frame-marker and --limit; `cookgraph trace`.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -130,6 +130,37 @@ TEST(CliInputs, TraceWritesAChromeTraceThatReadsBackToTheSameCookTimes) {
   const InputsRun bad = Cookgraph("trace tests/data/bad/malformed.json -o '" + dir / "bad.json" + "'");
   EXPECT_EQ(bad.code, 2);
   EXPECT_FALSE(fs::exists(dir / "bad.json"));
+}
+
+// --limit on every command that reads inputs, before or after INPUT, one
+// setting per occurrence; the last one of a key wins. The clean snapshot of
+// the corpus nests 5 deep (frames.series.ID.cook_ms).
+TEST(CliInputs, EveryReadingCommandTakesLimits) {
+  TempDir dir;
+  const std::string clean = "tests/data/bad/accepted/clean.json";
+  const std::string error = "cookgraph: error: " + clean +
+                            ":15:32: arrays and objects nest deeper than the depth limit of 4; if "
+                            "the input is genuine, raise it with --limit depth=16\n";
+  for (const std::string& command :
+       {"score --limit nodes=9 --limit depth=4 " + clean, "graph " + clean + " --limit depth=4",
+        "convert --limit depth=4 " + clean + " -o '" + dir / "c.json" + "'",
+        "trace " + clean + " --limit depth=4 -o '" + dir / "t.json" + "'",
+        "report " + clean + " --limit depth=4 --no-llm -o '" + dir / "r.md" + "'",
+        "diff --limit depth=4 " + clean + " " + clean,
+        "ask --limit depth=4 " + clean + " why --dry-run --model m",
+        "score --limit depth=1 --limit depth=4 " + clean}) {
+    const InputsRun run = Cookgraph(command);
+    EXPECT_EQ(run.code, 2) << command;
+    EXPECT_EQ(run.err, error) << command;
+    EXPECT_EQ(run.out, "") << command;
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  EXPECT_EQ(Cookgraph("score --limit depth=5 " + clean).code, 0);
+  const InputsRun bad = Cookgraph("score " + clean + " --limit depth=lots");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err,
+            "cookgraph: error: --limit: depth must be a whole number >= 1, got 'lots'\nRun with "
+            "--help for usage.\n");
 }
 
 }  // namespace
