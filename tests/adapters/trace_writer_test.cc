@@ -170,7 +170,9 @@ TEST(TraceWriter, ChromeTracesKeepTheirRecordedTiming) {
       const auto b = back->samples.series(*m, Metric::kCookMs);
       for (size_t f = 0; f < a.size(); ++f) {
         ASSERT_EQ(IsMissing(a[f]), IsMissing(b[f])) << path << " " << original->network.node(n).id;
-        if (!IsMissing(a[f])) EXPECT_NEAR(a[f], b[f], 2e-6) << path << " " << original->network.node(n).id;
+        if (!IsMissing(a[f])) {
+          EXPECT_NEAR(a[f], b[f], 2e-6) << path << " " << original->network.node(n).id;
+        }
       }
     }
   }
