@@ -34,6 +34,7 @@ import html
 import html.parser
 import http.server
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -220,6 +221,9 @@ def main():
     env = {"COOKGRAPH_BASE_URL": f"http://127.0.0.1:{llm_port}/case/echo-question/x/v1",
            "COOKGRAPH_MODEL": "fake", "PATH": "/usr/bin:/bin", "NO_COLOR": "1",
            "no_proxy": "127.0.0.1", "HOME": str(work)}
+    # A sanitizer build's settings (scripts/test-sanitizers.sh: the leak
+    # suppressions for Graphviz) carry over into the clean environment.
+    env.update({k: v for k, v in os.environ.items() if k.endswith("SAN_OPTIONS")})
     problems = []
     try:
         for out in ("report.html", "report.md"):
