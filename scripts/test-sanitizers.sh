@@ -5,12 +5,16 @@
 #     suite runs in it, including each fuzz target for a short time
 #     (fuzz_smoke_*, COOKGRAPH_FUZZ_SMOKE_SECONDS each);
 #  2. build-tsan: g++, ThreadSanitizer: batch scoring with -j 2 over good and
-#     bad inputs (tests/tools/tsan_batch.sh), and the reader, graph and
+#     bad inputs (tests/tools/tsan_batch.sh, and the whole bad-input corpus
+#     with tests/tools/bad_input_batch.py), and the reader, graph and
 #     statistics tests (the JSON reader's second thread, RunBoth's halves).
+# Suppressions, each with its reason: tests/sanitizers/*.supp.
 # Assumes scripts/install-deps.sh has run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+python=/usr/bin/python3  # Debian's, with the packages install-deps.sh adds (as CMake picks)
+[ -x "$python" ] || python=python3
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 
@@ -34,6 +38,10 @@ cmake -S . -B build-tsan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
   -DCOOKGRAPH_BENCH=OFF >/dev/null
 cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests
 bash tests/tools/tsan_batch.sh build-tsan/cli/cookgraph
+# The bad-input corpus with good inputs in one batch, -j 1 against -j 2 and
+# each input alone (the ctest bad_input_batch_loses_nothing, here under TSan).
+"$python" tests/tools/bad_corpus.py large build-tsan/bad_input >/dev/null
+"$python" tests/tools/bad_input_batch.py build-tsan/cli/cookgraph . build-tsan/bad_input build-tsan/bad_batch
 for t in adapters_tests metrics_tests graph_tests; do
   "build-tsan/tests/$t" --gtest_brief=1
 done
