@@ -47,6 +47,22 @@ WatchRun Watch(const TempDir& dir, const std::string& args) {
   return run;
 }
 
+// Sends frames 1..count to watch on 127.0.0.1:port as JSON-line datagrams, each
+// with the given "nodes" object, `gap` apart.
+void SendFrames(int port, int count, const std::string& nodes, std::chrono::milliseconds gap) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  for (int f = 1; f <= count; ++f) {
+    const std::string d = "{\"frame\": " + std::to_string(f) + ", \"nodes\": " + nodes + "}";
+    sendto(fd, d.data(), d.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+    std::this_thread::sleep_for(gap);
+  }
+  close(fd);
+}
+
 size_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
 TEST(Watch, ABadListenUrlIsOneLine) {
@@ -174,18 +190,7 @@ std::string WatchOnTerminal(const std::string& env) {
       " --frames 300 --duration 30 --refresh 0.25\" /dev/null >'" + dir / "out" + "' 2>&1";
   std::thread watch([&] { std::system(command.c_str()); });
   EXPECT_TRUE(WaitUntilBound(port)) << "watch did not bind udp port " << port;
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
-  for (int f = 1; f <= 300; ++f) {
-    std::string d =
-        "{\"frame\": " + std::to_string(f) + ", \"nodes\": {\"/p/slow\": 2.5, \"/p/fast\": 0.25}}";
-    sendto(fd, d.data(), d.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  close(fd);
+  SendFrames(port, 300, "{\"/p/slow\": 2.5, \"/p/fast\": 0.25}", std::chrono::milliseconds(5));
   watch.join();
   return Slurp(dir / "out");
 }
@@ -225,16 +230,7 @@ TEST(Watch, FramesWithoutNodesAreNotRecordedAsASnapshotThatCannotBeRead) {
                          " --frames 3 --duration 30 --record r.json");
   });
   EXPECT_TRUE(WaitUntilBound(port)) << "watch did not bind udp port " << port;
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
-  for (int f = 1; f <= 3; ++f) {
-    const std::string d = "{\"frame\": " + std::to_string(f) + ", \"nodes\": {}}";
-    sendto(fd, d.data(), d.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
-  }
-  close(fd);
+  SendFrames(port, 3, "{}", std::chrono::milliseconds(0));
   watch.join();
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("cookgraph: warning: r.json: 3 frame(s) received, but no node in any "
