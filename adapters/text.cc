@@ -96,13 +96,23 @@ void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe) {
   out += '"';
 }
 
-std::string Printable(std::string_view s) {
+size_t FirstInvalidUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = Utf8Length(text, i);
+    if (length == 0) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+std::string Printable(std::string_view s, std::string_view keep) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      out += (c < 0x20 || c == 0x7F) ? '?' : static_cast<char>(c);
+      const bool control = (c < 0x20 || c == 0x7F) && keep.find(s[i]) == std::string_view::npos;
+      out += control ? '?' : static_cast<char>(c);
       ++i;
       continue;
     }

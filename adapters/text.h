@@ -9,7 +9,6 @@
 
 namespace cookgraph {
 
-/// True when `s` ends with `suffix`.
 /// The last '/'-separated part of an id ("/project1/noise1" -> "noise1"); the
 /// whole id when it has no such part. The short label of the graph drawings.
 inline std::string_view Basename(std::string_view id) {
@@ -18,6 +17,7 @@ inline std::string_view Basename(std::string_view id) {
   return id.substr(slash + 1);
 }
 
+/// True when `s` ends with `suffix`.
 inline bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -26,6 +26,11 @@ inline bool EndsWith(std::string_view s, std::string_view suffix) {
 /// the bytes there are not one.
 size_t Utf8Length(std::string_view s, size_t i);
 
+/// Offset of the first byte of `text` that is not part of valid UTF-8
+/// (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF);
+/// std::string_view::npos when all of it is valid.
+size_t FirstInvalidUtf8(std::string_view text);
+
 /// Appends `s` as a double-quoted JSON string literal; invalid UTF-8 becomes
 /// U+FFFD so the document stays valid whatever bytes an id holds. With
 /// `yaml_safe`, the C1 controls (U+0080..U+009F), which YAML refuses unescaped,
@@ -33,8 +38,9 @@ size_t Utf8Length(std::string_view s, size_t i);
 void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe = false);
 
 /// `s` made safe for a terminal: control characters (C0, DEL, C1, which could
-/// start escape sequences) become '?', invalid UTF-8 becomes U+FFFD.
-std::string Printable(std::string_view s);
+/// start escape sequences) become '?', invalid UTF-8 becomes U+FFFD. The ASCII
+/// controls in `keep` (say "\n\t" for text of several lines) pass unchanged.
+std::string Printable(std::string_view s, std::string_view keep = {});
 
 /// `s` as the text of a GitHub Markdown table cell or list item: printable, on
 /// one line, with Markdown punctuation (and '|', which would end the cell)

@@ -173,15 +173,6 @@ std::string ServerMessage(std::string_view body, std::string_view secret, size_t
   return OneLine(body, secret, max_chars);
 }
 
-size_t FirstInvalidUtf8(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
-    const size_t length = Utf8Length(text, i);
-    if (length == 0) return i;
-    i += length;
-  }
-  return std::string_view::npos;
-}
-
 Result<ChatResult> ParseCompletion(std::string_view body, std::string_view secret) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return Error{.message = "the answer is empty"};

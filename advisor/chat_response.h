@@ -50,11 +50,6 @@ std::string ServerMessage(std::string_view body, std::string_view secret = {},
 /// an Error whose message says so (`secret` redacted from it).
 Result<ChatResult> ParseCompletion(std::string_view body, std::string_view secret = {});
 
-/// Offset of the first byte of `text` that is not part of valid UTF-8
-/// (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF);
-/// std::string_view::npos when all of it is valid.
-size_t FirstInvalidUtf8(std::string_view text);
-
 /// Builds the answer from a stream's events, one at a time.
 class ChatStream {
  public:

@@ -42,8 +42,6 @@ std::string Trim(std::string_view s) {
   return std::string(s);
 }
 
-std::string Seconds(double s) { return fmt::format("{:g} s", s); }
-
 /// "4 MiB", "0.25 MiB".
 std::string Mebibytes(size_t bytes) {
   return fmt::format("{:g} MiB", static_cast<double>(bytes) / (1 << 20));
@@ -301,8 +299,11 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
   attempt.delivered = t.stream.delivered();
   const bool success_status = t.status >= 200 && t.status < 300;
 
-  const CurlFailure failure{
-      .code = code, .os_errno = OsErrno(h), .detail = error_buffer, .host = UrlHost(url)};
+  // Built only for a failure: it parses the URL again.
+  const auto failure = [&] {
+    return CurlFailure{
+        .code = code, .os_errno = OsErrno(h), .detail = error_buffer, .host = UrlHost(url)};
+  };
   if (t.too_slow || t.response_too_big) {
     attempt.problem = BoundCrossed(t);
     attempt.transient = t.too_slow;  // like a timeout; the caller still checks `delivered`
@@ -322,7 +323,7 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
     } else {
       attempt.problem = idle ? fmt::format("stream stalled: no data for {} (idle timeout)",
                                            Seconds(endpoint.idle_timeout_s))
-                             : "stream ended before [DONE]" + DescribeStreamCut(failure, endpoint);
+                             : "stream ended before [DONE]" + DescribeStreamCut(failure(), endpoint);
       attempt.transient = true;  // the caller still checks `delivered`
     }
     return attempt;
@@ -334,7 +335,7 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
     return attempt;
   }
   if (code != CURLE_OK) {
-    attempt.problem = DescribeCurlFailure(failure, endpoint);
+    attempt.problem = DescribeCurlFailure(failure(), endpoint);
     attempt.transient = TransientCurlError(code);
     return attempt;
   }

@@ -8,8 +8,6 @@
 namespace cookgraph {
 namespace {
 
-std::string Seconds(double s) { return fmt::format("{:g} s", s); }
-
 /// libcurl's text for the failure: its error buffer, else the code's name.
 std::string Detail(const CurlFailure& f) {
   return f.detail.empty() ? curl_easy_strerror(f.code) : f.detail;
@@ -118,10 +116,12 @@ std::string DescribeStreamCut(const CurlFailure& f, const Endpoint& endpoint) {
   if (f.code == CURLE_OK) return ": the server ended the response without it";
   if (f.code == CURLE_PARTIAL_FILE) return ": the server closed the connection";
   if (f.code == CURLE_RECV_ERROR && f.os_errno == ECONNRESET) {
-    return ": the server reset the connection";
+    return ": " + DescribeCurlFailure(f, endpoint);  // "the server reset the connection"
   }
   return " (" + DescribeCurlFailure(f, endpoint) + ")";
 }
+
+std::string Seconds(double s) { return fmt::format("{:g} s", s); }
 
 std::string UrlHost(const std::string& url) {
   struct Deleter {

@@ -36,6 +36,9 @@ std::string DescribeCurlFailure(const CurlFailure& failure, const Endpoint& endp
 /// " (" + DescribeCurlFailure + ")".
 std::string DescribeStreamCut(const CurlFailure& failure, const Endpoint& endpoint);
 
+/// A setting in seconds as messages show it: "2.5 s".
+std::string Seconds(double s);
+
 /// The host of `url` ("" when it has none).
 std::string UrlHost(const std::string& url);
 

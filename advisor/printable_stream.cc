@@ -26,17 +26,7 @@ std::string PrintableStream::Feed(std::string_view piece) {
   held_ += piece;
   const size_t keep = UnfinishedTail(held_);
   const std::string_view ready(held_.data(), held_.size() - keep);
-  // Printable() between the line breaks and tabs, which it would turn into
-  // '?' too; they are ASCII, so no character is cut.
-  std::string out;
-  size_t start = 0;
-  for (size_t i = 0; i <= ready.size(); ++i) {
-    if (i == ready.size() || ready[i] == '\n' || ready[i] == '\t') {
-      out += Printable(ready.substr(start, i - start));
-      if (i < ready.size()) out += ready[i];
-      start = i + 1;
-    }
-  }
+  std::string out = Printable(ready, "\n\t");
   held_.erase(0, ready.size());
   return out;
 }

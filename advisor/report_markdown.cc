@@ -271,16 +271,10 @@ void Advice(const ReportInput& in, std::string& out) {
     out += MarkdownText(in.advice_note) + "\n";
     return;
   }
-  // Line by line, as the HTML report does: Printable() turns control
-  // characters (NUL, a terminal's escape sequences) into '?', so a model's
-  // answer cannot drive the terminal of someone who reads the file there.
-  std::string text;
-  for (size_t start = 0; start <= in.advice.size();) {
-    const size_t end = std::min(in.advice.find('\n', start), in.advice.size());
-    text += Printable(std::string_view(in.advice).substr(start, end - start));
-    if (end < in.advice.size()) text += '\n';
-    start = end + 1;
-  }
+  // Control characters but the line breaks (NUL, a terminal's escape
+  // sequences, tabs) become '?', so a model's answer cannot drive the
+  // terminal of someone who reads the file there.
+  const std::string text = Printable(in.advice, "\n");
   // Fenced as text, with a fence longer than any run of backticks inside.
   size_t run = 0, longest = 0;
   for (char c : text) {

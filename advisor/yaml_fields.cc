@@ -17,20 +17,16 @@ YAML::Node YamlFields::Load(std::string_view yaml) const {
   // YAML is Unicode text, but yaml-cpp passes any bytes through into values
   // (a model name, a pack's guidelines, then a request body): refused here,
   // with the place of the first bad byte.
-  for (size_t i = 0, line = 1, line_start = 0; i < yaml.size();) {
-    const size_t length = Utf8Length(yaml, i);
-    if (length == 0) {
-      Error error;
-      error.file = file_;
-      error.line = static_cast<int64_t>(line);
-      error.column = static_cast<int64_t>(i - line_start) + 1;
-      error.message =
-          fmt::format("bad YAML: byte 0x{:02X} is not UTF-8 (YAML files are UTF-8 text)",
-                      static_cast<unsigned char>(yaml[i]));
-      throw YamlFailure{std::move(error)};
-    }
-    if (yaml[i] == '\n') ++line, line_start = i + 1;
-    i += length;
+  if (const size_t bad = FirstInvalidUtf8(yaml); bad != std::string_view::npos) {
+    const std::string_view before = yaml.substr(0, bad);
+    const size_t line_start = before.rfind('\n') + 1;  // 0 on the first line
+    Error error;
+    error.file = file_;
+    error.line = static_cast<int64_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+    error.column = static_cast<int64_t>(bad - line_start) + 1;
+    error.message = fmt::format("bad YAML: byte 0x{:02X} is not UTF-8 (YAML files are UTF-8 text)",
+                                static_cast<unsigned char>(yaml[bad]));
+    throw YamlFailure{std::move(error)};
   }
   try {
     return YAML::Load(std::string(yaml));

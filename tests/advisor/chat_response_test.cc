@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "adapters/text.h"
+
 namespace cookgraph {
 namespace {
 
