@@ -23,7 +23,9 @@ class SecretFilter {
   /// tail that is a proper prefix of the secret (held back).
   std::string Feed(std::string_view piece);
 
-  /// The held-back tail, at the end of the stream (it was not the secret).
+  /// The held-back tail, at the end of a complete stream (it was not the
+  /// secret). A stream cut inside it may have been cut inside the secret:
+  /// drop the tail then.
   std::string Finish();
 
  private:

@@ -129,7 +129,10 @@ int RunAsk(const AskArgs& args) {
     if (!piece.empty() && !first) first = Clock::now();
     show(printable.Feed(filter.Feed(piece)));
   });
-  show(printable.Feed(filter.Finish()));
+  // The tail the filter holds could be the start of the key: it is passed on
+  // only when the answer is complete, never when the stream was cut inside it.
+  const std::string tail = filter.Finish();
+  if (answer) show(printable.Feed(tail));
   show(printable.Finish());
   if (printed && !ends_with_newline) written_ok &= WriteStdout("\n");
   written_ok &= std::fflush(stdout) == 0;

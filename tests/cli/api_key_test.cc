@@ -42,6 +42,7 @@ const std::map<std::string, std::string> kForms = {
     {"the URL-encoded key", kKeyUrlEncoded},
     {"the base64 key", "c2stY2ctS0VZLzdmM2ErOWUxYj0yYzRk"},
     {"the base64 user:key", "dXNlcjpzay1jZy1LRVkvN2YzYSs5ZTFiPTJjNGQ"},
+    {"the key's first half", kKey.substr(0, kKey.size() / 2)},
 };
 
 // What libcurl sends for a URL whose user part is "user:KEY".
@@ -170,7 +171,8 @@ TEST_F(ApiKey, AnEndpointThatEchoesItInTheAnswerIsRedacted) {
 
 TEST_F(ApiKey, FailingEndpointsNeverShowIt) {
   for (std::string name :
-       {"unauthorized", "echo-key-401", "always500", "cut", "html404", "midstream-error"}) {
+       {"unauthorized", "echo-key-401", "echo-key-cut", "always500", "cut", "html404",
+        "midstream-error"}) {
     Check({.what = "fail-" + name,
            .args = kAsk,
            .env = Env(Base(name, "fail-" + name)),

@@ -48,6 +48,8 @@ Cases:
   echo-key          an answer that quotes the key it got (Authorization or api-key
                     header), streamed with the key split across two chunks, or whole
   echo-key-401      401 whose message quotes the key it got (either header)
+  echo-key-cut      a stream that quotes the first half of the key it got, then
+                    closes the connection (no finish reason, no [DONE])
   echo-question     an answer that is the request's question (what follows the last
                     "Question: " of the last message), streamed in 7-byte pieces or whole
 """
@@ -379,6 +381,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         cut = len("Your key is ") + len(key) // 2  # inside the first key
         self.stream([chunk({"role": "assistant", "content": ""}), chunk({"content": text[:cut]}),
                      chunk({"content": text[cut:]}), chunk({}, "stop"), "data: [DONE]\n\n"])
+
+    def case_echo_key_cut(self, body, count):
+        key = self.received_key()
+        self.stream([chunk({"role": "assistant", "content": ""}),
+                     chunk({"content": "Your key is " + key[:len(key) // 2]})], end=False)
 
     def case_echo_question(self, body, count):
         messages = body.get("messages") or [{}]
