@@ -108,16 +108,16 @@ struct Transfer {
 /// Which of the transfer's bounds ended it, and how.
 std::string BoundCrossed(const Transfer& t) {
   const Endpoint& e = *t.endpoint;
+  const bool error_status = t.status != 0 && (t.status < 200 || t.status >= 300);
+  const std::string status = error_status ? fmt::format("HTTP {}, and ", t.status) : "";
   if (t.too_slow) {
     return fmt::format(
-        "the response is trickling in at {:.2g} bytes/s, below the floor of {:g} bytes/s over "
+        "{}the response is trickling in at {:.2g} bytes/s, below the floor of {:g} bytes/s over "
         "{} (llm.min_bytes_per_s, llm.rate_window_s)",
-        t.rate.last_rate(), e.min_bytes_per_s, Seconds(e.rate_window_s));
+        status, t.rate.last_rate(), e.min_bytes_per_s, Seconds(e.rate_window_s));
   }
-  const bool error_status = t.status != 0 && (t.status < 200 || t.status >= 300);
   return fmt::format("{}the response is larger than {} (llm.max_response_mib); stopped reading it",
-                     error_status ? fmt::format("HTTP {}, and ", t.status) : "",
-                     Mebibytes(e.max_response_bytes));
+                     status, Mebibytes(e.max_response_bytes));
 }
 
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
@@ -306,7 +306,9 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
   };
   if (t.too_slow || t.response_too_big) {
     attempt.problem = BoundCrossed(t);
-    attempt.transient = t.too_slow;  // like a timeout; the caller still checks `delivered`
+    // A trickle is transient like a timeout (the caller still checks
+    // `delivered`), unless it brings an error status, which decides alone.
+    attempt.transient = t.too_slow && (t.status == 0 || success_status);
     return attempt;
   }
   if (t.mode == Transfer::Mode::kEvents) {

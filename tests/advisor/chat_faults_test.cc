@@ -126,6 +126,21 @@ TEST_F(ChatClientFaults, DripUnderTheRateFloorEndsEachAttemptWithinTwoWindows) {
   EXPECT_LT(out.seconds, 5.0);
 }
 
+TEST_F(ChatClientFaults, ATricklingErrorResponseIsRetriedOnlyIfItsStatusIs) {
+  Endpoint endpoint = MakeEndpoint("drip-401");
+  endpoint.rate_window_s = 0.5;
+  endpoint.max_retries = 1;
+  const Outcome out = Run(endpoint, MakeRequest(), /*real_sleep=*/true);
+  ASSERT_FALSE(out.result.ok());
+  EXPECT_THAT(out.result.error().message,
+              MatchesRegex(".*/chat/completions: HTTP 401, and the response is trickling in at "
+                           "[0-9.]+ bytes/s, below the floor of 16 bytes/s over 0.5 s "
+                           "\\(llm\\.min_bytes_per_s, llm\\.rate_window_s\\) \\(check the "
+                           "API key\\)"));
+  EXPECT_EQ(Requests("drip-401").size(), 1u);  // a 401 is not asked again, however it arrives
+  EXPECT_LT(out.seconds, 3.0);
+}
+
 TEST_F(ChatClientFaults, EndlessStreamStopsAtTheAnswerCap) {
   Endpoint endpoint = MakeEndpoint("endless");
   endpoint.max_answer_bytes = 256 << 10;

@@ -38,6 +38,7 @@ Cases:
   no-done           a stream that ends cleanly after its finish reason, without [DONE]
   reset             some content, then a TCP reset (SO_LINGER {1, 0}, then close)
   drip              the normal stream one byte every 0.3 s: never idle, never done
+  drip-401          a 401 whose error object comes one byte every 0.3 s
   endless           content chunks of about 1 KiB at full speed until the client
                     leaves (or 1 GiB)
   endless-error     HTTP 500 with an HTML body that never ends
@@ -145,9 +146,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def start_stream(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
+    def start_stream(self, status=200, content_type="text/event-stream"):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")
         self.end_headers()
@@ -315,8 +316,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.connection.close()
 
     def case_drip(self, body, count):
-        self.start_stream()
-        for byte in "".join(normal_events(True)).encode():
+        self.drip(200, "text/event-stream", "".join(normal_events(True)).encode())
+
+    def case_drip_401(self, body, count):
+        error = {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error"}}
+        self.drip(401, "application/json", json.dumps(error).encode())
+
+    def drip(self, status, content_type, data):
+        self.start_stream(status, content_type)
+        for byte in data:
             time.sleep(0.3)
             self.write_bytes(bytes([byte]))
         self.end_stream()
