@@ -36,10 +36,13 @@ Result<Snapshot> ReadSnapshotSource(ByteSource& source) {
   if (first == 0 && source.HeadIsWholeInput()) {
     return Error{.file = path, .message = "the file is empty"};
   }
+  // The extension under a ".gz" names the spelling: x.yaml.gz is YAML.
+  std::string_view name = path;
+  if (EndsWith(name, ".gz")) name.remove_suffix(3);
   Spelling spelling;
-  if (EndsWith(path, ".yaml") || EndsWith(path, ".yml")) {
+  if (EndsWith(name, ".yaml") || EndsWith(name, ".yml")) {
     spelling = Spelling::kYaml;
-  } else if (EndsWith(path, ".json") || EndsWith(path, ".json.gz")) {
+  } else if (EndsWith(name, ".json")) {
     spelling = Spelling::kJson;
   } else {
     spelling = first == 0 || first == '{' || first == '[' ? Spelling::kJson : Spelling::kYaml;

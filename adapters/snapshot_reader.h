@@ -17,8 +17,8 @@ namespace cookgraph {
 enum class Spelling : uint8_t { kJson, kYaml };
 
 /// Reads `path` ("-" = standard input). gzip is recognised from its magic bytes;
-/// the spelling from the extension (.json, .json.gz, .yaml, .yml), else from the
-/// content. Errors name the file and, for syntax, the line and column.
+/// the spelling from the extension (.json, .yaml, .yml, each also under .gz),
+/// else from the content. Errors name the file and, for syntax, the line and column.
 Result<Snapshot> ReadSnapshotFile(const std::string& path, const InputLimits& limits = {});
 
 /// As ReadSnapshotFile, from a source opened by the caller (nothing read yet),

@@ -1,9 +1,12 @@
 #include "adapters/snapshot_reader.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <string>
+
+#include "tests/temp_dir.h"
 
 namespace cookgraph {
 namespace {
@@ -105,6 +108,22 @@ frames:
   EXPECT_EQ(r->network.edges().size(), 1u);
   EXPECT_EQ(r->samples.series(0, Metric::kCookMs)[0], 0.5);
   EXPECT_TRUE(std::isnan(r->samples.series(0, Metric::kCookMs)[1]));
+}
+
+TEST(SnapshotReader, TheExtensionUnderGzNamesTheSpelling) {
+  // Flow-style YAML starts like JSON but is not JSON: only the name tells.
+  const std::string flow = "{cookgraph: 1, nodes: [{id: /p/a}, {id: /p/b, inputs: [/p/a]}]}\n";
+  cookgraph::testing::TempDir dir;
+  for (const char* name : {"flow.yaml.gz", "flow.yml.gz"}) {
+    gzFile gz = gzopen((dir / name).c_str(), "wb");
+    ASSERT_NE(gz, nullptr);
+    ASSERT_EQ(gzwrite(gz, flow.data(), static_cast<unsigned>(flow.size())),
+              static_cast<int>(flow.size()));
+    ASSERT_EQ(gzclose(gz), Z_OK);
+    auto r = ReadSnapshotFile(dir / name);
+    ASSERT_TRUE(r) << name << ": " << ErrorOf(r);
+    EXPECT_EQ(r->network.edges().size(), 1u) << name;
+  }
 }
 
 TEST(SnapshotReader, YamlStandardTagsGiveTheType) {
