@@ -34,7 +34,7 @@ constexpr uint64_t kYamlReadAhead = uint64_t{128} << 10;
 
 // libyaml gives a byte offset, not a line, for the errors of its reader
 // (bytes that are not UTF-8). It decodes at most a raw buffer behind what it
-// has read, so the newlines of the last kReadAhead bytes read place any such
+// has read, so the newlines of the last kYamlReadAhead bytes read place any such
 // offset.
 class RecentLines {
  public:
@@ -168,7 +168,9 @@ class YamlReader {
   static int ReadHandler(void* data, unsigned char* buffer, size_t size, size_t* size_read) {
     auto* reader = static_cast<YamlReader*>(data);
     ByteSource& source = reader->source_;
-    if (reader->read_since_event_ > source.limits().string_length + kYamlReadAhead) {
+    // Written so that the largest string-length (2^64 - 1) does not wrap.
+    if (reader->read_since_event_ > kYamlReadAhead &&
+        reader->read_since_event_ - kYamlReadAhead > source.limits().string_length) {
       reader->too_long_ = true;
       return 0;  // libyaml reports a reader error; SyntaxError() tells ours
     }

@@ -124,6 +124,11 @@ TEST(ReaderLimits, YamlScalarsAreBoundedByStringLength) {
             "t.yaml:1:4: a YAML scalar (or comment) after this point is longer than the "
             "string-length limit of 1 MiB; if the input is genuine, raise it with --limit "
             "string-length=4M");
+  // The largest limit --limit takes is no limit, not one that wraps to
+  // libyaml's read-ahead (it refused this 1 MiB scalar).
+  EXPECT_EQ(Yaml("key: " + std::string(1 << 20, 'v') + "\n",
+                 InputLimits{.string_length = UINT64_MAX}),
+            "");
 }
 
 TEST(ReaderLimits, YamlBytesThatAreNotUtf8AreAtTheirLineAndColumn) {
