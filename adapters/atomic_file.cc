@@ -144,15 +144,25 @@ Error CannotWrite(const std::string& file, int error_number) {
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+  return WriteFileAtomically(path, [contents](std::FILE* file) {
+    return std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  });
+}
+
+Status WriteFileAtomically(const std::string& path,
+                           const std::function<bool(std::FILE*)>& write) {
   TemporaryFile temporary(path);
   if (!temporary.ok()) return temporary.error();
   std::FILE* file = std::fopen(temporary.path().c_str(), "wb");
   if (file == nullptr) {
     return CannotWrite(path, errno);
   }
-  bool ok = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
-  ok = (std::fclose(file) == 0) && ok;
-  if (!ok) return CannotWrite(path, errno);
+  const bool written = write(file);
+  const int write_error = errno;  // why a write failed, when one did
+  const bool closed = std::fclose(file) == 0;
+  // fclose flushes what was buffered: its errno, when the writes went well.
+  if (!written) return CannotWrite(path, write_error);
+  if (!closed) return CannotWrite(path, errno);
   return temporary.Commit();
 }
 

@@ -7,6 +7,8 @@
 // or SIGHUP, removes the temporary file; only an uncatchable end (SIGKILL, power
 // loss) can leave a "<target>.tmp.XXXXXX" behind, never a partial target.
 
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -42,6 +44,11 @@ Error CannotWrite(const std::string& file, int error_number);
 
 /// Writes `contents` to `path` atomically.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
+
+/// Writes to `path` atomically what `write` writes to the file it is given;
+/// `write` returns false when a write failed (errno then says why).
+Status WriteFileAtomically(const std::string& path,
+                           const std::function<bool(std::FILE*)>& write);
 
 }  // namespace cookgraph
 

@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 
 #include "adapters/atomic_file.h"
@@ -195,22 +193,13 @@ Status WriteTraceFile(const Snapshot& snapshot, const Analysis& analysis,
     }
     return {};
   }
-  TemporaryFile temporary(path);
-  if (!temporary.ok()) return temporary.error();
-  std::FILE* file = std::fopen(temporary.path().c_str(), "wb");
-  if (file == nullptr) {
-    return CannotWrite(path, errno);
-  }
-  bool ok = true;
-  Render(snapshot, analysis, [&](std::string_view piece) {
-    ok = ok && std::fwrite(piece.data(), 1, piece.size(), file) == piece.size();
+  return WriteFileAtomically(path, [&](std::FILE* file) {
+    bool ok = true;
+    Render(snapshot, analysis, [&](std::string_view piece) {
+      ok = ok && std::fwrite(piece.data(), 1, piece.size(), file) == piece.size();
+    });
+    return ok;
   });
-  const int saved = errno;
-  ok = (std::fclose(file) == 0) && ok;
-  if (!ok) {
-    return CannotWrite(path, saved);
-  }
-  return temporary.Commit();
 }
 
 }  // namespace cookgraph
