@@ -39,8 +39,13 @@ dict_for() {
   esac
 }
 
-# One seed tree per build; fuzz-seeds is made by the fuzz_seeds ctest too.
-[ -d "$build/fuzz-seeds" ] || python3 fuzz/seeds.py "$build/fuzz-seeds" >/dev/null
+# One seed tree per build (the fuzz_seeds ctest makes it too); made again when
+# a target has none, as in a build older than the target.
+python=/usr/bin/python3  # Debian's, with python3-yaml (as CMake picks)
+[ -x "$python" ] || python=python3
+for t in "${targets[@]}"; do
+  [ -d "$build/fuzz-seeds/$t" ] || { "$python" fuzz/seeds.py "$build/fuzz-seeds" >/dev/null; break; }
+done
 
 run_one() {
   local t=$1

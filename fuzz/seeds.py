@@ -139,17 +139,25 @@ def main():
         put("native_yaml", example.stem + ".yaml", yaml.safe_dump(doc, sort_keys=False))
         put("input", example.stem + ".json.gz", gzip.compress(text.encode(), mtime=0))
 
-    for f in sorted((ROOT / "tests" / "data").rglob("*")):
-        if not f.is_file():
+    data_dir = ROOT / "tests" / "data"
+    for f in sorted(data_dir.rglob("*")):
+        if not f.is_file() or f.name in ("README.md", "cases.tsv"):
             continue
         data = read_maybe_gzip(f)
         name = f.parent.name + "_" + f.name
+        # The folder under tests/data, or under tests/data/bad (its corpus is
+        # kept by format: native, chrome, config, pack, gstreamer, gzip, accepted).
+        parts = f.relative_to(data_dir).parts
+        group = parts[1] if parts[0] == "bad" and len(parts) > 2 else parts[0]
         put("input", name, f.read_bytes())
-        if f.suffix == ".yaml" or f.name.endswith(".yaml.gz"):
-            put("native_yaml", name, data)
-        elif f.parent.name == "chrome":
+        if group == "config" or f.name.endswith("_config.yaml"):
+            put("config", name, data)
+        elif f.suffix == ".yaml" or f.name.endswith(".yaml.gz"):
+            put("native_yaml", name, data)  # snapshots, and packs (read by yaml-cpp)
+        elif group == "chrome" or "kineto" in f.name:
             put("chrome_trace", name, data)
-        elif f.parent.name in ("bad", "heatmap"):
+        elif group in ("bad", "native", "accepted", "heatmap") and (
+                f.name.endswith(".json") or f.name.endswith(".json.gz")):
             put("native_json", name, data)
             put("prompt", name, data)
         elif f.suffix == ".dot":
