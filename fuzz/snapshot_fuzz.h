@@ -6,12 +6,33 @@
 // fuzzer made up) and check that writing it and reading that back is a fixed
 // point: the writer never produces what the reader refuses.
 
+#include <cstdio>
+#include <string>
+#include <utility>
+
 #include "adapters/snapshot_reader.h"
 #include "adapters/snapshot_writer.h"
 #include "fuzz/fuzz_check.h"
 #include "metrics/analysis.h"
 
 namespace cookgraph::fuzz {
+
+/// `snapshot` as the writer writes it in `spelling`.
+inline std::string Write(const Snapshot& snapshot, Spelling spelling) {
+  return spelling == Spelling::kJson ? SnapshotToJson(snapshot) : SnapshotToYaml(snapshot);
+}
+
+/// Reads back `written` (what the writer wrote, named `name`): a refusal fails
+/// the check, with the reader's message.
+inline Snapshot CheckReadsBack(const std::string& written, Spelling spelling,
+                               const std::string& name) {
+  Result<Snapshot> again = ParseSnapshot(written, spelling, name);
+  if (!again) {
+    std::fprintf(stderr, "written snapshot refused: %s\n", again.error().Format().c_str());
+    FUZZ_CHECK(again.ok());
+  }
+  return std::move(again).value();
+}
 
 inline void CheckSnapshotInput(std::string_view text, Spelling spelling) {
   const std::string name = spelling == Spelling::kJson ? "fuzz.json" : "fuzz.yaml";
@@ -21,16 +42,8 @@ inline void CheckSnapshotInput(std::string_view text, Spelling spelling) {
     return;
   }
   (void)Analyse(*snapshot);
-  auto write = [spelling](const Snapshot& s) {
-    return spelling == Spelling::kJson ? SnapshotToJson(s) : SnapshotToYaml(s);
-  };
-  const std::string written = write(*snapshot);
-  Result<Snapshot> again = ParseSnapshot(written, spelling, name);
-  if (!again) {
-    std::fprintf(stderr, "written snapshot refused: %s\n", again.error().Format().c_str());
-    FUZZ_CHECK(again.ok());
-  }
-  FUZZ_CHECK(write(*again) == written);
+  const std::string written = Write(*snapshot, spelling);
+  FUZZ_CHECK(Write(CheckReadsBack(written, spelling, name), spelling) == written);
 }
 
 }  // namespace cookgraph::fuzz

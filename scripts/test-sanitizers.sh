@@ -39,9 +39,9 @@ cmake -S . -B build-tsan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
 cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests
 bash tests/tools/tsan_batch.sh build-tsan/cli/cookgraph
 # The bad-input corpus with good inputs in one batch, -j 1 against -j 2 and
-# each input alone (the ctest bad_input_batch_loses_nothing, here under TSan).
-"$python" tests/tools/bad_corpus.py large build-tsan/bad_input >/dev/null
-"$python" tests/tools/bad_input_batch.py build-tsan/cli/cookgraph . build-tsan/bad_input build-tsan/bad_batch
+# each input alone (the ctest bad_input_batch_loses_nothing, here under TSan),
+# with the large inputs the ASan suite generated (bad_input_generate).
+"$python" tests/tools/bad_input_batch.py build-tsan/cli/cookgraph . build-asan/tests/bad_input build-tsan/bad_batch
 for t in adapters_tests metrics_tests graph_tests; do
   "build-tsan/tests/$t" --gtest_brief=1
 done
