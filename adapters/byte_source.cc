@@ -125,7 +125,7 @@ bool ByteSource::Refill() {
 bool ByteSource::SizeLimitPassed() {
   error_ =
       fmt::format("at byte {}: {}", limits_.input_size,
-                  LimitMessage(limits_, "input-size", "the input (decompressed) is larger than"));
+                  LimitMessage(limits_, &InputLimits::input_size, "the input (decompressed) is larger than"));
   return false;
 }
 

@@ -287,7 +287,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
     if (table.nodes().size() > limits.nodes) {
       return Error{.file = file,
                    .where = fmt::format("traceEvents[{}]", r.slices[s].event),
-                   .message = LimitMessage(limits, "nodes",
+                   .message = LimitMessage(limits, &InputLimits::nodes,
                                            "the trace has more distinct operators (nodes) than")};
     }
   }
@@ -298,7 +298,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
       frame_count > 0 && nodes.size() > limits.samples / frame_count) {
     return Error{
         .file = file,
-        .message = LimitMessage(limits, "samples",
+        .message = LimitMessage(limits, &InputLimits::samples,
                                 fmt::format("{} operators × {} frames make more samples than",
                                             nodes.size(), frame_count))};
   }

@@ -63,8 +63,9 @@ Field EventField(std::string_view key) {
 bool Tokenizer::EventValue(Kind kind, std::string_view text, Location at) {
   const bool scalar_text = kind == Kind::kString || kind == Kind::kNumber;
   // Every text field kept is a name (interned; an id, a thread, a flow key).
-  if (scalar_text && field_ != Field::kOther && field_ != Field::kArgs && field_ != Field::kTs &&
-      field_ != Field::kDur && text.size() > source_.limits().name_length) {
+  // The length first: it is almost never past the limit.
+  if (text.size() > source_.limits().name_length && scalar_text && field_ != Field::kOther &&
+      field_ != Field::kArgs && field_ != Field::kTs && field_ != Field::kDur) {
     return NameTooLong(fmt::format("\"{}\"", EventFieldName(field_)), text, at);
   }
   auto set = [&](std::string& field, bool& has) {

@@ -72,14 +72,13 @@ bool Tokenizer::Open(Location at, bool object) {
 
 bool Tokenizer::NameTooLong(std::string_view field, std::string_view text, Location at) {
   return Fail(at, Where(),
-              LimitMessage(source_.limits(), "name-length",
-                           fmt::format("{} is {} bytes long, longer than", field, text.size())));
+              cookgraph::NameTooLong(source_.limits(), field, text.size()));
 }
 
 bool Tokenizer::CaptureFits(Location at) {
   if (capture_.size() <= source_.limits().string_length) return true;
   return Fail(at, Where(),
-              LimitMessage(source_.limits(), "string-length",
+              LimitMessage(source_.limits(), &InputLimits::string_length,
                            fmt::format("args \"{}\" is longer than", capture_name_)));
 }
 

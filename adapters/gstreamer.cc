@@ -145,7 +145,7 @@ Result<std::string> ReadDump(const std::string& path, const InputLimits& limits)
     if (text.size() + n > limits.dot_size) {
       return Error{.file = path,
                    .message = fmt::format("at byte {}: {}", limits.dot_size,
-                                          LimitMessage(limits, "dot-size",
+                                          LimitMessage(limits, &InputLimits::dot_size,
                                                        "the .dot dump (decompressed) is larger "
                                                        "than"))};
     }
@@ -265,7 +265,7 @@ Result<Snapshot> ParseGstreamer(std::string_view dot, std::string_view log,
                                 const InputLimits& limits) {
   if (dot.size() > limits.dot_size) {
     return Error{.file = dot_name,
-                 .message = LimitMessage(limits, "dot-size", "the .dot dump is larger than")};
+                 .message = LimitMessage(limits, &InputLimits::dot_size, "the .dot dump is larger than")};
   }
   if (log.empty()) return Build(dot, dot_name, nullptr, limits);
   auto source = ByteSource::FromString(log, log_name, limits);

@@ -171,15 +171,13 @@ class Builder {
       // An id is a path through the bins: bounded like any name, or deeply
       // nested bins would make ids of quadratic total size.
       const std::string& parent_id = e.parent < 0 ? root : ids_[e.parent];
-      if (parent_id.size() + 1 + e.name.size() > limits_.name_length) {
+      const size_t id_length = parent_id.size() + 1 + e.name.size();
+      if (id_length > limits_.name_length) {
         return Error{.file = dot_file_,
                      .line = e.line,
                      .where = "element '" + TruncateMiddle(e.name, 40) + "'",
-                     .message = LimitMessage(
-                         limits_, "name-length",
-                         fmt::format("its id (the path through its bins) is {} bytes long, "
-                                     "longer than",
-                                     parent_id.size() + 1 + e.name.size()))};
+                     .message = NameTooLong(limits_, "its id (the path through its bins)",
+                                            id_length)};
       }
       ids_[i] = unique(parent_id + "/" + e.name, e.pointer);
       order.push_back(i);
@@ -203,7 +201,7 @@ class Builder {
 
     if (1 + order.size() + extra.size() > limits_.nodes) {
       return Error{.file = log_ ? log_file_ : dot_file_,
-                   .message = LimitMessage(limits_, "nodes",
+                   .message = LimitMessage(limits_, &InputLimits::nodes,
                                            fmt::format("the dump's {} elements and the log's {} "
                                                        "others make more nodes than",
                                                        order.size(), extra.size()))};
@@ -291,7 +289,7 @@ class Builder {
     if (frames > 0 && series.size() > limits_.samples / frames) {
       return Error{.file = log_file_,
                    .message = LimitMessage(
-                       limits_, "samples",
+                       limits_, &InputLimits::samples,
                        fmt::format("{} sampled elements × {} buffers make more samples than",
                                    series.size(), frames))};
     }

@@ -225,7 +225,7 @@ class Parser {
         continue;
       }
       if (outer.size() >= limits_.depth) {
-        Fail(LimitMessage(limits_, "depth", "subgraphs nest deeper than"));
+        Fail(LimitMessage(limits_, &InputLimits::depth, "subgraphs nest deeper than"));
         return false;
       }
       outer.push_back(scope_);
@@ -318,7 +318,7 @@ class Parser {
         scope_.src = name.substr(owner->cluster.size()) == "_src";
       } else {
         if (out_.elements.size() >= limits_.nodes) {
-          Fail(LimitMessage(limits_, "nodes", "the dump has more elements than"));
+          Fail(LimitMessage(limits_, &InputLimits::nodes, "the dump has more elements than"));
           return false;
         }
         DotElement e;
@@ -412,9 +412,8 @@ class Parser {
           error_ = Error{.file = file_,
                          .line = e.line,
                          .where = "element cluster_" + TruncateMiddle(e.cluster, 40),
-                         .message = LimitMessage(limits_, "name-length",
-                                                 fmt::format("its {} is {} bytes long, longer than",
-                                                             what, text->size()))};
+                         .message = NameTooLong(limits_, fmt::format("its {}", what),
+                                                text->size())};
           return false;
         }
       }

@@ -130,9 +130,8 @@ class LogReader {
       error_ = Error{
           .file = source_.name(),
           .line = number,
-          .message = LimitMessage(
-              source_.limits(), "name-length",
-              fmt::format("a record's {} is {} bytes long, longer than", field, text.size()))};
+          .message = NameTooLong(source_.limits(), fmt::format("a record's {}", field),
+                                 text.size())};
       return false;
     }
     return true;
@@ -213,7 +212,7 @@ class LogReader {
         if (out_.elements.size() >= source_.limits().nodes) {
           error_ = Error{.file = source_.name(),
                          .line = number,
-                         .message = LimitMessage(source_.limits(), "nodes",
+                         .message = LimitMessage(source_.limits(), &InputLimits::nodes,
                                                  "the log has records of more elements than")};
           return nullptr;
         }

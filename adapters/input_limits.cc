@@ -25,6 +25,9 @@ constexpr std::array<LimitKey, 7> kKeys = {{
     {"dot-size", &InputLimits::dot_size, true},
 }};
 
+static_assert(sizeof(InputLimits) == kKeys.size() * sizeof(uint64_t),
+              "every limit has its key in kKeys (LimitMessage looks the field up there)");
+
 const LimitKey* FindKey(std::string_view name) {
   for (const LimitKey& key : kKeys) {
     if (key.name == name) return &key;
@@ -107,16 +110,23 @@ Status SetLimit(InputLimits& limits, std::string_view key_equals_value) {
   return {};
 }
 
-std::string LimitMessage(const InputLimits& limits, std::string_view key, std::string_view what) {
-  const LimitKey* found = FindKey(key);
-  if (found == nullptr) return std::string(what);  // a caller's typo; never in a release
-  const uint64_t value = limits.*(found->field);
+std::string LimitMessage(const InputLimits& limits, uint64_t InputLimits::*limit,
+                         std::string_view what) {
+  const LimitKey* found = &kKeys[0];
+  while (found->field != limit) ++found;  // every field has its key
+  const std::string_view key = found->name;
+  const uint64_t value = limits.*limit;
   const uint64_t raised = value > std::numeric_limits<uint64_t>::max() / 4
                               ? std::numeric_limits<uint64_t>::max()
                               : value * 4;
   return fmt::format("{} the {} limit of {}; if the input is genuine, raise it with --limit {}={}",
                      what, key, found->size ? ShowSize(value) : fmt::format("{}", value), key,
                      Spelled(*found, raised));
+}
+
+std::string NameTooLong(const InputLimits& limits, std::string_view what, uint64_t bytes) {
+  return LimitMessage(limits, &InputLimits::name_length,
+                      fmt::format("{} is {} bytes long, longer than", what, bytes));
 }
 
 }  // namespace cookgraph

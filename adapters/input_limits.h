@@ -59,11 +59,16 @@ std::string SpellLimits(const InputLimits& limits);
 /// The error says what was wrong, for a usage message.
 Status SetLimit(InputLimits& limits, std::string_view key_equals_value);
 
-/// The message of an input that passed limit `key` ("depth", ...): `what`
-/// happened ("arrays and objects nest deeper than"), the limit's value, and how
-/// to raise it: "arrays and objects nest deeper than the depth limit of 256;
-/// if the input is genuine, raise it with --limit depth=1024".
-std::string LimitMessage(const InputLimits& limits, std::string_view key, std::string_view what);
+/// The message of an input that passed `limit` (&InputLimits::depth, ...):
+/// `what` happened ("arrays and objects nest deeper than"), the limit's value,
+/// and how to raise it: "arrays and objects nest deeper than the depth limit of
+/// 256; if the input is genuine, raise it with --limit depth=1024".
+std::string LimitMessage(const InputLimits& limits, uint64_t InputLimits::*limit,
+                         std::string_view what);
+
+/// LimitMessage for a name past name-length: "`what` is N bytes long, longer
+/// than the name-length limit of ...".
+std::string NameTooLong(const InputLimits& limits, std::string_view what, uint64_t bytes);
 
 /// A size as messages show it: "64 GiB", "16 MiB", "1000 bytes".
 std::string ShowSize(uint64_t bytes);

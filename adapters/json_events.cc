@@ -143,14 +143,20 @@ class JsonReader {
   }
   // A limit of source_.limits() passed at buffer index `at`: not a syntax
   // error, so without "invalid JSON".
-  bool FailLimit(size_t at, std::string_view key, std::string_view what) {
+  bool FailLimit(size_t at, uint64_t InputLimits::*limit, std::string_view what) {
     if (!error_) {
       error_ = Error{.file = source_.name(),
                      .line = line_,
                      .column = At(at).column,
-                     .message = LimitMessage(source_.limits(), key, what)};
+                     .message = LimitMessage(source_.limits(), limit, what)};
     }
     return false;
+  }
+  // The string (an object key when `key`) that starts at `start` passed
+  // name-length (keys) or string-length.
+  bool FailTooLong(size_t start, bool key) {
+    return key ? FailLimit(start, &InputLimits::name_length, "an object key is longer than")
+               : FailLimit(start, &InputLimits::string_length, "a string is longer than");
   }
   bool FailEnd(std::string_view expected) {
     ended_ = true;
@@ -257,8 +263,7 @@ bool JsonReader::ScanString(std::string_view& out, bool key) {
     char c = b[i];
     if (i >= end_) {
       if (i - start - 1 > most) {
-        return FailLimit(start, key ? "name-length" : "string-length",
-                         key ? "an object key is longer than" : "a string is longer than");
+        return FailTooLong(start, key);
       }
       if (eof_ || !Refill(start)) {
         pos_ = end_;
@@ -287,8 +292,7 @@ bool JsonReader::ScanString(std::string_view& out, bool key) {
                                static_cast<unsigned char>(c)));
   }
   if (i - start - 1 > most) {
-    return FailLimit(start, key ? "name-length" : "string-length",
-                     key ? "an object key is longer than" : "a string is longer than");
+    return FailTooLong(start, key);
   }
   pos_ = i + 1;
   if (plain) {
@@ -405,7 +409,7 @@ bool JsonReader::ScanNumber() {
       while (IsDigit(b[i])) ++i;
     }
     if (i - pos_ > source_.limits().string_length) {
-      return FailLimit(pos_, "string-length", "a number is longer than");
+      return FailLimit(pos_, &InputLimits::string_length, "a number is longer than");
     }
     if (i >= end_ && !eof_) {  // the number may go on in the next block
       Refill(pos_);  // at the end (or on a read error), eof_ is set and the scan ends there
@@ -478,7 +482,7 @@ bool JsonReader::ScanLiteral() {
 bool JsonReader::Value() {
   char c = buf_[pos_];
   if ((c == '{' || c == '[') && stack_.size() >= source_.limits().depth) {
-    return FailLimit(pos_, "depth", "arrays and objects nest deeper than");
+    return FailLimit(pos_, &InputLimits::depth, "arrays and objects nest deeper than");
   }
   switch (c) {
     case '{':

@@ -97,8 +97,7 @@ bool SnapshotBuilder::Fail(Location at, std::string where, std::string message) 
 bool SnapshotBuilder::NameFits(std::string_view name, std::string_view what, Location at) {
   if (name.size() <= s_->limits.name_length) return true;
   return Fail(at, s_->stack.size() > 1 && s_->top() == Ctx::kNode ? s_->NodeWhere() : "",
-              LimitMessage(s_->limits, "name-length",
-                           fmt::format("{} is {} bytes long, longer than", what, name.size())));
+              NameTooLong(s_->limits, what, name.size()));
 }
 
 bool SnapshotBuilder::Key(std::string_view key, Location at) {
@@ -210,7 +209,7 @@ bool SnapshotBuilder::BeginObject(Location at) {
     case Ctx::kNodes:
       if (s.nodes.size() >= s.limits.nodes) {
         return Fail(at, fmt::format("nodes[{}]", s.nodes.size()),
-                    LimitMessage(s.limits, "nodes", "the network has more nodes than"));
+                    LimitMessage(s.limits, &InputLimits::nodes, "the network has more nodes than"));
       }
       s.nodes.emplace_back();
       s.node_at.push_back(at);

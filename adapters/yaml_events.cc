@@ -184,7 +184,7 @@ class YamlReader {
   bool Deeper(Location at) {
     if (stack_.size() < source_.limits().depth) return true;
     error_ =
-        Fail(at, LimitMessage(source_.limits(), "depth", "mappings and sequences nest deeper than"))
+        Fail(at, LimitMessage(source_.limits(), &InputLimits::depth, "mappings and sequences nest deeper than"))
             .error();
     return false;
   }
@@ -239,7 +239,7 @@ class YamlReader {
       // The read-ahead bound (ReadHandler) lets a scalar pass the limit by up
       // to kYamlReadAhead: the exact check.
       return Fail(at,
-                  LimitMessage(source_.limits(), "string-length", "a YAML scalar is longer than"));
+                  LimitMessage(source_.limits(), &InputLimits::string_length, "a YAML scalar is longer than"));
     }
     std::string_view text(reinterpret_cast<const char*>(scalar.value), scalar.length);
     if (!stack_.empty() && stack_.back().mapping && stack_.back().expect_key) {
@@ -280,7 +280,7 @@ class YamlReader {
     if (too_long_) {
       // The value (or comment) that runs on starts after the last event.
       return Fail(last_event_end_,
-                  LimitMessage(source_.limits(), "string-length",
+                  LimitMessage(source_.limits(), &InputLimits::string_length,
                                "a YAML scalar (or comment) after this point is longer than"));
     }
     std::string message = "invalid YAML: ";

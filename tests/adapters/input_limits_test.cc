@@ -71,14 +71,14 @@ TEST(InputLimits, BadSettingsSayWhatIsExpected) {
 
 TEST(InputLimits, MessageNamesTheLimitItsValueAndHowToRaiseIt) {
   InputLimits limits;
-  EXPECT_EQ(LimitMessage(limits, "depth", "arrays nest deeper than"),
+  EXPECT_EQ(LimitMessage(limits, &InputLimits::depth, "arrays nest deeper than"),
             "arrays nest deeper than the depth limit of 256; if the input is genuine, raise it "
             "with --limit depth=1024");
-  EXPECT_EQ(LimitMessage(limits, "input-size", "the input is larger than"),
+  EXPECT_EQ(LimitMessage(limits, &InputLimits::input_size, "the input is larger than"),
             "the input is larger than the input-size limit of 64 GiB; if the input is genuine, "
             "raise it with --limit input-size=256G");
   limits.name_length = 1000;
-  EXPECT_EQ(LimitMessage(limits, "name-length", "a key is longer than"),
+  EXPECT_EQ(LimitMessage(limits, &InputLimits::name_length, "a key is longer than"),
             "a key is longer than the name-length limit of 1000 bytes; if the input is genuine, "
             "raise it with --limit name-length=4000");
   EXPECT_EQ(SpellLimits(InputLimits{}),
