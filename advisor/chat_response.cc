@@ -173,6 +173,15 @@ std::string ServerMessage(std::string_view body, std::string_view secret, size_t
   return OneLine(body, secret, max_chars);
 }
 
+std::string ShowMebibytes(size_t bytes) {
+  return fmt::format("{:g} MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+std::string AnswerTooLong(size_t cap) {
+  return fmt::format("the answer is longer than {} (llm.max_answer_mib); stopped reading it",
+                     ShowMebibytes(cap));
+}
+
 Result<ChatResult> ParseCompletion(std::string_view body, std::string_view secret) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return Error{.message = "the answer is empty"};
@@ -236,10 +245,10 @@ void ChatStream::OnEvent(const SseEvent& event, const ContentCallback& on_conten
   if (const auto delta = choice->find("delta"); delta != choice->end() && delta->is_object()) {
     const std::string reasoning = ReasoningText(*delta);
     const std::string content = ContentText(*delta);
-    const size_t held = result_.content.size() + result_.reasoning.size();
-    if (reasoning.size() + content.size() > max_answer_bytes_ - std::min(held, max_answer_bytes_)) {
+    const size_t held = result_.content.size() + result_.reasoning.size();  // <= the cap
+    if (reasoning.size() + content.size() > max_answer_bytes_ - held) {
       answer_too_long_ = true;
-      error_ = "the answer is longer than its cap";
+      error_ = AnswerTooLong(max_answer_bytes_);
       return;
     }
     result_.reasoning += reasoning;

@@ -50,6 +50,12 @@ std::string ServerMessage(std::string_view body, std::string_view secret = {},
 /// an Error whose message says so (`secret` redacted from it).
 Result<ChatResult> ParseCompletion(std::string_view body, std::string_view secret = {});
 
+/// A size as the llm settings' messages show it: "4 MiB", "0.25 MiB".
+std::string ShowMebibytes(size_t bytes);
+
+/// "the answer is longer than 4 MiB (llm.max_answer_mib); stopped reading it".
+std::string AnswerTooLong(size_t cap);
+
 /// Builds the answer from a stream's events, one at a time.
 class ChatStream {
  public:
@@ -70,7 +76,7 @@ class ChatStream {
   bool done() const { return done_; }  // "[DONE]" arrived
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
-  /// The failure was the answer's cap: error() is only a placeholder.
+  /// The failure was the answer's cap (error() is AnswerTooLong's).
   bool answer_too_long() const { return answer_too_long_; }
   /// Content was handed to the caller: the request must not be sent again.
   bool delivered() const { return delivered_; }

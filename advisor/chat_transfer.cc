@@ -42,16 +42,6 @@ std::string Trim(std::string_view s) {
   return std::string(s);
 }
 
-/// "4 MiB", "0.25 MiB".
-std::string Mebibytes(size_t bytes) {
-  return fmt::format("{:g} MiB", static_cast<double>(bytes) / (1 << 20));
-}
-
-std::string AnswerTooLong(const Endpoint& endpoint) {
-  return fmt::format("the answer is longer than {} (llm.max_answer_mib); stopped reading it",
-                     Mebibytes(endpoint.max_answer_bytes));
-}
-
 long OsErrno(CURL* easy) {
   long os_errno = 0;
   curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
@@ -117,7 +107,7 @@ std::string BoundCrossed(const Transfer& t) {
         status, t.rate.last_rate(), e.min_bytes_per_s, Seconds(e.rate_window_s));
   }
   return fmt::format("{}the response is larger than {} (llm.max_response_mib); stopped reading it",
-                     status, Mebibytes(e.max_response_bytes));
+                     status, ShowMebibytes(e.max_response_bytes));
 }
 
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
@@ -313,9 +303,7 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
   }
   if (t.mode == Transfer::Mode::kEvents) {
     ChatStream& s = t.stream;
-    if (s.answer_too_long()) {
-      attempt.problem = AnswerTooLong(endpoint);
-    } else if (s.failed()) {
+    if (s.failed()) {
       attempt.problem = s.error();
     } else if (s.done() || (code == CURLE_OK && !s.result().finish_reason.empty())) {
       // A clean end after the finish reason is accepted without [DONE]:
@@ -323,9 +311,10 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
       attempt.ok = true;
       attempt.result = std::move(s.result());
     } else {
-      attempt.problem = idle ? fmt::format("stream stalled: no data for {} (idle timeout)",
-                                           Seconds(endpoint.idle_timeout_s))
-                             : "stream ended before [DONE]" + DescribeStreamCut(failure(), endpoint);
+      attempt.problem = idle
+                            ? fmt::format("stream stalled: no data for {} (idle timeout)",
+                                          Seconds(endpoint.idle_timeout_s))
+                            : "stream ended before [DONE]" + DescribeStreamCut(failure(), endpoint);
       attempt.transient = true;  // the caller still checks `delivered`
     }
     return attempt;
@@ -356,7 +345,7 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
     return attempt;
   }
   if (parsed->content.size() + parsed->reasoning.size() > endpoint.max_answer_bytes) {
-    attempt.problem = AnswerTooLong(endpoint);
+    attempt.problem = AnswerTooLong(endpoint.max_answer_bytes);
     return attempt;
   }
   attempt.ok = true;

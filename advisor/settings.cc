@@ -35,24 +35,11 @@ class ConfigReader : public YamlFields {
  private:
   void ReadLlm(const YAML::Node& llm) {
     if (!llm.IsMap()) Fail(llm, "llm", "expected a map (base_url, model, ...)");
-    static constexpr std::array<std::string_view, 18> kKeys = {"base_url",
-                                                               "model",
-                                                               "api_key",
-                                                               "api_key_env",
-                                                               "azure",
-                                                               "api_version",
-                                                               "temperature",
-                                                               "max_output_tokens",
-                                                               "max_tokens_field",
-                                                               "stream",
-                                                               "connect_timeout_s",
-                                                               "idle_timeout_s",
-                                                               "max_retries",
-                                                               "ca_bundle",
-                                                               "min_bytes_per_s",
-                                                               "rate_window_s",
-                                                               "max_answer_mib",
-                                                               "max_response_mib"};
+    static constexpr auto kKeys = std::to_array<std::string_view>(
+        {"base_url", "model", "api_key", "api_key_env", "azure", "api_version", "temperature",
+         "max_output_tokens", "max_tokens_field", "stream", "connect_timeout_s", "idle_timeout_s",
+         "max_retries", "ca_bundle", "min_bytes_per_s", "rate_window_s", "max_answer_mib",
+         "max_response_mib"});
     CheckKeys(llm, kKeys, "llm");
     Endpoint& e = s_.endpoint;
     if (llm["api_key"] && llm["api_key_env"]) {
