@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "adapters/input_limits.h"
-#include "graph/error.h"
+#include "base/error.h"
 
 namespace cookgraph {
 

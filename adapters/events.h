@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "adapters/byte_source.h"
-#include "graph/error.h"
+#include "base/error.h"
 
 namespace cookgraph {
 

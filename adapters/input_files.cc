@@ -6,8 +6,8 @@
 #include <system_error>
 
 #include "adapters/byte_source.h"
-#include "adapters/gstreamer.h"
-#include "adapters/text.h"
+#include "adapters/gstreamer/gstreamer.h"
+#include "base/text.h"
 
 namespace cookgraph {
 namespace fs = std::filesystem;

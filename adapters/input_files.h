@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/error.h"
+#include "base/error.h"
 
 namespace cookgraph {
 

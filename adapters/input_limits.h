@@ -6,14 +6,14 @@
 // Every reader checks them as it goes (before it buffers or allocates what
 // the limit is about), and every error names the limit, its value and the
 // option that raises it. The defaults never refuse a real input: they sit far
-// above the largest cases README "Memory and speed" supports (a 10 GB trace,
+// above the largest cases docs/performance.md#memory-and-speed supports (a 10 GB trace,
 // 100k-node snapshots of 600 frames, 1M-node networks).
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "graph/error.h"
+#include "base/error.h"
 
 namespace cookgraph {
 

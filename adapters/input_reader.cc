@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "adapters/byte_source.h"
-#include "adapters/chrome_trace.h"
-#include "adapters/gstreamer.h"
-#include "adapters/snapshot_reader.h"
+#include "adapters/chrome/chrome_trace.h"
+#include "adapters/gstreamer/gstreamer.h"
+#include "adapters/native/snapshot_reader.h"
 
 namespace cookgraph {
 namespace {

@@ -2,7 +2,7 @@
 #define COOKGRAPH_ADAPTERS_INPUT_READER_H_
 
 // Reads one input in any format cookgraph knows, recognised from its content
-// (DESIGN.md §6): a native snapshot (JSON, gzip-compressed JSON or YAML), a
+// (docs/formats.md#recognising-the-input): a native snapshot (JSON, gzip-compressed JSON or YAML), a
 // Chrome trace (PyTorch/Kineto, TensorFlow timeline, ONNX Runtime, Perfetto
 // JSON; plain or gzip), or a GStreamer recording (a .dot dump and the latency
 // tracer's log, as two paths or the folder holding them). `--format-in`
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "adapters/input_limits.h"
-#include "graph/error.h"
+#include "base/error.h"
 #include "metrics/snapshot.h"
 
 namespace cookgraph {

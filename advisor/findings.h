@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_ADVISOR_FINDINGS_H_
 #define COOKGRAPH_ADVISOR_FINDINGS_H_
 
-// Findings: the offline answer (DESIGN.md §8). A knowledge pack's rules are
+// Findings: the offline answer (docs/architecture.md#knowledge-packs-and-findings). A knowledge pack's rules are
 // evaluated against a snapshot and its analysis; each match is a finding with
 // the numbers that triggered it and a concrete suggestion.
 
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "graph/error.h"
+#include "base/error.h"
 #include "graph/network.h"
 #include "metrics/analysis.h"
 #include "metrics/snapshot.h"

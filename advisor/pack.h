@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_ADVISOR_PACK_H_
 #define COOKGRAPH_ADVISOR_PACK_H_
 
-// Knowledge packs (DESIGN.md §8): YAML files holding an engine's optimisation
+// Knowledge packs (docs/architecture.md#knowledge-packs-and-findings): YAML files holding an engine's optimisation
 // guidelines, the parameters that matter per node type, and the rules that
 // turn an Analysis into findings (advisor/rules.h). Packs are data: a new rule
 // needs no C++ change, and a user can load a pack of their own.
@@ -59,7 +59,7 @@
 #include <vector>
 
 #include "advisor/findings.h"
-#include "graph/error.h"
+#include "base/error.h"
 #include "graph/network.h"
 
 namespace cookgraph {

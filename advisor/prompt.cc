@@ -8,8 +8,8 @@
 #include <map>
 #include <utility>
 
-#include "adapters/text.h"
-#include "advisor/report_model.h"
+#include "advisor/report/report_model.h"
+#include "base/text.h"
 
 namespace cookgraph {
 namespace {
@@ -28,8 +28,6 @@ constexpr size_t kNeighboursListed = 5;  // inputs/outputs per node
 constexpr size_t kLoopNodesListed = 12;
 constexpr size_t kPathNodesListed = 24;
 constexpr size_t kFamiliesListed = 12;
-constexpr size_t kFindingsFirst = 5;   // the gravest findings go in first,
-constexpr size_t kTopNodesFirst = 10;  // then loops, the critical path and the top nodes
 
 constexpr std::array<std::string_view, 4> kPersonaNames = {"debugger", "explainer", "minimalist",
                                                            "gpu-optimizer"};
@@ -112,23 +110,6 @@ std::vector<std::string> GuidelineUnits(const std::string& guidelines) {
   return units;
 }
 
-// What is included, by count of each list's leading entries.
-struct Selection {
-  size_t findings = 0;
-  size_t loops = 0;
-  bool path = false;
-  size_t nodes = 0;
-  size_t guidelines = 0;
-};
-
-// One thing that can go in; the priority list is a sequence of them and what
-// goes in is always a prefix of it.
-struct Unit {
-  enum class Kind : uint8_t { kFinding, kLoop, kPath, kNode, kGuideline };
-  Kind kind;
-  size_t index;
-};
-
 class PromptWriter {
  public:
   PromptWriter(const PromptInput& input, const TokenCounter& counter)
@@ -152,7 +133,7 @@ class PromptWriter {
   }
 
   Result<Prompt> Build(size_t budget) {
-    const size_t base = Count(Select(0));
+    const size_t base = Count(PromptSelection{});
     if (base > budget) {
       return Error{.where = "--budget-tokens",
                    .message = fmt::format(
@@ -160,35 +141,16 @@ class PromptWriter {
                        "question alone take {} ({}); raise --budget-tokens",
                        budget, base, counter_.Describe())};
     }
-    const std::vector<Unit> units = PriorityList();
-    // Units go in while their own counts fit in what is left; then the whole
-    // request is counted, and trimmed when over (pieces counted apart need
-    // not add up to the whole) or filled further when the pieces' counts were
-    // pessimistic (the estimator rounds each piece up). Three rounds at most;
-    // the last trims.
-    size_t taken = 0;
-    size_t tokens = base;
-    for (int round = 0; round < 3; ++round) {
-      if (round > 0 && taken == units.size()) break;
-      size_t used = tokens;
-      while (taken < units.size()) {
-        const size_t cost = UnitCost(units[taken]);
-        if (used + cost > budget) break;
-        used += cost;
-        ++taken;
-      }
-      tokens = Count(Select(taken, units));
-      while (tokens > budget) {
-        // Several units at a time when far over: a node line is ~40 tokens.
-        taken -= std::min(taken, std::max<size_t>(1, (tokens - budget) / 64));
-        tokens = Count(Select(taken, units));
-      }
-      if (budget - tokens < 16) break;
-    }
-    const Selection selection = Select(taken, units);
+    const std::vector<PromptUnit> units =
+        PriorityList(findings_.size(), loops_.size(), !path_.empty(), ranked_.size(),
+                     guidelines_.size());
+    const BudgetFit fit = FitPrefix(
+        units.size(), base, budget, [&](size_t i) { return UnitCost(units[i]); },
+        [&](size_t taken) { return Count(SelectPrefix(units, taken)); });
+    const PromptSelection selection = SelectPrefix(units, fit.taken);
     Prompt prompt;
     prompt.messages = Render(selection);
-    prompt.tokens = tokens;
+    prompt.tokens = fit.tokens;
     prompt.nodes_ranked = ranked_.size();
     prompt.nodes_included = selection.nodes;
     prompt.left_out_share = LeftOutShare(selection.nodes);
@@ -198,47 +160,13 @@ class PromptWriter {
   }
 
  private:
-  // The order in which things go in: the five gravest findings, the loops, the
-  // critical path, the top 10 nodes, the other findings, the guidelines
-  // paragraph by paragraph, then the other nodes by rank.
-  std::vector<Unit> PriorityList() const {
-    std::vector<Unit> units;
-    units.reserve(findings_.size() + loops_.size() + 1 + ranked_.size() + guidelines_.size());
-    const size_t first_findings = std::min(kFindingsFirst, findings_.size());
-    const size_t top = std::min(kTopNodesFirst, ranked_.size());
-    for (size_t i = 0; i < first_findings; ++i) units.push_back({Unit::Kind::kFinding, i});
-    for (size_t i = 0; i < loops_.size(); ++i) units.push_back({Unit::Kind::kLoop, i});
-    if (!path_.empty()) units.push_back({Unit::Kind::kPath, 0});
-    for (size_t i = 0; i < top; ++i) units.push_back({Unit::Kind::kNode, i});
-    for (size_t i = first_findings; i < findings_.size(); ++i) {
-      units.push_back({Unit::Kind::kFinding, i});
-    }
-    for (size_t i = 0; i < guidelines_.size(); ++i) units.push_back({Unit::Kind::kGuideline, i});
-    for (size_t i = top; i < ranked_.size(); ++i) units.push_back({Unit::Kind::kNode, i});
-    return units;
-  }
-
-  static Selection Select(size_t taken, const std::vector<Unit>& units = {}) {
-    Selection s;
-    for (size_t i = 0; i < taken; ++i) {
-      switch (units[i].kind) {
-        case Unit::Kind::kFinding: ++s.findings; break;
-        case Unit::Kind::kLoop: ++s.loops; break;
-        case Unit::Kind::kPath: s.path = true; break;
-        case Unit::Kind::kNode: ++s.nodes; break;
-        case Unit::Kind::kGuideline: ++s.guidelines; break;
-      }
-    }
-    return s;
-  }
-
-  size_t UnitCost(const Unit& unit) {
+  size_t UnitCost(const PromptUnit& unit) {
     switch (unit.kind) {
-      case Unit::Kind::kFinding: return counter_.Count(findings_[unit.index]);
-      case Unit::Kind::kLoop: return counter_.Count(loops_[unit.index]);
-      case Unit::Kind::kPath: return counter_.Count(path_);
-      case Unit::Kind::kGuideline: return counter_.Count(guidelines_[unit.index]);
-      case Unit::Kind::kNode:
+      case PromptUnit::Kind::kFinding: return counter_.Count(findings_[unit.index]);
+      case PromptUnit::Kind::kLoop: return counter_.Count(loops_[unit.index]);
+      case PromptUnit::Kind::kPath: return counter_.Count(path_);
+      case PromptUnit::Kind::kGuideline: return counter_.Count(guidelines_[unit.index]);
+      case PromptUnit::Kind::kNode:
         // The first node brings the column header with it.
         return counter_.Count(NodeLine(unit.index)) +
                (unit.index == 0 ? counter_.Count(NodesHeader()) : 0);
@@ -246,7 +174,7 @@ class PromptWriter {
     return 0;
   }
 
-  size_t Count(const Selection& s) {
+  size_t Count(const PromptSelection& s) {
     std::vector<ChatMessage> messages = Render(s);
     std::vector<std::pair<std::string, std::string>> role_content;
     role_content.reserve(messages.size());
@@ -254,7 +182,7 @@ class PromptWriter {
     return CountChatTokens(counter_, role_content);
   }
 
-  std::vector<ChatMessage> Render(const Selection& s) {
+  std::vector<ChatMessage> Render(const PromptSelection& s) {
     std::string system = role_;
     if (!guidelines_.empty()) {
       system += fmt::format("\nGuidelines for {} networks (cookgraph's knowledge pack):\n",

@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_ADVISOR_PROMPT_H_
 #define COOKGRAPH_ADVISOR_PROMPT_H_
 
-// The prompt builder (DESIGN.md §8): one chat request that holds what an LLM
+// The prompt builder (docs/architecture.md#the-prompt-and-its-token-budget): one chat request that holds what an LLM
 // needs to answer a question about one network, within a token budget.
 //
 // Two messages. The system message: the advisor's role, the persona, how to
@@ -13,16 +13,10 @@
 // outputs, key parameters and statistics, and one line per kind of thing left
 // out for the budget; then the question.
 //
-// The budget counts the whole request as the server counts prompt tokens:
-// every message's role and content plus the chat framing (CountChatTokens).
-// What goes in, in order of priority: the role, persona, summary and question
-// (always; a budget too small for them is an error); then the five gravest
-// findings; loops and the critical path; the top 10 nodes; the other findings;
-// the guidelines, paragraph by paragraph; then the other nodes by rank. Nodes always go in as a
-// prefix of the ranking: node k is listed only when nodes 1..k-1 are. The
-// final request is counted whole and trimmed until it fits, so its count never
-// exceeds the budget by the counter given (an exact one, or the estimator,
-// which never undercounts). The same inputs always give the same bytes.
+// What goes in, in which order, and how it is fitted to the token budget:
+// advisor/token_budget.h. The final request never exceeds the budget by the
+// counter given (an exact one, or the estimator, which never undercounts). The
+// same inputs always give the same bytes.
 
 #include <cstddef>
 #include <optional>
@@ -30,17 +24,18 @@
 #include <string_view>
 #include <vector>
 
-#include "advisor/chat_request.h"
 #include "advisor/findings.h"
+#include "advisor/llm/chat_request.h"
 #include "advisor/pack.h"
-#include "advisor/tokens.h"
-#include "graph/error.h"
+#include "advisor/token_budget.h"
+#include "advisor/tokens/token_counter.h"
+#include "base/error.h"
 #include "metrics/analysis.h"
 #include "metrics/snapshot.h"
 
 namespace cookgraph {
 
-/// How the advisor answers (DESIGN.md §8).
+/// How the advisor answers (docs/architecture.md#the-prompt-and-its-token-budget).
 enum class Persona : uint8_t { kDebugger, kExplainer, kMinimalist, kGpuOptimizer };
 
 /// "debugger", "explainer", "minimalist", "gpu-optimizer".
@@ -48,9 +43,6 @@ std::string_view PersonaName(Persona persona);
 std::optional<Persona> ParsePersona(std::string_view name);
 /// "debugger|explainer|minimalist|gpu-optimizer", for messages.
 std::string PersonaNames();
-
-/// The default of `--budget-tokens`.
-inline constexpr size_t kDefaultBudgetTokens = 20000;
 
 /// What a prompt is built from. References must outlive BuildPrompt.
 struct PromptInput {

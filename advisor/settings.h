@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_ADVISOR_SETTINGS_H_
 #define COOKGRAPH_ADVISOR_SETTINGS_H_
 
-// The advisor's settings (DESIGN.md §7): where the LLM endpoint is, which
+// The advisor's settings (docs/architecture.md#settings): where the LLM endpoint is, which
 // model, the key, and how prompts are built. Highest first: command-line
 // flags; the environment (COOKGRAPH_BASE_URL or OPENAI_BASE_URL,
 // OPENAI_API_KEY, COOKGRAPH_MODEL); ./cookgraph.yaml;
@@ -24,7 +24,7 @@
 //     idle_timeout_s: 60
 //     max_retries: 2
 //     ca_bundle: /etc/ssl/my-ca.pem
-//     min_bytes_per_s: 16        # the rate floor (advisor/rate_floor.h); 0 = none
+//     min_bytes_per_s: 16        # the rate floor (advisor/llm/rate_floor.h); 0 = none
 //     rate_window_s: 30          # seconds of trickle judged at a time
 //     max_answer_mib: 4          # the answer's text (content + reasoning)
 //     max_response_mib: 64       # the response's bytes (framing, keep-alives)
@@ -50,10 +50,10 @@
 #include <string>
 #include <string_view>
 
-#include "advisor/chat_request.h"
+#include "advisor/llm/chat_request.h"
 #include "advisor/prompt.h"
-#include "advisor/tokens.h"
-#include "graph/error.h"
+#include "advisor/tokens/token_counter.h"
+#include "base/error.h"
 
 namespace cookgraph {
 

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "adapters/text.h"
 #include "advisor/pack_schema.h"
+#include "base/text.h"
 
 namespace cookgraph {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "graph/error.h"
+#include "base/error.h"
 
 namespace cookgraph {
 

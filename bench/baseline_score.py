@@ -7,13 +7,13 @@ INPUT: native snapshots (.json) or Kineto (PyTorch profiler) Chrome traces, or
 folders of them. Straightforward Python with Debian's packages, no tuning:
 json.load the file, statistics for the per-node numbers, networkx for the
 graph. Per node over the frames where it cooked: avg_ms (statistics.mean),
-std_ms (statistics.pstdev: population, as DESIGN.md section 4), score =
+std_ms (statistics.pstdev: population, as docs/architecture.md#node-statistics), score =
 avg * (1 + std), per_frame_ms = sum / frames; then the topological order of
 the condensation (feedback edges left out), the loops (strongly connected
 components, self-loops, the cycles feedback edges close) and the critical path
 (heaviest path through the condensation by per_frame_ms).
 
-Kineto traces follow cookgraph's reading (adapters/chrome_trace.h) for the
+Kineto traces follow cookgraph's reading (adapters/chrome/chrome_trace.h) for the
 traces bench/gen_kineto.py writes: ProfilerStep#N spans are the frames (their
 copies on a GPU stream are dropped), a slice belongs to the frame that holds
 its start, a kernel to its launcher's frame (ac2g flows: `s` in the launch,

@@ -7,21 +7,21 @@
 #include <random>
 #include <sstream>
 
-#include "adapters/chrome_trace.h"
-#include "adapters/gstreamer.h"
-#include "adapters/heatmap_svg.h"
-#include "adapters/snapshot_reader.h"
-#include "adapters/snapshot_writer.h"
+#include "adapters/chrome/chrome_trace.h"
+#include "adapters/gstreamer/gstreamer.h"
+#include "adapters/native/snapshot_reader.h"
 #include "advisor/pack.h"
 #include "advisor/prompt.h"
 #include "advisor/rules.h"
-#include "advisor/tokens.h"
+#include "advisor/tokens/token_counter.h"
 #include "graph/condensation.h"
 #include "graph/critical_path.h"
 #include "graph/loops.h"
 #include "graph/upstream.h"
 #include "metrics/analysis.h"
 #include "metrics/node_stats.h"
+#include "writers/heatmap/heatmap_svg.h"
+#include "writers/snapshot_writer.h"
 
 namespace cookgraph {
 namespace {

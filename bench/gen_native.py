@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes one large native snapshot (format v1, DESIGN.md section 5) for bench/.
+"""Writes one large native snapshot (format v1, docs/formats.md#native-snapshot-format) for bench/.
 
     python3 bench/gen_native.py NODES FRAMES --out FILE [--seed S]
 

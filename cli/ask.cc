@@ -9,11 +9,11 @@
 #include <chrono>
 #include <cstdio>
 
-#include "adapters/text.h"
-#include "advisor/chat_client.h"
-#include "advisor/chat_request.h"
-#include "advisor/printable_stream.h"
-#include "advisor/secret_filter.h"
+#include "advisor/llm/chat_client.h"
+#include "advisor/llm/chat_request.h"
+#include "advisor/llm/printable_stream.h"
+#include "advisor/llm/secret_filter.h"
+#include "base/text.h"
 #include "cli/command.h"
 #include "cli/llm.h"
 

@@ -8,11 +8,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "graph/error.h"
+#include "base/error.h"
 
 namespace cookgraph::cli {
 
-/// Exit codes (DESIGN.md §7).
+/// Exit codes (docs/architecture.md#errors-and-exit-codes).
 enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,

@@ -4,9 +4,9 @@
 
 #include <cstdio>
 
-#include "adapters/snapshot_writer.h"
 #include "cli/command.h"
 #include "cli/input.h"
+#include "writers/snapshot_writer.h"
 
 namespace cookgraph::cli {
 namespace {

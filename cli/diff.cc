@@ -12,11 +12,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "adapters/diff_writers.h"
 #include "adapters/input_reader.h"
 #include "cli/command.h"
 #include "cli/input.h"
 #include "metrics/analysis.h"
+#include "writers/diff_formats.h"
 
 namespace cookgraph::cli {
 namespace {

@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <optional>
 
-#include "adapters/atomic_file.h"
-#include "adapters/graph_writers.h"
-#include "adapters/heatmap_svg.h"
 #include "cli/command.h"
 #include "cli/input.h"
 #include "metrics/analysis.h"
+#include "writers/atomic_file.h"
+#include "writers/graph_formats.h"
+#include "writers/heatmap/heatmap_svg.h"
 
 namespace cookgraph::cli {
 namespace {

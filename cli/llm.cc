@@ -79,13 +79,4 @@ ChatRequest MakeChatRequest(const AdvisorSettings& settings, const Prompt& promp
   return request;
 }
 
-std::string Thousands(size_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 }  // namespace cookgraph::cli

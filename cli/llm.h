@@ -56,9 +56,6 @@ std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
 /// The chat request for `prompt` under `settings`.
 ChatRequest MakeChatRequest(const AdvisorSettings& settings, const Prompt& prompt);
 
-/// "12,345".
-std::string Thousands(size_t n);
-
 }  // namespace cookgraph::cli
 
 #endif  // COOKGRAPH_CLI_LLM_H_

@@ -5,21 +5,21 @@
 // When the endpoint fails the report is still written, with the failure in
 // place of the advice, and the exit code is 3.
 
-#include "advisor/report.h"
+#include "advisor/report/report_renderers.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <optional>
 
-#include "adapters/atomic_file.h"
-#include "adapters/heatmap_svg.h"
 #include "adapters/input_reader.h"
-#include "adapters/text.h"
-#include "advisor/chat_client.h"
+#include "advisor/llm/chat_client.h"
+#include "base/text.h"
 #include "cli/command.h"
 #include "cli/llm.h"
 #include "metrics/diff.h"
+#include "writers/atomic_file.h"
+#include "writers/heatmap/heatmap_svg.h"
 
 namespace cookgraph::cli {
 namespace {

@@ -16,12 +16,12 @@
 
 #include "adapters/input_files.h"
 #include "adapters/input_reader.h"
-#include "adapters/score_writers.h"
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/progress.h"
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
+#include "writers/score.h"
 
 namespace cookgraph::cli {
 namespace {

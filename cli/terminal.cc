@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "adapters/text.h"
+#include "base/text.h"
 #include "cli/command.h"
 
 namespace cookgraph::cli {

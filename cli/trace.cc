@@ -1,15 +1,15 @@
 // `cookgraph trace INPUT -o trace.json`: the network as a Chrome trace for
 // Perfetto (ui.perfetto.dev) or chrome://tracing: one track per node in
 // topological order, each frame's cooks laid out on it, the critical path as
-// flow events (adapters/trace_writer.h).
+// flow events (writers/chrome_trace_writer.h).
 
 #include <cstdio>
 
-#include "adapters/text.h"
-#include "adapters/trace_writer.h"
+#include "base/text.h"
 #include "cli/command.h"
 #include "cli/input.h"
 #include "metrics/analysis.h"
+#include "writers/chrome_trace_writer.h"
 
 namespace cookgraph::cli {
 namespace {

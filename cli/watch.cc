@@ -238,7 +238,7 @@ std::function<int()> SetupWatch(CLI::App& sub) {
       "  OSC: a bundle per frame: /cookgraph/frame i [f frame_ms], then per node that cooked\n"
       "       /cookgraph/cook s f [f|N [i]] (id, cook_ms, gpu_ms or nil, cooks)\n"
       "  A frame too big for one datagram goes in parts: \"more\": true or /cookgraph/more in\n"
-      "  all but the last. Full description: README, \"cookgraph watch\".\n"
+      "  all but the last. Full description: docs/commands.md#cookgraph-watch.\n"
       "On a terminal the table is redrawn every second; otherwise only the final result is\n"
       "printed. Alerts go to standard error, once per episode.\n"
       "Examples:\n"

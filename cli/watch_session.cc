@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "adapters/score_writers.h"
-#include "adapters/snapshot_writer.h"
-#include "adapters/text.h"
+#include "base/text.h"
 #include "cli/command.h"
 #include "live/decode.h"
 #include "metrics/analysis.h"
+#include "writers/score.h"
+#include "writers/snapshot_writer.h"
 
 namespace cookgraph::cli {
 namespace {

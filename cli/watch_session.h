@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "adapters/score_writers.h"
 #include "live/alerts.h"
 #include "live/frame_record.h"
 #include "live/summary.h"
 #include "live/udp_receiver.h"
 #include "live/window.h"
 #include "metrics/snapshot.h"
+#include "writers/score.h"
 
 namespace cookgraph::cli {
 

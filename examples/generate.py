@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes cookgraph's example snapshots (native format v1, DESIGN.md section 5).
+"""Writes cookgraph's example snapshots (native format v1, docs/formats.md#native-snapshot-format).
 
     python3 examples/generate.py --out examples/
         touchdesigner_feedback.json, gstreamer_pipeline.json, pytorch_model.json,

@@ -1,6 +1,6 @@
 // Fuzz target: Chrome traces (PyTorch/Kineto, TensorFlow, ONNX Runtime), then
 // the analysis of the network they make.
-#include "adapters/chrome_trace.h"
+#include "adapters/chrome/chrome_trace.h"
 #include "fuzz/fuzz_check.h"
 #include "metrics/analysis.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "graph/error.h"
+#include "base/error.h"
 
 #define FUZZ_CHECK(condition)                                                      \
   do {                                                                             \

@@ -1,6 +1,6 @@
 // Fuzz target: GStreamer pipeline dumps (gst_debug_bin_to_dot_file), read
 // without a log: the graph alone.
-#include "adapters/gstreamer.h"
+#include "adapters/gstreamer/gstreamer.h"
 #include "fuzz/fuzz_check.h"
 #include "metrics/analysis.h"
 

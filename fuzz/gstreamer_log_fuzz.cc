@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "adapters/gstreamer.h"
+#include "adapters/gstreamer/gstreamer.h"
 #include "fuzz/fuzz_check.h"
 #include "metrics/analysis.h"
 

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <map>
 
-#include "adapters/snapshot_reader.h"
+#include "adapters/native/snapshot_reader.h"
 #include "advisor/pack.h"
 #include "advisor/prompt.h"
-#include "advisor/report.h"
+#include "advisor/report/report_renderers.h"
 #include "advisor/rules.h"
-#include "advisor/tokens.h"
+#include "advisor/tokens/token_counter.h"
 #include "fuzz/fuzz_check.h"
 #include "metrics/analysis.h"
 

@@ -5,7 +5,7 @@
 
 writes OUT_DIR/<target>/ for each target: the committed hand-made seeds in
 fuzz/seeds/<target>/, the small test inputs of the format (tests/data, the
-shared fixtures, decompressed when gzipped) and the three examples cut down to
+real traces of tests/data/fixtures, decompressed when gzipped) and the three examples cut down to
 a few dozen nodes and frames (a fuzzer mutates small inputs best), as JSON and
 as YAML. Deterministic: the same tree gives the same files.
 """
@@ -21,7 +21,7 @@ import zlib
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "fixtures" / "traces"
+FIXTURES = ROOT / "tests" / "data" / "fixtures" / "traces"
 MAX_SEED = 96 * 1024
 TARGETS = ["native_json", "native_yaml", "chrome_trace", "gstreamer_dot", "gstreamer_log",
            "config", "sse", "prompt", "input", "live"]
@@ -143,6 +143,8 @@ def main():
     for f in sorted(data_dir.rglob("*")):
         if not f.is_file() or f.name in ("README.md", "cases.tsv"):
             continue
+        if FIXTURES in f.parents:
+            continue  # the real traces: below, as traces
         data = read_maybe_gzip(f)
         name = f.parent.name + "_" + f.name
         # The folder under tests/data, or under tests/data/bad (its corpus is
@@ -168,8 +170,8 @@ def main():
         elif f.suffix == ".log":
             put("gstreamer_log", name, data)
 
-    if SHARED.is_dir():
-        for f in sorted(SHARED.iterdir()):
+    for f in sorted(FIXTURES.rglob("*")):
+        if f.is_file() and f.name != "README.md":
             data = read_maybe_gzip(f)
             put("chrome_trace", f.name.removesuffix(".gz"), data)
             put("input", f.name, f.read_bytes())

@@ -10,10 +10,10 @@
 #include <string>
 #include <utility>
 
-#include "adapters/snapshot_reader.h"
-#include "adapters/snapshot_writer.h"
+#include "adapters/native/snapshot_reader.h"
 #include "fuzz/fuzz_check.h"
 #include "metrics/analysis.h"
+#include "writers/snapshot_writer.h"
 
 namespace cookgraph::fuzz {
 

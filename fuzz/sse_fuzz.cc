@@ -3,7 +3,7 @@
 // they are when the network splits a stream anywhere.
 #include <vector>
 
-#include "advisor/sse.h"
+#include "advisor/llm/sse.h"
 #include "fuzz/fuzz_check.h"
 
 namespace {

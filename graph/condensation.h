@@ -2,7 +2,7 @@
 #define COOKGRAPH_GRAPH_CONDENSATION_H_
 
 // Strongly connected components of the non-feedback edges, and the topological
-// order of the condensed DAG (DESIGN.md §4 "topological order").
+// order of the condensed DAG (docs/architecture.md#topological-order).
 
 #include <cstdint>
 #include <vector>

@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_GRAPH_CRITICAL_PATH_H_
 #define COOKGRAPH_GRAPH_CRITICAL_PATH_H_
 
-// The heaviest path through the condensed DAG (DESIGN.md §4 "critical path").
+// The heaviest path through the condensed DAG (docs/architecture.md#critical-path).
 
 #include <span>
 #include <vector>

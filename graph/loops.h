@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_GRAPH_LOOPS_H_
 #define COOKGRAPH_GRAPH_LOOPS_H_
 
-// Feedback loops (DESIGN.md §4 "feedback loop").
+// Feedback loops (docs/architecture.md#feedback-loops).
 
 #include <string_view>
 #include <vector>

@@ -14,14 +14,14 @@
 #include <utility>
 #include <vector>
 
-#include "graph/error.h"
+#include "base/error.h"
 
 namespace cookgraph {
 
 /// Dense index of a node in its Network, 0..size()-1.
 using NodeIndex = uint32_t;
 
-/// What an edge from -> to means (DESIGN.md §3).
+/// What an edge from -> to means (docs/architecture.md#edge-kinds).
 enum class EdgeKind : uint8_t {
   kData,      // a wire: `to` consumes what `from` produces this frame
   kRef,       // `to` reads a parameter, channel or export of `from`

@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_GRAPH_REACHABILITY_H_
 #define COOKGRAPH_GRAPH_REACHABILITY_H_
 
-// Which nodes feed a network output (for dead cooks, DESIGN.md §4).
+// Which nodes feed a network output (for dead cooks, docs/architecture.md#dead-cooks).
 
 #include <vector>
 

@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_GRAPH_UPSTREAM_H_
 #define COOKGRAPH_GRAPH_UPSTREAM_H_
 
-// Upstream cost (DESIGN.md §4): a node's weight plus that of every distinct
+// Upstream cost (docs/architecture.md#upstream-cost): a node's weight plus that of every distinct
 // ancestor through non-feedback edges.
 
 #include <span>

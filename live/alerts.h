@@ -42,7 +42,7 @@ class AlertTracker {
 
   /// Looks at one frame; returns the indices (into episodes()) of the
   /// episodes it started. Frame time is frame_ms when measured, else the sum
-  /// of the nodes' cook_ms (DESIGN.md §4).
+  /// of the nodes' cook_ms (docs/architecture.md#frame-time-and-the-frame-budget).
   std::vector<size_t> Observe(const LiveFrame& frame, const std::vector<std::string>& ids);
 
   const std::vector<AlertEpisode>& episodes() const { return episodes_; }

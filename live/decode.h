@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/error.h"
+#include "base/error.h"
 #include "live/frame_record.h"
 
 namespace cookgraph {
@@ -24,7 +24,7 @@ Status DecodeJsonLines(std::string_view datagram, std::vector<FrameRecord>& out)
 /// Appends the frame of one OSC bundle to `out`. The bundle holds
 /// /cookgraph/frame i [f], then /cookgraph/cook s f [f|N [i]] per node (id,
 /// cook_ms, gpu_ms or nil, cooks), and
-/// /cookgraph/more when further parts of the frame follow (README).
+/// /cookgraph/more when further parts of the frame follow (docs/commands.md#cookgraph-watch).
 Status DecodeOscBundle(std::string_view datagram, std::vector<FrameRecord>& out);
 
 /// Either of the above, by the first byte.

@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_LIVE_FRAME_RECORD_H_
 #define COOKGRAPH_LIVE_FRAME_RECORD_H_
 
-// What one live message says about one frame (README "cookgraph watch",
+// What one live message says about one frame (docs/commands.md#cookgraph-watch,
 // protocol): the engine's frame number, optionally the measured frame time,
 // and the numbers of the nodes that cooked in it. Both wire forms (JSON lines,
 // OSC bundles) decode to this.

@@ -2,19 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "adapters/text.h"
+#include "base/text.h"
 
 namespace cookgraph {
-
-std::string Thousands(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 std::string AlertLine(const AlertEpisode& e) {
   if (e.kind == AlertEpisode::Kind::kBudget) {

@@ -36,9 +36,6 @@ std::string WatchJson(const std::string& url, size_t window, const StreamCounts&
                       const ReceiveCounts& received, const AlertTracker& alerts, double seconds,
                       double frames_per_second);
 
-/// 10000 -> "10,000".
-std::string Thousands(uint64_t n);
-
 }  // namespace cookgraph
 
 #endif  // COOKGRAPH_LIVE_SUMMARY_H_

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "graph/error.h"
+#include "base/error.h"
 
 namespace cookgraph {
 

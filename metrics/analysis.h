@@ -12,7 +12,7 @@
 
 #include "graph/critical_path.h"
 #include "graph/loops.h"
-#include "metrics/frames.h"
+#include "metrics/frame_budget.h"
 #include "metrics/node_stats.h"
 #include "metrics/snapshot.h"
 #include "metrics/spikes.h"
@@ -52,7 +52,7 @@ struct Analysis {
   /// reaches no output and no live node calls or launches it). All false when
   /// the snapshot marks no outputs (see `warnings`).
   std::vector<bool> dead;
-  std::vector<NodeIndex> order;     // topological order (DESIGN.md §4)
+  std::vector<NodeIndex> order;     // topological order (docs/architecture.md#topological-order)
   std::vector<LoopReport> loops;    // costliest first (ties: kind, then first node)
   Path critical_path;               // weighted by per_frame_ms
   std::vector<Spike> spikes;

@@ -56,7 +56,7 @@ struct NodeDiff {
   std::optional<double> p_value() const;
 };
 
-/// The change of frame time (DESIGN.md §4 "frame time").
+/// The change of frame time (docs/architecture.md#frame-time-and-the-frame-budget).
 struct FrameDiff {
   size_t frames_before = 0, frames_after = 0;
   double mean_before = 0, mean_after = 0;  // ms

@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_METRICS_NODE_STATS_H_
 #define COOKGRAPH_METRICS_NODE_STATS_H_
 
-// Per-node statistics, exactly as DESIGN.md §4 defines them.
+// Per-node statistics, exactly as docs/architecture.md#node-statistics defines them.
 
 #include <cstddef>
 #include <optional>

@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_METRICS_SNAPSHOT_H_
 #define COOKGRAPH_METRICS_SNAPSHOT_H_
 
-// Snapshot = metadata + Network + Samples (DESIGN.md §3).
+// Snapshot = metadata + Network + Samples (docs/architecture.md#the-model).
 
 #include <optional>
 #include <cmath>
@@ -9,12 +9,10 @@
 #include <vector>
 
 #include "graph/network.h"
+#include "metrics/frame_budget.h"
 #include "metrics/samples.h"
 
 namespace cookgraph {
-
-/// Frame budget when neither `frame_budget_ms` nor `fps` is given (60 fps).
-inline constexpr double kDefaultBudgetMs = 16.667;
 
 struct SnapshotInfo {
   std::string engine;    // touchdesigner, gstreamer, pytorch, ... or free text
@@ -24,7 +22,7 @@ struct SnapshotInfo {
   std::optional<double> fps;
   std::optional<double> frame_budget_ms;
 
-  /// frame_budget_ms, else 1000 / fps, else kDefaultBudgetMs.
+  /// frame_budget_ms, else 1000 / fps, else kDefaultBudgetMs (FrameBudgetMs).
   double budget_ms() const;
 };
 

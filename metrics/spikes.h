@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "metrics/frames.h"
+#include "metrics/frame_budget.h"
 #include "metrics/node_stats.h"
 #include "metrics/samples.h"
 

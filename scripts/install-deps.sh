@@ -12,7 +12,7 @@ packages=(
   libyaml-cpp-dev                               # knowledge packs (small YAML documents) in advisor/
   zlib1g-dev                                    # .json.gz reading and writing
   libcli11-dev                                  # command-line parsing
-  libcurl4-openssl-dev                          # the OpenAI-compatible client (advisor/)
+  libcurl4-openssl-dev                          # the OpenAI-compatible client (advisor/llm/)
   libpcre2-dev                                  # exact tokenizer: the pre-tokenizer's Unicode regex
   liblo-dev                                     # `cookgraph watch`: OSC bundles (liblo decodes messages; the test sender encodes them)
   libgraphviz-dev                               # libgvc + libcgraph: dot layout and SVG of the network heatmap, in memory

@@ -1,15 +1,14 @@
-# The Chrome trace adapter (adapters/chrome_trace.h) against an independent
-# reading of every real trace in ../shared/fixtures/traces and of a synthetic
+# The Chrome trace adapter (adapters/chrome/chrome_trace.h) against an independent
+# reading of real traces in tests/data/fixtures/traces and of a synthetic
 # one: the program chrome_trace_dump prints what the adapter made,
 # tests/tools/chrome_trace_check.py recomputes the same facts from the raw
 # file with Python's standard library and compares. Each check is paired
-# with a run that perturbs one expected cook time by 1 ns and must fail. A
-# missing ../shared skips the real traces' checks (exit 77).
+# with a run that perturbs one expected cook time by 1 ns and must fail.
 # Included from tests/CMakeLists.txt, after Python3 is found.
 add_executable(chrome_trace_dump ${CMAKE_CURRENT_SOURCE_DIR}/tools/chrome_trace_dump.cc)
-target_link_libraries(chrome_trace_dump PRIVATE cookgraph::adapters cookgraph_warnings)
+target_link_libraries(chrome_trace_dump PRIVATE cookgraph::adapters_chrome cookgraph_warnings)
 
-set(chrome_fixtures ${PROJECT_SOURCE_DIR}/../shared/fixtures/traces)
+set(chrome_fixtures ${CMAKE_CURRENT_SOURCE_DIR}/data/fixtures/traces)
 set(chrome_traces)
 foreach(trace kineto_cuda_event_sync.json.gz kineto_cpu_only.json.gz kineto_2021_schema.json
         tf1_timeline_cpu_step.json)

@@ -1,4 +1,4 @@
-# The GStreamer adapter (adapters/gstreamer.h) against real GStreamer: each
+# The GStreamer adapter (adapters/gstreamer/gstreamer.h) against real GStreamer: each
 # pipeline below is run by gst-launch-1.0 at test time with the latency tracer
 # on and a .dot dump written (tests/tools/gst_record.sh, a fixture), then
 # tests/tools/gst_check.py reads the dump and the log itself with Python's
@@ -17,10 +17,10 @@
 # The pipelines: linear; a tee into queued branches; nested bins with ghost
 # pads; decodebin (a bin that builds its children); a mixer with two inputs
 # (compositor, an aggregator: one element-latency record per output buffer,
-# see adapters/gstreamer.h); audio (with a queue in front of a slow element).
+# see adapters/gstreamer/gstreamer.h); audio (with a queue in front of a slow element).
 # Included from tests/CMakeLists.txt, after Python3 is found.
 add_executable(gst_dump ${CMAKE_CURRENT_SOURCE_DIR}/tools/gst_dump.cc)
-target_link_libraries(gst_dump PRIVATE cookgraph::adapters cookgraph_warnings)
+target_link_libraries(gst_dump PRIVATE cookgraph::adapters_gstreamer cookgraph::writers cookgraph_warnings)
 
 find_program(COOKGRAPH_GST_LAUNCH gst-launch-1.0)
 set(gst_work ${CMAKE_CURRENT_BINARY_DIR}/gstreamer)

@@ -330,7 +330,7 @@ class Capture:
     # ---- the snapshot
 
     def document(self):
-        """The snapshot as plain Python data (DESIGN.md section 5)."""
+        """The snapshot as plain Python data (docs/formats.md#native-snapshot-format)."""
         project = getattr(td, 'project', None)
         project_file = str(getattr(project, 'name', '') or 'untitled')
         base = project_file[:-4] if project_file.endswith('.toe') else project_file

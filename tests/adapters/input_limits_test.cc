@@ -146,7 +146,7 @@ TEST(InputLimits, AGzipBombStopsAtInputSizeCountedDecompressed) {
 }
 
 // The defaults must never refuse a real input: every example, test fixture
-// and shared trace is read with them.
+// and real trace (tests/data/fixtures) is read with them.
 TEST(InputLimits, DefaultsAcceptEveryExampleAndFixture) {
   std::vector<std::vector<std::string>> inputs = {
       {kSource + "/examples/touchdesigner_feedback.json"},
@@ -161,16 +161,19 @@ TEST(InputLimits, DefaultsAcceptEveryExampleAndFixture) {
       {kSource + "/tests/data/bad/accepted/clean.yaml"},
       {kSource + "/tests/data/bad/accepted/clean_kineto.json.gz"},
   };
-  const std::string shared = kSource + "/../shared/fixtures/traces";
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(shared, ec)) inputs.push_back({entry.path()});
+  for (const auto& entry : fs::recursive_directory_iterator(kSource + "/tests/data/fixtures")) {
+    if (entry.is_regular_file() && entry.path().extension() != ".md") {
+      inputs.push_back({entry.path()});
+    }
+  }
   size_t read = 0;
   for (const auto& paths : inputs) {
     auto snapshot = ReadInput(paths, ReadOptions{});
     EXPECT_TRUE(snapshot) << paths[0] << ": " << snapshot.error().Format();
     read += snapshot.ok();
   }
-  EXPECT_GE(read, 9u);
+  EXPECT_EQ(read, inputs.size());
+  EXPECT_EQ(inputs.size(), 9u + 11u);  // the 10 real traces: 9 files and two ranks
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "adapters/events.h"
-#include "adapters/snapshot_reader.h"
+#include "adapters/native/snapshot_reader.h"
 
 namespace cookgraph {
 namespace {

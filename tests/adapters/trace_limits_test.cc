@@ -9,9 +9,9 @@
 
 #include <string>
 
-#include "adapters/chrome_trace.h"
-#include "adapters/gstreamer.h"
-#include "adapters/gstreamer_records.h"
+#include "adapters/chrome/chrome_trace.h"
+#include "adapters/gstreamer/gstreamer.h"
+#include "adapters/gstreamer/records.h"
 
 namespace cookgraph {
 namespace {

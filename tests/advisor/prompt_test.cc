@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "adapters/snapshot_reader.h"
-#include "adapters/text.h"
+#include "adapters/native/snapshot_reader.h"
 #include "advisor/pack.h"
 #include "advisor/rules.h"
+#include "base/text.h"
 
 namespace cookgraph {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/snapshot_reader.h"
+#include "adapters/native/snapshot_reader.h"
 #include "advisor/pack.h"
 #include "metrics/analysis.h"
 

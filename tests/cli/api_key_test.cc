@@ -1,5 +1,5 @@
-// The API key appears in no output, log, report or error message (DESIGN.md
-// §7): every command and path that handles it, run with one distinctive key
+// The API key appears in no output, log, report or error message
+// (docs/architecture.md#settings): every command and path that handles it, run with one distinctive key
 // against tests/tools/fake_llm_server.py, and the key looked for, as it is,
 // URL-encoded and base64-encoded (alone and as HTTP Basic "user:KEY"), in
 // standard output, standard error and every file the run left in its

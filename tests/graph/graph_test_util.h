@@ -2,7 +2,7 @@
 #define COOKGRAPH_TESTS_GRAPH_GRAPH_TEST_UTIL_H_
 
 // Small helpers shared by the graph tests: building networks from edge lists,
-// and checking a Condensation against the definition in DESIGN.md §4.
+// and checking a Condensation against the definition in docs/architecture.md#topological-order.
 // Header-only because tests/CMakeLists.txt compiles only *_test.cc files.
 
 #include <algorithm>

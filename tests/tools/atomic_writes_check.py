@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every file cookgraph writes appears whole or not at all (adapters/atomic_file.h).
+"""Every file cookgraph writes appears whole or not at all (writers/atomic_file.h).
 
 usage: atomic_writes_check.py COOKGRAPH SOURCE_DIR WORK_DIR
 

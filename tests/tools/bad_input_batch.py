@@ -49,7 +49,7 @@ def head(path, size=256 << 10):
 
 
 def looks_like_dump(path):
-    """adapters/gstreamer.cc LooksLikeGstreamerDot, on the decompressed head."""
+    """adapters/gstreamer/gstreamer.cc LooksLikeGstreamerDot, on the decompressed head."""
     text = head(path)
     if text.startswith(b"\xef\xbb\xbf"):
         text = text[3:]
@@ -117,9 +117,7 @@ def build_folder(source, gen, work):
     os.makedirs(os.path.join(good, "gstreamer"))
     for name in ("touchdesigner_feedback.json", "gstreamer_pipeline.json", "pytorch_model.json"):
         link(os.path.join(source, "examples", name), os.path.join(good, name))
-    fixture = os.path.join(source, "..", "shared", "fixtures", "traces", "kineto_cpu_only.json.gz")
-    if not os.path.exists(fixture):  # ../shared is beside the checkout, not in it
-        fixture = os.path.join(source, "tests", "data", "chrome", "synthetic_kineto.json")
+    fixture = os.path.join(source, "tests", "data", "fixtures", "traces", "kineto_cpu_only.json.gz")
     shutil.copyfile(fixture, os.path.join(good, os.path.basename(fixture)))
     for name in ("tee_bin.dot", "tee_bin.log"):
         link(os.path.join(source, "tests", "data", "gstreamer", name), os.path.join(good, "gstreamer", name))

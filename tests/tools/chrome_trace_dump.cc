@@ -1,5 +1,5 @@
 // chrome_trace_dump TRACE [FRAME_MARKER_REGEX]: reads a Chrome trace with
-// cookgraph's adapter (adapters/chrome_trace.h) and prints what it made, one
+// cookgraph's adapter (adapters/chrome/chrome_trace.h) and prints what it made, one
 // fact a line, in the format tests/tools/chrome_trace_check.py prints from the
 // raw file, so that the two can be compared line for line (after sorting):
 //   engine E
@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <string>
 
-#include "adapters/chrome_trace.h"
+#include "adapters/chrome/chrome_trace.h"
 
 int main(int argc, char** argv) {
   using namespace cookgraph;

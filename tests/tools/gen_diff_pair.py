@@ -11,7 +11,7 @@
     DIR/after_same.json as after.json without the slowdown: noise only
     DIR/facts.json      what was planted: the slowed, added, removed and edge-case ids
 
-Native snapshot format v1 (DESIGN.md section 5), numbers with at most four
+Native snapshot format v1 (docs/formats.md#native-snapshot-format), numbers with at most four
 decimals, everything drawn from random.Random instances (never the global
 state), so the same arguments give the same bytes, as in examples/generate.py.
 

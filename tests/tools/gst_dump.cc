@@ -1,6 +1,6 @@
 // gst_dump OUT.json PATH...: reads a GStreamer recording (a .dot dump and a
 // tracer log, or their directory) with cookgraph's adapter
-// (adapters/gstreamer.h) and writes the Snapshot in the native format, for
+// (adapters/gstreamer/gstreamer.h) and writes the Snapshot in the native format, for
 // tests/tools/gst_check.py to compare with its own reading of the files. The
 // warnings go to standard error, one a line, after "warning: ".
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "adapters/gstreamer.h"
-#include "adapters/snapshot_writer.h"
+#include "adapters/gstreamer/gstreamer.h"
+#include "writers/snapshot_writer.h"
 
 int main(int argc, char** argv) {
   using namespace cookgraph;

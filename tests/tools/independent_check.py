@@ -3,12 +3,12 @@
 
     independent_check.py SNAPSHOT --score score.json --graph graph.json
 
-SNAPSHOT is a native snapshot (DESIGN.md section 5: .json, .json.gz or
+SNAPSHOT is a native snapshot (docs/formats.md#native-snapshot-format: .json, .json.gz or
 .yaml); score.json is the output of `cookgraph score --format json`, graph.json
 that of `cookgraph graph --format json`. Either may be left out.
 
 Everything here is recomputed from the raw series with the Python standard
-library, following DESIGN.md section 4 word for word, and shares no code or
+library, following docs/architecture.md#definitions word for word, and shares no code or
 logic files with the C++ implementation:
 
   score: for every node listed, cooked_frames, avg_ms, std_ms (population),
@@ -136,7 +136,7 @@ class Snapshot:
 
 
 # --------------------------------------------------------------------------
-# Statistics (DESIGN.md section 4)
+# Statistics (docs/architecture.md#node-statistics)
 
 
 def percentile(sorted_values, p):
@@ -295,7 +295,7 @@ def live_nodes(snap, outputs, pred):
 
 
 def expected_loops(snap, succ, pred, comp, comps):
-    """Every loop of DESIGN.md section 4: (kind, required node set, full node set, label)."""
+    """Every loop of docs/architecture.md#feedback-loops: (kind, required node set, full node set, label)."""
     loops = []
     for members in comps:
         if len(members) > 1:

@@ -59,7 +59,7 @@ def percentile(sorted_values, q):
 
 
 def expected_stats(frames):
-    """Per node id, DESIGN.md section 4's statistics over `frames` (parsed log lines)."""
+    """Per node id, the statistics of docs/architecture.md#node-statistics over `frames` (parsed log lines)."""
     count = len(frames)
     cooked, gpu, cooks = {}, {}, {}
     for f in frames:

@@ -31,7 +31,7 @@ for example in examples/*.json; do
   "$cookgraph" convert "$example" -o "$in/$(basename "$example" .json).yaml" >/dev/null 2>&1
   good=$((good + 1))
 done
-for trace in tests/data/chrome/*.json ../shared/fixtures/traces/*.json*; do
+for trace in tests/data/chrome/*.json tests/data/fixtures/traces/*.json*; do
   [ -f "$trace" ] || continue
   case "$trace" in *.json) cp "$trace" "$in/chrome_$(basename "$trace")" ;;
                    *.json.gz) cp "$trace" "$in/chrome_$(basename "$trace")" ;; esac

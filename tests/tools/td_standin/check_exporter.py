@@ -183,7 +183,7 @@ def sampled_frames(loop_frames, armed, frames):
 
 
 def expected_stats(ops, frames):
-    """Per node id: the statistics DESIGN.md section 4 gives for `frames`."""
+    """Per node id: the statistics docs/architecture.md#node-statistics gives for `frames`."""
     out = {}
     for node in network.NODES:
         cook, gpu, cpu_mem, gpu_mem, cooks = [], [], [], [], 0

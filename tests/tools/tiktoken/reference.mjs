@@ -1,4 +1,4 @@
-// The independent reference for advisor/tokens.cc: js-tiktoken, pinned in
+// The independent reference for advisor/tokens/token_counter.cc: js-tiktoken, pinned in
 // package.json (npm ci --prefix tests/tools/tiktoken).
 //
 //   node reference.mjs ranks DIR          writes DIR/o200k_base.tiktoken and

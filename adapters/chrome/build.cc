@@ -1,0 +1,369 @@
+// Stage 3 of the Chrome trace reader: records into a Snapshot. Pairs B/E,
+// classifies slices, nests them, resolves flows and frames (slices.cc,
+// frames.cc), then makes the nodes, edges, outputs and samples.
+
+#include "adapters/chrome/build.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <ctime>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace cookgraph::chrome {
+namespace {
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// TensorFlow's input names: "^x" is a control input and "x:1" output 1 of x;
+// both name node x.
+std::string_view ProducerOf(std::string_view input) {
+  if (!input.empty() && input.front() == '^') input.remove_prefix(1);
+  const size_t colon = input.rfind(':');
+  if (colon != std::string_view::npos && colon + 1 < input.size() &&
+      std::all_of(input.begin() + colon + 1, input.end(),
+                  [](char c) { return c >= '0' && c <= '9'; })) {
+    input = input.substr(0, colon);
+  }
+  return input;
+}
+
+// "YYYY-MM-DDTHH:MM:SSZ" for ns since 1970, or "" outside 2000..2100 (a clock
+// that is not wall time: Perfetto's and Chrome's boot clocks, ORT's own).
+std::string IsoTime(int64_t ns) {
+  constexpr int64_t kYear2000 = 946684800LL * 1000000000LL;
+  constexpr int64_t kYear2100 = 4102444800LL * 1000000000LL;
+  if (ns < kYear2000 || ns >= kYear2100) return "";
+  const std::time_t seconds = static_cast<std::time_t>(ns / 1000000000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string BaseName(const std::string& file) {
+  const size_t slash = file.rfind('/');
+  return slash == std::string::npos ? file : file.substr(slash + 1);
+}
+
+void AddTally(std::vector<std::string>& warnings, const Tally& tally, std::string_view what) {
+  if (tally.count == 0) return;
+  warnings.push_back(fmt::format("{} {} (first: {})", tally.count, what, tally.first));
+}
+
+// Node identity per producer; builds the nodes in the order their first
+// counted slice started.
+class NodeTable {
+ public:
+  NodeTable(const TraceRecords& r, const Classified& c) : r_(r), c_(c) {}
+
+  uint32_t NodeOf(const Slice& s) {
+    const bool by_label = c_.producer == Producer::kTensorFlow && s.label != kNone;
+    const uint32_t primary = by_label ? s.label : s.name;
+    const uint64_t key = (uint64_t{primary} << 32) | (s.cat == kNone ? 0xFFFFFFFFu : s.cat);
+    auto [it, added] = by_key_.try_emplace(key, 0);
+    if (!added) return it->second;
+
+    std::string id = r_.strings.str(primary);
+    if (c_.producer == Producer::kOnnxRuntime && EndsWith(id, "_kernel_time")) {
+      id.resize(id.size() - std::string_view("_kernel_time").size());
+    }
+    if (id.empty()) id = "[no name]";
+    std::string family = FamilyOf(c_.producer, s.cat == kNone ? "" : r_.strings.str(s.cat));
+    // The same id with another family (a CPU and a GPU range of one name) is
+    // another node: "name [family]".
+    auto [first, fresh] = first_family_.try_emplace(id, family);
+    if (!fresh && first->second != family) id += " [" + family + "]";
+    auto [node, is_new] = by_id_.try_emplace(id, static_cast<uint32_t>(nodes_.size()));
+    it->second = node->second;
+    if (!is_new) return node->second;
+
+    Node n;
+    n.id = std::move(id);
+    n.family = std::move(family);
+    if (c_.producer == Producer::kOnnxRuntime) {
+      n.type = s.type != kNone ? r_.strings.str(s.type) : "";
+    } else {
+      n.type = r_.strings.str(s.name);
+    }
+    const uint32_t extras_key = s.label != kNone ? s.label : s.name;
+    if (auto extras = r_.extras.find(extras_key); extras != r_.extras.end()) {
+      n.params = extras->second.params;
+      inputs_.push_back(&extras->second.inputs);
+    } else {
+      inputs_.push_back(nullptr);
+    }
+    gpu_.push_back(IsGpuFamily(n.family));
+    nodes_.push_back(std::move(n));
+    return node->second;
+  }
+
+  std::vector<Node>& nodes() { return nodes_; }
+  bool gpu(uint32_t node) const { return gpu_[node]; }
+  // TensorFlow: the inputs its first slice names, or nullptr.
+  const std::vector<uint32_t>* inputs(uint32_t node) const { return inputs_[node]; }
+  uint32_t Find(std::string_view id) const {
+    auto it = by_id_.find(std::string(id));
+    return it == by_id_.end() ? kNone : it->second;
+  }
+
+ private:
+  const TraceRecords& r_;
+  const Classified& c_;
+  std::unordered_map<uint64_t, uint32_t> by_key_;  // (primary name, category) -> node
+  std::unordered_map<std::string, std::string> first_family_;
+  std::unordered_map<std::string, uint32_t> by_id_;
+  std::vector<Node> nodes_;
+  std::vector<const std::vector<uint32_t>*> inputs_;
+  std::vector<bool> gpu_;
+};
+
+// Edges without repeats.
+class EdgeSet {
+ public:
+  bool Add(uint32_t from, uint32_t to, EdgeKind kind) {
+    if (from == to) return false;  // a node nested in itself, a flow within one node
+    if (!seen_.insert(Key(from, to, kind)).second) return false;
+    edges_.push_back(Edge{from, to, kind});
+    return true;
+  }
+  bool Has(uint32_t from, uint32_t to, EdgeKind kind) const {
+    return seen_.count(Key(from, to, kind)) > 0;
+  }
+  const std::vector<Edge>& edges() const { return edges_; }
+
+ private:
+  static std::pair<uint64_t, uint8_t> Key(uint32_t from, uint32_t to, EdgeKind kind) {
+    return {(uint64_t{from} << 32) | to, static_cast<uint8_t>(kind)};
+  }
+  struct Hash {
+    size_t operator()(const std::pair<uint64_t, uint8_t>& k) const {
+      return std::hash<uint64_t>()(k.first * 8 + k.second);
+    }
+  };
+  std::unordered_set<std::pair<uint64_t, uint8_t>, Hash> seen_;
+  std::vector<Edge> edges_;
+};
+
+// engine, source, name and the wall time of `first_start` (ns on the trace's clock).
+SnapshotInfo MakeInfo(const TraceRecords& r, Producer producer, const std::string& file,
+                      int64_t first_start) {
+  SnapshotInfo info;
+  info.engine = EngineName(producer);
+  info.source = {BaseName(file)};
+  info.name = BaseName(file);
+  for (std::string_view suffix : {".gz", ".json"}) {
+    if (EndsWith(info.name, suffix) && info.name.size() > suffix.size()) {
+      info.name.resize(info.name.size() - suffix.size());
+    }
+  }
+  int64_t wall_ns = 0;
+  if (r.base_time_ns && !__builtin_add_overflow(*r.base_time_ns, first_start, &wall_ns)) {
+    info.captured = IsoTime(wall_ns);  // Kineto's relative clock
+  }
+  if (info.captured.empty()) info.captured = IsoTime(first_start);
+  return info;
+}
+
+// Per frame and node: cook_ms = the self time of its slices (ms; NaN = none in
+// that frame), cooks = their number (0 = none), gpu_ms = cook_ms for GPU nodes;
+// and the recorded timing: each frame's start and each node's first slice start.
+void FillSamples(Snapshot& snapshot, Frames frames, const std::vector<uint32_t>& counted,
+                 const std::vector<uint32_t>& node_of, const Nesting& nesting,
+                 const NodeTable& table, const std::vector<Slice>& slices) {
+  Samples& samples = snapshot.samples;
+  const size_t frame_count = frames.index.size();
+  const size_t node_count = samples.node_count();
+  std::vector<std::vector<double>> cook_ns(node_count), cooks(node_count);
+  RecordedTiming timing;
+  timing.first_start_ms.resize(node_count);
+  const int64_t origin = frames.start_ns.empty() ? 0 : frames.start_ns.front();
+  for (int64_t start : frames.start_ns) {
+    timing.frame_start_ms.push_back(static_cast<double>(start - origin) / 1e6);
+  }
+  for (uint32_t s : counted) {
+    const uint32_t n = node_of[s], f = frames.of_slice[s];
+    if (cook_ns[n].empty()) {
+      cook_ns[n].assign(frame_count, 0.0);
+      cooks[n].assign(frame_count, 0.0);
+      timing.first_start_ms[n].assign(frame_count, kMissing);
+    }
+    cook_ns[n][f] += static_cast<double>(nesting.self_ns[s]);  // exact below 2^53 ns
+    cooks[n][f] += 1;
+    const double start_ms = static_cast<double>(slices[s].start - origin) / 1e6;
+    double& first = timing.first_start_ms[n][f];
+    if (IsMissing(first) || start_ms < first) first = start_ms;
+  }
+  if (timing.frame_start_ms.size() == frame_count) snapshot.timing = std::move(timing);
+  samples.SetFrameIndex(std::move(frames.index));
+  samples.SetFrameMs(std::move(frames.frame_ms));
+  for (uint32_t n = 0; n < node_count; ++n) {
+    if (cooks[n].empty()) continue;  // never: every node comes from a counted slice
+    std::vector<double> cook(frame_count, kMissing);
+    for (size_t f = 0; f < frame_count; ++f) {
+      if (cooks[n][f] > 0) cook[f] = cook_ns[n][f] / 1e6;
+    }
+    if (table.gpu(n)) samples.SetSeries(n, Metric::kGpuMs, cook);
+    samples.SetSeries(n, Metric::kCookMs, std::move(cook));
+    samples.SetSeries(n, Metric::kCooks, std::move(cooks[n]));
+  }
+}
+
+}  // namespace
+
+Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& options,
+                                     const std::string& file, const InputLimits& limits) {
+  std::vector<std::string> warnings = PairBeginEnd(r);
+  if (r.missing_bracket) {
+    warnings.push_back("the array of events has no closing bracket: read up to its last event");
+  }
+  AddTally(warnings, r.no_phase, "event(s) without \"ph\" were ignored");
+  AddTally(warnings, r.no_ts, "slice or flow event(s) without \"ts\" were ignored");
+  AddTally(warnings, r.no_dur, "X event(s) without \"dur\" were ignored");
+  AddTally(warnings, r.negative_dur, "X event(s) with a negative dur were ignored");
+  AddTally(warnings, r.flow_without_id, "flow event(s) without \"id\" were ignored");
+  AddTally(warnings, r.async,
+           "async event(s) (b/e/n) were not read: cookgraph reads thread slices and flows");
+
+  auto classified = ClassifySlices(r, options, file);
+  if (!classified) return classified.error();
+  const Classified& c = *classified;
+  std::vector<bool> keep(r.slices.size());
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = c.role[i] == Role::kNode;
+  const Nesting nesting = NestSlices(r, keep);
+  if (nesting.overlaps > 0) {
+    warnings.push_back(fmt::format(
+        "{} slice(s) start inside another slice of their thread and end after it; only the "
+        "overlap counts as nested (first: {})",
+        nesting.overlaps, nesting.first_overlap));
+  }
+  Tally unbound;
+  const std::vector<FlowLink> links = ResolveFlows(r, nesting, unbound);
+  AddTally(warnings, unbound,
+           "flow event(s) lie on no slice of their thread: their edges are missing");
+  Frames frames = AssignFrames(r, c, links);
+  warnings.insert(warnings.end(), frames.warnings.begin(), frames.warnings.end());
+
+  // The counted slices (nodes' slices inside a frame), by start: nodes are
+  // numbered in the order they first ran.
+  std::vector<uint32_t> counted;
+  for (uint32_t i = 0; i < r.slices.size(); ++i) {
+    if (frames.of_slice[i] != kNone) counted.push_back(i);
+  }
+  if (counted.empty()) {
+    return Error{.file = file,
+                 .message = r.slices.empty()
+                                ? "no slices to profile: the trace has no X events or B/E pairs"
+                                : fmt::format("no slices to profile: none of the {} slices is an "
+                                              "operator inside a frame ({})",
+                                              r.slices.size(), c.marker_what)};
+  }
+  {
+    // By start, then file order; the keys side by side (see NestSlices).
+    struct Key {
+      int64_t start;
+      uint32_t event;
+      uint32_t slice;
+    };
+    std::vector<Key> keys(counted.size());
+    for (size_t k = 0; k < counted.size(); ++k) {
+      keys[k] = {r.slices[counted[k]].start, r.slices[counted[k]].event, counted[k]};
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+      return x.start != y.start ? x.start < y.start : x.event < y.event;
+    });
+    for (size_t k = 0; k < keys.size(); ++k) counted[k] = keys[k].slice;
+  }
+  NodeTable table(r, c);
+  std::vector<uint32_t> node_of(r.slices.size(), kNone);
+  for (uint32_t s : counted) {
+    node_of[s] = table.NodeOf(r.slices[s]);
+    if (table.nodes().size() > limits.nodes) {
+      return Error{.file = file,
+                   .where = fmt::format("traceEvents[{}]", r.slices[s].event),
+                   .message = LimitMessage(limits, &InputLimits::nodes,
+                                           "the trace has more distinct operators (nodes) than")};
+    }
+  }
+  std::vector<Node>& nodes = table.nodes();
+  // Every operator gets a slot in every frame (FillSamples): refuse a table
+  // the limit does not allow before it is allocated.
+  if (const size_t frame_count = frames.index.size();
+      frame_count > 0 && nodes.size() > limits.samples / frame_count) {
+    return Error{
+        .file = file,
+        .message = LimitMessage(limits, &InputLimits::samples,
+                                fmt::format("{} operators × {} frames make more samples than",
+                                            nodes.size(), frame_count))};
+  }
+
+  // Edges: TensorFlow's inputs, nesting, flows.
+  EdgeSet edges;
+  Tally unknown_inputs;
+  for (uint32_t n = 0; n < nodes.size(); ++n) {
+    if (table.inputs(n) == nullptr) continue;
+    for (uint32_t input : *table.inputs(n)) {
+      const std::string_view producer = ProducerOf(r.strings.str(input));
+      const uint32_t from = table.Find(producer);
+      if (from == kNone) {
+        unknown_inputs.Add(fmt::format("'{}' of '{}'", producer, nodes[n].id));
+      } else {
+        edges.Add(from, n, EdgeKind::kData);
+      }
+    }
+  }
+  AddTally(warnings, unknown_inputs,
+           "input(s) name nodes that did not run in the trace: no data edge from them");
+  std::vector<bool> launched(r.slices.size(), false);
+  for (uint32_t s : counted) {
+    const uint32_t p = nesting.parent[s];
+    if (p != kNone && node_of[p] != kNone) edges.Add(node_of[p], node_of[s], EdgeKind::kCall);
+  }
+  for (const FlowLink& link : links) {
+    const uint32_t from = node_of[link.from], to = node_of[link.to];
+    if (from == kNone || to == kNone) continue;
+    const bool launch = c.gpu[link.to] && !c.gpu[link.from];
+    launched[link.to] = launched[link.to] || launch;
+    if (!launch && edges.Has(from, to, EdgeKind::kData)) continue;
+    edges.Add(from, to, launch ? EdgeKind::kLaunch : EdgeKind::kFlow);
+  }
+
+  // Outputs: nodes with a top-level, unlaunched slice from which no data or
+  // flow edge leaves (adapters/chrome/chrome_trace.h says why).
+  std::vector<bool> top_level(nodes.size(), false), feeds(nodes.size(), false);
+  for (uint32_t s : counted) {
+    const uint32_t p = nesting.parent[s];
+    if ((p == kNone || node_of[p] == kNone) && !launched[s]) top_level[node_of[s]] = true;
+  }
+  for (const Edge& e : edges.edges()) {
+    if (e.kind == EdgeKind::kData || e.kind == EdgeKind::kFlow) feeds[e.from] = true;
+  }
+  for (uint32_t n = 0; n < nodes.size(); ++n) nodes[n].output = top_level[n] && !feeds[n];
+
+  Snapshot snapshot;
+  snapshot.info = MakeInfo(r, c.producer, file, r.slices[counted.front()].start);
+  Network& network = snapshot.network;
+  network.Reserve(nodes.size(), edges.edges().size());
+  for (Node& node : nodes) {
+    auto added = network.AddNode(std::move(node));
+    if (!added) {
+      Error error = added.error();
+      error.file = file;
+      return error;
+    }
+  }
+  for (const Edge& e : edges.edges()) network.AddEdge(e.from, e.to, e.kind);
+
+  snapshot.samples = Samples(network.size());
+  FillSamples(snapshot, std::move(frames), counted, node_of, nesting, table, r.slices);
+  snapshot.warnings = std::move(warnings);
+  return snapshot;
+}
+
+}  // namespace cookgraph::chrome

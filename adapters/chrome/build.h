@@ -1,0 +1,65 @@
+#ifndef COOKGRAPH_ADAPTERS_CHROME_BUILD_H_
+#define COOKGRAPH_ADAPTERS_CHROME_BUILD_H_
+
+// The steps of stage 3 of the Chrome trace reader that decide what each slice
+// is: which producer wrote the trace, which slices are frame markers, nodes or
+// noise, and which frame each node slice belongs to. Internal to adapters/.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adapters/chrome/records.h"
+
+namespace cookgraph::chrome {
+
+enum class Producer : uint8_t { kKineto, kTensorFlow, kOnnxRuntime, kGeneric };
+
+/// SnapshotInfo.engine: "pytorch", "tensorflow", "onnxruntime", "chrome-trace".
+std::string_view EngineName(Producer producer);
+
+/// The node family of a slice of category `cat` ("" = none) from `producer`.
+std::string FamilyOf(Producer producer, std::string_view cat);
+
+/// True for families that run on a device stream (kernel, gpu_memcpy, ...).
+bool IsGpuFamily(std::string_view family);
+
+enum class Role : uint8_t {
+  kNode,     // an operator's slice
+  kMarker,   // a frame marker (ProfilerStep#N, model_run, the user's regex)
+  kIgnored,  // the profiler's own spans, fences, session phases, GPU copies of markers
+};
+
+struct Classified {
+  Producer producer = Producer::kGeneric;
+  std::vector<Role> role;                             // per slice
+  std::vector<bool> gpu;                              // per slice: a GPU-side family
+  std::vector<uint32_t> markers;                      // slices that are frame markers, in no order
+  std::vector<std::optional<int64_t>> marker_number;  // per marker: its frame number, if named
+  std::string marker_what;   // e.g. "ProfilerStep#N"; names the markers in messages
+  bool user_marker = false;  // marker_what is ChromeTraceOptions::frame_marker
+};
+
+/// Detects the producer and gives every slice its role. Fails only for a
+/// frame_marker that is not a valid regular expression.
+Result<Classified> ClassifySlices(const TraceRecords& records, const ChromeTraceOptions& options,
+                                  const std::string& file);
+
+struct Frames {
+  std::vector<int64_t> index;      // per frame: the engine's frame number
+  std::vector<double> frame_ms;    // per frame: the marker's span, ms
+  std::vector<int64_t> start_ns;   // per frame: when it starts (the trace's clock)
+  std::vector<uint32_t> of_slice;  // per slice: its frame; kNone = outside, or not a node
+  std::vector<std::string> warnings;
+};
+
+/// Frames from the markers (or one frame for the whole trace) and the frame of
+/// every node slice: by its start, or a launched GPU slice by its launcher's.
+Frames AssignFrames(const TraceRecords& records, const Classified& classified,
+                    const std::vector<FlowLink>& links);
+
+}  // namespace cookgraph::chrome
+
+#endif  // COOKGRAPH_ADAPTERS_CHROME_BUILD_H_

@@ -1,0 +1,280 @@
+// The values of one Chrome trace event (stage 2 of the reader): its fields,
+// its times as exact ns, the args that matter, and at its end the record it
+// becomes. A value a user must fix stops the parse with its place; a record
+// that is bad on its own is counted and skipped.
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "adapters/chrome/tokenizer.h"
+
+namespace cookgraph::chrome {
+namespace {
+
+// The largest dur a real slice can have: 1e12 µs is 11.6 days.
+constexpr double kMaxDurMicros = 1e12;
+
+bool IsInputKey(std::string_view key) {
+  if (key.size() <= 5 || key.substr(0, 5) != "input") return false;
+  for (char c : key.substr(5)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+constexpr std::array<std::pair<std::string_view, Field>, 13> kFields = {{
+    {"ph", Field::kPh},
+    {"name", Field::kName},
+    {"cat", Field::kCat},
+    {"ts", Field::kTs},
+    {"dur", Field::kDur},
+    {"pid", Field::kPid},
+    {"tid", Field::kTid},
+    {"id", Field::kId},
+    {"bp", Field::kBp},
+    {"bind_id", Field::kBindId},
+    {"flow_in", Field::kFlowIn},
+    {"flow_out", Field::kFlowOut},
+    {"args", Field::kArgs},
+}};
+
+// The key of `field`, for messages.
+std::string_view EventFieldName(Field field) {
+  for (const auto& [name, f] : kFields) {
+    if (f == field) return name;
+  }
+  return "";
+}
+
+}  // namespace
+
+Field EventField(std::string_view key) {
+  // Every key of every event comes here: compare only names of its length.
+  if (key.size() < 2 || key.size() > 8) return Field::kOther;
+  for (const auto& [name, field] : kFields) {
+    if (name.size() == key.size() && name[0] == key[0] && name == key) return field;
+  }
+  return Field::kOther;
+}
+
+bool Tokenizer::EventValue(Kind kind, std::string_view text, Location at) {
+  const bool scalar_text = kind == Kind::kString || kind == Kind::kNumber;
+  // Every text field kept is a name (interned; an id, a thread, a flow key).
+  // The length first: it is almost never past the limit.
+  if (text.size() > source_.limits().name_length && scalar_text && field_ != Field::kOther &&
+      field_ != Field::kArgs && field_ != Field::kTs && field_ != Field::kDur) {
+    return NameTooLong(fmt::format("\"{}\"", EventFieldName(field_)), text, at);
+  }
+  auto set = [&](std::string& field, bool& has) {
+    if (!scalar_text) return;
+    field = text;
+    has = true;
+  };
+  switch (field_) {
+    case Field::kPh:
+      set(e_.ph, e_.has_ph);
+      break;
+    case Field::kName:
+      set(e_.name, e_.has_name);
+      break;
+    case Field::kCat:
+      set(e_.cat, e_.has_cat);
+      break;
+    case Field::kTs:
+    case Field::kDur:
+      return TimeValue(kind, text, at);
+    case Field::kPid:
+      set(e_.pid, e_.has_pid);
+      break;
+    case Field::kTid:
+      set(e_.tid, e_.has_tid);
+      break;
+    case Field::kId:
+      set(e_.id, e_.has_id);
+      break;
+    case Field::kBindId:
+      set(e_.bind_id, e_.has_bind_id);
+      break;
+    case Field::kBp:
+      if (kind == Kind::kString) e_.bp = text;
+      break;
+    case Field::kFlowIn:
+      e_.flow_in = kind == Kind::kTrue;
+      break;
+    case Field::kFlowOut:
+      e_.flow_out = kind == Kind::kTrue;
+      break;
+    case Field::kArgs:
+    case Field::kOther:
+      break;
+  }
+  return true;
+}
+
+bool Tokenizer::TimeValue(Kind kind, std::string_view text, Location at) {
+  const bool is_ts = field_ == Field::kTs;
+  // Built only for a message: this runs twice per event.
+  auto shown = [&] {
+    return kind == Kind::kString   ? fmt::format("\"{}\"", text.substr(0, 40))
+           : kind == Kind::kNumber ? std::string(text.substr(0, 40))
+                                   : std::string(KindName(kind));
+  };
+  // A number, or a string that spells one (Perfetto reads those too). The
+  // JSON reader has checked a number's spelling and that it is finite.
+  const std::optional<int64_t> ns = MicrosToNanos(text);
+  double value = ns ? static_cast<double>(*ns) / 1000 : NAN;
+  if (!ns || kind == Kind::kString) {
+    const std::string copy(text);
+    char* end = nullptr;
+    value = copy.empty() ? NAN : std::strtod(copy.c_str(), &end);
+    if ((kind != Kind::kNumber && kind != Kind::kString) || !std::isfinite(value) ||
+        end != copy.c_str() + copy.size()) {
+      return Fail(at, Where(),
+                  fmt::format("{} is {}, not a number of microseconds", is_ts ? "ts" : "dur", shown()));
+    }
+  }
+  if (is_ts) {
+    if (!ns) {
+      return Fail(
+          at, Where(),
+          fmt::format("ts {} is past any clock in microseconds (ns written as µs?)", shown()));
+    }
+    e_.ts = ns;
+  } else if (value < 0) {
+    e_.negative_dur = true;  // counted when the event ends
+  } else if (!ns || value > kMaxDurMicros) {
+    return Fail(
+        at, Where(),
+        fmt::format("dur {} µs is over 1e12 µs (11.6 days): not a slice's duration", shown()));
+  } else {
+    e_.dur = ns;
+  }
+  return true;
+}
+
+bool Tokenizer::ArgValue(Kind kind, std::string_view text, Location at) {
+  if (kind == Kind::kString && text.size() > source_.limits().name_length &&
+      (arg_key_ == "name" || arg_key_ == "op_name" || IsInputKey(arg_key_))) {
+    return NameTooLong(fmt::format("args \"{}\"", arg_key_), text, at);
+  }
+  if (kind == Kind::kString && arg_key_ == "name") {
+    e_.label = text;
+    e_.has_label = true;
+  } else if (kind == Kind::kString && arg_key_ == "op_name") {
+    e_.type = text;
+    e_.has_type = true;
+  } else if (kind == Kind::kString && IsInputKey(arg_key_)) {
+    e_.inputs.emplace_back(text);
+  } else {
+    for (const auto& [key, name] : kParamArgs) {
+      if (arg_key_ == key) e_.params.emplace_back(name, text);
+    }
+  }
+  return true;
+}
+
+void Tokenizer::EndEvent() {
+  const auto index = static_cast<uint32_t>(r_.events);
+  ++r_.events;
+  if (!e_.has_ph || e_.ph.size() != 1) {
+    if (!e_.has_ph) r_.no_phase.Add(WhereLine(index));
+    return;
+  }
+  const char ph = e_.ph[0];
+  const bool slice = ph == 'X' || ph == 'B' || ph == 'E';
+  const bool flow = ph == 's' || ph == 't' || ph == 'f';
+  if (ph == 'b' || ph == 'e' || ph == 'n') r_.async.Add(WhereLine(index));
+  if (!slice && !flow) return;  // metadata, instants, counters, objects: not read
+  if (!e_.ts) {
+    r_.no_ts.Add(WhereLine(index));
+    return;
+  }
+  // Perfetto's rule: a missing tid is the pid (one thread per process).
+  scratch_ = e_.pid;
+  scratch_ += '\x1F';
+  scratch_ += e_.has_tid ? e_.tid : e_.pid;
+  const uint32_t thread = thread_cache_.Intern(r_.strings, scratch_);
+  const uint32_t cat = e_.has_cat ? cat_cache_.Intern(r_.strings, e_.cat) : kNone;
+
+  if (flow) {
+    if (!e_.has_id) {
+      r_.flow_without_id.Add(WhereLine(index));
+      return;
+    }
+    scratch_ = e_.cat;
+    scratch_ += '\x1F';
+    scratch_ += e_.id;
+    r_.flows.push_back(FlowMark{.ts = *e_.ts,
+                                .key = r_.strings.Intern(scratch_),
+                                .thread = thread,
+                                .event = index,
+                                .phase = ph == 's'   ? FlowPhase::kStart
+                                         : ph == 't' ? FlowPhase::kStep
+                                                     : FlowPhase::kEnd,
+                                .enclosing = ph != 'f' || e_.bp == "e"});
+    return;
+  }
+  if (ph == 'X' && !e_.dur) {
+    if (e_.negative_dur) {
+      r_.negative_dur.Add(WhereLine(index));
+    } else {
+      r_.no_dur.Add(WhereLine(index));
+    }
+    return;
+  }
+  const uint32_t name = r_.strings.Intern(e_.has_name ? e_.name : std::string_view());
+  const uint32_t label = e_.has_label ? r_.strings.Intern(e_.label) : kNone;
+  const uint32_t type = e_.has_type ? r_.strings.Intern(e_.type) : kNone;
+  if (ph != 'E' && (!e_.inputs.empty() || !e_.params.empty())) {
+    auto [it, added] = r_.extras.try_emplace(label != kNone ? label : name);
+    if (added) {
+      for (const std::string& input : e_.inputs)
+        it->second.inputs.push_back(r_.strings.Intern(input));
+      it->second.params = std::move(e_.params);
+    }
+  }
+  uint32_t target = kNone;
+  if (ph == 'X') {
+    const int64_t start = *e_.ts;
+    const int64_t end = start > std::numeric_limits<int64_t>::max() - *e_.dur
+                            ? std::numeric_limits<int64_t>::max()
+                            : start + *e_.dur;
+    target = static_cast<uint32_t>(r_.slices.size());
+    r_.slices.push_back(Slice{.start = start,
+                              .end = end,
+                              .name = name,
+                              .cat = cat,
+                              .thread = thread,
+                              .label = label,
+                              .type = type,
+                              .event = index});
+  } else {
+    target = static_cast<uint32_t>(r_.marks.size());
+    r_.marks.push_back(Mark{.ts = *e_.ts,
+                            .thread = thread,
+                            .event = index,
+                            .name = name,
+                            .cat = cat,
+                            .label = label,
+                            .type = type,
+                            .begin = ph == 'B'});
+  }
+  if (ph != 'E' && e_.has_bind_id && (e_.flow_in || e_.flow_out)) {
+    scratch_ = '\x1E';
+    scratch_ += e_.bind_id;
+    r_.flows.push_back(FlowMark{.ts = *e_.ts,
+                                .key = r_.strings.Intern(scratch_),
+                                .thread = thread,
+                                .event = index,
+                                .slice = target,
+                                .phase = e_.flow_in && e_.flow_out ? FlowPhase::kStep
+                                         : e_.flow_out             ? FlowPhase::kStart
+                                                                   : FlowPhase::kEnd,
+                                .on_mark = ph == 'B'});
+  }
+}
+
+}  // namespace cookgraph::chrome

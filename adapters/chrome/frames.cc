@@ -1,0 +1,283 @@
+// Who wrote the trace, what each slice is, and which frame it belongs to.
+// Per-slice decisions are made once per distinct name or category (interned
+// ids), so a regex runs once per distinct event name, not once per event.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <numeric>
+#include <regex>
+#include <unordered_set>
+
+#include "adapters/chrome/build.h"
+
+namespace cookgraph::chrome {
+namespace {
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// Categories only the PyTorch profiler writes (both schemas).
+bool IsKinetoCategory(std::string_view cat) {
+  static constexpr std::array<std::string_view, 9> kCats = {
+      "cpu_op", "Operator",        "cuda_runtime", "Runtime",        "kernel",
+      "Kernel", "python_function", "gpu_memcpy",   "user_annotation"};
+  return std::find(kCats.begin(), kCats.end(), cat) != kCats.end();
+}
+
+Producer DetectProducer(const TraceRecords& r) {
+  if (r.kineto_keys) return Producer::kKineto;
+  const uint32_t op = r.strings.Find("Op");
+  const uint32_t node = r.strings.Find("Node");
+  const uint32_t session = r.strings.Find("Session");
+  const uint32_t model_run = r.strings.Find("model_run");
+  bool tensorflow = false, kineto = false;
+  std::vector<int8_t> kineto_cat(r.strings.size(), -1);
+  for (const Slice& s : r.slices) {
+    if ((s.cat == session && s.name == model_run && model_run != kNone) ||
+        (s.cat == node && node != kNone && EndsWith(r.strings.str(s.name), "_kernel_time"))) {
+      return Producer::kOnnxRuntime;
+    }
+    tensorflow = tensorflow || (s.cat == op && op != kNone && s.label != kNone);
+    if (s.cat != kNone) {
+      if (kineto_cat[s.cat] < 0) kineto_cat[s.cat] = IsKinetoCategory(r.strings.str(s.cat));
+      kineto = kineto || kineto_cat[s.cat] > 0;
+    }
+  }
+  if (tensorflow) return Producer::kTensorFlow;
+  return kineto ? Producer::kKineto : Producer::kGeneric;
+}
+
+// An integer frame number from a regex capture, if it is one.
+std::optional<int64_t> FrameNumber(const std::smatch& match) {
+  if (match.size() < 2 || !match[1].matched) return std::nullopt;
+  const std::string text = match[1].str();
+  int64_t number = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return number;
+}
+
+}  // namespace
+
+std::string_view EngineName(Producer producer) {
+  static constexpr std::array<std::string_view, 4> kNames = {"pytorch", "tensorflow", "onnxruntime",
+                                                             "chrome-trace"};
+  return kNames[static_cast<size_t>(producer)];
+}
+
+std::string FamilyOf(Producer producer, std::string_view cat) {
+  if (producer == Producer::kTensorFlow) return "op";
+  if (producer == Producer::kOnnxRuntime) return cat.empty() ? "Node" : std::string(cat);
+  // Kineto's categories, with the 2021 schema's names mapped onto today's.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> k2021 = {{
+      {"Operator", "cpu_op"},
+      {"Runtime", "cuda_runtime"},
+      {"Kernel", "kernel"},
+      {"Memcpy", "gpu_memcpy"},
+      {"Memset", "gpu_memset"},
+  }};
+  if (producer == Producer::kKineto) {
+    for (const auto& [old_name, name] : k2021) {
+      if (cat == old_name) return std::string(name);
+    }
+  }
+  return cat.empty() ? "event" : std::string(cat);
+}
+
+bool IsGpuFamily(std::string_view family) {
+  static constexpr std::array<std::string_view, 5> kGpu = {"kernel", "gpu_memcpy", "gpu_memset",
+                                                           "gpu_user_annotation", "cuda_sync"};
+  return std::find(kGpu.begin(), kGpu.end(), family) != kGpu.end();
+}
+
+Result<Classified> ClassifySlices(const TraceRecords& r, const ChromeTraceOptions& options,
+                                  const std::string& file) {
+  Classified c;
+  c.producer = DetectProducer(r);
+  const size_t n = r.slices.size();
+  c.role.assign(n, Role::kNode);
+  c.gpu.assign(n, false);
+
+  // Per category: GPU-side, ignored.
+  std::vector<int8_t> cat_gpu(r.strings.size(), -1);
+  auto is_gpu = [&](uint32_t cat) {
+    if (cat == kNone) return false;
+    if (cat_gpu[cat] < 0) cat_gpu[cat] = IsGpuFamily(FamilyOf(c.producer, r.strings.str(cat)));
+    return cat_gpu[cat] > 0;
+  };
+  const uint32_t trace_cat = r.strings.Find("Trace");
+  const uint32_t session_cat = r.strings.Find("Session");
+  auto ignored_by_producer = [&](const Slice& s) {
+    if (c.producer == Producer::kKineto) return s.cat == trace_cat && s.cat != kNone;
+    if (c.producer != Producer::kOnnxRuntime) return false;
+    if (s.cat == session_cat && s.cat != kNone) return true;
+    const std::string& name = r.strings.str(s.name);
+    return EndsWith(name, "_fence_before") || EndsWith(name, "_fence_after");
+  };
+
+  // The marker regex: the user's, else ProfilerStep#N, else model_run.
+  std::regex marker;
+  bool ordinal = false;
+  if (options.frame_marker) {
+    try {
+      marker = std::regex(*options.frame_marker, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return Error{.file = file,
+                   .message = fmt::format("frame marker '{}' is not a valid regular expression: {}",
+                                          *options.frame_marker, e.what())};
+    }
+    c.marker_what = "'" + *options.frame_marker + "'";
+    c.user_marker = true;
+  }
+  std::vector<int8_t> name_match(r.strings.size(), -1);
+  std::vector<std::optional<int64_t>> name_number(r.strings.size());
+  auto matches = [&](uint32_t name) {
+    if (name_match[name] < 0) {
+      std::smatch match;
+      const std::string& text = r.strings.str(name);
+      name_match[name] = std::regex_search(text, match, marker);
+      if (name_match[name] > 0 && !ordinal) name_number[name] = FrameNumber(match);
+    }
+    return name_match[name] > 0;
+  };
+  auto any_cpu_match = [&] {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!is_gpu(r.slices[i].cat) && matches(r.slices[i].name)) return true;
+    }
+    return false;
+  };
+  if (!options.frame_marker) {
+    marker = std::regex("^ProfilerStep#(\\d+)$");
+    c.marker_what = "ProfilerStep#N";
+    if (!any_cpu_match()) {
+      marker = std::regex("^model_run$");
+      c.marker_what = "model_run";
+      ordinal = true;
+      std::fill(name_match.begin(), name_match.end(), int8_t{-1});
+      if (!any_cpu_match()) c.marker_what.clear();
+    }
+  }
+
+  for (uint32_t i = 0; i < n; ++i) {
+    const Slice& s = r.slices[i];
+    c.gpu[i] = is_gpu(s.cat);
+    if (ignored_by_producer(s)) c.role[i] = Role::kIgnored;
+    if (c.marker_what.empty() || !matches(s.name)) continue;
+    // A marker's copy on a GPU stream (Kineto's gpu_user_annotation) is
+    // neither a frame nor a node.
+    c.role[i] = c.gpu[i] ? Role::kIgnored : Role::kMarker;
+    if (c.role[i] == Role::kMarker) {
+      c.markers.push_back(i);
+      c.marker_number.push_back(name_number[s.name]);
+    }
+  }
+  return c;
+}
+
+Frames AssignFrames(const TraceRecords& r, const Classified& c,
+                    const std::vector<FlowLink>& links) {
+  const std::vector<Slice>& slices = r.slices;
+  Frames frames;
+  frames.of_slice.assign(slices.size(), kNone);
+  auto is_node = [&](uint32_t i) { return c.role[i] == Role::kNode; };
+
+  if (c.markers.empty()) {
+    int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+    for (uint32_t i = 0; i < slices.size(); ++i) {
+      if (!is_node(i)) continue;
+      frames.of_slice[i] = 0;
+      first = std::min(first, slices[i].start);
+      last = std::max(last, slices[i].end);
+    }
+    frames.index = {0};
+    frames.frame_ms = {first <= last ? static_cast<double>(last - first) / 1e6 : 0.0};
+    frames.start_ns = {first <= last ? first : 0};
+    frames.warnings.push_back(
+        c.user_marker
+            ? fmt::format("no event name matches the frame marker {}: the whole trace is one frame",
+                          c.marker_what)
+            : "no frame marker in the trace (ProfilerStep#N or model_run): the whole trace is "
+              "one frame");
+    return frames;
+  }
+
+  // Markers in time order; one that starts inside the previous one is dropped.
+  std::vector<size_t> order(c.markers.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Slice& x = slices[c.markers[a]];
+    const Slice& y = slices[c.markers[b]];
+    if (x.start != y.start) return x.start < y.start;
+    if (x.end != y.end) return x.end > y.end;
+    return x.event < y.event;
+  });
+  std::vector<int64_t> starts, ends;
+  std::vector<std::optional<int64_t>> numbers;
+  Tally overlapping;
+  for (size_t k : order) {
+    const Slice& m = slices[c.markers[k]];
+    if (!ends.empty() && m.start < ends.back()) {
+      overlapping.Add(fmt::format("'{}', traceEvents[{}]", r.strings.str(m.name), m.event));
+      continue;
+    }
+    starts.push_back(m.start);
+    ends.push_back(m.end);
+    numbers.push_back(c.marker_number[k]);
+    frames.frame_ms.push_back(static_cast<double>(m.end - m.start) / 1e6);
+    frames.start_ns.push_back(m.start);
+  }
+  if (overlapping.count > 0) {
+    frames.warnings.push_back(
+        fmt::format("{} frame marker(s) start inside an earlier one and were ignored (first: {})",
+                    overlapping.count, overlapping.first));
+  }
+  // The markers' own numbers, unless one lacks a number or two share one.
+  std::unordered_set<int64_t> seen;
+  bool numbered = true;
+  for (const auto& number : numbers) numbered = numbered && number && seen.insert(*number).second;
+  if (!numbered && std::any_of(numbers.begin(), numbers.end(), [](auto& v) { return v.has_value(); })) {
+    frames.warnings.push_back(fmt::format(
+        "the frame markers {} do not all have distinct numbers: frames are numbered 0, 1, ...",
+        c.marker_what));
+  }
+  for (size_t f = 0; f < numbers.size(); ++f) {
+    frames.index.push_back(numbered ? *numbers[f] : static_cast<int64_t>(f));
+  }
+
+  auto frame_at = [&](int64_t ts) -> uint32_t {
+    auto after = std::upper_bound(starts.begin(), starts.end(), ts);
+    if (after == starts.begin()) return kNone;
+    const auto f = static_cast<size_t>(after - starts.begin() - 1);
+    return ts < ends[f] ? static_cast<uint32_t>(f) : kNone;
+  };
+  std::vector<uint32_t> launcher(slices.size(), kNone);
+  for (const FlowLink& link : links) {
+    if (c.gpu[link.to] && !c.gpu[link.from] && launcher[link.to] == kNone) {
+      launcher[link.to] = link.from;
+    }
+  }
+  Tally outside;
+  for (int pass = 0; pass < 2; ++pass) {  // CPU slices first: GPU slices follow their launcher
+    for (uint32_t i = 0; i < slices.size(); ++i) {
+      if (!is_node(i) || c.gpu[i] != (pass == 1)) continue;
+      frames.of_slice[i] =
+          launcher[i] != kNone ? frames.of_slice[launcher[i]] : frame_at(slices[i].start);
+      if (frames.of_slice[i] == kNone) {
+        outside.Add(
+            fmt::format("'{}', traceEvents[{}]", r.strings.str(slices[i].name), slices[i].event));
+      }
+    }
+  }
+  if (outside.count > 0) {
+    frames.warnings.push_back(
+        fmt::format("{} slice(s) lie outside every frame ({}) and were left out (first: {})",
+                    outside.count, c.marker_what, outside.first));
+  }
+  return frames;
+}
+
+}  // namespace cookgraph::chrome

@@ -1,0 +1,111 @@
+// The plain pieces of the Chrome trace reader's records: interned strings and
+// microsecond timestamps turned into exact nanoseconds.
+
+#include "adapters/chrome/records.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace cookgraph::chrome {
+
+namespace {
+
+constexpr uint64_t kEmptySlot = ~uint64_t{0};
+
+// A fast 64-bit hash of short strings: eight bytes at a time, multiply and
+// fold (the mixing of MurmurHash3's finaliser).
+uint64_t Hash(std::string_view text) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ text.size();
+  const char* p = text.data();
+  size_t n = text.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  if (n != 0) std::memcpy(&w, p, n);  // an empty view may have no data pointer at all
+  h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL;
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+size_t Interner::Slot(std::string_view text, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  const uint64_t tag = hash >> 32;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = slots_[i];
+    if (slot == kEmptySlot) return i;
+    if ((slot >> 32) == tag && strings_[static_cast<uint32_t>(slot)] == text) return i;
+  }
+}
+
+void Interner::Grow() {
+  std::vector<uint64_t> old = std::move(slots_);
+  slots_.assign(std::max<size_t>(64, old.size() * 2), kEmptySlot);
+  for (uint64_t slot : old) {
+    if (slot == kEmptySlot) continue;
+    const uint64_t hash = Hash(strings_[static_cast<uint32_t>(slot)]);
+    slots_[Slot(strings_[static_cast<uint32_t>(slot)], hash)] = slot;
+  }
+}
+
+uint32_t Interner::Intern(std::string_view text) {
+  if (2 * (strings_.size() + 1) > slots_.size()) Grow();  // load at most one half
+  const uint64_t hash = Hash(text);
+  const size_t i = Slot(text, hash);
+  if (slots_[i] != kEmptySlot) return static_cast<uint32_t>(slots_[i]);
+  const auto id = static_cast<uint32_t>(strings_.size());
+  strings_.emplace_back(text);
+  slots_[i] = (hash >> 32) << 32 | id;
+  return id;
+}
+
+uint32_t Interner::Find(std::string_view text) const {
+  if (slots_.empty()) return kNone;
+  const size_t i = Slot(text, Hash(text));
+  return slots_[i] == kEmptySlot ? kNone : static_cast<uint32_t>(slots_[i]);
+}
+
+std::optional<int64_t> MicrosToNanos(std::string_view text) {
+  size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (negative || (i < text.size() && text[i] == '+')) ++i;
+  constexpr int64_t kMaxMicros = std::numeric_limits<int64_t>::max() / 1000 - 1;
+  int64_t micros = 0, nanos = 0;
+  size_t digits = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
+    if (micros > (kMaxMicros - (text[i] - '0')) / 10) return std::nullopt;
+    micros = micros * 10 + (text[i] - '0');
+  }
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    int place = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits, ++place) {
+      if (place < 3) nanos = nanos * 10 + (text[i] - '0');
+      if (place == 3 && text[i] >= '5') ++nanos;  // rounds the fourth decimal
+    }
+    for (; place < 3; ++place) nanos *= 10;
+  }
+  if (digits == 0) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    // Exponent notation: through double, rounded to the ns.
+    std::string copy(text);
+    char* end = nullptr;
+    const double value = std::strtod(copy.c_str(), &end);
+    if (end != copy.c_str() + copy.size() || !std::isfinite(value)) return std::nullopt;
+    const double ns = value * 1000;
+    if (std::fabs(ns) >= static_cast<double>(kMaxMicros) * 1000) return std::nullopt;
+    return std::llround(ns);
+  }
+  if (i != text.size()) return std::nullopt;
+  const int64_t total = micros * 1000 + nanos;
+  return negative ? -total : total;
+}
+
+}  // namespace cookgraph::chrome

@@ -1,0 +1,172 @@
+#ifndef COOKGRAPH_ADAPTERS_CHROME_RECORDS_H_
+#define COOKGRAPH_ADAPTERS_CHROME_RECORDS_H_
+
+// The middle of the Chrome trace reader (adapters/chrome/chrome_trace.h): the plain
+// records the tokenizer keeps of each event, and the stages that turn them
+// into a Snapshot. Internal to adapters/.
+//
+// Memory: one Slice (40 bytes) per X event or B/E pair, one Mark per B or E,
+// one FlowMark per flow event; every string (names, categories, threads, flow
+// keys) is interned once. Args are read only for the few keys that matter, and
+// kept once per node (NodeExtras), not per event.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "adapters/byte_source.h"
+#include "adapters/chrome/chrome_trace.h"
+#include "base/error.h"
+
+namespace cookgraph::chrome {
+
+/// Sentinel for "no string", "no slice", "no frame".
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+/// Distinct strings, each stored once, by dense id. An open-addressing table
+/// of (hash tag, id) words: one probe per event name in the common case, where
+/// a node-based unordered_map cost a tenth of reading a Kineto trace.
+class Interner {
+ public:
+  uint32_t Intern(std::string_view text);
+  /// The id of `text`, or kNone when it was never interned.
+  uint32_t Find(std::string_view text) const;
+  const std::string& str(uint32_t id) const { return strings_[id]; }
+  size_t size() const { return strings_.size(); }
+
+ private:
+  // The slot of `text` (hash `hash`): the one holding it, or the empty one
+  // where it would go.
+  size_t Slot(std::string_view text, uint64_t hash) const;
+  void Grow();
+
+  std::deque<std::string> strings_;  // a deque never moves its strings
+  std::vector<uint64_t> slots_;      // high 32 bits: hash tag; low 32: id; ~0 = empty
+};
+
+/// An X event, or a B/E pair once paired. Times in ns on the trace's clock.
+struct Slice {
+  int64_t start = 0;        // ns
+  int64_t end = 0;          // ns; >= start
+  uint32_t name = kNone;    // interned event name
+  uint32_t cat = kNone;     // interned category; kNone = none given
+  uint32_t thread = kNone;  // interned "pid\x1Ftid"
+  uint32_t label = kNone;   // args.name (TensorFlow's node name)
+  uint32_t type = kNone;    // args.op_name (ONNX Runtime's op type)
+  uint32_t event = 0;       // index in traceEvents (of the B for a pair): file order
+};
+
+/// A B or E event, before pairing.
+struct Mark {
+  int64_t ts = 0;  // ns
+  uint32_t thread = kNone;
+  uint32_t event = 0;
+  uint32_t name = kNone, cat = kNone, label = kNone, type = kNone;  // B only
+  bool begin = false;
+};
+
+enum class FlowPhase : uint8_t { kStart, kStep, kEnd };  // s, t, f (this order at equal ts)
+
+/// A flow event (v1) or a flow binding on a slice (v2).
+struct FlowMark {
+  int64_t ts = 0;        // ns
+  uint32_t key = kNone;  // interned "cat\x1Fid" (v1) or "\x1Ebind_id" (v2)
+  uint32_t thread = kNone;
+  uint32_t event = 0;
+  uint32_t slice = kNone;  // v2: the slice it is on (a Mark index while on_mark)
+  FlowPhase phase = FlowPhase::kStart;
+  bool enclosing = true;  // v1: binds to the enclosing slice, not the next one
+  bool on_mark = false;   // v2 on a B event: `slice` is the B's Mark index
+};
+
+/// Records that were bad one by one, or left aside: how many, and the first.
+struct Tally {
+  uint64_t count = 0;
+  std::string first;  // e.g. "traceEvents[12] at line 40"
+  void Add(std::string_view where) {
+    if (count++ == 0) first = std::string(where);
+  }
+};
+
+/// What the args of a node's first event say, kept once per node key.
+struct NodeExtras {
+  std::vector<uint32_t> inputs;                             // TensorFlow args.inputN, interned
+  std::vector<std::pair<std::string, std::string>> params;  // whitelisted args, as text
+};
+
+/// Everything the tokenizer keeps of a trace.
+struct TraceRecords {
+  Interner strings;
+  std::vector<Slice> slices;
+  std::vector<Mark> marks;
+  std::vector<FlowMark> flows;
+  /// By args.name when the event has one, else by event name: its first event's args.
+  std::unordered_map<uint32_t, NodeExtras> extras;
+  std::optional<int64_t> base_time_ns;  // Kineto's baseTimeNanoseconds
+  bool kineto_keys = false;             // schemaVersion, deviceProperties, ... at the top
+  bool missing_bracket = false;         // array form cut after a complete event
+  uint64_t events = 0;                  // elements of traceEvents
+
+  Tally no_phase;         // events without "ph"
+  Tally no_ts;            // slices and flows without "ts"
+  Tally no_dur;           // X events without "dur"
+  Tally negative_dur;     // X events with dur < 0
+  Tally flow_without_id;  // s/t/f without "id"
+  Tally async;            // b/e/n async events (not read)
+};
+
+/// Stage 2: the events of `source` into records. Syntax errors and values a
+/// user must fix come back as an Error with line and column.
+Result<TraceRecords> TokenizeChromeTrace(ByteSource& source);
+
+/// Stage 3: records into a Snapshot. `file` names the input in errors and in
+/// SnapshotInfo; `limits` bound the operators (nodes) and frames × operators
+/// (samples).
+Result<Snapshot> BuildChromeSnapshot(TraceRecords records, const ChromeTraceOptions& options,
+                                     const std::string& file, const InputLimits& limits = {});
+
+/// Parses a ts or dur spelled `text` (µs, integer or fraction, or a numeric
+/// string) into ns, exactly for up to 3 decimals (rounded beyond). nullopt when
+/// `text` is not a number or the result leaves int64.
+std::optional<int64_t> MicrosToNanos(std::string_view text);
+
+/// Per slice, within its thread: the enclosing node slice and the self time.
+struct Nesting {
+  std::vector<bool> kept;        // per slice: nested (a node's slice), as asked
+  std::vector<uint32_t> order;   // kept slice indices by (thread, start, end descending, event)
+  std::vector<uint32_t> parent;  // per slice: the enclosing slice on its thread, or kNone
+  std::vector<int64_t> self_ns;  // per slice: duration minus what direct children cover
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>
+      threads;                // thread -> [lo, hi) of order
+  uint64_t overlaps = 0;      // slices that start inside a slice and end after it
+  std::string first_overlap;  // the first such slice, named
+};
+
+/// Pairs the B and E marks of each thread into slices appended to
+/// records.slices; v2 flows on B events are moved onto their slice.
+/// Returns the warnings (unmatched B or E).
+std::vector<std::string> PairBeginEnd(TraceRecords& records);
+
+/// Nests the slices with keep[i] set; the others get no parent and no self time.
+Nesting NestSlices(const TraceRecords& records, const std::vector<bool>& keep);
+
+/// One resolved flow: the slices at its two ends.
+struct FlowLink {
+  uint32_t from = kNone;
+  uint32_t to = kNone;
+};
+
+/// Binds each flow event to a kept slice and follows each flow key from start
+/// through steps to end. `unbound` counts the flow events that would have made
+/// a link but lie on no kept slice of their thread.
+std::vector<FlowLink> ResolveFlows(const TraceRecords& records, const Nesting& nesting,
+                                   Tally& unbound);
+
+}  // namespace cookgraph::chrome
+
+#endif  // COOKGRAPH_ADAPTERS_CHROME_RECORDS_H_

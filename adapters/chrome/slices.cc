@@ -1,0 +1,228 @@
+// Slices on threads: B/E pairing, nesting into parents and self time, and the
+// binding of flow events to the slices they start or end on. Everything here
+// works per thread on records sorted by time, so the input's order of events
+// does not matter (ties keep the file's order).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "adapters/chrome/records.h"
+
+namespace cookgraph::chrome {
+
+std::vector<std::string> PairBeginEnd(TraceRecords& r) {
+  std::vector<uint32_t> order(r.marks.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const Mark& x = r.marks[a];
+    const Mark& y = r.marks[b];
+    if (x.thread != y.thread) return x.thread < y.thread;
+    if (x.ts != y.ts) return x.ts < y.ts;
+    return x.event < y.event;
+  });
+  std::vector<uint32_t> slice_of(r.marks.size(), kNone);  // B mark -> its slice
+  Tally unmatched_begin, unmatched_end;
+  std::vector<uint32_t> open;  // B marks of the current thread, innermost last
+  auto close_thread = [&] {
+    for (uint32_t b : open) {
+      unmatched_begin.Add(
+          fmt::format("'{}', traceEvents[{}]", r.strings.str(r.marks[b].name), r.marks[b].event));
+    }
+    open.clear();
+  };
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Mark& m = r.marks[order[i]];
+    if (i > 0 && r.marks[order[i - 1]].thread != m.thread) close_thread();
+    if (m.begin) {
+      open.push_back(order[i]);
+      continue;
+    }
+    if (open.empty()) {
+      unmatched_end.Add(fmt::format("traceEvents[{}]", m.event));
+      continue;
+    }
+    const Mark& b = r.marks[open.back()];
+    slice_of[open.back()] = static_cast<uint32_t>(r.slices.size());
+    open.pop_back();
+    r.slices.push_back(Slice{.start = b.ts,
+                             .end = m.ts,
+                             .name = b.name,
+                             .cat = b.cat,
+                             .thread = b.thread,
+                             .label = b.label,
+                             .type = b.type,
+                             .event = b.event});
+  }
+  close_thread();
+  for (FlowMark& flow : r.flows) {
+    if (!flow.on_mark) continue;
+    flow.slice = slice_of[flow.slice];
+    flow.on_mark = false;
+  }
+  std::vector<Mark>().swap(r.marks);
+
+  std::vector<std::string> warnings;
+  if (unmatched_end.count > 0) {
+    warnings.push_back(
+        fmt::format("{} E event(s) close no open B on their thread and were ignored (first: {})",
+                    unmatched_end.count, unmatched_end.first));
+  }
+  if (unmatched_begin.count > 0) {
+    warnings.push_back(fmt::format(
+        "{} B event(s) are never closed by an E on their thread and were ignored (first: {})",
+        unmatched_begin.count, unmatched_begin.first));
+  }
+  return warnings;
+}
+
+Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep) {
+  const std::vector<Slice>& slices = r.slices;
+  Nesting n;
+  n.kept = keep;
+  n.parent.assign(slices.size(), kNone);
+  n.self_ns.assign(slices.size(), 0);
+  // Sorted by thread, start, the outer one first, then file order. The keys
+  // are copied next to each other: comparing through indexes into `slices`
+  // missed the cache on every comparison.
+  struct Key {
+    uint32_t thread;
+    uint32_t event;
+    int64_t start;
+    int64_t end;
+    uint32_t slice;
+  };
+  std::vector<Key> keys;
+  keys.reserve(slices.size());
+  for (uint32_t i = 0; i < slices.size(); ++i) {
+    if (keep[i]) keys.push_back({slices[i].thread, slices[i].event, slices[i].start, slices[i].end, i});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    if (x.thread != y.thread) return x.thread < y.thread;
+    if (x.start != y.start) return x.start < y.start;
+    if (x.end != y.end) return x.end > y.end;  // the outer one first
+    return x.event < y.event;
+  });
+  n.order.reserve(keys.size());
+  for (const Key& k : keys) n.order.push_back(k.slice);
+  std::vector<Key>().swap(keys);
+  std::vector<uint32_t> stack;  // the open slices of the current thread, innermost last
+  for (size_t pos = 0; pos < n.order.size(); ++pos) {
+    const uint32_t s = n.order[pos];
+    const Slice& slice = slices[s];
+    if (pos == 0 || slices[n.order[pos - 1]].thread != slice.thread) {
+      stack.clear();
+      n.threads[slice.thread] = {static_cast<uint32_t>(pos), static_cast<uint32_t>(pos)};
+    }
+    ++n.threads[slice.thread].second;
+    // A slice that ends at or before this start is over: [start, end) spans.
+    while (!stack.empty() && slices[stack.back()].end <= slice.start) stack.pop_back();
+    n.self_ns[s] = slice.end - slice.start;
+    if (!stack.empty()) {
+      const uint32_t p = stack.back();
+      n.parent[s] = p;
+      // A slice that outlives its parent is subtracted only where they overlap.
+      if (slice.end > slices[p].end && n.overlaps++ == 0) {
+        n.first_overlap =
+            fmt::format("'{}', traceEvents[{}]", r.strings.str(slice.name), slice.event);
+      }
+      n.self_ns[p] -= std::min(slice.end, slices[p].end) - slice.start;
+    }
+    stack.push_back(s);
+  }
+  for (int64_t& self : n.self_ns) self = std::max<int64_t>(self, 0);
+  return n;
+}
+
+namespace {
+
+// The kept slice a v1 flow event at `ts` on `thread` binds to, or kNone.
+uint32_t BindFlow(const TraceRecords& r, const Nesting& n, const FlowMark& flow) {
+  auto range = n.threads.find(flow.thread);
+  if (range == n.threads.end()) return kNone;
+  const auto lo = n.order.begin() + range->second.first;
+  const auto hi = n.order.begin() + range->second.second;
+  if (!flow.enclosing) {
+    // The next slice: the first that starts at or after the flow event.
+    auto next =
+        std::partition_point(lo, hi, [&](uint32_t s) { return r.slices[s].start < flow.ts; });
+    return next == hi ? kNone : *next;
+  }
+  // The enclosing slice: the deepest with start <= ts <= end. It is the last
+  // slice starting at or before ts, or one of its ancestors.
+  auto after =
+      std::partition_point(lo, hi, [&](uint32_t s) { return r.slices[s].start <= flow.ts; });
+  if (after == lo) return kNone;
+  uint32_t s = *(after - 1);
+  while (s != kNone && r.slices[s].end < flow.ts) s = n.parent[s];
+  return s;
+}
+
+}  // namespace
+
+std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tally& unbound) {
+  const std::vector<FlowMark>& flows = r.flows;
+  std::vector<uint32_t> bound(flows.size(), kNone);
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const FlowMark& flow = flows[i];
+    if (flow.slice != kNone) {
+      bound[i] = n.kept[flow.slice] ? flow.slice : kNone;  // v2: on its own slice
+    } else if (!flow.on_mark) {
+      bound[i] = BindFlow(r, n, flow);
+    }
+  }
+  // By key, time, phase, then file order; keys side by side, as in NestSlices.
+  struct Key {
+    uint32_t key;
+    uint32_t phase;
+    int64_t ts;
+    uint32_t event;
+    uint32_t flow;
+  };
+  std::vector<Key> keys(flows.size());
+  for (uint32_t i = 0; i < flows.size(); ++i) {
+    keys[i] = {flows[i].key, static_cast<uint32_t>(flows[i].phase), flows[i].ts, flows[i].event, i};
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    if (x.key != y.key) return x.key < y.key;
+    if (x.ts != y.ts) return x.ts < y.ts;
+    if (x.phase != y.phase) return x.phase < y.phase;
+    return x.event < y.event;
+  });
+  std::vector<uint32_t> order(flows.size());
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].flow;
+  std::vector<Key>().swap(keys);
+
+  // Each key's events in time order: a start opens a flow, a step links the
+  // open end to its slice and becomes the open end, an end links and closes.
+  // Ends without a start are normal (Kineto writes them) and make nothing.
+  std::vector<FlowLink> links;
+  enum class State : uint8_t { kClosed, kOpen, kLost };
+  State state = State::kClosed;
+  uint32_t open = kNone;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const FlowMark& flow = flows[order[i]];
+    if (i == 0 || flows[order[i - 1]].key != flow.key) state = State::kClosed;
+    const uint32_t here = bound[order[i]];
+    auto lost = [&] { unbound.Add(fmt::format("traceEvents[{}]", flow.event)); };
+    if (flow.phase != FlowPhase::kStart) {
+      if (state == State::kOpen && here != kNone) {
+        if (here != open) links.push_back(FlowLink{.from = open, .to = here});
+      } else if (state != State::kClosed) {
+        lost();
+      }
+    }
+    if (flow.phase == FlowPhase::kEnd) {
+      state = State::kClosed;
+    } else if (here != kNone) {
+      state = State::kOpen;
+      open = here;
+    } else {
+      state = State::kLost;  // counted when a step or end finds it
+    }
+  }
+  return links;
+}
+
+}  // namespace cookgraph::chrome

@@ -1,0 +1,186 @@
+// Stage 2 of the Chrome trace reader: JSON events (adapters/json_events.cc,
+// cookgraph's own streaming JSON reader) into TraceRecords. This file follows the structure:
+// the top level, the traceEvents array, each event, its args; the values an
+// event holds are read in event.cc.
+
+#include "adapters/chrome/tokenizer.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace cookgraph::chrome {
+namespace {
+
+// Kineto's top-level keys besides traceEvents.
+constexpr std::array<std::string_view, 6> kKinetoKeys = {"schemaVersion",       "deviceProperties",
+                                                         "computeProperties",   "distributedInfo",
+                                                         "baseTimeNanoseconds", "traceName"};
+
+}  // namespace
+
+// Before an element of a captured array, or a key of a captured object: ", "
+// after the first. A value in an object follows its key without one.
+void Tokenizer::CaptureSeparator(bool key) {
+  auto& [closer, first] = capture_open_.back();
+  if (closer == '}' && !key) return;
+  if (!first) capture_ += ", ";
+  first = false;
+}
+
+bool Tokenizer::Open(Location at, bool object) {
+  const Kind kind = object ? Kind::kObject : Kind::kArray;
+  if (depth_ == 0) {
+    object_form_ = object;
+    array_form_ = !object;
+    in_events_ = array_form_;
+    events_depth_ = array_form_ ? 1 : -1;
+  } else if (object_form_ && depth_ == 1) {
+    if (top_key_ == "traceEvents") {
+      if (object) return Fail(at, "traceEvents", "is an object, not an array of events");
+      events_seen_ = in_events_ = true;
+      events_depth_ = 2;
+    }
+  } else if (in_events_ && depth_ == events_depth_) {
+    if (!object) return Fail(at, Where(), "is an array, not an event object");
+    event_open_ = true;
+    event_line_ = at.line;
+    e_.Clear();
+  } else if (event_open_ && depth_ == events_depth_ + 1) {
+    if (field_ == Field::kTs || field_ == Field::kDur) return TimeValue(kind, "", at);
+    if (field_ == Field::kArgs && object) in_args_ = true;
+  } else if (in_args_ && depth_ == events_depth_ + 2) {
+    for (const auto& [key, name] : kParamArgs) {
+      if (arg_key_ == key) {
+        capturing_ = true;
+        capture_name_ = name;
+        capture_.clear();
+        capture_open_.clear();
+      }
+    }
+  } else if (capturing_) {
+    CaptureSeparator(false);
+  }
+  if (capturing_) {
+    capture_ += object ? '{' : '[';
+    capture_open_.emplace_back(object ? '}' : ']', true);
+    if (!CaptureFits(at)) return false;
+  }
+  ++depth_;
+  return true;
+}
+
+bool Tokenizer::NameTooLong(std::string_view field, std::string_view text, Location at) {
+  return Fail(at, Where(),
+              cookgraph::NameTooLong(source_.limits(), field, text.size()));
+}
+
+bool Tokenizer::CaptureFits(Location at) {
+  if (capture_.size() <= source_.limits().string_length) return true;
+  return Fail(at, Where(),
+              LimitMessage(source_.limits(), &InputLimits::string_length,
+                           fmt::format("args \"{}\" is longer than", capture_name_)));
+}
+
+bool Tokenizer::Close(Location at) {
+  --depth_;
+  if (capturing_) {
+    capture_ += capture_open_.back().first;
+    capture_open_.pop_back();
+    if (!CaptureFits(at)) return false;
+    if (capture_open_.empty()) {
+      capturing_ = false;
+      e_.params.emplace_back(capture_name_, capture_);
+    }
+  } else if (depth_ == 0) {
+    if (object_form_ && !events_seen_) {
+      return Fail(at, "",
+                  "not a Chrome trace: the object has no \"traceEvents\" array (a trace is an "
+                  "array of events or an object with \"traceEvents\")");
+    }
+  } else if (event_open_ && depth_ == events_depth_) {
+    EndEvent();
+    event_open_ = false;
+  } else if (in_events_ && depth_ == events_depth_ - 1) {
+    in_events_ = false;
+  } else if (in_args_ && depth_ == events_depth_ + 1) {
+    in_args_ = false;
+  }
+  return true;
+}
+
+bool Tokenizer::Key(std::string_view key, Location at) {
+  if (capturing_) {
+    CaptureSeparator(true);
+    fmt::format_to(std::back_inserter(capture_), "\"{}\": ", key);
+    return CaptureFits(at);
+  } else if (object_form_ && depth_ == 1) {
+    top_key_ = key;
+    for (std::string_view k : kKinetoKeys) r_.kineto_keys = r_.kineto_keys || k == key;
+  } else if (event_open_ && depth_ == events_depth_ + 1) {
+    field_ = EventField(key);
+  } else if (in_args_ && depth_ == events_depth_ + 2) {
+    arg_key_ = key;
+  }
+  return true;
+}
+
+bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
+  if (depth_ == 0) {
+    return Fail(at, "",
+                fmt::format("not a Chrome trace: the input is {}, not an array of events or an "
+                            "object with \"traceEvents\"",
+                            KindName(kind)));
+  }
+  if (capturing_) {
+    CaptureSeparator(false);
+    if (kind == Kind::kString) {
+      fmt::format_to(std::back_inserter(capture_), "\"{}\"", text);
+    } else {
+      capture_ += text;
+    }
+    return CaptureFits(at);
+  } else if (object_form_ && depth_ == 1) {
+    if (top_key_ == "traceEvents") {
+      return Fail(at, "traceEvents", fmt::format("is {}, not an array of events", KindName(kind)));
+    }
+    if (top_key_ == "baseTimeNanoseconds" && kind == Kind::kNumber) {
+      int64_t base = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), base);
+      if (ec == std::errc() && end == text.data() + text.size()) r_.base_time_ns = base;
+    }
+  } else if (in_events_ && depth_ == events_depth_) {
+    return Fail(at, Where(), fmt::format("is {}, not an event object", KindName(kind)));
+  } else if (event_open_ && depth_ == events_depth_ + 1) {
+    return EventValue(kind, text, at);
+  } else if (in_args_ && depth_ == events_depth_ + 2) {
+    return ArgValue(kind, text, at);
+  }
+  return true;
+}
+
+Result<TraceRecords> TokenizeChromeTrace(ByteSource& source) {
+  TraceRecords records;
+  Tokenizer tokenizer(source, records);
+  bool at_end = false;
+  Status parsed = ParseJsonEvents(source, tokenizer, &at_end);
+  if (parsed) return records;
+  if (tokenizer.error()) return *tokenizer.error();
+  if (source.failed()) return parsed.error();
+  // The format allows a bare array to end without its closing bracket (a
+  // tracer killed mid-run): the events read so far are the trace.
+  if (at_end && tokenizer.BetweenEvents()) {
+    records.missing_bracket = true;
+    return records;
+  }
+  Error error = parsed.error();
+  if (at_end && tokenizer.InsideEvent()) {
+    error.where = fmt::format("traceEvents[{}]", tokenizer.event_index());
+    error.message = "the input ends inside this event (cut short?): " + error.message;
+  } else if (at_end) {
+    error.message = "the input ends early (cut short?): " + error.message;
+  }
+  return error;
+}
+
+}  // namespace cookgraph::chrome

@@ -1,0 +1,189 @@
+#ifndef COOKGRAPH_ADAPTERS_CHROME_TOKENIZER_H_
+#define COOKGRAPH_ADAPTERS_CHROME_TOKENIZER_H_
+
+// The Chrome trace reader's tokenizer (stage 2): an EventHandler that follows
+// the structure of the file (tokenizer.cc) and keeps a few fields
+// of each event as a record (event.cc). Internal to adapters/.
+
+#include <fmt/format.h>
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "adapters/chrome/records.h"
+#include "adapters/events.h"
+
+namespace cookgraph::chrome {
+
+// Args kept as node parameters, and the name each gets (the names the example
+// snapshots and the advisor's packs use).
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kParamArgs = {{
+    {"Input Dims", "input_dims"},
+    {"Input type", "input_types"},
+    {"grid", "grid"},
+    {"block", "block"},
+    {"registers per thread", "registers per thread"},
+    {"shared memory", "shared memory"},
+    {"stream", "stream"},
+    {"bytes", "bytes"},
+    {"provider", "provider"},
+    {"input_type_shape", "input_type_shape"},
+    {"output_type_shape", "output_type_shape"},
+}};
+
+/// The event keys the tokenizer reads.
+enum class Field : uint8_t {
+  kOther,  // any key not read
+  kPh,
+  kName,
+  kCat,
+  kTs,
+  kDur,
+  kPid,
+  kTid,
+  kId,
+  kBp,
+  kBindId,
+  kFlowIn,
+  kFlowOut,
+  kArgs
+};
+
+/// The Field of event key `key`; kOther for the others.
+Field EventField(std::string_view key);
+
+/// What one event says, reset before each.
+struct EventFields {
+  std::string ph, name, cat, pid, tid, id, bind_id, bp, label, type;
+  bool has_ph = false, has_name = false, has_cat = false, has_pid = false, has_tid = false;
+  bool has_id = false, has_bind_id = false, has_label = false, has_type = false;
+  std::optional<int64_t> ts, dur;
+  bool negative_dur = false;
+  bool flow_in = false, flow_out = false;
+  std::vector<std::string> inputs;
+  std::vector<std::pair<std::string, std::string>> params;
+
+  void Clear() {
+    // Keeps the strings' capacity: no allocation per event once warm.
+    for (std::string* s : {&ph, &name, &cat, &pid, &tid, &id, &bind_id, &bp, &label, &type}) {
+      s->clear();
+    }
+    has_ph = has_name = has_cat = has_pid = has_tid = false;
+    has_id = has_bind_id = has_label = has_type = false;
+    ts.reset();
+    dur.reset();
+    negative_dur = flow_in = flow_out = false;
+    inputs.clear();
+    params.clear();
+  }
+};
+
+/// Turns the JSON events of one trace into `records`; stops at the first error
+/// a user must fix (error()).
+class Tokenizer final : public EventHandler {
+ public:
+  Tokenizer(ByteSource& source, TraceRecords& records) : source_(source), r_(records) {}
+
+  const std::optional<Error>& error() const { return error_; }
+  // True when the parse stopped between two events of a top-level array: the
+  // format allows the closing bracket to be missing.
+  bool BetweenEvents() const { return array_form_ && in_events_ && depth_ == 1; }
+  bool InsideEvent() const { return event_open_; }
+  uint64_t event_index() const { return r_.events; }
+
+  bool BeginObject(Location at) override { return Open(at, true); }
+  bool BeginArray(Location at) override { return Open(at, false); }
+  bool EndObject(Location at) override { return Close(at); }
+  bool EndArray(Location at) override { return Close(at); }
+  bool Key(std::string_view key, Location at) override;
+  bool Null(Location at) override { return Scalar(Kind::kNull, "null", at); }
+  bool Bool(bool value, Location at) override {
+    return Scalar(value ? Kind::kTrue : Kind::kFalse, value ? "true" : "false", at);
+  }
+  bool Number(double, std::string_view text, bool, Location at) override {
+    return Scalar(Kind::kNumber, text, at);
+  }
+  bool String(std::string_view value, Location at) override {
+    return Scalar(Kind::kString, value, at);
+  }
+
+ private:
+  enum class Kind : uint8_t { kNull, kTrue, kFalse, kNumber, kString, kObject, kArray };
+
+  static std::string_view KindName(Kind kind) {
+    static constexpr std::array<std::string_view, 7> kNames = {
+        "null", "true", "false", "a number", "a string", "an object", "an array"};
+    return kNames[static_cast<size_t>(kind)];
+  }
+
+  bool Open(Location at, bool object);
+  bool Close(Location at);
+  bool Scalar(Kind kind, std::string_view text, Location at);
+  bool EventValue(Kind kind, std::string_view text, Location at);
+  bool TimeValue(Kind kind, std::string_view text, Location at);
+  bool ArgValue(Kind kind, std::string_view text, Location at);
+  // Records that `text`, the value of `field`, is longer than the name-length
+  // limit (names are interned and become node ids); returns false.
+  bool NameTooLong(std::string_view field, std::string_view text, Location at);
+  // False (with the error) when the captured arg has passed string-length.
+  bool CaptureFits(Location at);
+  void CaptureSeparator(bool key);
+  void EndEvent();
+  std::string Where() const { return fmt::format("traceEvents[{}]", r_.events); }
+  std::string WhereLine(uint32_t index) const {
+    return fmt::format("traceEvents[{}] at line {}", index, event_line_);
+  }
+  bool Fail(Location at, std::string where, std::string message) {
+    error_ = Error{.file = source_.name(),
+                   .line = at.line,
+                   .column = at.column,
+                   .where = std::move(where),
+                   .message = std::move(message)};
+    return false;
+  }
+
+  ByteSource& source_;
+  TraceRecords& r_;
+  std::optional<Error> error_;
+
+  int depth_ = 0;  // containers open
+  bool object_form_ = false, array_form_ = false;
+  bool events_seen_ = false;  // object form: the traceEvents array was found
+  bool in_events_ = false;    // inside the traceEvents array (or the top-level array)
+  int events_depth_ = -1;     // depth_ directly inside that array
+  std::string top_key_;       // object form: the key at depth 1
+  bool event_open_ = false;   // inside an event object (depth events_depth_ + 1)
+  int64_t event_line_ = 0;
+  Field field_ = Field::kOther;  // key read at event level
+  bool in_args_ = false;         // inside the event's args object
+  std::string arg_key_;
+  // A whitelisted arg (kParamArgs) whose value is an array or object, written
+  // out as compact text while it is read; per open container of it, the
+  // closing bracket and whether nothing is written in it yet.
+  bool capturing_ = false;
+  std::string capture_name_, capture_;
+  std::vector<std::pair<char, bool>> capture_open_;
+  EventFields e_;
+  std::string scratch_;
+  // Runs of events share a thread and a category: no hash lookup for those.
+  struct LastInterned {
+    std::string text;
+    uint32_t id = kNone;
+    uint32_t Intern(Interner& strings, std::string_view value) {
+      if (id == kNone || value != text) {
+        text = value;
+        id = strings.Intern(value);
+      }
+      return id;
+    }
+  };
+  LastInterned thread_cache_, cat_cache_;
+};
+
+}  // namespace cookgraph::chrome
+
+#endif  // COOKGRAPH_ADAPTERS_CHROME_TOKENIZER_H_

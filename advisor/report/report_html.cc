@@ -1,0 +1,359 @@
+// The HTML report: one self-contained page. Inline CSS (light and dark), inline
+// SVG charts, no JavaScript and no URL of any kind, so it opens offline and a
+// node id cannot run or load anything: every input string goes through EscapeHtml().
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "advisor/report/report_model.h"
+#include "advisor/report/report_renderers.h"
+#include "advisor/report/report_svg.h"
+#include "base/text.h"
+#include "writers/diff_formats.h"
+
+namespace cookgraph {
+namespace {
+
+using namespace report_internal;  // NOLINT: one file's use of its own internals
+
+constexpr std::string_view kStyle = R"(
+:root { color-scheme: light dark; --fg: #1d2330; --muted: #5b6475; --bg: #ffffff;
+  --panel: #f4f6fa; --line: #d7dce5; --accent: #2f6fde; --bad: #c8322b; --warn: #b86e00;
+  --good: #2b8a3e; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e3e7ef; --muted: #9aa3b5; --bg: #14171d; --panel: #1c2028; --line: #323846;
+    --accent: #6aa0ff; --bad: #ff6b61; --warn: #f0a83a; --good: #5cc774; } }
+body { font: 15px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg);
+  margin: 0 auto; max-width: 1100px; padding: 24px; }
+h1 { font-size: 1.6em; margin: 0 0 4px; } h2 { font-size: 1.25em; margin-top: 2em;
+  border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+.muted, caption { color: var(--muted); } caption { text-align: left; padding: 4px 0; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left;
+  vertical-align: top; } td.n, th.n { text-align: right; white-space: nowrap; }
+th { background: var(--panel); } code, .id { font-family: ui-monospace, monospace;
+  font-size: 0.92em; overflow-wrap: anywhere; }
+.chart { display: block; background: var(--panel); border-radius: 6px; margin: 8px 0; }
+.chart .grid { stroke: var(--line); stroke-width: 1; }
+.chart .label { fill: var(--muted); font: 12px system-ui, sans-serif; }
+.chart .series { fill: none; stroke: var(--accent); stroke-width: 1.5; }
+.chart .budget { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 6 4; }
+.chart .budget-label { fill: var(--bad); } .chart .over { fill: var(--bad); }
+.chart .bar { fill: var(--accent); } .chart .bar.critical { fill: var(--warn); }
+.bad { color: var(--bad); font-weight: 600; } .ok { color: var(--good); font-weight: 600; }
+.finding { background: var(--panel); border-left: 4px solid var(--muted); border-radius: 4px;
+  padding: 8px 14px; margin: 10px 0; }
+.finding.critical { border-color: var(--bad); } .finding.warning { border-color: var(--warn); }
+.sev { text-transform: uppercase; font-size: 0.8em; font-weight: 700; letter-spacing: 0.05em; }
+.finding.critical .sev { color: var(--bad); } .finding.warning .sev { color: var(--warn); }
+.heatmap { overflow: auto; max-height: 85vh; background: #ffffff; border: 1px solid var(--line);
+  border-radius: 6px; margin: 8px 0; } .heatmap svg { display: block; }
+pre.advice { white-space: pre-wrap; background: var(--panel); padding: 12px; border-radius: 6px; }
+)";
+
+// How many loops, path nodes and finding nodes are listed before "and N more".
+constexpr size_t kListLimit = 50;
+
+void Row(std::string& out, std::string_view head, const std::string& value_html) {
+  out += fmt::format("<tr><th scope=\"row\">{}</th><td>{}</td></tr>\n", head, value_html);
+}
+
+std::string IdList(const Snapshot& snapshot, const std::vector<NodeIndex>& nodes,
+                   std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < nodes.size() && i < kListLimit; ++i) {
+    if (i) out += separator;
+    out += "<span class=\"id\">" + EscapeHtml(Id(snapshot, nodes[i])) + "</span>";
+  }
+  if (nodes.size() > kListLimit) out += fmt::format(" … and {} more", nodes.size() - kListLimit);
+  return out;
+}
+
+void Summary(const ReportInput& in, std::string& out) {
+  const SnapshotInfo& info = in.snapshot.info;
+  const FrameSummary& f = in.analysis.frames;
+  out += "<section id=\"summary\"><h2>Summary</h2>\n<table class=\"summary\">\n";
+  Row(out, "file", "<span class=\"id\">" + EscapeHtml(in.file) + "</span>");
+  Row(out, "engine", EscapeHtml(info.engine.empty() ? "(not given)" : info.engine));
+  Row(out, "name", EscapeHtml(info.name.empty() ? "(not given)" : info.name));
+  if (!info.captured.empty()) Row(out, "captured", EscapeHtml(info.captured));
+  Row(out, "nodes",
+      fmt::format("{} ({} cooked), {} edges", in.snapshot.network.size(), CookedCount(in.analysis),
+                  in.snapshot.network.edges().size()));
+  Row(out, "frames", std::to_string(f.frame_ms.size()));
+  Row(out, "fps", info.fps ? Number(*info.fps) : "(not given)");
+  Row(out, "budget", Ms(in.analysis.budget_ms) + " ms");
+  Row(out, "frame time",
+      fmt::format("mean {} ms, p95 {} ms, max {} ms ({})", Ms(f.mean_ms), Ms(f.p95_ms),
+                  Ms(f.max_ms), f.measured ? "measured" : "sum of the nodes' cook times"));
+  const double over_share =
+      f.frame_ms.empty() ? 0 : static_cast<double>(f.over_budget.size()) / f.frame_ms.size();
+  Row(out, "over budget",
+      fmt::format("<span class=\"{}\">{} of {} frames ({})</span>",
+                  f.over_budget.empty() ? "ok" : "bad", f.over_budget.size(), f.frame_ms.size(),
+                  Percent(over_share)));
+  Row(out, "findings", std::to_string(in.findings.size()));
+  out += "</table></section>\n";
+}
+
+void Comparison(const ReportInput& in, std::string& out) {
+  if (in.comparison == nullptr) return;
+  const SnapshotDiff& diff = *in.comparison;
+  out +=
+      "<section id=\"comparison\"><h2>Comparison with the baseline</h2>\n<table "
+      "class=\"summary\">\n";
+  Row(out, "baseline", "<span class=\"id\">" + EscapeHtml(in.baseline_file) + "</span>");
+  Row(out, "frame time",
+      diff.frames.regression
+          ? "<span class=\"bad\">" + EscapeHtml(FrameChangeText(diff.frames)) + "</span>"
+          : EscapeHtml(FrameChangeText(diff.frames)));
+  Row(out, "nodes",
+      fmt::format("{} matched, <span class=\"{}\">{} regressed</span>, {} improved, {} added, {} "
+                  "removed",
+                  diff.nodes.size(), diff.regressions > 0 ? "bad" : "ok", diff.regressions,
+                  diff.improvements, diff.added.size(), diff.removed.size()));
+  Row(out, "test",
+      fmt::format("Welch's t-test on the per-frame cook times, one-sided, alpha {}; a change must "
+                  "exceed {}% of avg ms",
+                  Number(diff.options.alpha), Number(diff.options.min_change_pct)));
+  out += "</table>\n";
+  const std::vector<const NodeDiff*> rows = ComparisonRows(diff, in.top);
+  if (!rows.empty()) {
+    out +=
+        "<table><thead><tr><th>id</th><th class=\"n\">avg before</th><th class=\"n\">avg "
+        "after</th><th class=\"n\">avg</th><th class=\"n\">p95</th><th class=\"n\">per-frame"
+        "</th><th class=\"n\">score</th><th class=\"n\">p</th><th>verdict</th></tr></thead>"
+        "<tbody>\n";
+    for (const NodeDiff* d : rows) {
+      auto avg = [](const NodeStats& s) { return s.cooked_frames > 0 ? Ms(s.avg_ms) : "-"; };
+      out += fmt::format(
+          "<tr><td class=\"id\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+          "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+          "<td class=\"n\">{}</td><td class=\"n\">{}</td><td{}>{}</td></tr>\n",
+          EscapeHtml(d->id), avg(d->before_stats), avg(d->after_stats), ChangeText(d->avg_pct),
+          ChangeText(d->p95_pct), ChangeText(d->per_frame_pct), ChangeText(d->score_pct),
+          PValueText(d->p_value()), d->regression ? " class=\"bad\"" : "", EscapeHtml(Verdict(*d)));
+    }
+    out += "</tbody></table>\n";
+    if (rows.size() < diff.nodes.size()) {
+      out += fmt::format("<p class=\"muted\">… and {} more matched nodes.</p>\n",
+                         diff.nodes.size() - rows.size());
+    }
+  }
+  auto ids = [&](const char* title, const std::vector<std::string>& list) {
+    if (list.empty()) return;
+    out += fmt::format("<p>{} ({}): ", title, list.size());
+    for (size_t i = 0; i < list.size() && i < kListLimit; ++i) {
+      out += std::string(i ? ", " : "") + "<span class=\"id\">" + EscapeHtml(list[i]) + "</span>";
+    }
+    if (list.size() > kListLimit) out += fmt::format(" … and {} more", list.size() - kListLimit);
+    out += "</p>\n";
+  };
+  ids("Added", diff.added);
+  ids("Removed", diff.removed);
+  for (const std::string& w : diff.warnings) {
+    out += "<p class=\"muted\">Warning: " + EscapeHtml(w) + "</p>\n";
+  }
+  out += "</section>\n";
+}
+
+void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::string& out) {
+  out += fmt::format(
+      "<section id=\"top-nodes\"><h2>Top nodes</h2>\n<p class=\"muted\">The {} costliest of {} "
+      "cooked nodes by score (avg × (1 + std)); times in ms; per-frame = the node's cook time "
+      "summed over its frames / all frames; share = per-frame / mean frame time. Bars: per-frame "
+      "ms, orange when the node is on "
+      "the critical path.</p>\n",
+      rows.size(), CookedCount(in.analysis));
+  if (rows.empty()) {
+    out += "<p>No node cooked in any frame.</p></section>\n";
+    return;
+  }
+  out += TopNodesChart(in.snapshot, in.analysis, rows);
+  out +=
+      "<table><thead><tr><th class=\"n\">rank</th><th>id</th><th>type</th><th class=\"n\">score"
+      "</th><th class=\"n\">avg</th><th class=\"n\">p95</th><th class=\"n\">max</th>"
+      "<th class=\"n\">per-frame</th><th class=\"n\">share</th><th>flags</th></tr></thead>"
+      "<tbody>\n";
+  for (const TopRow& r : rows) {
+    const NodeStats& s = in.analysis.stats[r.node];
+    const Node& node = in.snapshot.network.node(r.node);
+    out += fmt::format(
+        "<tr><td class=\"n\">{}</td><td class=\"id\">{}</td><td>{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+        r.rank, EscapeHtml(node.id), EscapeHtml(node.type), Ms(s.score), Ms(s.avg_ms), Ms(s.p95_ms),
+        Ms(s.max_ms), Ms(s.per_frame_ms), Percent(s.share), Flags(in.analysis, r.node));
+  }
+  out += "</tbody></table></section>\n";
+}
+
+void Families(const ReportInput& in, std::string& out) {
+  out +=
+      "<section id=\"families\"><h2>Per-family breakdown</h2>\n<table><thead><tr><th>family</th>"
+      "<th class=\"n\">nodes</th><th class=\"n\">cooked</th><th class=\"n\">per-frame ms</th>"
+      "<th class=\"n\">share</th></tr></thead><tbody>\n";
+  for (const FamilyRow& f : FamilyRows(in.snapshot, in.analysis)) {
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td></tr>\n",
+        EscapeHtml(f.family.empty() ? "(none)" : f.family), f.nodes, f.cooked_nodes, Ms(f.per_frame_ms),
+        Percent(f.share));
+  }
+  out += "</tbody></table></section>\n";
+}
+
+void Loops(const ReportInput& in, std::string& out) {
+  const double mean = in.analysis.frames.mean_ms;
+  out += "<section id=\"loops\"><h2>Feedback loops</h2>\n";
+  if (in.analysis.loops.empty()) {
+    out += "<p>No feedback loops.</p></section>\n";
+    return;
+  }
+  out +=
+      "<table><thead><tr><th>kind</th><th class=\"n\">per-frame ms</th><th class=\"n\">share</th>"
+      "<th>nodes</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < in.analysis.loops.size() && i < kListLimit; ++i) {
+    const LoopReport& l = in.analysis.loops[i];
+    std::string nodes = IdList(in.snapshot, l.loop.nodes, " → ");
+    if (l.loop.kind == LoopKind::kFeedback) {
+      nodes += "<br><span class=\"muted\">closed by the feedback edge </span><span class=\"id\">" +
+               EscapeHtml(Id(in.snapshot, l.loop.feedback_from)) + "</span> → <span class=\"id\">" +
+               EscapeHtml(Id(in.snapshot, l.loop.feedback_to)) + "</span>";
+    }
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+        LoopKindName(l.loop.kind), Ms(l.per_frame_ms),
+        Percent(mean > 0 ? l.per_frame_ms / mean : 0), nodes);
+  }
+  out += "</tbody></table>\n";
+  if (in.analysis.loops.size() > kListLimit) {
+    out += fmt::format("<p class=\"muted\">… and {} more loops.</p>\n",
+                       in.analysis.loops.size() - kListLimit);
+  }
+  out += "</section>\n";
+}
+
+void CriticalPathSection(const ReportInput& in, std::string& out) {
+  const Path& path = in.analysis.critical_path;
+  const double mean = in.analysis.frames.mean_ms;
+  out += "<section id=\"critical-path\"><h2>Critical path</h2>\n";
+  if (path.nodes.empty()) {
+    out += "<p>No critical path: nothing cooked.</p></section>\n";
+    return;
+  }
+  out += fmt::format(
+      "<p>{} nodes, {} ms per frame ({} of the mean frame time), source to sink:</p>\n<ol>\n",
+      path.nodes.size(), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0));
+  for (size_t i = 0; i < path.nodes.size() && i < kListLimit; ++i) {
+    const NodeIndex n = path.nodes[i];
+    out += fmt::format("<li><span class=\"id\">{}</span> <span class=\"muted\">{} ms</span></li>\n",
+                       EscapeHtml(Id(in.snapshot, n)), Ms(in.analysis.stats[n].per_frame_ms));
+  }
+  out += "</ol>\n";
+  if (path.nodes.size() > kListLimit) {
+    out += fmt::format("<p class=\"muted\">… and {} more nodes.</p>\n",
+                       path.nodes.size() - kListLimit);
+  }
+  out += "</section>\n";
+}
+
+// The heatmap drawn by Graphviz, inline. Graphviz's SVG escapes every label
+// and tooltip as XML text; InlineSvg drops the prolog and namespace URLs.
+void HeatmapSection(const ReportInput& in, std::string& out) {
+  out += "<section id=\"heatmap\"><h2>Network heatmap</h2>\n";
+  if (in.heatmap == nullptr) {
+    out += "<p class=\"muted\">" + EscapeHtml(in.heatmap_note.empty() ? "Not drawn." : in.heatmap_note) +
+           "</p></section>\n";
+    return;
+  }
+  const HeatmapSelection& s = in.heatmap->selection;
+  out += fmt::format(
+      "<p class=\"muted\">Nodes filled by score on the viridis scale (log scale, legend in the "
+      "picture; grey: did not cook), containers as boxes, the critical path in red; feedback "
+      "edges dashed, references dotted. Showing {} of {} nodes{}. Hover a node for its id and "
+      "numbers.</p>\n",
+      s.nodes.size(), s.total,
+      s.reduced() ? ": the costliest by score, the critical path and their neighbours" : "");
+  if (!in.heatmap_note.empty()) out += "<p class=\"muted\">" + EscapeHtml(in.heatmap_note) + "</p>\n";
+  out += "<div class=\"heatmap\">" + InlineSvg(in.heatmap->svg) + "</div>\n</section>\n";
+}
+
+void Findings(const ReportInput& in, std::string& out) {
+  out += "<section id=\"findings\"><h2>Findings</h2>\n";
+  if (in.findings.empty()) out += "<p>No rule of the knowledge pack matched.</p>\n";
+  for (const Finding& f : in.findings) {
+    const std::string_view severity = SeverityName(f.severity);
+    out += fmt::format(
+        "<div class=\"finding {}\"><p><span class=\"sev\">{}</span> <strong>{}</strong> "
+        "<span class=\"muted\">({})</span></p>\n",
+        severity, severity, EscapeHtml(f.title), EscapeHtml(f.rule));
+    if (!f.nodes.empty()) out += "<p>Nodes: " + IdList(in.snapshot, f.nodes, ", ") + "</p>\n";
+    if (!f.numbers.empty()) {
+      out += "<p>Evidence: ";
+      for (size_t i = 0; i < f.numbers.size(); ++i) {
+        out += fmt::format("{}<code>{}</code> = {}", i ? ", " : "", EscapeHtml(f.numbers[i].first),
+                           Number(f.numbers[i].second));
+      }
+      out += "</p>\n";
+    }
+    if (!f.suggestion.empty()) out += "<p>Suggestion: " + EscapeHtml(f.suggestion) + "</p>\n";
+    out += "</div>\n";
+  }
+  out += "</section>\n";
+}
+
+void Advice(const ReportInput& in, std::string& out) {
+  out += "<section id=\"advice\"><h2>LLM advice</h2>\n";
+  if (in.advice.empty()) {
+    out += "<p class=\"muted\">" + EscapeHtml(in.advice_note) + "</p>\n";
+  } else {
+    // Line by line: EscapeHtml() turns control characters (newlines too) into '?'.
+    out += "<pre class=\"advice\">";
+    size_t start = 0;
+    while (start <= in.advice.size()) {
+      size_t end = std::min(in.advice.find('\n', start), in.advice.size());
+      out += EscapeHtml(std::string_view(in.advice).substr(start, end - start)) + "\n";
+      start = end + 1;
+    }
+    out += "</pre>\n";
+  }
+  out += "</section>\n";
+}
+
+}  // namespace
+
+std::string RenderReportHtml(const ReportInput& in) {
+  const std::vector<TopRow> rows = TopRows(in.analysis, in.top);
+  std::string out;
+  out +=
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<title>cookgraph report: " + EscapeHtml(Title(in)) + "</title>\n<style>";
+  out += kStyle;
+  out += "</style>\n</head>\n<body>\n<header><h1>cookgraph report: " + EscapeHtml(Title(in)) +
+         "</h1>\n<p class=\"muted\">Made by cookgraph from <span class=\"id\">" + EscapeHtml(in.file) +
+         "</span>. Times in milliseconds.</p></header>\n<main>\n";
+  Summary(in, out);
+  Comparison(in, out);
+  out += "<section id=\"frame-time\"><h2>Frame time</h2>\n";
+  out += FrameTimeChart(in.snapshot, in.analysis);
+  out += "</section>\n";
+  TopNodes(in, rows, out);
+  Families(in, out);
+  Loops(in, out);
+  CriticalPathSection(in, out);
+  HeatmapSection(in, out);
+  Findings(in, out);
+  Advice(in, out);
+  if (!in.analysis.warnings.empty()) {
+    out += "<section id=\"warnings\"><h2>Warnings</h2>\n<ul>\n";
+    for (const std::string& w : in.analysis.warnings) out += "<li>" + EscapeHtml(w) + "</li>\n";
+    out += "</ul></section>\n";
+  }
+  out += "</main>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace cookgraph

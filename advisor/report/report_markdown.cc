@@ -1,0 +1,308 @@
+// The Markdown report: the HTML report's sections as GitHub-flavoured Markdown
+// tables and lists. Every input string goes through MarkdownText(), so an id can
+// neither end a table cell nor become markup or a link.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "advisor/report/report_model.h"
+#include "advisor/report/report_renderers.h"
+#include "base/text.h"
+#include "writers/diff_formats.h"
+
+namespace cookgraph {
+namespace {
+
+using namespace report_internal;  // NOLINT: one file's use of its own internals
+
+constexpr size_t kListLimit = 50;  // as in the HTML report
+constexpr size_t kSparkColumns = 60;
+
+void TableRow(std::string& out, const std::vector<std::string>& cells) {
+  out += '|';
+  for (const std::string& c : cells) out += " " + c + " |";
+  out += '\n';
+}
+
+// The header row and the alignment row; a column whose name starts with '>' is
+// right-aligned (numbers).
+void TableHead(std::string& out, std::vector<std::string> columns) {
+  std::string rule = "|";
+  for (std::string& c : columns) {
+    const bool right = c.front() == '>';
+    if (right) c.erase(0, 1);
+    rule += right ? " ---: |" : " --- |";
+  }
+  TableRow(out, columns);
+  out += rule + '\n';
+}
+
+std::string IdList(const Snapshot& snapshot, const std::vector<NodeIndex>& nodes,
+                   std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < nodes.size() && i < kListLimit; ++i) {
+    if (i) out += separator;
+    out += MarkdownText(Id(snapshot, nodes[i]));
+  }
+  if (nodes.size() > kListLimit) out += fmt::format(" … and {} more", nodes.size() - kListLimit);
+  return out;
+}
+
+// Frame time as one line of block characters, each the maximum of its frames.
+std::string Sparkline(const FrameSummary& f) {
+  const std::vector<double>& ms = f.frame_ms;
+  if (ms.empty()) return "";
+  const size_t columns = std::min(ms.size(), kSparkColumns);
+  std::vector<double> value(columns, 0);
+  for (size_t i = 0; i < ms.size(); ++i) {
+    if (std::isfinite(ms[i]))
+      value[i * columns / ms.size()] = std::max(value[i * columns / ms.size()], ms[i]);
+  }
+  static constexpr std::string_view kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  const double top = std::max(f.max_ms, f.budget_ms);
+  std::string line;
+  for (double v : value) {
+    size_t level = top > 0 ? static_cast<size_t>(std::clamp(v / top, 0.0, 1.0) * 7.999) : 0;
+    line += kBlocks[level];
+  }
+  return line;
+}
+
+void Summary(const ReportInput& in, std::string& out) {
+  const SnapshotInfo& info = in.snapshot.info;
+  const FrameSummary& f = in.analysis.frames;
+  const double over_share =
+      f.frame_ms.empty() ? 0 : static_cast<double>(f.over_budget.size()) / f.frame_ms.size();
+  out += "## Summary\n\n";
+  TableHead(out, {"field", "value"});
+  TableRow(out, {"file", MarkdownText(in.file)});
+  TableRow(out, {"engine", info.engine.empty() ? "(not given)" : MarkdownText(info.engine)});
+  TableRow(out, {"name", info.name.empty() ? "(not given)" : MarkdownText(info.name)});
+  if (!info.captured.empty()) TableRow(out, {"captured", MarkdownText(info.captured)});
+  TableRow(out,
+           {"nodes", fmt::format("{} ({} cooked), {} edges", in.snapshot.network.size(),
+                                 CookedCount(in.analysis), in.snapshot.network.edges().size())});
+  TableRow(out, {"frames", std::to_string(f.frame_ms.size())});
+  TableRow(out, {"fps", info.fps ? Number(*info.fps) : "(not given)"});
+  TableRow(out, {"budget", Ms(in.analysis.budget_ms) + " ms"});
+  TableRow(out,
+           {"frame time",
+            fmt::format("mean {} ms, p95 {} ms, max {} ms ({})", Ms(f.mean_ms), Ms(f.p95_ms),
+                        Ms(f.max_ms), f.measured ? "measured" : "sum of the nodes' cook times")});
+  TableRow(out, {"over budget", fmt::format("{} of {} frames ({})", f.over_budget.size(),
+                                            f.frame_ms.size(), Percent(over_share))});
+  TableRow(out, {"findings", std::to_string(in.findings.size())});
+  out += '\n';
+}
+
+void Comparison(const ReportInput& in, std::string& out) {
+  if (in.comparison == nullptr) return;
+  const SnapshotDiff& diff = *in.comparison;
+  out += "## Comparison with the baseline\n\n";
+  out += "- baseline: " + MarkdownText(in.baseline_file) + "\n";
+  out += "- frame time: " + MarkdownText(FrameChangeText(diff.frames)) + "\n";
+  out += fmt::format(
+      "- nodes: {} matched, **{} regressed**, {} improved, {} added, {} removed (Welch's t-test, "
+      "one-sided, alpha {}; a change must exceed {}% of avg ms)\n\n",
+      diff.nodes.size(), diff.regressions, diff.improvements, diff.added.size(),
+      diff.removed.size(), diff.options.alpha, diff.options.min_change_pct);
+  const std::vector<const NodeDiff*> rows = ComparisonRows(diff, in.top);
+  if (!rows.empty()) {
+    TableHead(out, {"id", ">avg before", ">avg after", ">avg", ">p95", ">per-frame", ">score", ">p",
+                    "verdict"});
+    for (const NodeDiff* d : rows) {
+      auto avg = [](const NodeStats& s) { return s.cooked_frames > 0 ? Ms(s.avg_ms) : "-"; };
+      const std::string verdict = Verdict(*d);
+      TableRow(out, {MarkdownText(d->id), avg(d->before_stats), avg(d->after_stats),
+                     ChangeText(d->avg_pct), ChangeText(d->p95_pct), ChangeText(d->per_frame_pct),
+                     ChangeText(d->score_pct), PValueText(d->p_value()),
+                     d->regression ? "**regression**" : MarkdownText(verdict)});
+    }
+    if (rows.size() < diff.nodes.size()) {
+      out += fmt::format("\n… and {} more matched nodes.\n", diff.nodes.size() - rows.size());
+    }
+    out += '\n';
+  }
+  auto ids = [&](const char* title, const std::vector<std::string>& list) {
+    if (list.empty()) return;
+    out += fmt::format("{} ({}): ", title, list.size());
+    for (size_t i = 0; i < list.size() && i < kListLimit; ++i) {
+      out += (i ? ", " : "") + MarkdownText(list[i]);
+    }
+    if (list.size() > kListLimit) out += fmt::format(" … and {} more", list.size() - kListLimit);
+    out += "\n\n";
+  };
+  ids("Added", diff.added);
+  ids("Removed", diff.removed);
+  for (const std::string& w : diff.warnings) out += "- warning: " + MarkdownText(w) + "\n";
+  if (!diff.warnings.empty()) out += '\n';
+}
+
+void FrameTime(const ReportInput& in, std::string& out) {
+  const FrameSummary& f = in.analysis.frames;
+  out += "## Frame time\n\n";
+  if (f.frame_ms.empty()) {
+    out += "No frames.\n\n";
+    return;
+  }
+  out += fmt::format(
+      "Frame time per frame, scaled to {} ms (the larger of the maximum and the budget of {} "
+      "ms):\n\n```text\n{}\n```\n\n",
+      Ms(std::max(f.max_ms, f.budget_ms)), Ms(in.analysis.budget_ms), Sparkline(f));
+  if (!f.over_budget.empty()) {
+    const std::vector<int64_t>& index = in.snapshot.samples.frame_index();
+    out += "Over-budget frames:";
+    for (size_t i = 0; i < f.over_budget.size() && i < kListLimit; ++i) {
+      const size_t p = f.over_budget[i];
+      out += fmt::format("{} {} ({} ms)", i ? "," : "",
+                         p < index.size() ? index[p] : static_cast<int64_t>(p), Ms(f.frame_ms[p]));
+    }
+    if (f.over_budget.size() > kListLimit)
+      out += fmt::format(" … and {} more", f.over_budget.size() - kListLimit);
+    out += ".\n\n";
+  }
+}
+
+void TopNodes(const ReportInput& in, std::string& out) {
+  const std::vector<TopRow> rows = TopRows(in.analysis, in.top);
+  out += fmt::format(
+      "## Top nodes\n\nThe {} costliest of {} cooked nodes by score (avg × (1 + std)); times in "
+      "ms; per-frame = cook time summed over the node's frames / all frames; share = per-frame / "
+      "mean frame time.\n\n",
+      rows.size(), CookedCount(in.analysis));
+  if (rows.empty()) {
+    out += "No node cooked in any frame.\n\n";
+    return;
+  }
+  TableHead(out, {">rank", "id", "type", ">score", ">avg", ">p95", ">max", ">per-frame", ">share",
+                  "flags"});
+  for (const TopRow& r : rows) {
+    const NodeStats& s = in.analysis.stats[r.node];
+    const Node& node = in.snapshot.network.node(r.node);
+    TableRow(out, {std::to_string(r.rank), MarkdownText(node.id), MarkdownText(node.type),
+                   Ms(s.score), Ms(s.avg_ms), Ms(s.p95_ms), Ms(s.max_ms), Ms(s.per_frame_ms),
+                   Percent(s.share), Flags(in.analysis, r.node)});
+  }
+  out += '\n';
+}
+
+void Families(const ReportInput& in, std::string& out) {
+  out += "## Per-family breakdown\n\n";
+  TableHead(out, {"family", ">nodes", ">cooked", ">per-frame ms", ">share"});
+  for (const FamilyRow& f : FamilyRows(in.snapshot, in.analysis)) {
+    TableRow(out, {f.family.empty() ? "(none)" : MarkdownText(f.family), std::to_string(f.nodes),
+                   std::to_string(f.cooked_nodes), Ms(f.per_frame_ms), Percent(f.share)});
+  }
+  out += '\n';
+}
+
+void Loops(const ReportInput& in, std::string& out) {
+  const double mean = in.analysis.frames.mean_ms;
+  out += "## Feedback loops\n\n";
+  if (in.analysis.loops.empty()) {
+    out += "No feedback loops.\n\n";
+    return;
+  }
+  TableHead(out, {"kind", ">per-frame ms", ">share", "nodes"});
+  for (size_t i = 0; i < in.analysis.loops.size() && i < kListLimit; ++i) {
+    const LoopReport& l = in.analysis.loops[i];
+    std::string nodes = IdList(in.snapshot, l.loop.nodes, " → ");
+    if (l.loop.kind == LoopKind::kFeedback) {
+      nodes += " (closed by the feedback edge " +
+               MarkdownText(Id(in.snapshot, l.loop.feedback_from)) + " → " +
+               MarkdownText(Id(in.snapshot, l.loop.feedback_to)) + ")";
+    }
+    TableRow(out, {std::string(LoopKindName(l.loop.kind)), Ms(l.per_frame_ms),
+                   Percent(mean > 0 ? l.per_frame_ms / mean : 0), nodes});
+  }
+  if (in.analysis.loops.size() > kListLimit) {
+    out += fmt::format("\n… and {} more loops.\n", in.analysis.loops.size() - kListLimit);
+  }
+  out += '\n';
+}
+
+void CriticalPathSection(const ReportInput& in, std::string& out) {
+  const Path& path = in.analysis.critical_path;
+  const double mean = in.analysis.frames.mean_ms;
+  out += "## Critical path\n\n";
+  if (path.nodes.empty()) {
+    out += "No critical path: nothing cooked.\n\n";
+    return;
+  }
+  out +=
+      fmt::format("{} nodes, {} ms per frame ({} of the mean frame time), source to sink:\n\n",
+                  path.nodes.size(), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0));
+  for (size_t i = 0; i < path.nodes.size() && i < kListLimit; ++i) {
+    const NodeIndex n = path.nodes[i];
+    out += fmt::format("{}. {} ({} ms)\n", i + 1, MarkdownText(Id(in.snapshot, n)),
+                       Ms(in.analysis.stats[n].per_frame_ms));
+  }
+  if (path.nodes.size() > kListLimit) {
+    out += fmt::format("\n… and {} more nodes.\n", path.nodes.size() - kListLimit);
+  }
+  out += '\n';
+}
+
+void Findings(const ReportInput& in, std::string& out) {
+  out += "## Findings\n\n";
+  if (in.findings.empty()) out += "No rule of the knowledge pack matched.\n\n";
+  for (const Finding& f : in.findings) {
+    out += fmt::format("### {}: {}\n\n", SeverityName(f.severity), MarkdownText(f.title));
+    out += "- rule: " + MarkdownText(f.rule) + "\n";
+    if (!f.nodes.empty()) out += "- nodes: " + IdList(in.snapshot, f.nodes, ", ") + "\n";
+    if (!f.numbers.empty()) {
+      out += "- evidence: ";
+      for (size_t i = 0; i < f.numbers.size(); ++i) {
+        out += fmt::format("{}{} = {}", i ? ", " : "", MarkdownText(f.numbers[i].first),
+                           Number(f.numbers[i].second));
+      }
+      out += "\n";
+    }
+    if (!f.suggestion.empty()) out += "- suggestion: " + MarkdownText(f.suggestion) + "\n";
+    out += '\n';
+  }
+}
+
+void Advice(const ReportInput& in, std::string& out) {
+  out += "## LLM advice\n\n";
+  if (in.advice.empty()) {
+    out += MarkdownText(in.advice_note) + "\n";
+    return;
+  }
+  // Control characters but the line breaks (NUL, a terminal's escape
+  // sequences, tabs) become '?', so a model's answer cannot drive the
+  // terminal of someone who reads the file there.
+  const std::string text = Printable(in.advice, "\n");
+  // Fenced as text, with a fence longer than any run of backticks inside.
+  size_t run = 0, longest = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  out += fence + "text\n" + text + (EndsWith(text, "\n") ? "" : "\n") + fence + "\n";
+}
+
+}  // namespace
+
+std::string RenderReportMarkdown(const ReportInput& in) {
+  std::string out = "# cookgraph report: " + MarkdownText(Title(in)) + "\n\n";
+  Summary(in, out);
+  Comparison(in, out);
+  FrameTime(in, out);
+  TopNodes(in, out);
+  Families(in, out);
+  Loops(in, out);
+  CriticalPathSection(in, out);
+  Findings(in, out);
+  Advice(in, out);
+  if (!in.analysis.warnings.empty()) {
+    out += "\n## Warnings\n\n";
+    for (const std::string& w : in.analysis.warnings) out += "- " + MarkdownText(w) + "\n";
+  }
+  return out;
+}
+
+}  // namespace cookgraph

@@ -1,0 +1,91 @@
+#include "advisor/report/report_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "base/text.h"
+
+namespace cookgraph::report_internal {
+
+std::vector<TopRow> TopRows(const Analysis& analysis, size_t top) {
+  std::vector<NodeIndex> ranked = Rank(analysis, SortKey::kScore);
+  const size_t shown = std::min(top, CookedCount(analysis));
+  std::vector<TopRow> rows;
+  rows.reserve(shown);
+  for (size_t i = 0; i < shown; ++i) rows.push_back({i + 1, ranked[i]});
+  return rows;
+}
+
+std::vector<FamilyRow> FamilyRows(const Snapshot& snapshot, const Analysis& analysis) {
+  std::map<std::string_view, FamilyRow> by_family;
+  for (NodeIndex n = 0; n < snapshot.network.size(); ++n) {
+    const std::string& family = snapshot.network.node(n).family;
+    FamilyRow& row = by_family[family];
+    row.family = family;
+    ++row.nodes;
+    if (n < analysis.stats.size()) {
+      const NodeStats& s = analysis.stats[n];
+      if (s.cooked_frames > 0) ++row.cooked_nodes;
+      row.per_frame_ms += s.per_frame_ms;
+      row.share += s.share;
+    }
+  }
+  std::vector<FamilyRow> rows;
+  rows.reserve(by_family.size());
+  for (auto& [name, row] : by_family) rows.push_back(std::move(row));
+  // std::map gave name order; a stable sort keeps it for ties.
+  std::stable_sort(rows.begin(), rows.end(), [](const FamilyRow& a, const FamilyRow& b) {
+    return a.per_frame_ms > b.per_frame_ms;
+  });
+  return rows;
+}
+
+std::vector<const NodeDiff*> ComparisonRows(const SnapshotDiff& diff, size_t top) {
+  const size_t must = diff.regressions + diff.improvements;
+  const size_t shown = std::min(diff.nodes.size(), std::max(top, must));
+  std::vector<const NodeDiff*> rows;
+  rows.reserve(shown);
+  for (size_t i = 0; i < shown; ++i) rows.push_back(&diff.nodes[i]);
+  return rows;
+}
+
+std::string Flags(const Analysis& analysis, NodeIndex n) {
+  auto at = [n](const std::vector<bool>& flags) { return n < flags.size() && flags[n]; };
+  std::string out;
+  auto add = [&out](std::string_view flag) {
+    if (!out.empty()) out += ", ";
+    out += flag;
+  };
+  if (at(analysis.in_loop)) add("loop");
+  if (at(analysis.on_critical_path)) add("critical");
+  if (at(analysis.dead)) add("dead");
+  if (at(analysis.waiting)) add("waiting");
+  return out;
+}
+
+std::string Ms(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-"; }
+
+std::string Percent(double fraction) {
+  return std::isfinite(fraction) ? fmt::format("{:.1f}%", fraction * 100) : "-";
+}
+
+std::string Number(double v) {
+  if (!std::isfinite(v)) return "-";
+  std::string s = fmt::format("{:.3f}", v);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+std::string Title(const ReportInput& input) {
+  const SnapshotInfo& info = input.snapshot.info;
+  std::string name = info.name.empty() ? input.file : info.name;
+  return info.engine.empty() ? name : info.engine + " snapshot " + name;
+}
+
+const std::string& Id(const Snapshot& snapshot, NodeIndex n) { return snapshot.network.node(n).id; }
+
+}  // namespace cookgraph::report_internal

@@ -1,0 +1,63 @@
+#ifndef COOKGRAPH_ADVISOR_REPORT_REPORT_MODEL_H_
+#define COOKGRAPH_ADVISOR_REPORT_REPORT_MODEL_H_
+
+// Internal to advisor/: include it only from the report's and the prompt's .cc
+// files. What the HTML and the Markdown report (and the prompt) show, chosen
+// and formatted once, so that they cannot drift apart. Strings here are raw input text: each renderer escapes
+// them for its own format.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "advisor/report/report_renderers.h"
+#include "graph/network.h"
+
+namespace cookgraph::report_internal {
+
+/// One row of the top-nodes table.
+struct TopRow {
+  size_t rank = 0;  // 1-based, by score (as `cookgraph score` ranks)
+  NodeIndex node = 0;
+};
+
+/// One row of the per-family breakdown.
+struct FamilyRow {
+  std::string family;  // "" = not given
+  size_t nodes = 0;
+  size_t cooked_nodes = 0;
+  double per_frame_ms = 0;  // sum over the family's nodes
+  double share = 0;         // per_frame_ms / mean frame time
+};
+
+/// The top `top` cooked nodes by score.
+std::vector<TopRow> TopRows(const Analysis& analysis, size_t top);
+
+/// Every family, costliest first (ties by name).
+std::vector<FamilyRow> FamilyRows(const Snapshot& snapshot, const Analysis& analysis);
+
+/// The rows of the comparison section: every regression and improvement, then
+/// the other matched nodes in the diff's order (largest per-frame rise first)
+/// up to `top` rows in all.
+std::vector<const NodeDiff*> ComparisonRows(const SnapshotDiff& diff, size_t top);
+
+/// "loop", "critical", "dead" joined by ", " ("" when none).
+std::string Flags(const Analysis& analysis, NodeIndex n);
+
+/// Milliseconds with three decimals ("4.358"); "-" when not finite.
+std::string Ms(double v);
+/// A fraction as a percentage with one decimal ("26.0%").
+std::string Percent(double fraction);
+/// A finding's number: at most three decimals, trailing zeros dropped ("0.26", "15").
+std::string Number(double v);
+
+/// The one-line heading of the report: "<engine> snapshot <name>", or the file
+/// when the snapshot has no name.
+std::string Title(const ReportInput& input);
+
+/// The id of `n`.
+const std::string& Id(const Snapshot& snapshot, NodeIndex n);
+
+}  // namespace cookgraph::report_internal
+
+#endif  // COOKGRAPH_ADVISOR_REPORT_REPORT_MODEL_H_

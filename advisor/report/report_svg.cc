@@ -1,0 +1,145 @@
+#include "advisor/report/report_svg.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/text.h"
+
+namespace cookgraph::report_internal {
+namespace {
+
+// A "nice" step (1, 2 or 5 times a power of ten) for about `ticks` ticks up to `max`.
+double NiceStep(double max, int ticks) {
+  const double raw = max / ticks;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (raw <= m * power) return m * power;
+  }
+  return 10 * power;
+}
+
+// Coordinates with one decimal: enough for a screen, and a smaller file.
+std::string C(double v) { return fmt::format("{:.1f}", v); }
+
+}  // namespace
+
+std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
+  const FrameSummary& frames = analysis.frames;
+  const std::vector<double>& ms = frames.frame_ms;
+  constexpr double kWidth = 960, kHeight = 280;
+  constexpr double kLeft = 56, kRight = 16, kTop = 16, kBottom = 40;
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  std::string out = fmt::format(
+      "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
+      "aria-labelledby=\"frame-chart-title\">\n"
+      "<title id=\"frame-chart-title\">Frame time per frame (ms) against the budget of {} ms; "
+      "{} of {} frames over budget</title>\n",
+      kWidth, kHeight, Ms(analysis.budget_ms), frames.over_budget.size(), ms.size());
+  if (ms.empty()) {
+    out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\">no frames</text>\n</svg>\n", kLeft,
+                       kTop + plot_h / 2);
+    return out;
+  }
+  double top = analysis.budget_ms;
+  for (double v : ms) {
+    if (std::isfinite(v)) top = std::max(top, v);
+  }
+  top = top > 0 ? top * 1.08 : 1;
+  const double step = NiceStep(top, 5);
+  auto y = [&](double v) { return kTop + plot_h - std::clamp(v / top, 0.0, 1.0) * plot_h; };
+
+  // Grid and the ms axis.
+  for (double t = 0; t <= top + 1e-9; t += step) {
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
+        "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+        kLeft, C(y(t)), kLeft + plot_w, C(y(t)), kLeft - 6, C(y(t) + 4), Number(t));
+  }
+  // Columns: one per frame, or the maximum of a run of frames for long captures.
+  const size_t columns = std::min(ms.size(), kMaxChartColumns);
+  std::vector<double> value(columns, 0);
+  std::vector<bool> over(columns, false);
+  for (size_t f = 0; f < ms.size(); ++f) {
+    const size_t c = f * columns / ms.size();
+    if (std::isfinite(ms[f])) value[c] = std::max(value[c], ms[f]);
+  }
+  for (size_t f : frames.over_budget) {
+    if (f < ms.size()) over[f * columns / ms.size()] = true;
+  }
+  auto x = [&](size_t c) {
+    return columns == 1 ? kLeft + plot_w / 2 : kLeft + plot_w * c / (columns - 1);
+  };
+  out += "<polyline class=\"series\" points=\"";
+  for (size_t c = 0; c < columns; ++c) {
+    if (c) out += ' ';
+    out += C(x(c)) + "," + C(y(value[c]));
+  }
+  out += "\"/>\n";
+  out += fmt::format(
+      "<line class=\"budget\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
+      "<text class=\"label budget-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">budget {} "
+      "ms</text>\n",
+      kLeft, C(y(analysis.budget_ms)), kLeft + plot_w, C(y(analysis.budget_ms)), kLeft + plot_w,
+      C(y(analysis.budget_ms) - 5), Ms(analysis.budget_ms));
+  const std::vector<int64_t>& index = snapshot.samples.frame_index();
+  for (size_t c = 0; c < columns; ++c) {
+    if (!over[c]) continue;
+    const size_t f = c * ms.size() / columns;
+    out += fmt::format(
+        "<circle class=\"over\" cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>frame {}: {} ms</title>"
+        "</circle>\n",
+        C(x(c)), C(y(value[c])), f < index.size() ? index[f] : static_cast<int64_t>(f),
+        Ms(value[c]));
+  }
+  // The frame axis: first and last frame numbers.
+  auto frame_label = [&](size_t f) {
+    return f < index.size() ? std::to_string(index[f]) : std::to_string(f);
+  };
+  out += fmt::format(
+      "<text class=\"label\" x=\"{}\" y=\"{}\">frame {}</text>"
+      "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">frame {}</text>\n"
+      "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">frames ({} shown as "
+      "{} columns{})</text>\n</svg>\n",
+      kLeft, kHeight - 22, frame_label(0), kLeft + plot_w, kHeight - 22, frame_label(ms.size() - 1),
+      kLeft + plot_w / 2, kHeight - 6, ms.size(), columns,
+      columns < ms.size() ? ", each the maximum of its frames" : "");
+  return out;
+}
+
+std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,
+                          const std::vector<TopRow>& rows) {
+  constexpr double kWidth = 960, kBar = 18, kGap = 6, kLabel = 360, kTop = 8, kValue = 90;
+  const double height = kTop * 2 + rows.size() * (kBar + kGap);
+  std::string out = fmt::format(
+      "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
+      "aria-labelledby=\"top-chart-title\">\n"
+      "<title id=\"top-chart-title\">Per-frame cost (ms) of the top {} nodes</title>\n",
+      kWidth, C(height), rows.size());
+  double max = 0;
+  for (const TopRow& r : rows) max = std::max(max, analysis.stats[r.node].per_frame_ms);
+  if (max <= 0) max = 1;
+  const double plot_w = kWidth - kLabel - kValue;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const NodeIndex n = rows[i].node;
+    const std::string& id = Id(snapshot, n);
+    const double v = analysis.stats[n].per_frame_ms;
+    const double y = kTop + i * (kBar + kGap);
+    // Ids are cut in the middle: their container and their name tell them apart.
+    const std::string shown = TruncateMiddle(Printable(id), 52);
+    const char* tone = Flags(analysis, n).find("critical") != std::string::npos ? " critical" : "";
+    out += fmt::format(
+        "<g><title>{} — {} ms per frame</title>"
+        "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>"
+        "<rect class=\"bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
+        "<text class=\"label\" x=\"{}\" y=\"{}\">{}</text></g>\n",
+        EscapeHtml(id), Ms(v), kLabel - 8, C(y + kBar - 5), EscapeHtml(shown), tone, kLabel, C(y),
+        C(std::max(1.0, plot_w * v / max)), kBar, C(kLabel + plot_w * v / max + 6), C(y + kBar - 5),
+        Ms(v));
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace cookgraph::report_internal

@@ -1,0 +1,200 @@
+#include "base/text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <vector>
+
+namespace cookgraph {
+
+size_t Utf8Length(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) -> unsigned { return static_cast<unsigned char>(s[k]); };
+  const unsigned c = byte(i);
+  if (c < 0x80) return 1;
+  size_t len = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;  // no overlong forms
+    if (c == 0xED) hi = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < len; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  return len;
+}
+
+namespace {
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+}  // namespace
+
+void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe) {
+  out += '"';
+  for (size_t i = 0; i < s.size();) {
+    // Runs of printable ASCII other than '"' and '\\' go in as they are.
+    size_t run = i;
+    while (run < s.size() && s[run] >= 0x20 && s[run] < 0x7F && s[run] != '"' && s[run] != '\\') {
+      ++run;
+    }
+    if (run > i) {
+      out.append(s, i, run - i);
+      i = run;
+      continue;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        default:
+          if (c < 0x20 || c == 0x7F) {
+            fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
+          } else {
+            out += static_cast<char>(c);
+          }
+      }
+      ++i;
+      continue;
+    }
+    const size_t len = Utf8Length(s, i);
+    if (len == 0) {
+      out += kReplacement;
+      ++i;
+    } else if (yaml_safe && len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      // U+0080..U+009F: YAML refuses them unescaped.
+      fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
+      i += 2;
+    } else {
+      out.append(s, i, len);
+      i += len;
+    }
+  }
+  out += '"';
+}
+
+size_t FirstInvalidUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = Utf8Length(text, i);
+    if (length == 0) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+std::string Printable(std::string_view s, std::string_view keep) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      const bool control = (c < 0x20 || c == 0x7F) && keep.find(s[i]) == std::string_view::npos;
+      out += control ? '?' : static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    const size_t len = Utf8Length(s, i);
+    if (len == 0) {
+      out += kReplacement;
+      ++i;
+    } else if (len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      out += '?';  // U+0080..U+009F
+      i += 2;
+    } else {
+      out.append(s, i, len);
+      i += len;
+    }
+  }
+  return out;
+}
+
+std::string MarkdownText(std::string_view s) {
+  std::string printable = Printable(s);
+  std::string out;
+  out.reserve(printable.size());
+  for (char c : printable) {
+    if (std::string_view("\\`*_[]<>|~#&!").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+size_t DisplayWidth(std::string_view s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string TruncateMiddle(const std::string& s, size_t width) {
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
+  }
+  if (starts.size() <= width || width < 2) return s;
+  const size_t keep = width - 1;
+  const size_t tail = keep / 2;
+  const size_t head = keep - tail;
+  return s.substr(0, starts[head]) + "…" + s.substr(starts[starts.size() - tail]);
+}
+
+std::string EscapeHtml(std::string_view s) {
+  std::string printable = Printable(s);
+  std::string out;
+  out.reserve(printable.size());
+  for (char c : printable) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string Thousands(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace cookgraph

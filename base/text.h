@@ -1,0 +1,69 @@
+#ifndef COOKGRAPH_BASE_TEXT_H_
+#define COOKGRAPH_BASE_TEXT_H_
+
+// Text shared by every layer: UTF-8 checks, escaping for JSON (and YAML)
+// string literals, Markdown and HTML, strings made safe and narrow enough for
+// a terminal, and numbers grouped for people.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cookgraph {
+
+/// The last '/'-separated part of an id ("/project1/noise1" -> "noise1"); the
+/// whole id when it has no such part. The short label of the graph drawings.
+inline std::string_view Basename(std::string_view id) {
+  const size_t slash = id.rfind('/');
+  if (slash == std::string_view::npos || slash + 1 == id.size()) return id;
+  return id.substr(slash + 1);
+}
+
+/// True when `s` ends with `suffix`.
+inline bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+/// Length of the valid UTF-8 sequence (RFC 3629) that starts at s[i], or 0 when
+/// the bytes there are not one.
+size_t Utf8Length(std::string_view s, size_t i);
+
+/// Offset of the first byte of `text` that is not part of valid UTF-8
+/// (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF);
+/// std::string_view::npos when all of it is valid.
+size_t FirstInvalidUtf8(std::string_view text);
+
+/// Appends `s` as a double-quoted JSON string literal; invalid UTF-8 becomes
+/// U+FFFD so the document stays valid whatever bytes an id holds. With
+/// `yaml_safe`, the C1 controls (U+0080..U+009F), which YAML refuses unescaped,
+/// are escaped too, so the same text is a valid YAML double-quoted scalar.
+void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe = false);
+
+/// `s` made safe for a terminal: control characters (C0, DEL, C1, which could
+/// start escape sequences) become '?', invalid UTF-8 becomes U+FFFD. The ASCII
+/// controls in `keep` (say "\n\t" for text of several lines) pass unchanged.
+std::string Printable(std::string_view s, std::string_view keep = {});
+
+/// `s` as the text of a GitHub Markdown table cell or list item: printable, on
+/// one line, with Markdown punctuation (and '|', which would end the cell)
+/// escaped by a backslash.
+std::string MarkdownText(std::string_view s);
+
+/// `s` as HTML (or XML) text or attribute value: made printable (Printable),
+/// with & < > " ' as character references.
+std::string EscapeHtml(std::string_view s);
+
+/// `n` with a comma between groups of three digits: 1234567 -> "1,234,567".
+std::string Thousands(uint64_t n);
+
+/// Columns a valid UTF-8 string takes: one per code point (wide CJK glyphs are
+/// counted as one; ids are rarely made of them).
+size_t DisplayWidth(std::string_view s);
+
+/// A valid UTF-8 `s` cut to `width` columns by replacing its middle with '…':
+/// both ends of an id (its container and its name) are what tell ids apart.
+std::string TruncateMiddle(const std::string& s, size_t width);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_BASE_TEXT_H_

@@ -1,0 +1,65 @@
+#include "metrics/frame_budget.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+#include "metrics/percentile.h"
+
+namespace cookgraph {
+
+double FrameBudgetMs(std::optional<double> frame_budget_ms, std::optional<double> fps) {
+  // A budget or rate that is zero, negative or not finite cannot describe a
+  // frame; fall through to the next source rather than flag every frame.
+  if (frame_budget_ms && std::isfinite(*frame_budget_ms) && *frame_budget_ms > 0) {
+    return *frame_budget_ms;
+  }
+  if (fps && std::isfinite(*fps) && *fps > 0) return 1000.0 / *fps;
+  return kDefaultBudgetMs;
+}
+
+FrameSummary SummariseFrames(const Samples& samples, double budget_ms) {
+  FrameSummary summary;
+  summary.budget_ms = budget_ms;
+  summary.measured = samples.has_frame_ms();
+  const size_t frame_count = samples.frame_count();
+  if (frame_count == 0) return summary;
+
+  // A frame is measured when frame_ms has a value for it; frames past the end
+  // of a short frame_ms series count as not measured.
+  std::span<const double> measured = samples.frame_ms();
+  measured = measured.first(std::min(measured.size(), frame_count));
+  bool all_measured = measured.size() == frame_count;
+  for (double v : measured) all_measured = all_measured && !IsMissing(v);
+
+  std::vector<double>& frame_ms = summary.frame_ms;
+  frame_ms.assign(frame_count, 0.0);
+  if (!all_measured) {
+    // Sum cook_ms node by node: each series is contiguous, so this walks memory
+    // in order instead of striding across nodes frame by frame.
+    for (NodeIndex node = 0; node < samples.node_count(); ++node) {
+      std::span<const double> cook = samples.series(node, Metric::kCookMs);
+      const size_t n = std::min(cook.size(), frame_count);
+      for (size_t f = 0; f < n; ++f) {
+        if (!IsMissing(cook[f])) frame_ms[f] += cook[f];
+      }
+    }
+  }
+  for (size_t f = 0; f < measured.size(); ++f) {
+    if (!IsMissing(measured[f])) frame_ms[f] = measured[f];
+  }
+
+  double sum = 0;
+  for (size_t f = 0; f < frame_count; ++f) {
+    sum += frame_ms[f];
+    if (frame_ms[f] > budget_ms) summary.over_budget.push_back(f);
+  }
+  summary.mean_ms = sum / static_cast<double>(frame_count);
+  std::vector<double> sorted = frame_ms;
+  std::sort(sorted.begin(), sorted.end());
+  summary.p95_ms = Percentile(sorted, 95);
+  summary.max_ms = sorted.back();
+  return summary;
+}
+
+}  // namespace cookgraph

@@ -1,0 +1,37 @@
+#ifndef COOKGRAPH_METRICS_FRAME_BUDGET_H_
+#define COOKGRAPH_METRICS_FRAME_BUDGET_H_
+
+// Frame times and the frame budget (docs/architecture.md#frame-time-and-the-frame-budget):
+// where the budget comes from, each frame's time and which frames are over it.
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "metrics/samples.h"
+
+namespace cookgraph {
+
+/// Frame budget when neither `frame_budget_ms` nor `fps` is given (60 fps).
+inline constexpr double kDefaultBudgetMs = 16.667;
+
+/// The frame budget of a snapshot (ms): `frame_budget_ms`, else 1000 / `fps`,
+/// else kDefaultBudgetMs. A value that is zero, negative or not finite is
+/// passed over. `score --budget-ms` overrides it (AnalysisOptions::budget_ms).
+double FrameBudgetMs(std::optional<double> frame_budget_ms, std::optional<double> fps);
+
+struct FrameSummary {
+  /// Per frame (ms): the measured frame_ms when the frame has one, else the sum
+  /// of cook_ms over all nodes in that frame.
+  std::vector<double> frame_ms;
+  bool measured = false;  // true when the input gave frame_ms
+  double mean_ms = 0, p95_ms = 0, max_ms = 0;  // 0 when there are no frames
+  double budget_ms = 0;
+  std::vector<size_t> over_budget;  // positions (0-based) of frames with frame time > budget
+};
+
+FrameSummary SummariseFrames(const Samples& samples, double budget_ms);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_METRICS_FRAME_BUDGET_H_

@@ -1,0 +1,70 @@
+// The text helpers every layer shares (base/text.h): each case names the
+// output it must give, byte for byte.
+#include "base/text.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace cookgraph {
+namespace {
+
+TEST(EscapeHtml, TheFiveSpecialCharactersBecomeReferences) {
+  EXPECT_EQ(EscapeHtml(R"(<a href="x" title='y'>&</a>)"),
+            "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+  EXPECT_EQ(EscapeHtml("plain /project1/noise1 0.250"), "plain /project1/noise1 0.250");
+}
+
+TEST(EscapeHtml, ControlsAndInvalidUtf8AreMadePrintableFirst) {
+  // ESC starts a terminal sequence; 0xFF is not UTF-8; é stays as it is.
+  EXPECT_EQ(EscapeHtml("a\x1b[31m<b>\xff caf\xc3\xa9"), "a?[31m&lt;b&gt;\xef\xbf\xbd caf\xc3\xa9");
+}
+
+TEST(Thousands, GroupsOfThreeDigits) {
+  EXPECT_EQ(Thousands(0), "0");
+  EXPECT_EQ(Thousands(999), "999");
+  EXPECT_EQ(Thousands(1000), "1,000");
+  EXPECT_EQ(Thousands(20000), "20,000");
+  EXPECT_EQ(Thousands(1234567), "1,234,567");
+  EXPECT_EQ(Thousands(18446744073709551615u), "18,446,744,073,709,551,615");
+}
+
+TEST(Printable, ControlsBecomeQuestionMarksUnlessKept) {
+  EXPECT_EQ(Printable("a\tb\nc\x7f\xc2\x85"), "a?b?c??");  // C0, DEL and C1 (U+0085)
+  EXPECT_EQ(Printable("a\tb\nc", "\n\t"), "a\tb\nc");
+}
+
+TEST(MarkdownText, PunctuationIsEscapedAndLinesJoined) {
+  EXPECT_EQ(MarkdownText("a|b*c_d\ne"), "a\\|b\\*c\\_d?e");
+}
+
+TEST(AppendJsonString, InvalidUtf8BecomesTheReplacementCharacter) {
+  std::string out;
+  AppendJsonString(out, "q\"\\\x01\xff");
+  EXPECT_EQ(out, "\"q\\\"\\\\\\u0001\xef\xbf\xbd\"");
+}
+
+TEST(TruncateMiddle, BothEndsOfAnIdStay) {
+  // 12 columns: 6 from the start, the ellipsis, 5 from the end.
+  EXPECT_EQ(TruncateMiddle("/project1/container/noise1", 12), "/proje…oise1");
+  EXPECT_EQ(TruncateMiddle("short", 12), "short");
+  EXPECT_EQ(DisplayWidth("/proje…oise1"), 12u);
+}
+
+TEST(Utf8, FirstInvalidByteIsFound) {
+  EXPECT_EQ(FirstInvalidUtf8("caf\xc3\xa9"), std::string_view::npos);
+  EXPECT_EQ(FirstInvalidUtf8("ab\xc0\xaf"), 2u);        // overlong '/'
+  EXPECT_EQ(FirstInvalidUtf8("x\xed\xa0\x80"), 1u);     // a surrogate
+  EXPECT_EQ(FirstInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // past U+10FFFF
+}
+
+TEST(Basename, LastPartOfAnId) {
+  EXPECT_EQ(Basename("/project1/noise1"), "noise1");
+  EXPECT_EQ(Basename("noise1"), "noise1");
+  EXPECT_EQ(Basename("/project1/"), "/project1/");
+  EXPECT_TRUE(EndsWith("trace.json.gz", ".gz"));
+  EXPECT_FALSE(EndsWith("gz", ".gz"));
+}
+
+}  // namespace
+}  // namespace cookgraph

@@ -1,0 +1,588 @@
+#include "writers/score.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "metrics/diff.h"
+#include "metrics/rollup.h"
+
+namespace cookgraph {
+namespace {
+
+using nlohmann::json;
+
+constexpr double N = kMissing;
+const std::string kWeirdId = "/p/weird,\"id\"";
+
+struct NodeSpec {
+  std::string id;
+  std::string type;
+  std::vector<double> cook_ms;  // empty = no series (never cooked)
+  bool output = false;
+};
+
+/// A small TouchDesigner-like network: ramp -> noise -> feedback -> comp -> out,
+/// comp feeding back into feedback, a ref from a node whose id needs CSV quoting,
+/// a node in a nested container and one that never cooks. Frame 101 is over budget.
+Snapshot MakeSnapshot(std::vector<NodeSpec> extra = {}) {
+  std::vector<NodeSpec> specs = {
+      {"/p/ramp1", "rampTOP", {0.5, 0.5, 0.5, 0.5}},
+      {"/p/noise1", "noiseTOP", {1.0, 1.2, N, 1.1}},
+      {"/p/feedback1", "feedbackTOP", {0.2, 0.2, 0.2, 0.2}},
+      {"/p/comp1", "compositeTOP", {2.0, 8.0, 2.0, 2.1}},
+      {"/p/out1", "nullTOP", {0.1, 0.1, 0.1, 0.1}, true},
+      {kWeirdId, "textDAT", {0.3, 0.3, 0.3, 0.3}},
+      {"/p/idle1", "nullCHOP", {}},
+      {"/p/sub/deep1", "levelTOP", {0.05, 0.05, 0.05, 0.05}},
+  };
+  for (NodeSpec& s : extra) specs.push_back(std::move(s));
+  Snapshot snap;
+  snap.info.engine = "touchdesigner";
+  snap.info.name = "feedback_demo";
+  snap.info.frame_budget_ms = 5.0;
+  for (const NodeSpec& s : specs) {
+    auto added =
+        snap.network.AddNode({.id = s.id, .type = s.type, .family = "TOP", .output = s.output});
+    EXPECT_TRUE(added) << s.id;
+  }
+  auto at = [&](const std::string& id) { return *snap.network.Find(id); };
+  snap.network.AddEdge(at("/p/ramp1"), at("/p/noise1"), EdgeKind::kData);
+  snap.network.AddEdge(at("/p/noise1"), at("/p/feedback1"), EdgeKind::kData);
+  snap.network.AddEdge(at("/p/comp1"), at("/p/feedback1"), EdgeKind::kFeedback);
+  snap.network.AddEdge(at("/p/feedback1"), at("/p/comp1"), EdgeKind::kData);
+  snap.network.AddEdge(at("/p/noise1"), at("/p/comp1"), EdgeKind::kData);
+  snap.network.AddEdge(at("/p/comp1"), at("/p/out1"), EdgeKind::kData);
+  snap.network.AddEdge(at(kWeirdId), at("/p/noise1"), EdgeKind::kRef);
+  snap.network.AddEdge(at("/p/sub/deep1"), at("/p/comp1"), EdgeKind::kData);
+
+  snap.samples = Samples(snap.network.size());
+  snap.samples.SetFrameIndex({100, 101, 102, 103});
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!specs[i].cook_ms.empty()) {
+      snap.samples.SetSeries(static_cast<NodeIndex>(i), Metric::kCookMs, specs[i].cook_ms);
+    }
+  }
+  snap.samples.SetSeries(at("/p/comp1"), Metric::kGpuMs, {1.5, 6.0, 1.5, 1.6});
+  snap.warnings.push_back("unknown key 'color' ignored");
+  return snap;
+}
+
+struct Scored {
+  std::string file = "net.json";
+  Snapshot snapshot;
+  Analysis analysis;
+  explicit Scored(Snapshot s) : snapshot(std::move(s)), analysis(Analyse(snapshot)) {}
+  ScoredSnapshot view() const { return {file, snapshot, analysis}; }
+};
+
+std::string Render(ScoreFormat format, const Scored& scored, const ScoreOptions& options = {},
+                   const std::vector<Error>& errors = {}) {
+  return RenderScoreHeader(format, options) + RenderScoreSnapshot(format, scored.view(), options) +
+         RenderScoreFooter(format, errors);
+}
+
+/// Equal for finite numbers written shortest-round-trip; null for "no value".
+void ExpectNumber(const json& j, double expected, const std::string& what) {
+  ASSERT_TRUE(j.is_number()) << what << ": " << j.dump();
+  EXPECT_EQ(j.get<double>(), expected) << what;
+}
+
+TEST(ScoreJson, DocumentHasEveryKeyWithTheAnalysisValues) {
+  Scored s(MakeSnapshot());
+  const std::vector<Error> errors = {
+      {.file = "bad.json", .line = 3, .column = 7, .message = "unexpected '}'"}};
+  const std::string text = Render(ScoreFormat::kJson, s, {}, errors);
+  const json doc = json::parse(text);
+  // Whole-valued measurements keep a decimal point, as nlohmann would write them.
+  EXPECT_NE(text.find("\"frame_budget_ms\":5.0,"), std::string::npos);
+  EXPECT_NE(text.find("\"frames\":4,"), std::string::npos);
+
+  EXPECT_EQ(doc["cookgraph"], 1);
+  ASSERT_EQ(doc["snapshots"].size(), 1u);
+  ASSERT_EQ(doc["errors"].size(), 1u);
+  EXPECT_EQ(doc["errors"][0]["file"], "bad.json");
+  EXPECT_EQ(doc["errors"][0]["message"], "bad.json:3:7: unexpected '}'");
+
+  const json& snap = doc["snapshots"][0];
+  for (const char* key :
+       {"file", "name", "engine", "frames", "frame_budget_ms", "frame_ms", "over_budget_frames",
+        "nodes", "loops", "critical_path", "spikes", "warnings"}) {
+    EXPECT_TRUE(snap.contains(key)) << key;
+  }
+  EXPECT_FALSE(snap.contains("containers"));
+  EXPECT_EQ(snap["file"], "net.json");
+  EXPECT_EQ(snap["name"], "feedback_demo");
+  EXPECT_EQ(snap["engine"], "touchdesigner");
+  EXPECT_EQ(snap["frames"], 4);
+  ExpectNumber(snap["frame_budget_ms"], 5.0, "budget");
+  const Analysis& a = s.analysis;
+  ExpectNumber(snap["frame_ms"]["mean"], a.frames.mean_ms, "mean");
+  ExpectNumber(snap["frame_ms"]["p95"], a.frames.p95_ms, "p95");
+  ExpectNumber(snap["frame_ms"]["max"], a.frames.max_ms, "max");
+  EXPECT_EQ(snap["frame_ms"]["measured"], false);
+  EXPECT_EQ(snap["over_budget_frames"], a.frames.over_budget.size());
+  EXPECT_EQ(snap["over_budget_frames"], 1);  // only frame 101 (comp1 at 8 ms)
+  // Frame time is the sum of cooks here: frame 101 = 0.5+1.2+0.2+8+0.1+0.3+0.05.
+  EXPECT_NEAR(snap["frame_ms"]["max"].get<double>(), 10.35, 1e-9);
+
+  const json& nodes = snap["nodes"];
+  const std::vector<NodeIndex> order = Rank(a, SortKey::kScore);
+  ASSERT_EQ(nodes.size(), order.size());
+  ASSERT_EQ(nodes.size(), 8u);
+  for (size_t i = 0; i < order.size(); ++i) {
+    const json& node = nodes[i];
+    const NodeIndex n = order[i];
+    const NodeStats& st = a.stats[n];
+    const std::string& id = s.snapshot.network.node(n).id;
+    SCOPED_TRACE(id);
+    EXPECT_EQ(node.size(), 22u);
+    EXPECT_EQ(node["id"], id);
+    EXPECT_EQ(node["type"], s.snapshot.network.node(n).type);
+    EXPECT_EQ(node["family"], "TOP");
+    ExpectNumber(node["per_frame_ms"], st.per_frame_ms, "per_frame_ms");
+    ExpectNumber(node["share"], st.share, "share");
+    EXPECT_EQ(node["cooked_frames"], st.cooked_frames);
+    ExpectNumber(node["cooks_per_frame"], st.cooks_per_frame, "cooks_per_frame");
+    ExpectNumber(node["upstream_ms"], a.upstream_ms[n], "upstream_ms");
+    EXPECT_EQ(node["loop"], static_cast<bool>(a.in_loop[n]));
+    EXPECT_EQ(node["on_critical_path"], static_cast<bool>(a.on_critical_path[n]));
+    EXPECT_EQ(node["dead"], static_cast<bool>(a.dead[n]));
+    EXPECT_TRUE(node["cpu_mem_mb"].is_null());
+    EXPECT_TRUE(node["gpu_mem_mb"].is_null());
+    if (st.cooked_frames == 0) {
+      EXPECT_TRUE(node["rank"].is_null());
+      for (const char* key :
+           {"score", "avg_ms", "std_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms"}) {
+        EXPECT_TRUE(node[key].is_null()) << key;
+      }
+      continue;
+    }
+    EXPECT_EQ(node["rank"], i + 1);
+    ExpectNumber(node["score"], st.score, "score");
+    ExpectNumber(node["avg_ms"], st.avg_ms, "avg_ms");
+    ExpectNumber(node["std_ms"], st.std_ms, "std_ms");
+    ExpectNumber(node["p50_ms"], st.p50_ms, "p50_ms");
+    ExpectNumber(node["p95_ms"], st.p95_ms, "p95_ms");
+    ExpectNumber(node["p99_ms"], st.p99_ms, "p99_ms");
+    ExpectNumber(node["max_ms"], st.max_ms, "max_ms");
+  }
+  // The costliest node first; the never-cooked one last.
+  EXPECT_EQ(nodes[0]["id"], "/p/comp1");
+  EXPECT_NEAR(nodes[0]["avg_ms"].get<double>(), 14.1 / 4, 1e-9 * 14.1 / 4);
+  EXPECT_NEAR(nodes[0]["gpu_avg_ms"].get<double>(), 10.6 / 4, 1e-9);
+  EXPECT_EQ(nodes[0]["loop"], true);
+  EXPECT_EQ(nodes[7]["id"], "/p/idle1");
+  EXPECT_TRUE(nodes[7]["rank"].is_null());
+  EXPECT_TRUE(nodes[7]["gpu_avg_ms"].is_null());
+
+  // The feedback edge comp1 -> feedback1 closes the loop feedback1 -> comp1.
+  ASSERT_EQ(snap["loops"].size(), a.loops.size());
+  ASSERT_GE(snap["loops"].size(), 1u);
+  EXPECT_EQ(snap["loops"][0]["kind"], "feedback");
+  EXPECT_EQ(snap["loops"][0]["nodes"], json({"/p/feedback1", "/p/comp1"}));
+  ExpectNumber(snap["loops"][0]["per_frame_ms"], a.loops[0].per_frame_ms, "loop");
+
+  json path = json::array();
+  for (NodeIndex n : a.critical_path.nodes) path.push_back(s.snapshot.network.node(n).id);
+  EXPECT_EQ(snap["critical_path"]["nodes"], path);
+  EXPECT_EQ(snap["critical_path"]["nodes"].back(), "/p/out1");
+  ExpectNumber(snap["critical_path"]["per_frame_ms"], a.critical_path.weight, "path");
+
+  ASSERT_EQ(snap["spikes"].size(), a.spikes.size());
+  ASSERT_GE(snap["spikes"].size(), 1u);
+  const json& spike = snap["spikes"][0];
+  for (const char* key : {"id", "median_ms", "frames", "excess_ms", "max_excess_ms", "worst_frame",
+                          "share_of_overrun"}) {
+    EXPECT_TRUE(spike.contains(key)) << key;
+  }
+  EXPECT_EQ(spike["id"], "/p/comp1");
+  EXPECT_EQ(spike["worst_frame"], 101);
+  ExpectNumber(spike["excess_ms"], a.spikes[0].excess_ms, "excess");
+
+  EXPECT_EQ(snap["warnings"], json(a.warnings));
+  EXPECT_NE(std::find(a.warnings.begin(), a.warnings.end(), "unknown key 'color' ignored"),
+            a.warnings.end());
+}
+
+TEST(ScoreJson, SeveralSnapshotsMakeOneValidDocument) {
+  Scored s(MakeSnapshot());
+  std::string out = RenderScoreHeader(ScoreFormat::kJson, {});
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) out += RenderScoreSeparator(ScoreFormat::kJson);
+    out += RenderScoreSnapshot(ScoreFormat::kJson, s.view(), {});
+  }
+  out += RenderScoreFooter(ScoreFormat::kJson, {});
+  const json doc = json::parse(out);
+  EXPECT_EQ(doc["snapshots"].size(), 3u);
+  EXPECT_EQ(doc["errors"], json::array());
+}
+
+TEST(ScoreJson, NoSnapshotsStillMakeAValidDocument) {
+  const std::vector<Error> errors = {{.file = "-", .message = "not JSON"}};
+  const json doc = json::parse(RenderScoreHeader(ScoreFormat::kJson, {}) +
+                               RenderScoreFooter(ScoreFormat::kJson, errors));
+  EXPECT_EQ(doc["snapshots"], json::array());
+  EXPECT_EQ(doc["errors"][0]["message"], "-: not JSON");
+}
+
+TEST(ScoreJson, AwkwardIdsAndInvalidUtf8StayValidJson) {
+  const std::string quoted = "/p/a\"b\\c\nd\te\x01";
+  const std::string invalid = "/p/bad\xff\xc3";
+  const std::string unicode = "/p/caf\xc3\xa9_\xe2\x9c\x93";
+  Scored s(MakeSnapshot(
+      {{quoted, "x", {1, 1, 1, 1}}, {invalid, "x", {1, 1, 1, 1}}, {unicode, "x", {1, 1, 1, 1}}}));
+  const json doc = json::parse(Render(ScoreFormat::kJson, s));
+  std::vector<std::string> ids;
+  for (const json& node : doc["snapshots"][0]["nodes"]) ids.push_back(node["id"]);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), quoted), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), unicode), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "/p/bad\xef\xbf\xbd\xef\xbf\xbd"), ids.end());
+}
+
+TEST(ScoreJson, NonFiniteNumbersAreNullEverywhere) {
+  Scored s(MakeSnapshot());
+  const NodeIndex comp = *s.snapshot.network.Find("/p/comp1");
+  s.analysis.frames.p95_ms = NAN;
+  s.analysis.stats[comp].std_ms = INFINITY;
+  const json snap = json::parse(Render(ScoreFormat::kJson, s))["snapshots"][0];
+  EXPECT_TRUE(snap["frame_ms"]["p95"].is_null());
+  EXPECT_EQ(snap["nodes"][0]["id"], "/p/comp1");
+  EXPECT_TRUE(snap["nodes"][0]["std_ms"].is_null());
+  const std::string csv = Render(ScoreFormat::kCsv, s);
+  EXPECT_EQ(csv.find("inf"), std::string::npos);
+  EXPECT_EQ(csv.find("nan"), std::string::npos);
+  const std::string table = Render(ScoreFormat::kTable, s);
+  EXPECT_EQ(table.find("inf"), std::string::npos);
+  EXPECT_EQ(table.find("nan"), std::string::npos);
+}
+
+TEST(ScoreJson, WithoutFramesPerFrameValuesAreNull) {
+  Snapshot snap;
+  ASSERT_TRUE(snap.network.AddNode({.id = "/p/a"}));
+  snap.samples = Samples(1);
+  Scored s(std::move(snap));
+  const json snapshot = json::parse(Render(ScoreFormat::kJson, s))["snapshots"][0];
+  EXPECT_EQ(snapshot["frames"], 0);
+  const json& node = snapshot["nodes"][0];
+  EXPECT_TRUE(node["rank"].is_null());
+  EXPECT_TRUE(node["per_frame_ms"].is_null());
+  EXPECT_TRUE(node["share"].is_null());
+  EXPECT_TRUE(node["cooks_per_frame"].is_null());
+  EXPECT_EQ(node["cooked_frames"], 0);
+  EXPECT_EQ(node["dead"], false);
+}
+
+TEST(ScoreJson, TopCutsNodesAndKeepsRanks) {
+  Scored s(MakeSnapshot());
+  const json doc = json::parse(Render(ScoreFormat::kJson, s, {.top = 3}));
+  const json& nodes = doc["snapshots"][0]["nodes"];
+  ASSERT_EQ(nodes.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(nodes[i]["rank"], i + 1);
+}
+
+TEST(ScoreJson, SortKeyChangesTheOrder) {
+  Scored s(MakeSnapshot());
+  const json doc = json::parse(Render(ScoreFormat::kJson, s, {.sort = SortKey::kUpstream}));
+  const std::vector<NodeIndex> order = Rank(s.analysis, SortKey::kUpstream);
+  const json& nodes = doc["snapshots"][0]["nodes"];
+  ASSERT_EQ(nodes.size(), order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(nodes[i]["id"], s.snapshot.network.node(order[i]).id);
+  }
+}
+
+TEST(ScoreJson, GroupByContainerAddsContainersCutByTop) {
+  Scored s(MakeSnapshot());
+  const std::vector<ContainerStats> expected = RollUp(s.snapshot, s.analysis);
+  ASSERT_GE(expected.size(), 2u);  // "/p" and "/p/sub"
+  const json all =
+      json::parse(Render(ScoreFormat::kJson, s, {.group_by_container = true}))["snapshots"][0];
+  ASSERT_EQ(all["containers"].size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const json& c = all["containers"][i];
+    EXPECT_EQ(c["id"], expected[i].id);
+    EXPECT_EQ(c["depth"], expected[i].depth);
+    EXPECT_EQ(c["nodes"], expected[i].nodes);
+    EXPECT_EQ(c["cooked_nodes"], expected[i].cooked_nodes);
+    ExpectNumber(c["per_frame_ms"], expected[i].per_frame_ms, "per_frame_ms");
+    ExpectNumber(c["self_per_frame_ms"], expected[i].self_per_frame_ms, "self");
+    ExpectNumber(c["share"], expected[i].share, "share");
+    ExpectNumber(c["max_ms"], expected[i].max_ms, "max_ms");
+    EXPECT_EQ(c["costliest"], expected[i].costliest);
+  }
+  const json cut = json::parse(
+      Render(ScoreFormat::kJson, s, {.top = 1, .group_by_container = true}))["snapshots"][0];
+  EXPECT_EQ(cut["containers"].size(), 1u);
+  EXPECT_EQ(cut["nodes"].size(), 1u);
+}
+
+/// Rows of an RFC 4180 document.
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+    } else if (c == '\n') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+      rows.emplace_back();
+    } else {
+      field += c;
+    }
+  }
+  if (rows.back().empty()) rows.pop_back();
+  return rows;
+}
+
+TEST(ScoreCsv, HeaderQuotingAndNeverCookedLast) {
+  Scored s(MakeSnapshot());
+  const std::string out = Render(ScoreFormat::kCsv, s);
+  const std::string header =
+      "file,name,engine,id,type,family,rank,score,avg_ms,std_ms,p50_ms,p95_ms,p99_ms,max_ms,"
+      "per_frame_ms,share,cooked_frames,cooks_per_frame,gpu_avg_ms,cpu_mem_mb,gpu_mem_mb,"
+      "upstream_ms,loop,on_critical_path,dead\n";
+  EXPECT_EQ(RenderScoreHeader(ScoreFormat::kCsv, {}), header);
+  ASSERT_EQ(out.substr(0, header.size()), header);
+  EXPECT_NE(out.find(",\"/p/weird,\"\"id\"\"\",textDAT,"), std::string::npos) << out;
+
+  const auto rows = ParseCsv(out);
+  ASSERT_EQ(rows.size(), 9u);  // header + 8 nodes
+  for (const auto& row : rows) EXPECT_EQ(row.size(), 25u);
+  EXPECT_EQ(rows[1][3], "/p/comp1");
+  EXPECT_EQ(rows[1][6], "1");
+  EXPECT_EQ(rows[1][22], "true");  // loop
+  const NodeStats& comp = s.analysis.stats[*s.snapshot.network.Find("/p/comp1")];
+  EXPECT_EQ(std::stod(rows[1][8]), comp.avg_ms);  // round-trips exactly
+  EXPECT_EQ(std::stod(rows[1][9]), comp.std_ms);
+  EXPECT_EQ(rows.back()[3], "/p/idle1");
+  EXPECT_EQ(rows.back()[6], "");   // no rank
+  EXPECT_EQ(rows.back()[7], "");   // no score
+  EXPECT_EQ(rows.back()[18], "");  // no gpu
+  bool found = false;
+  for (const auto& row : rows) found = found || row[3] == kWeirdId;
+  EXPECT_TRUE(found);
+}
+
+TEST(ScoreCsv, TopCutsRowsPerSnapshot) {
+  Scored s(MakeSnapshot());
+  const std::string out = RenderScoreHeader(ScoreFormat::kCsv, {}) +
+                          RenderScoreSnapshot(ScoreFormat::kCsv, s.view(), {.top = 2}) +
+                          std::string(RenderScoreSeparator(ScoreFormat::kCsv)) +
+                          RenderScoreSnapshot(ScoreFormat::kCsv, s.view(), {.top = 2});
+  EXPECT_EQ(ParseCsv(out).size(), 5u);
+}
+
+TEST(ScoreCsv, GroupByContainerHasItsOwnHeader) {
+  Scored s(MakeSnapshot());
+  const ScoreOptions options{.group_by_container = true};
+  EXPECT_EQ(RenderScoreHeader(ScoreFormat::kCsv, options),
+            "file,container,depth,nodes,cooked_nodes,per_frame_ms,self_per_frame_ms,share,"
+            "max_ms,costliest\n");
+  const auto rows = ParseCsv(Render(ScoreFormat::kCsv, s, options));
+  const std::vector<ContainerStats> expected = RollUp(s.snapshot, s.analysis);
+  ASSERT_EQ(rows.size(), expected.size() + 1);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 10u);
+    EXPECT_EQ(rows[i][0], "net.json");
+    EXPECT_EQ(rows[i][1], expected[i - 1].id);
+    EXPECT_EQ(rows[i][9], expected[i - 1].costliest);
+  }
+}
+
+// CSV injection: a text cell starting with = + - @, tab or carriage return is
+// quoted with a leading ' (a spreadsheet shows it as text); numbers, negative
+// ones too, stay numbers; other text is written as before.
+TEST(ScoreCsv, FormulaLikeTextIsNeutralisedAndNumbersAreNot) {
+  Scored s(MakeSnapshot({{"=1+2", "+cmd|' /C calc'!A0", {0.4, 0.4, 0.4, 0.4}},
+                         {"-2+3", "@SUM(A1)", {0.35, 0.35, 0.35, 0.35}},
+                         {"\tx", "\rtype", {0.32, 0.32, 0.32, 0.32}},
+                         {"a=b", "x-y", {0.31, 0.31, 0.31, 0.31}}}));
+  s.file = "=HYPERLINK(\"http://x\")";
+  s.snapshot.info.name = "-name";
+  s.snapshot.info.engine = "@engine";
+  const std::string out = Render(ScoreFormat::kCsv, s);
+  auto row_of = [&](const std::string& id_cell) {
+    const size_t at = out.find("," + id_cell + ",");
+    EXPECT_NE(at, std::string::npos) << id_cell << " in\n" << out;
+    const size_t start = out.rfind('\n', at) + 1;
+    return out.substr(start, out.find('\n', at) - start);
+  };
+  const std::string prefix = "\"'=HYPERLINK(\"\"http://x\"\")\",\"'-name\",\"'@engine\",";
+  EXPECT_EQ(row_of("\"'=1+2\"").rfind(prefix + "\"'=1+2\",\"'+cmd|' /C calc'!A0\",TOP,", 0), 0u)
+      << out;
+  EXPECT_EQ(row_of("\"'-2+3\"").rfind(prefix + "\"'-2+3\",\"'@SUM(A1)\",TOP,", 0), 0u);
+  EXPECT_EQ(row_of("\"'\tx\"").rfind(prefix + "\"'\tx\",\"'\rtype\",TOP,", 0), 0u);
+  EXPECT_EQ(row_of("a=b").rfind(prefix + "a=b,x-y,TOP,", 0), 0u)
+      << "only the first character counts";
+  // The quoted cells read back as the text with its leading '.
+  bool found = false;
+  for (const auto& row : ParseCsv(out)) {
+    if (row[3] != "'=1+2") continue;
+    found = true;
+    EXPECT_EQ(row[0], "'=HYPERLINK(\"http://x\")");
+    EXPECT_EQ(row[4], "'+cmd|' /C calc'!A0");
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(ScoreCsv, NegativeNumbersStayNumbers) {
+  // A baseline where /p/comp1 was slower: its change columns are negative.
+  Scored before(MakeSnapshot());
+  Snapshot after_snapshot = MakeSnapshot();
+  after_snapshot.samples.SetSeries(*after_snapshot.network.Find("/p/comp1"), Metric::kCookMs,
+                                   {1.0, 1.1, 1.0, 1.05});
+  Scored after(std::move(after_snapshot));
+  const SnapshotDiff diff =
+      CompareSnapshots(before.snapshot, before.analysis, after.snapshot, after.analysis);
+  const ScoredSnapshot view{after.file, after.snapshot, after.analysis, &diff};
+  const ScoreOptions options{.baseline_file = "before.json"};
+  const std::string out = RenderScoreHeader(ScoreFormat::kCsv, options) +
+                          RenderScoreSnapshot(ScoreFormat::kCsv, view, options);
+  const auto rows = ParseCsv(out);
+  ASSERT_GE(rows.size(), 2u);
+  const size_t avg_change = 25 + 4;  // file,name,engine + the node columns, then the 5th
+  ASSERT_EQ(rows[0][avg_change], "avg_change_pct");
+  bool negative = false;
+  for (const auto& row : rows) {
+    if (row[3] != "/p/comp1") continue;
+    ASSERT_FALSE(row[avg_change].empty());
+    EXPECT_EQ(row[avg_change].front(), '-') << out;
+    EXPECT_LT(std::stod(row[avg_change]), 0);
+    negative = true;
+  }
+  EXPECT_TRUE(negative);
+  EXPECT_EQ(out.find("\"'-"), std::string::npos) << "a number was quoted as text:\n" << out;
+}
+
+TEST(ScoreTable, PlainWithoutColorAndColouredWithIt) {
+  Scored s(MakeSnapshot());
+  const std::string plain = Render(ScoreFormat::kTable, s);
+  EXPECT_EQ(plain.find('\x1b'), std::string::npos);
+  const std::string coloured = Render(ScoreFormat::kTable, s, {.color = true});
+  EXPECT_NE(coloured.find("\x1b[1m"), std::string::npos);   // bold header
+  EXPECT_NE(coloured.find("\x1b[31m"), std::string::npos);  // comp1's large share
+}
+
+TEST(ScoreTable, ShowsTitleRowsAndSections) {
+  Scored s(MakeSnapshot());
+  const std::string out = Render(ScoreFormat::kTable, s);
+  EXPECT_EQ(RenderScoreHeader(ScoreFormat::kTable, {}), "");
+  EXPECT_EQ(RenderScoreFooter(ScoreFormat::kTable, {}), "");
+  std::istringstream lines(out);
+  std::string title;
+  std::getline(lines, title);
+  EXPECT_EQ(title.rfind("net.json", 0), 0u) << title;
+  EXPECT_NE(title.find("touchdesigner"), std::string::npos);
+  EXPECT_NE(title.find("feedback_demo"), std::string::npos);
+  EXPECT_NE(title.find("4 frames"), std::string::npos);
+  EXPECT_NE(title.find("budget 5.000 ms"), std::string::npos);
+  EXPECT_NE(title.find("1 over budget"), std::string::npos);
+  EXPECT_NE(out.find("/p/comp1"), std::string::npos);
+  EXPECT_NE(out.find(kWeirdId), std::string::npos);
+  EXPECT_NE(out.find("3.525"), std::string::npos);  // comp1's avg ms
+  EXPECT_NE(out.find("\nloops (1):\n  feedback "), std::string::npos) << out;
+  EXPECT_NE(out.find("\ncritical path:\n"), std::string::npos);
+  EXPECT_NE(out.find("\nspikes in over-budget frames:\n  /p/comp1: "), std::string::npos);
+  EXPECT_NE(out.find("unknown key 'color' ignored"), std::string::npos);
+  EXPECT_EQ(out.find("more nodes"), std::string::npos);
+  // Every table line (header to last row) has the same columns aligned: the
+  // "node" title starts where every id starts.
+  const size_t header_at = out.find("\n\n") + 2;
+  const std::string header = out.substr(header_at, out.find('\n', header_at) - header_at);
+  EXPECT_NE(header.find("node"), std::string::npos);
+  EXPECT_NE(out.find("\n" + std::string(header.find("node") - 3, ' ') + "1  /p/comp1"),
+            std::string::npos)
+      << out;
+}
+
+TEST(ScoreTable, TopAddsAFooterNamingWhatWasLeftOut) {
+  Scored s(MakeSnapshot());
+  const std::string out = Render(ScoreFormat::kTable, s, {.top = 3});
+  EXPECT_NE(out.find("… 5 more nodes (--top 0 shows all)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("/p/idle1"), std::string::npos);
+}
+
+TEST(ScoreTable, LongIdsAreCutInTheMiddleAndControlCharactersNeutralised) {
+  const std::string long_id = "/p/" + std::string(80, 'x') + "/tail_end";
+  const std::string evil = "/p/evil\x1b[2J";
+  Scored s(MakeSnapshot({{long_id, "x", {1, 1, 1, 1}}, {evil, "x", {1, 1, 1, 1}}}));
+  const std::string out = Render(ScoreFormat::kTable, s);
+  EXPECT_EQ(out.find(long_id), std::string::npos);
+  EXPECT_NE(out.find("…"), std::string::npos);
+  EXPECT_NE(out.find("tail_end"), std::string::npos);
+  EXPECT_NE(out.find("/p/xxx"), std::string::npos);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  EXPECT_NE(out.find("/p/evil?[2J"), std::string::npos);
+}
+
+TEST(ScoreTable, SnapshotsAreSeparatedByABlankLine) {
+  Scored s(MakeSnapshot());
+  const std::string first = RenderScoreSnapshot(ScoreFormat::kTable, s.view(), {});
+  const std::string second = std::string(RenderScoreSeparator(ScoreFormat::kTable)) +
+                             RenderScoreSnapshot(ScoreFormat::kTable, s.view(), {});
+  EXPECT_EQ(second, "\n" + first);
+  EXPECT_EQ(first.back(), '\n');
+}
+
+TEST(ScoreTable, GroupByContainerRowsAreContainers) {
+  Scored s(MakeSnapshot());
+  const std::string out = Render(ScoreFormat::kTable, s, {.group_by_container = true});
+  EXPECT_NE(out.find("container"), std::string::npos);
+  EXPECT_NE(out.find("/p/sub"), std::string::npos);
+  EXPECT_NE(out.find("costliest"), std::string::npos);
+  EXPECT_EQ(out.find("cooks/f"), std::string::npos);
+}
+
+TEST(ScoreMarkdown, TableEscapesPipesAndHasOneCellPerColumn) {
+  Scored s(MakeSnapshot({{"/p/a|b", "x", {1, 1, 1, 1}}}));
+  const std::string out = Render(ScoreFormat::kMarkdown, s);
+  EXPECT_EQ(out.rfind("### net.json\n", 0), 0u) << out;
+  EXPECT_NE(out.find("/p/a\\|b"), std::string::npos);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  // Count unescaped pipes per table line: the same on every line.
+  std::istringstream lines(out);
+  std::string line;
+  int expected = -1, table_lines = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] != '|') continue;
+    int pipes = 0;
+    for (size_t i = 0; i < line.size(); ++i)
+      pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    if (expected < 0) expected = pipes;
+    EXPECT_EQ(pipes, expected) << line;
+    ++table_lines;
+  }
+  EXPECT_EQ(expected, 14);        // 13 columns
+  EXPECT_EQ(table_lines, 2 + 9);  // header, alignment row, 9 nodes
+  EXPECT_NE(out.find("\n**loops (1)**\n\n- feedback "), std::string::npos) << out;
+}
+
+TEST(ScoreMarkdown, TopAddsTheSameFooter) {
+  Scored s(MakeSnapshot());
+  EXPECT_NE(
+      Render(ScoreFormat::kMarkdown, s, {.top = 1}).find("… 7 more nodes (--top 0 shows all)"),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace cookgraph

@@ -1,0 +1,286 @@
+#include "writers/diff_formats.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+#include "base/text.h"
+
+namespace cookgraph {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// How many added or removed ids the table and Markdown list before "… N more".
+constexpr size_t kIdListLimit = 10;
+constexpr size_t kIdWidth = 48;
+
+std::string Ms(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-"; }
+
+Json Number(std::optional<double> v) { return v && std::isfinite(*v) ? Json(*v) : Json(); }
+
+Json SideJson(const NodeStats& s) {
+  const bool cooked = s.cooked_frames > 0;
+  auto stat = [cooked](double v) { return cooked ? Json(v) : Json(); };
+  return Json{{"cooked_frames", s.cooked_frames},
+              {"avg_ms", stat(s.avg_ms)},
+              {"p95_ms", stat(s.p95_ms)},
+              {"per_frame_ms", s.per_frame_ms},
+              {"score", stat(s.score)}};
+}
+
+// Adds "t" and "df": null unless the t distribution gave the p-value.
+void AddTest(Json& object, const WelchResult& test) {
+  const bool tested = test.status == WelchStatus::kTested;
+  object["t"] = tested ? Json(test.t) : Json();
+  object["df"] = tested ? Json(test.df) : Json();
+}
+
+std::string RenderJson(const DiffInput& in) {
+  const SnapshotDiff& diff = in.diff;
+  auto snapshot = [](const std::string& file, const Snapshot& s) {
+    return Json{{"file", file},
+                {"name", s.info.name},
+                {"engine", s.info.engine},
+                {"nodes", s.network.size()},
+                {"frames", s.samples.frame_count()}};
+  };
+  Json doc;
+  doc["cookgraph"] = 1;
+  doc["before"] = snapshot(in.before_file, in.before);
+  doc["after"] = snapshot(in.after_file, in.after);
+  doc["alpha"] = diff.options.alpha;
+  doc["min_change_pct"] = diff.options.min_change_pct;
+  doc["test"] = "welch-one-sided";
+  Json nodes = Json::array();
+  for (const NodeDiff& d : diff.nodes) {
+    Json node{{"id", d.id},
+              {"before", SideJson(d.before_stats)},
+              {"after", SideJson(d.after_stats)},
+              {"change_pct", Number(d.avg_pct)},
+              {"changes",
+               {{"avg_pct", Number(d.avg_pct)},
+                {"p95_pct", Number(d.p95_pct)},
+                {"per_frame_pct", Number(d.per_frame_pct)},
+                {"score_pct", Number(d.score_pct)}}},
+              {"p_value", Number(d.p_value())}};
+    AddTest(node, d.test);
+    node["regression"] = d.regression;
+    node["improvement"] = d.improvement;
+    node["note"] = d.note.empty() ? Json() : Json(d.note);
+    nodes.push_back(std::move(node));
+  }
+  doc["nodes"] = std::move(nodes);
+  doc["added"] = diff.added;
+  doc["removed"] = diff.removed;
+  const FrameDiff& f = diff.frames;
+  Json frames{{"before",
+               {{"frames", f.frames_before},
+                {"mean", f.mean_before},
+                {"p95", f.p95_before},
+                {"measured", f.measured_before}}},
+              {"after",
+               {{"frames", f.frames_after},
+                {"mean", f.mean_after},
+                {"p95", f.p95_after},
+                {"measured", f.measured_after}}},
+              {"change_ms", f.mean_after - f.mean_before},
+              {"change_pct", Number(f.change_pct)}};
+  frames["p_value"] = Number(f.p_value());
+  AddTest(frames, f.test);
+  frames["regression"] = f.regression;
+  frames["improvement"] = f.improvement;
+  frames["note"] = f.note.empty() ? Json() : Json(f.note);
+  doc["frame_ms"] = std::move(frames);
+  doc["regressions"] = diff.regressions;
+  doc["improvements"] = diff.improvements;
+  doc["regressed"] = diff.regressed();
+  doc["warnings"] = diff.warnings;
+  return doc.dump() + "\n";
+}
+
+// The rows of the table and Markdown: every regression and improvement, then
+// the rest in the diff's order up to `top` rows in all.
+size_t ShownRows(const SnapshotDiff& diff, size_t top) {
+  const size_t total = diff.nodes.size();
+  const size_t must = diff.regressions + diff.improvements;
+  if (top == 0) return total;
+  return std::min(total, std::max(top, must));
+}
+
+struct Table {
+  std::vector<std::string> titles;
+  std::vector<bool> right;
+  std::vector<std::vector<std::string>> rows;
+};
+
+Table NodeRows(const SnapshotDiff& diff, size_t shown) {
+  Table t;
+  t.titles = {"node", "avg before", "avg after", "avg", "p95", "ms/frame", "score", "p", "verdict"};
+  t.right = {false, true, true, true, true, true, true, true, false};
+  for (size_t i = 0; i < shown; ++i) {
+    const NodeDiff& d = diff.nodes[i];
+    auto avg = [](const NodeStats& s) { return s.cooked_frames > 0 ? Ms(s.avg_ms) : "-"; };
+    t.rows.push_back({d.id, avg(d.before_stats), avg(d.after_stats), ChangeText(d.avg_pct),
+                      ChangeText(d.p95_pct), ChangeText(d.per_frame_pct), ChangeText(d.score_pct),
+                      PValueText(d.p_value()), Verdict(d)});
+  }
+  return t;
+}
+
+std::string IdList(const std::vector<std::string>& ids, const auto& text) {
+  std::string out;
+  for (size_t i = 0; i < ids.size() && i < kIdListLimit; ++i) out += (i ? ", " : "") + text(ids[i]);
+  if (ids.size() > kIdListLimit) out += fmt::format(", … {} more", ids.size() - kIdListLimit);
+  return out;
+}
+
+std::string Headline(const DiffInput& in, const auto& text) {
+  const FrameDiff& f = in.diff.frames;
+  return fmt::format("{} ({} frames) → {} ({} frames)", text(in.before_file), f.frames_before,
+                     text(in.after_file), f.frames_after);
+}
+
+std::string Counts(const SnapshotDiff& diff) {
+  return fmt::format(
+      "{} matched nodes: {} regressed, {} improved; {} added, {} removed (Welch's t-test, "
+      "one-sided, alpha {}; a change must exceed {}% of avg ms)",
+      diff.nodes.size(), diff.regressions, diff.improvements, diff.added.size(),
+      diff.removed.size(), diff.options.alpha, diff.options.min_change_pct);
+}
+
+std::string RenderTable(const DiffInput& in, const DiffRenderOptions& options) {
+  auto text = [](std::string_view s) { return Printable(s); };
+  const SnapshotDiff& diff = in.diff;
+  std::string out = "diff · " + Headline(in, text) + "\n";
+  out += "frame time: " + FrameChangeText(diff.frames) + "\n";
+  out += Counts(diff) + "\n\n";
+  const size_t shown = ShownRows(diff, options.top);
+  Table t = NodeRows(diff, shown);
+  std::vector<size_t> width(t.titles.size());
+  for (size_t c = 0; c < t.titles.size(); ++c) width[c] = DisplayWidth(t.titles[c]);
+  for (auto& row : t.rows) {
+    row[0] = TruncateMiddle(Printable(row[0]), kIdWidth);
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], DisplayWidth(row[c]));
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string row;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) row += "  ";
+      const size_t pad = width[c] - std::min(width[c], DisplayWidth(cells[c]));
+      if (t.right[c]) row.append(pad, ' ');
+      row += cells[c];
+      if (!t.right[c]) row.append(pad, ' ');
+    }
+    while (!row.empty() && row.back() == ' ') row.pop_back();
+    out += row + "\n";
+  };
+  if (!t.rows.empty()) {
+    line(t.titles);
+    for (const auto& row : t.rows) line(row);
+  }
+  if (shown < diff.nodes.size()) {
+    out += fmt::format("… {} more nodes (--top 0 shows all)\n", diff.nodes.size() - shown);
+  }
+  if (!diff.added.empty()) {
+    out += fmt::format("\nadded ({}): {}\n", diff.added.size(), IdList(diff.added, text));
+  }
+  if (!diff.removed.empty()) {
+    out += fmt::format("\nremoved ({}): {}\n", diff.removed.size(), IdList(diff.removed, text));
+  }
+  if (!diff.warnings.empty()) {
+    out += "\nwarnings:\n";
+    for (const std::string& w : diff.warnings) out += "  " + w + "\n";
+  }
+  return out;
+}
+
+std::string RenderMarkdown(const DiffInput& in, const DiffRenderOptions& options) {
+  auto text = [](std::string_view s) { return MarkdownText(s); };
+  const SnapshotDiff& diff = in.diff;
+  std::string out = "### diff: " + Headline(in, text) + "\n\n";
+  out += "- frame time: " + FrameChangeText(diff.frames) + "\n";
+  out += "- " + Counts(diff) + "\n\n";
+  const size_t shown = ShownRows(diff, options.top);
+  const Table t = NodeRows(diff, shown);
+  if (!t.rows.empty()) {
+    out += '|';
+    for (const std::string& title : t.titles) out += " " + title + " |";
+    out += "\n|";
+    for (bool right : t.right) out += right ? " ---: |" : " :--- |";
+    out += '\n';
+    for (const auto& row : t.rows) {
+      out += '|';
+      for (const std::string& cell : row) out += " " + MarkdownText(cell) + " |";
+      out += '\n';
+    }
+  }
+  if (shown < diff.nodes.size()) {
+    out += fmt::format("\n… {} more nodes (--top 0 shows all)\n", diff.nodes.size() - shown);
+  }
+  if (!diff.added.empty()) {
+    out += fmt::format("\n**added ({})**: {}\n", diff.added.size(), IdList(diff.added, text));
+  }
+  if (!diff.removed.empty()) {
+    out += fmt::format("\n**removed ({})**: {}\n", diff.removed.size(), IdList(diff.removed, text));
+  }
+  if (!diff.warnings.empty()) {
+    out += "\n**warnings**\n\n";
+    for (const std::string& w : diff.warnings) out += "- " + MarkdownText(w) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderDiff(DiffFormat format, const DiffInput& input,
+                       const DiffRenderOptions& options) {
+  switch (format) {
+    case DiffFormat::kJson:
+      return RenderJson(input);
+    case DiffFormat::kMarkdown:
+      return RenderMarkdown(input, options);
+    case DiffFormat::kTable:
+      break;
+  }
+  return RenderTable(input, options);
+}
+
+std::string ChangeText(std::optional<double> pct) {
+  if (!pct || !std::isfinite(*pct)) return "-";
+  std::string s = fmt::format("{:+.1f}%", *pct);
+  return s == "-0.0%" ? "+0.0%" : s;
+}
+
+std::string PValueText(std::optional<double> p) {
+  if (!p || !std::isfinite(*p)) return "-";
+  if (*p == 0) return "0";
+  if (*p >= 0.0001) return fmt::format("{:.4f}", *p);
+  return fmt::format("{:.1e}", *p);
+}
+
+std::string Verdict(const NodeDiff& d) {
+  if (d.regression) return "regression";
+  if (d.improvement) return "improvement";
+  return d.note;
+}
+
+std::string FrameChangeText(const FrameDiff& f) {
+  std::string out =
+      fmt::format("mean {} → {} ms ({}), p95 {} → {} ms", Ms(f.mean_before), Ms(f.mean_after),
+                  ChangeText(f.change_pct), Ms(f.p95_before), Ms(f.p95_after));
+  if (f.p_value()) {
+    out += "; p = " + PValueText(f.p_value());
+  } else if (!f.note.empty()) {
+    out += "; " + f.note;
+  }
+  if (f.regression) out += "; regression";
+  if (f.improvement) out += "; improvement";
+  return out;
+}
+
+}  // namespace cookgraph

@@ -1,0 +1,60 @@
+#ifndef COOKGRAPH_WRITERS_SCORE_H_
+#define COOKGRAPH_WRITERS_SCORE_H_
+
+// Output of `cookgraph score`: an aligned table, JSON, CSV or Markdown.
+// Each snapshot renders to a self-contained fragment so that a batch can be
+// written in input order while later files are still being scored.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+#include "metrics/analysis.h"
+#include "metrics/diff.h"
+#include "metrics/snapshot.h"
+
+namespace cookgraph {
+
+enum class ScoreFormat : uint8_t { kTable, kJson, kCsv, kMarkdown };
+
+struct ScoreOptions {
+  SortKey sort = SortKey::kScore;
+  size_t top = 0;                   // rows per snapshot; 0 = all
+  bool group_by_container = false;  // rows are containers (metrics/rollup.h), not nodes
+  bool color = false;               // ANSI colours in the table (terminal only)
+  /// `--baseline FILE`: every snapshot comes with its comparison against FILE
+  /// (ScoredSnapshot::baseline) and the rows get the change columns. "" = none.
+  std::string baseline_file;
+};
+
+/// One scored input. `file` is the path as given ("-" for standard input).
+struct ScoredSnapshot {
+  const std::string& file;
+  const Snapshot& snapshot;
+  const Analysis& analysis;
+  /// The comparison with the baseline when ScoreOptions::baseline_file is set.
+  const SnapshotDiff* baseline = nullptr;
+  std::string_view baseline_file = {};  // its path as given
+};
+
+/// The text before the first snapshot's fragment: the CSV header row, the JSON
+/// document's opening; empty for table and Markdown.
+std::string RenderScoreHeader(ScoreFormat format, const ScoreOptions& options);
+
+/// One snapshot's fragment. Fragments are rendered independently (by worker
+/// threads, in any order) and written in input order.
+std::string RenderScoreSnapshot(ScoreFormat format, const ScoredSnapshot& scored,
+                                const ScoreOptions& options);
+
+/// What goes between two fragments: "," for JSON, a blank line for the table
+/// and Markdown, nothing for CSV.
+std::string_view RenderScoreSeparator(ScoreFormat format);
+
+/// The text after the last fragment: for JSON, the end of "snapshots", the
+/// "errors" array and the closing brace; empty otherwise.
+std::string RenderScoreFooter(ScoreFormat format, const std::vector<Error>& errors);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_WRITERS_SCORE_H_

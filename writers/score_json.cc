@@ -1,0 +1,267 @@
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <variant>
+
+#include "base/text.h"
+#include "metrics/rollup.h"
+#include "writers/score_columns.h"
+#include "writers/score_internal.h"
+
+// `score --format json`: one object per snapshot in the "snapshots" array. JSON
+// and CSV (score_csv.cc) fill the same columns (score_columns.h) with the same
+// values.
+
+namespace cookgraph::score_internal {
+namespace {
+
+/// A streaming JSON writer that places the commas; strings are escaped, numbers
+/// are written shortest-round-trip, non-finite numbers as null.
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out) : out_(out) {}
+
+  void BeginObject() { Open('{'); }
+  void EndObject() { Close('}'); }
+  void BeginArray() { Open('['); }
+  void EndArray() { Close(']'); }
+  void Key(std::string_view key) {
+    Separate();
+    AppendJsonString(out_, key);
+    out_ += ':';
+    after_key_ = true;
+  }
+  void Write(const Value& v) {
+    Separate();
+    std::visit([this](const auto& x) { Put(x); }, v);
+  }
+  void String(std::string_view s) { Write(Value(s)); }
+  void Number(double v) { Write(Value(v)); }
+  void Count(uint64_t v) { Write(Value(v)); }
+
+ private:
+  void Put(std::monostate) { out_ += "null"; }
+  void Put(std::string_view s) { AppendJsonString(out_, s); }
+  void Put(double v) {
+    if (std::isfinite(v)) {
+      const size_t start = out_.size();
+      AppendNumber(out_, v);
+      // "8" -> "8.0": a measurement stays a float for typed readers (as nlohmann writes it).
+      if (out_.find_first_of(".eE", start) == std::string::npos) out_ += ".0";
+    } else {
+      out_ += "null";
+    }
+  }
+  void Put(uint64_t v) { AppendNumber(out_, v); }
+  void Put(int64_t v) { AppendNumber(out_, v); }
+  void Put(bool v) { out_ += v ? "true" : "false"; }
+
+  void Open(char c) {
+    Separate();
+    out_ += c;
+    has_item_.push_back(false);
+  }
+  void Close(char c) {
+    out_ += c;
+    has_item_.pop_back();
+  }
+  // A comma before every value and key but the first of its container; none
+  // between a key and its value.
+  void Separate() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!has_item_.empty()) {
+      if (has_item_.back()) out_ += ',';
+      has_item_.back() = true;
+    }
+  }
+
+  std::string& out_;
+  std::vector<bool> has_item_;  // per open container: something was written in it
+  bool after_key_ = false;
+};
+
+void WriteIds(JsonWriter& w, const Network& network, const std::vector<NodeIndex>& nodes) {
+  w.BeginArray();
+  for (NodeIndex n : nodes) w.String(network.node(n).id);
+  w.EndArray();
+}
+
+}  // namespace
+
+std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
+  const Snapshot& snap = scored.snapshot;
+  const Analysis& a = scored.analysis;
+  const Network& net = snap.network;
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Key("file");
+  w.String(scored.file);
+  w.Key("name");
+  w.String(snap.info.name);
+  w.Key("engine");
+  w.String(snap.info.engine);
+  w.Key("frames");
+  w.Count(snap.samples.frame_count());
+  w.Key("frame_budget_ms");
+  w.Number(a.budget_ms);
+  w.Key("frame_ms");
+  w.BeginObject();
+  w.Key("mean");
+  w.Number(a.frames.mean_ms);
+  w.Key("p95");
+  w.Number(a.frames.p95_ms);
+  w.Key("max");
+  w.Number(a.frames.max_ms);
+  w.Key("measured");
+  w.Write(a.frames.measured);
+  w.EndObject();
+  w.Key("over_budget_frames");
+  w.Count(a.frames.over_budget.size());
+
+  std::vector<Value> values;
+  const Selection sel = SelectNodes(a, options);
+  w.Key("nodes");
+  w.BeginArray();
+  for (size_t i = 0; i < sel.shown; ++i) {
+    NodeValues(snap, a, sel.order[i], RankAt(sel, i), values);
+    w.BeginObject();
+    for (size_t c = 0; c < kNodeColumns.size(); ++c) {
+      w.Key(kNodeColumns[c]);
+      w.Write(values[c]);
+    }
+    if (scored.baseline != nullptr) {
+      // {"avg_ms", ..., "note"}: kBaselineColumns without the "baseline_" prefix.
+      w.Key("baseline");
+      if (const NodeDiff* d = BaselineOf(scored, sel.order[i])) {
+        BaselineValues(d, values);
+        w.BeginObject();
+        for (size_t c = 0; c < kBaselineColumns.size(); ++c) {
+          std::string_view key = kBaselineColumns[c];
+          if (key.starts_with("baseline_")) key.remove_prefix(9);
+          w.Key(key);
+          w.Write(values[c]);
+        }
+        w.EndObject();
+      } else {
+        w.Write(Value());  // the baseline does not have this node
+      }
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+
+  if (const SnapshotDiff* diff = scored.baseline) {
+    const FrameDiff& f = diff->frames;
+    w.Key("baseline");
+    w.BeginObject();
+    w.Key("file");
+    w.String(options.baseline_file);
+    w.Key("frames");
+    w.Count(f.frames_before);
+    w.Key("frame_ms");
+    w.BeginObject();
+    w.Key("mean");
+    w.Number(f.mean_before);
+    w.Key("change_pct");
+    w.Write(f.change_pct ? Value(*f.change_pct) : Value());
+    w.Key("p_value");
+    w.Write(f.p_value() ? Value(*f.p_value()) : Value());
+    w.Key("regression");
+    w.Write(f.regression);
+    w.Key("improvement");
+    w.Write(f.improvement);
+    w.EndObject();
+    w.Key("regressions");
+    w.Count(diff->regressions);
+    w.Key("improvements");
+    w.Count(diff->improvements);
+    w.Key("added");
+    w.BeginArray();
+    for (const std::string& id : diff->added) w.String(id);
+    w.EndArray();
+    w.Key("removed");
+    w.BeginArray();
+    for (const std::string& id : diff->removed) w.String(id);
+    w.EndArray();
+    w.Key("warnings");
+    w.BeginArray();
+    for (const std::string& warning : diff->warnings) w.String(warning);
+    w.EndArray();
+    w.EndObject();
+  }
+
+  if (options.group_by_container) {
+    const std::vector<ContainerStats> containers = RollUp(snap, a);
+    w.Key("containers");
+    w.BeginArray();
+    for (size_t i = 0; i < Shown(containers.size(), options.top); ++i) {
+      ContainerValues(containers[i], values);
+      w.BeginObject();
+      for (size_t c = 0; c < kContainerColumns.size(); ++c) {
+        w.Key(kContainerColumns[c]);
+        w.Write(values[c]);
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+
+  w.Key("loops");
+  w.BeginArray();
+  for (const LoopReport& loop : a.loops) {
+    w.BeginObject();
+    w.Key("kind");
+    w.String(LoopKindName(loop.loop.kind));
+    w.Key("nodes");
+    WriteIds(w, net, loop.loop.nodes);
+    w.Key("per_frame_ms");
+    w.Number(loop.per_frame_ms);
+    w.EndObject();
+  }
+  w.EndArray();
+
+  w.Key("critical_path");
+  w.BeginObject();
+  w.Key("nodes");
+  WriteIds(w, net, a.critical_path.nodes);
+  w.Key("per_frame_ms");
+  w.Number(a.critical_path.weight);
+  w.EndObject();
+
+  w.Key("spikes");
+  w.BeginArray();
+  for (const Spike& s : a.spikes) {
+    w.BeginObject();
+    w.Key("id");
+    w.String(net.node(s.node).id);
+    w.Key("median_ms");
+    w.Number(s.median_ms);
+    w.Key("frames");
+    w.Count(s.frames);
+    w.Key("excess_ms");
+    w.Number(s.excess_ms);
+    w.Key("max_excess_ms");
+    w.Number(s.max_excess_ms);
+    w.Key("worst_frame");
+    w.Write(Value(s.worst_frame));
+    w.Key("share_of_overrun");
+    w.Number(s.share_of_overrun);
+    w.EndObject();
+  }
+  w.EndArray();
+
+  w.Key("warnings");
+  w.BeginArray();
+  for (const std::string& warning : a.warnings) w.String(warning);
+  w.EndArray();
+  w.EndObject();
+  return out;
+}
+
+}  // namespace cookgraph::score_internal

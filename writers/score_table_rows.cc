@@ -1,0 +1,250 @@
+#include "writers/score_table_rows.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "metrics/rollup.h"
+#include "writers/diff_formats.h"
+#include "writers/score_columns.h"
+
+namespace cookgraph::score_internal {
+namespace {
+
+constexpr size_t kTypeWidth = 24;
+
+// Score colour thresholds on share of the frame time.
+constexpr double kRedShare = 0.10;
+constexpr double kYellowShare = 0.02;
+
+Cell Number(std::string text, double value) {
+  return {std::move(text), value == 0 ? Tone::kDim : Tone::kPlain};
+}
+Cell Missing() { return {"-", Tone::kDim}; }
+
+// How many items the sections below the table list at most.
+constexpr size_t kMaxLoops = 10;
+constexpr size_t kLoopIds = 3;
+constexpr size_t kMaxSpikes = 5;
+constexpr size_t kMaxWarnings = 10;
+
+}  // namespace
+
+TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
+  const Analysis& a = scored.analysis;
+  TextTable t;
+  t.columns = {{"#"},
+               {"node", false, kIdWidth},
+               {"type", false, kTypeWidth},
+               {"score"},
+               {"avg ms"},
+               {"std ms"},
+               {"p95 ms"},
+               {"max ms"},
+               {"ms/frame"},
+               {"share"},
+               {"cooks/f"},
+               {"upstream ms"}};
+  const bool baseline = scored.baseline != nullptr;
+  if (baseline) {
+    for (std::string_view title : {"Δavg", "Δp95", "Δms/frame", "Δscore", "p"}) {
+      t.columns.push_back({title});
+    }
+  }
+  t.columns.push_back({"flags", false});
+  const Selection sel = SelectNodes(a, options);
+  for (size_t i = 0; i < sel.shown; ++i) {
+    const NodeIndex n = sel.order[i];
+    const Node& node = scored.snapshot.network.node(n);
+    const NodeStats& s = a.stats[n];
+    std::vector<Cell> row;
+    const std::optional<size_t> rank = RankAt(sel, i);
+    row.push_back(rank ? Cell{std::to_string(*rank)} : Missing());
+    row.push_back({node.id});
+    row.push_back({node.type});
+    if (s.cooked_frames > 0) {
+      Tone tone = s.share >= kRedShare      ? Tone::kRed
+                  : s.share >= kYellowShare ? Tone::kYellow
+                  : s.score == 0            ? Tone::kDim
+                                            : Tone::kPlain;
+      row.push_back({Fixed(s.score, 3), tone});
+      for (double v : {s.avg_ms, s.std_ms, s.p95_ms, s.max_ms}) row.push_back(Number(Ms(v), v));
+    } else {
+      for (int k = 0; k < 5; ++k) row.push_back(Missing());
+    }
+    row.push_back(Number(Ms(s.per_frame_ms), s.per_frame_ms));
+    row.push_back(Number(Percent(s.share), s.share));
+    row.push_back(Number(Fixed(s.cooks_per_frame, 2), s.cooks_per_frame));
+    const double upstream = ValueAt(a.upstream_ms, n);
+    row.push_back(Number(Ms(upstream), upstream));
+    const NodeDiff* d = BaselineOf(scored, n);
+    if (baseline && d != nullptr) {
+      const Tone tone = d->regression ? Tone::kRed : Tone::kPlain;
+      row.push_back({ChangeText(d->avg_pct), tone});
+      row.push_back({ChangeText(d->p95_pct)});
+      row.push_back({ChangeText(d->per_frame_pct)});
+      row.push_back({ChangeText(d->score_pct)});
+      row.push_back({PValueText(d->p_value()), tone});
+    } else if (baseline) {
+      for (int k = 0; k < 5; ++k) row.push_back(Missing());
+    }
+    std::string flags;
+    if (FlagAt(a.in_loop, n)) flags += 'L';
+    if (FlagAt(a.on_critical_path, n)) flags += 'C';
+    if (FlagAt(a.dead, n)) flags += 'D';
+    if (FlagAt(a.waiting, n)) flags += 'W';
+    if (baseline && d == nullptr) flags += 'N';
+    if (d != nullptr && d->regression) flags += 'R';
+    if (d != nullptr && d->improvement) flags += 'I';
+    row.push_back({flags});
+    t.rows.push_back(std::move(row));
+  }
+  if (sel.shown < sel.order.size()) {
+    t.more = fmt::format("… {} more nodes (--top 0 shows all)", sel.order.size() - sel.shown);
+  }
+  return t;
+}
+
+TextTable ContainerTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
+  TextTable t;
+  t.columns = {{"#"},
+               {"container", false, kIdWidth},
+               {"depth"},
+               {"nodes"},
+               {"cooked"},
+               {"ms/frame"},
+               {"self ms/frame"},
+               {"share"},
+               {"max ms"},
+               {"costliest", false, kIdWidth}};
+  const std::vector<ContainerStats> containers = RollUp(scored.snapshot, scored.analysis);
+  const size_t shown = Shown(containers.size(), options.top);
+  for (size_t i = 0; i < shown; ++i) {
+    const ContainerStats& c = containers[i];
+    std::vector<Cell> row;
+    row.push_back({std::to_string(i + 1)});
+    row.push_back({c.id.empty() ? std::string("(top level)") : c.id});
+    row.push_back({std::to_string(c.depth)});
+    row.push_back({std::to_string(c.nodes)});
+    row.push_back(Number(std::to_string(c.cooked_nodes), static_cast<double>(c.cooked_nodes)));
+    Tone tone = c.share >= kRedShare      ? Tone::kRed
+                : c.share >= kYellowShare ? Tone::kYellow
+                : c.per_frame_ms == 0     ? Tone::kDim
+                                          : Tone::kPlain;
+    row.push_back({Ms(c.per_frame_ms), tone});
+    row.push_back(Number(Ms(c.self_per_frame_ms), c.self_per_frame_ms));
+    row.push_back(Number(Percent(c.share), c.share));
+    row.push_back(Number(Ms(c.max_ms), c.max_ms));
+    row.push_back({c.costliest});
+    t.rows.push_back(std::move(row));
+  }
+  if (shown < containers.size()) {
+    t.more = fmt::format("… {} more containers (--top 0 shows all)", containers.size() - shown);
+  }
+  return t;
+}
+
+std::vector<std::string> TitleParts(const ScoredSnapshot& scored, const TextFn& text) {
+  const Snapshot& snap = scored.snapshot;
+  const Analysis& a = scored.analysis;
+  std::vector<std::string> parts;
+  if (!snap.info.engine.empty()) parts.push_back(text(snap.info.engine));
+  if (!snap.info.name.empty()) parts.push_back("\"" + text(snap.info.name) + "\"");
+  const size_t frames = snap.samples.frame_count();
+  parts.push_back(fmt::format("{} frame{}", frames, frames == 1 ? "" : "s"));
+  parts.push_back(fmt::format("frame time mean {} / p95 {} / max {} ms ({}), budget {} ms",
+                              Ms(a.frames.mean_ms), Ms(a.frames.p95_ms), Ms(a.frames.max_ms),
+                              a.frames.measured ? "measured" : "sum of cooks", Ms(a.budget_ms)));
+  const size_t over = a.frames.over_budget.size();
+  parts.push_back(
+      frames == 0 ? fmt::format("{} over budget", over)
+                  : fmt::format("{} over budget ({})", over,
+                                Percent(static_cast<double>(over) / static_cast<double>(frames))));
+  return parts;
+}
+
+std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, const TextFn& text) {
+  const Network& net = scored.snapshot.network;
+  const Analysis& a = scored.analysis;
+  std::vector<Section> sections;
+  auto node_id = [&](NodeIndex n) { return id(net.node(n).id); };
+
+  if (!a.loops.empty()) {
+    Section s{fmt::format("loops ({})", a.loops.size()), {}};
+    for (size_t i = 0; i < std::min(a.loops.size(), kMaxLoops); ++i) {
+      const LoopReport& r = a.loops[i];
+      std::string ids;
+      for (size_t k = 0; k < std::min(r.loop.nodes.size(), kLoopIds); ++k) {
+        if (k > 0) ids += ", ";
+        ids += node_id(r.loop.nodes[k]);
+      }
+      if (r.loop.nodes.size() > kLoopIds) ids += ", …";
+      s.items.push_back(fmt::format("{:<9} {} ms/frame, {} node{}: {}", LoopKindName(r.loop.kind),
+                                    Ms(r.per_frame_ms), r.loop.nodes.size(),
+                                    r.loop.nodes.size() == 1 ? "" : "s", ids));
+    }
+    if (a.loops.size() > kMaxLoops) {
+      s.items.push_back(fmt::format("… {} more loops", a.loops.size() - kMaxLoops));
+    }
+    sections.push_back(std::move(s));
+  }
+
+  const std::vector<NodeIndex>& path = a.critical_path.nodes;
+  if (!path.empty()) {
+    std::string ends = node_id(path.front());
+    if (path.size() == 2) ends += " → " + node_id(path.back());
+    if (path.size() > 2) ends += " → … → " + node_id(path.back());
+    sections.push_back({"critical path",
+                        {fmt::format("{} ms/frame, {} node{}: {}", Ms(a.critical_path.weight),
+                                     path.size(), path.size() == 1 ? "" : "s", ends)}});
+  }
+
+  if (!a.spikes.empty()) {
+    Section s{"spikes in over-budget frames", {}};
+    for (size_t i = 0; i < std::min(a.spikes.size(), kMaxSpikes); ++i) {
+      const Spike& sp = a.spikes[i];
+      s.items.push_back(fmt::format(
+          "{}: +{} ms over {} frame{} (median {} ms, worst +{} ms at frame {}), {} of overrun",
+          node_id(sp.node), Ms(sp.excess_ms), sp.frames, sp.frames == 1 ? "" : "s",
+          Ms(sp.median_ms), Ms(sp.max_excess_ms), sp.worst_frame, Percent(sp.share_of_overrun)));
+    }
+    if (a.spikes.size() > kMaxSpikes) {
+      s.items.push_back(fmt::format("… {} more", a.spikes.size() - kMaxSpikes));
+    }
+    sections.push_back(std::move(s));
+  }
+
+  if (const SnapshotDiff* diff = scored.baseline) {
+    Section s{"compared with the baseline " + text(scored.baseline_file), {}};
+    s.items.push_back("frame time: " + FrameChangeText(diff->frames));
+    s.items.push_back(
+        fmt::format("{} matched nodes: {} regressed (R), {} improved (I); {} added (N), {} removed",
+                    diff->nodes.size(), diff->regressions, diff->improvements, diff->added.size(),
+                    diff->removed.size()));
+    std::string removed;
+    for (size_t i = 0; i < std::min(diff->removed.size(), kMaxWarnings); ++i) {
+      removed += (i ? ", " : "") + id(diff->removed[i]);
+    }
+    if (diff->removed.size() > kMaxWarnings) {
+      removed += fmt::format(", … {} more", diff->removed.size() - kMaxWarnings);
+    }
+    if (!removed.empty()) s.items.push_back("removed: " + removed);
+    for (const std::string& w : diff->warnings) s.items.push_back(text(w));
+    sections.push_back(std::move(s));
+  }
+
+  if (!a.warnings.empty()) {
+    Section s{fmt::format("warnings ({})", a.warnings.size()), {}};
+    for (size_t i = 0; i < std::min(a.warnings.size(), kMaxWarnings); ++i) {
+      s.items.push_back(text(a.warnings[i]));
+    }
+    if (a.warnings.size() > kMaxWarnings) {
+      s.items.push_back(fmt::format("… {} more warnings", a.warnings.size() - kMaxWarnings));
+    }
+    sections.push_back(std::move(s));
+  }
+  return sections;
+}
+
+}  // namespace cookgraph::score_internal
