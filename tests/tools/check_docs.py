@@ -197,16 +197,21 @@ def repository_files(root):
         return names
 
 
-def check_outside_mentions(root, problems):
-    needles = [n.encode() for n in OUTSIDE]
+def repository_contents(root):
+    """(name, bytes) of every file of the repository, .git left out."""
     for name in repository_files(root):
         if name == ".git" or name.startswith(".git/"):
             continue
         try:
             with open(os.path.join(root, name), "rb") as f:
-                data = f.read()
+                yield name, f.read()
         except OSError:
             continue
+
+
+def check_outside_mentions(root, problems):
+    needles = [n.encode() for n in OUTSIDE]
+    for name, data in repository_contents(root):
         if not any(n in data for n in needles):
             continue
         for number, line in enumerate(data.split(b"\n"), start=1):
@@ -223,14 +228,7 @@ def check_citations(root, problems):
     """Every citation of a docs/ file (and anchor) anywhere in the repository resolves."""
     anchor_cache = {}
     checked = 0
-    for name in repository_files(root):
-        if name.startswith(".git/"):
-            continue
-        try:
-            with open(os.path.join(root, name), "rb") as f:
-                data = f.read()
-        except OSError:
-            continue
+    for name, data in repository_contents(root):
         if b"docs/" not in data:
             continue
         for number, line in enumerate(data.split(b"\n"), start=1):
