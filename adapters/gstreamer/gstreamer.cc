@@ -274,20 +274,20 @@ bool LooksLikeGstreamerDot(std::string_view first_bytes) {
 bool LooksLikeGstreamerLog(std::string_view first_bytes) {
   std::string_view s = SkipBom(first_bytes);
   bool first = true;
+  std::string scratch;  // a coloured line without its colour sequences
   while (!s.empty()) {
     const size_t nl = s.find('\n');
-    std::string scratch;
-    std::string line(gst::StripColour(s.substr(0, nl), scratch));
+    std::string_view line = gst::StripColour(s.substr(0, nl), scratch);
     s = nl == std::string_view::npos ? std::string_view() : s.substr(nl + 1);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
     // Only where a line starts: a text that quotes a log line mid-line (a
     // Markdown report in the recording's folder, "- `0:00:00.01 ... latency,
     // ...`") is not a log.
     if (line.starts_with(kElementRecord) || line.starts_with(kLatencyRecord)) return true;
-    if (IsDebugLine(line) && (first || line.find("GST_TRACER") != std::string::npos ||
-                              line.find(kElementRecord) != std::string::npos ||
-                              line.find(kLatencyRecord) != std::string::npos)) {
+    if (IsDebugLine(line) && (first || line.find("GST_TRACER") != std::string_view::npos ||
+                              line.find(kElementRecord) != std::string_view::npos ||
+                              line.find(kLatencyRecord) != std::string_view::npos)) {
       return true;
     }
     first = false;
