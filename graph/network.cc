@@ -7,7 +7,13 @@ namespace cookgraph {
 namespace {
 
 constexpr std::array<std::string_view, kEdgeKindCount> kEdgeKindNames = {
-    "data", "ref", "feedback", "call", "launch", "flow"};
+    "data", "ref", "feedback", "call", "launch", "flow", "fwdbwd"};
+
+// Edges the algorithms follow (see Adjacency).
+bool Followed(EdgeKind kind, bool with_feedback) {
+  if (kind == EdgeKind::kFwdBwd) return false;
+  return kind != EdgeKind::kFeedback || with_feedback;
+}
 
 }  // namespace
 
@@ -80,7 +86,7 @@ Adjacency::Adjacency(const Network& network, bool with_feedback) {
   // Counting sort of the edges by source and by target: two passes, no
   // per-node allocation.
   for (const Edge& e : network.edges()) {
-    if (e.kind == EdgeKind::kFeedback && !with_feedback) continue;
+    if (!Followed(e.kind, with_feedback)) continue;
     ++out_offsets_[e.from + 1];
     ++in_offsets_[e.to + 1];
   }
@@ -93,7 +99,7 @@ Adjacency::Adjacency(const Network& network, bool with_feedback) {
   std::vector<uint32_t> out_fill(out_offsets_.begin(), out_offsets_.end() - 1);
   std::vector<uint32_t> in_fill(in_offsets_.begin(), in_offsets_.end() - 1);
   for (const Edge& e : network.edges()) {
-    if (e.kind == EdgeKind::kFeedback && !with_feedback) continue;
+    if (!Followed(e.kind, with_feedback)) continue;
     out_[out_fill[e.from]++] = e.to;
     in_[in_fill[e.to]++] = e.from;
   }

@@ -29,11 +29,13 @@ enum class EdgeKind : uint8_t {
   kCall,      // `from` called `to` (nesting of trace events)
   kLaunch,    // a CPU op launched GPU work
   kFlow,      // any other declared dependency
+  kFwdBwd,    // a forward op to its backward (Kineto's fwdbwd flows): across passes, so it
+              // never orders nodes nor closes a loop
 };
 
-inline constexpr int kEdgeKindCount = 6;
+inline constexpr int kEdgeKindCount = 7;
 
-/// "data", "ref", "feedback", "call", "launch", "flow".
+/// "data", "ref", "feedback", "call", "launch", "flow", "fwdbwd".
 std::string_view EdgeKindName(EdgeKind kind);
 /// The kind named `name`, or nullopt.
 std::optional<EdgeKind> ParseEdgeKind(std::string_view name);
@@ -103,7 +105,8 @@ class Network {
 
 /// Successors and predecessors of every node in compressed (CSR) form, built once
 /// from a Network for the algorithms. Parallel edges stay (a node may appear twice
-/// in a list). Feedback edges are left out unless `with_feedback` is set.
+/// in a list). Feedback edges are left out unless `with_feedback` is set;
+/// fwdbwd edges always (they relate two passes, not the order of one).
 class Adjacency {
  public:
   Adjacency() = default;

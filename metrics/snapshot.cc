@@ -4,4 +4,13 @@ namespace cookgraph {
 
 double SnapshotInfo::budget_ms() const { return FrameBudgetMs(frame_budget_ms, fps); }
 
+bool SnapshotInfo::steps() const {
+  return engine == "pytorch" || engine == "tensorflow" || engine == "onnxruntime";
+}
+
+std::optional<double> SnapshotInfo::budget() const {
+  if (steps() && !frame_budget_ms && !fps) return std::nullopt;
+  return budget_ms();
+}
+
 }  // namespace cookgraph

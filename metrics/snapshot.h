@@ -11,6 +11,7 @@
 #include "graph/network.h"
 #include "metrics/frame_budget.h"
 #include "metrics/samples.h"
+#include "metrics/timeline.h"
 
 namespace cookgraph {
 
@@ -24,6 +25,13 @@ struct SnapshotInfo {
 
   /// frame_budget_ms, else 1000 / fps, else kDefaultBudgetMs (FrameBudgetMs).
   double budget_ms() const;
+  /// True for engines whose frames are training or inference steps (pytorch,
+  /// tensorflow, onnxruntime): a step has no budget unless one is given
+  /// (docs/architecture.md#steps-are-not-frames).
+  bool steps() const;
+  /// The budget that applies: budget_ms(), or none for steps without a given
+  /// frame_budget_ms or fps.
+  std::optional<double> budget() const;
 };
 
 /// When things happened, for inputs that record it (Chrome traces): the start
@@ -40,6 +48,9 @@ struct Snapshot {
   Network network;
   Samples samples;  // node_count() == network.size()
   std::optional<RecordedTiming> timing;
+  /// Traces: every event, one Timeline per rank (a job of several ranks has
+  /// several); empty for inputs that do not record when things ran.
+  std::vector<Timeline> timelines;
   /// Things the reader kept going past (unknown keys, ...), one line each.
   std::vector<std::string> warnings;
 };

@@ -45,7 +45,7 @@ GraphFacts Facts(const Network& network, const Analysis& analysis) {
 /// True when `e` is one of the critical path's edges: a non-feedback edge inside a
 /// component on the path, or from one step of the path to the next.
 bool OnCriticalPath(const GraphFacts& f, const Edge& e) {
-  if (e.kind == EdgeKind::kFeedback) return false;
+  if (e.kind == EdgeKind::kFeedback || e.kind == EdgeKind::kFwdBwd) return false;
   const std::vector<uint32_t>& comp = f.condensation.component;
   if (e.from >= comp.size() || e.to >= comp.size()) return false;
   const int64_t a = f.path_step[comp[e.from]];
@@ -159,6 +159,27 @@ std::string RenderJson(const std::string& file, const Snapshot& snapshot,
   doc["loops"] = std::move(loops);
   doc["critical_path"] = Json{{"nodes", Ids(net, analysis.critical_path.nodes)},
                               {"per_frame_ms", Number(analysis.critical_path.weight)}};
+  if (analysis.trace && analysis.trace->path) {
+    // A trace's path is its events' (docs/architecture.md#event-critical-path).
+    const StepPath& p = *analysis.trace->path;
+    Json& path = doc["critical_path"];
+    path["rank"] = p.rank;
+    path["step"] = p.step ? Json(*p.step) : Json(nullptr);
+    path["window"] = Json{{"annotation", p.annotation}, {"instance", p.instance}};
+    path["length_ms"] = Number(p.length_ms);
+    path["window_ms"] = Number(p.window_ms);
+    Json events = Json::array();
+    for (const StepPath::Event& e : p.events) {
+      events.push_back(Json{{"name", e.name}, {"track", e.track}, {"ts_us", Number(e.ts_us)},
+                            {"dur_us", Number(e.dur_us)}, {"gpu", e.gpu}});
+    }
+    path["events"] = std::move(events);
+    Json per_node = Json::array();
+    for (const auto& [node, ms] : p.per_node_ms) {
+      if (node < net.size()) per_node.push_back(Json{{"id", net.node(node).id}, {"ms", Number(ms)}});
+    }
+    path["per_node"] = std::move(per_node);
+  }
   // Ids are bytes from the input: replace invalid UTF-8 rather than throw.
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
@@ -211,6 +232,8 @@ EdgeStyle StyleOf(EdgeKind kind) {
       return {"", "#9467bd"};
     case EdgeKind::kFlow:
       return {"", "#ff7f0e"};
+    case EdgeKind::kFwdBwd:
+      return {"dashed", "#8c564b"};
   }
   return {};
 }
@@ -351,7 +374,9 @@ class DotWriter {
       if (!styles.empty()) attrs.push_back(fmt::format("style=\"{}\"", styles));
       attrs.push_back(fmt::format("color=\"{}\"", style.color));
       // A feedback edge runs backwards on purpose; it must not bend the layout.
-      if (e.kind == EdgeKind::kFeedback) attrs.push_back("constraint=false");
+      if (e.kind == EdgeKind::kFeedback || e.kind == EdgeKind::kFwdBwd) {
+        attrs.push_back("constraint=false");
+      }
       attrs.push_back(fmt::format("tooltip=\"{}\"", EdgeKindName(e.kind)));
       out_ += fmt::format("  n{} -> n{} [{}];\n", e.from, e.to, fmt::join(attrs, ", "));
     }

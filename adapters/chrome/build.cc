@@ -215,6 +215,29 @@ void FillSamples(Snapshot& snapshot, Frames frames, const std::vector<uint32_t>&
   }
 }
 
+// The memory columns: per frame and node, the MB its calls allocated (the
+// [memory] events inside them with Bytes > 0), on the CPU (cpu_mem_mb) and on
+// GPUs (gpu_mem_mb). Nodes that allocated nothing keep no value.
+void FillMemory(Samples& samples, const Timeline& t) {
+  if (t.memory.empty()) return;
+  const size_t frames = samples.frame_count();
+  std::vector<std::vector<double>> cpu(samples.node_count()), gpu(samples.node_count());
+  for (const MemoryEvent& m : t.memory) {
+    if (m.op == kNoIndex || m.bytes <= 0) continue;
+    const TimelineEvent& op = t.events[m.op];
+    if (op.node == kNoIndex || op.frame == kNoIndex) continue;
+    if (m.device_type < 0) continue;
+    auto& series = m.device_type == 0 ? cpu[op.node] : gpu[op.node];
+    if (series.empty()) series.assign(frames, kMissing);
+    double& value = series[op.frame];
+    value = (IsMissing(value) ? 0.0 : value) + BytesToMb(m.bytes);
+  }
+  for (uint32_t n = 0; n < samples.node_count(); ++n) {
+    if (!cpu[n].empty()) samples.SetSeries(n, Metric::kCpuMemMb, std::move(cpu[n]));
+    if (!gpu[n].empty()) samples.SetSeries(n, Metric::kGpuMemMb, std::move(gpu[n]));
+  }
+}
+
 }  // namespace
 
 Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& options,
@@ -235,8 +258,10 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   if (!classified) return classified.error();
   const Classified& c = *classified;
   std::vector<bool> keep(r.slices.size());
-  for (size_t i = 0; i < keep.size(); ++i) keep[i] = c.role[i] == Role::kNode;
-  const Nesting nesting = NestSlices(r, keep);
+  for (size_t i = 0; i < keep.size(); ++i) {
+    keep[i] = c.role[i] == Role::kNode || (c.role[i] == Role::kTimeline && c.gpu[i]);
+  }
+  const Nesting nesting = NestSlices(r, keep, c.gpu);
   if (nesting.overlaps > 0) {
     warnings.push_back(fmt::format(
         "{} slice(s) start inside another slice of their thread and end after it; only the "
@@ -247,7 +272,8 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   const std::vector<FlowLink> links = ResolveFlows(r, nesting, unbound);
   AddTally(warnings, unbound,
            "flow event(s) lie on no slice of their thread: their edges are missing");
-  Frames frames = AssignFrames(r, c, links);
+  const std::vector<uint32_t> launcher = Launchers(r, c, links);
+  Frames frames = AssignFrames(r, c, launcher);
   warnings.insert(warnings.end(), frames.warnings.begin(), frames.warnings.end());
 
   // The counted slices (nodes' slices inside a frame), by start: nodes are
@@ -331,7 +357,10 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
     const bool launch = c.gpu[link.to] && !c.gpu[link.from];
     launched[link.to] = launched[link.to] || launch;
     if (!launch && edges.Has(from, to, EdgeKind::kData)) continue;
-    edges.Add(from, to, launch ? EdgeKind::kLaunch : EdgeKind::kFlow);
+    edges.Add(from, to,
+              launch        ? EdgeKind::kLaunch
+              : link.fwdbwd ? EdgeKind::kFwdBwd
+                            : EdgeKind::kFlow);
   }
 
   // Outputs: nodes with a top-level, unlaunched slice from which no data or
@@ -361,7 +390,21 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   for (const Edge& e : edges.edges()) network.AddEdge(e.from, e.to, e.kind);
 
   snapshot.samples = Samples(network.size());
+  Timeline timeline = BuildTimeline(r, c, frames, launcher, node_of, file);
   FillSamples(snapshot, std::move(frames), counted, node_of, nesting, table, r.slices);
+  FillMemory(snapshot.samples, timeline);
+  if (!r.memory.empty() && timeline.memory.size() == r.memory.size()) {
+    const size_t outside_ops = static_cast<size_t>(std::count_if(
+        timeline.memory.begin(), timeline.memory.end(),
+        [](const MemoryEvent& m) { return m.op == kNoIndex && m.bytes > 0; }));
+    if (outside_ops > 0) {
+      warnings.push_back(fmt::format(
+          "{} of {} [memory] allocation(s) happen outside any operator: they count in the "
+          "memory timeline, not in an operator's memory columns",
+          outside_ops, timeline.memory.size()));
+    }
+  }
+  snapshot.timelines.push_back(std::move(timeline));
   snapshot.warnings = std::move(warnings);
   return snapshot;
 }

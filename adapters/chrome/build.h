@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "adapters/chrome/records.h"
+#include "metrics/timeline.h"
 
 namespace cookgraph::chrome {
 
@@ -26,10 +27,16 @@ std::string FamilyOf(Producer producer, std::string_view cat);
 /// True for families that run on a device stream (kernel, gpu_memcpy, ...).
 bool IsGpuFamily(std::string_view family);
 
+/// True for GPU-side families that are not work: an annotation's copy on a
+/// stream, a stream waiting (docs/formats.md#pytorch-kineto).
+bool IsGpuNonWork(std::string_view family);
+
 enum class Role : uint8_t {
   kNode,     // an operator's slice
   kMarker,   // a frame marker (ProfilerStep#N, model_run, the user's regex)
-  kIgnored,  // the profiler's own spans, fences, session phases, GPU copies of markers
+  kTimeline, // on the timeline but not work, so not a node: annotations' copies on a
+             // GPU stream (gpu_user_annotation, markers' copies too), GPU-side waits (cuda_sync)
+  kIgnored,  // the profiler's own spans, fences, session phases
 };
 
 struct Classified {
@@ -57,8 +64,25 @@ struct Frames {
 
 /// Frames from the markers (or one frame for the whole trace) and the frame of
 /// every node slice: by its start, or a launched GPU slice by its launcher's.
+/// `launcher` (per slice: the CPU slice that launched it, or kNone) comes from
+/// Launchers().
 Frames AssignFrames(const TraceRecords& records, const Classified& classified,
-                    const std::vector<FlowLink>& links);
+                    const std::vector<uint32_t>& launcher);
+
+/// Per slice: the CPU-side slice that launched it (GPU-side slices only), or
+/// kNone. By args.correlation, as HTA pairs them (a CUDA runtime call and the
+/// GPU work with its correlation id); else by a flow from a CPU-side slice.
+/// Kernels launched before profiling began have no launcher.
+std::vector<uint32_t> Launchers(const TraceRecords& records, const Classified& classified,
+                                const std::vector<FlowLink>& links);
+
+/// The timeline of the trace (metrics/timeline.h): every slice that is a node,
+/// a marker or a GPU-side annotation, with its node (node_of), track, nesting
+/// parent, launch link and frame, plus the [memory] events and the
+/// distributedInfo / deviceProperties of the trace.
+Timeline BuildTimeline(const TraceRecords& records, const Classified& classified,
+                       const Frames& frames, const std::vector<uint32_t>& launcher,
+                       const std::vector<uint32_t>& node_of, const std::string& file);
 
 }  // namespace cookgraph::chrome
 

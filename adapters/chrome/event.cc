@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -168,12 +169,47 @@ bool Tokenizer::ArgValue(Kind kind, std::string_view text, Location at) {
     e_.has_type = true;
   } else if (kind == Kind::kString && IsInputKey(arg_key_)) {
     e_.inputs.emplace_back(text);
+  } else if (kind == Kind::kNumber && !arg_key_.empty() &&
+             (arg_key_[0] == 'c' || arg_key_[0] == 'D' || arg_key_[0] == 'B' ||
+              arg_key_[0] == 'T' || arg_key_[0] == 'w')) {
+    for (size_t k = 0; k < kNumberArgs.size(); ++k) {
+      if (arg_key_ != kNumberArgs[k]) continue;
+      int64_t number = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+      if (ec == std::errc() && end == text.data() + text.size()) {
+        e_.numbers[k] = number;
+        e_.has_number[k] = true;
+      }
+    }
   } else {
     for (const auto& [key, name] : kParamArgs) {
       if (arg_key_ == key) e_.params.emplace_back(name, text);
     }
   }
   return true;
+}
+
+uint32_t Tokenizer::Correlation() const {
+  const int64_t c = e_.numbers[kCorrelation];
+  return e_.has_number[kCorrelation] && c >= 0 && c < int64_t{kNone} ? static_cast<uint32_t>(c)
+                                                                     : kNone;
+}
+
+void Tokenizer::AddMemory() {
+  scratch_ = e_.pid;
+  scratch_ += '\x1F';
+  scratch_ += e_.has_tid ? e_.tid : e_.pid;
+  MemoryMark m{.ts = *e_.ts, .thread = thread_cache_.Intern(r_.strings, scratch_)};
+  m.bytes = e_.has_number[kBytes] ? e_.numbers[kBytes] : 0;
+  m.total_allocated = e_.has_number[kTotalAllocated] ? e_.numbers[kTotalAllocated] : 0;
+  m.total_reserved = e_.has_number[kTotalReserved] ? e_.numbers[kTotalReserved] : 0;
+  auto small = [&](NumberArg arg) {
+    const int64_t v = e_.numbers[arg];
+    return e_.has_number[arg] && v >= -1 && v < 1 << 20 ? static_cast<int32_t>(v) : -1;
+  };
+  m.device_type = small(kDeviceType);
+  m.device = small(kDeviceId);
+  r_.memory.push_back(m);
 }
 
 void Tokenizer::EndEvent() {
@@ -187,7 +223,11 @@ void Tokenizer::EndEvent() {
   const bool slice = ph == 'X' || ph == 'B' || ph == 'E';
   const bool flow = ph == 's' || ph == 't' || ph == 'f';
   if (ph == 'b' || ph == 'e' || ph == 'n') r_.async.Add(WhereLine(index));
-  if (!slice && !flow) return;  // metadata, instants, counters, objects: not read
+  if ((ph == 'i' || ph == 'I') && e_.ts && e_.name == "[memory]") {
+    AddMemory();
+    return;
+  }
+  if (!slice && !flow) return;  // metadata, other instants, counters, objects: not read
   if (!e_.ts) {
     r_.no_ts.Add(WhereLine(index));
     return;
@@ -236,6 +276,12 @@ void Tokenizer::EndEvent() {
       it->second.params = std::move(e_.params);
     }
   }
+  if (ph != 'E' && (e_.has_number[kWaitOnStream] || e_.has_number[kWaitOnRecord])) {
+    r_.waits.push_back(WaitMark{
+        .event = index,
+        .wait_on_stream = e_.has_number[kWaitOnStream] ? e_.numbers[kWaitOnStream] : -1,
+        .wait_on_record = e_.has_number[kWaitOnRecord] ? e_.numbers[kWaitOnRecord] : -1});
+  }
   uint32_t target = kNone;
   if (ph == 'X') {
     const int64_t start = *e_.ts;
@@ -250,7 +296,8 @@ void Tokenizer::EndEvent() {
                               .thread = thread,
                               .label = label,
                               .type = type,
-                              .event = index});
+                              .event = index,
+                              .correlation = Correlation()});
   } else {
     target = static_cast<uint32_t>(r_.marks.size());
     r_.marks.push_back(Mark{.ts = *e_.ts,
@@ -260,6 +307,7 @@ void Tokenizer::EndEvent() {
                             .cat = cat,
                             .label = label,
                             .type = type,
+                            .correlation = Correlation(),
                             .begin = ph == 'B'});
   }
   if (ph != 'E' && e_.has_bind_id && (e_.flow_in || e_.flow_out)) {

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <numeric>
 #include <regex>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "adapters/chrome/build.h"
@@ -94,6 +95,10 @@ bool IsGpuFamily(std::string_view family) {
   return std::find(kGpu.begin(), kGpu.end(), family) != kGpu.end();
 }
 
+bool IsGpuNonWork(std::string_view family) {
+  return family == "gpu_user_annotation" || family == "cuda_sync";
+}
+
 Result<Classified> ClassifySlices(const TraceRecords& r, const ChromeTraceOptions& options,
                                   const std::string& file) {
   Classified c;
@@ -103,12 +108,16 @@ Result<Classified> ClassifySlices(const TraceRecords& r, const ChromeTraceOption
   c.gpu.assign(n, false);
 
   // Per category: GPU-side, ignored.
-  std::vector<int8_t> cat_gpu(r.strings.size(), -1);
-  auto is_gpu = [&](uint32_t cat) {
-    if (cat == kNone) return false;
-    if (cat_gpu[cat] < 0) cat_gpu[cat] = IsGpuFamily(FamilyOf(c.producer, r.strings.str(cat)));
-    return cat_gpu[cat] > 0;
+  std::vector<int8_t> cat_gpu(r.strings.size(), -1);  // 0 CPU, 1 GPU work, 2 GPU not work
+  auto gpu_class = [&](uint32_t cat) {
+    if (cat == kNone) return 0;
+    if (cat_gpu[cat] < 0) {
+      const std::string family = FamilyOf(c.producer, r.strings.str(cat));
+      cat_gpu[cat] = IsGpuNonWork(family) ? 2 : IsGpuFamily(family) ? 1 : 0;
+    }
+    return static_cast<int>(cat_gpu[cat]);
   };
+  auto is_gpu = [&](uint32_t cat) { return gpu_class(cat) > 0; };
   const uint32_t trace_cat = r.strings.Find("Trace");
   const uint32_t session_cat = r.strings.Find("Session");
   auto ignored_by_producer = [&](const Slice& s) {
@@ -165,11 +174,12 @@ Result<Classified> ClassifySlices(const TraceRecords& r, const ChromeTraceOption
   for (uint32_t i = 0; i < n; ++i) {
     const Slice& s = r.slices[i];
     c.gpu[i] = is_gpu(s.cat);
+    if (gpu_class(s.cat) == 2) c.role[i] = Role::kTimeline;  // annotations are not work
     if (ignored_by_producer(s)) c.role[i] = Role::kIgnored;
     if (c.marker_what.empty() || !matches(s.name)) continue;
     // A marker's copy on a GPU stream (Kineto's gpu_user_annotation) is
     // neither a frame nor a node.
-    c.role[i] = c.gpu[i] ? Role::kIgnored : Role::kMarker;
+    c.role[i] = c.gpu[i] ? Role::kTimeline : Role::kMarker;
     if (c.role[i] == Role::kMarker) {
       c.markers.push_back(i);
       c.marker_number.push_back(name_number[s.name]);
@@ -178,8 +188,51 @@ Result<Classified> ClassifySlices(const TraceRecords& r, const ChromeTraceOption
   return c;
 }
 
+std::vector<uint32_t> Launchers(const TraceRecords& r, const Classified& c,
+                                const std::vector<FlowLink>& links) {
+  const std::vector<Slice>& slices = r.slices;
+  std::vector<uint32_t> launcher(slices.size(), kNone);
+  // The CPU-side slices by correlation id: a table when the ids are dense (as
+  // Kineto's are), else a map.
+  uint32_t max_correlation = 0;
+  size_t cpu_correlated = 0;
+  for (uint32_t i = 0; i < slices.size(); ++i) {
+    if (slices[i].correlation == kNone || c.gpu[i] || c.role[i] != Role::kNode) continue;
+    max_correlation = std::max(max_correlation, slices[i].correlation);
+    ++cpu_correlated;
+  }
+  if (cpu_correlated > 0) {
+    const bool dense = max_correlation < 8 * slices.size() + 1024;
+    std::vector<uint32_t> table(dense ? size_t{max_correlation} + 1 : 0, kNone);
+    std::unordered_map<uint32_t, uint32_t> map;
+    for (uint32_t i = 0; i < slices.size(); ++i) {
+      const uint32_t corr = slices[i].correlation;
+      if (corr == kNone || c.gpu[i] || c.role[i] != Role::kNode) continue;
+      // As HTA, the last one in file order holds the id (trace.py
+      // transform_correlation_to_index).
+      uint32_t& slot = dense ? table[corr] : map.try_emplace(corr, kNone).first->second;
+      if (slot == kNone || slices[i].event >= slices[slot].event) slot = i;
+    }
+    for (uint32_t i = 0; i < slices.size(); ++i) {
+      const uint32_t corr = slices[i].correlation;
+      if (corr == kNone || !c.gpu[i]) continue;
+      if (dense) {
+        if (corr < table.size()) launcher[i] = table[corr];
+      } else if (auto it = map.find(corr); it != map.end()) {
+        launcher[i] = it->second;
+      }
+    }
+  }
+  for (const FlowLink& link : links) {
+    if (c.gpu[link.to] && !c.gpu[link.from] && launcher[link.to] == kNone) {
+      launcher[link.to] = link.from;
+    }
+  }
+  return launcher;
+}
+
 Frames AssignFrames(const TraceRecords& r, const Classified& c,
-                    const std::vector<FlowLink>& links) {
+                    const std::vector<uint32_t>& launcher) {
   const std::vector<Slice>& slices = r.slices;
   Frames frames;
   frames.of_slice.assign(slices.size(), kNone);
@@ -254,12 +307,6 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
     const auto f = static_cast<size_t>(after - starts.begin() - 1);
     return ts < ends[f] ? static_cast<uint32_t>(f) : kNone;
   };
-  std::vector<uint32_t> launcher(slices.size(), kNone);
-  for (const FlowLink& link : links) {
-    if (c.gpu[link.to] && !c.gpu[link.from] && launcher[link.to] == kNone) {
-      launcher[link.to] = link.from;
-    }
-  }
   Tally outside;
   for (int pass = 0; pass < 2; ++pass) {  // CPU slices first: GPU slices follow their launcher
     for (uint32_t i = 0; i < slices.size(); ++i) {

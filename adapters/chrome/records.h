@@ -59,6 +59,7 @@ struct Slice {
   uint32_t label = kNone;   // args.name (TensorFlow's node name)
   uint32_t type = kNone;    // args.op_name (ONNX Runtime's op type)
   uint32_t event = 0;       // index in traceEvents (of the B for a pair): file order
+  uint32_t correlation = kNone;  // args.correlation (Kineto: a launch call and its kernel)
 };
 
 /// A B or E event, before pairing.
@@ -67,6 +68,7 @@ struct Mark {
   uint32_t thread = kNone;
   uint32_t event = 0;
   uint32_t name = kNone, cat = kNone, label = kNone, type = kNone;  // B only
+  uint32_t correlation = kNone;                                     // B only
   bool begin = false;
 };
 
@@ -99,6 +101,30 @@ struct NodeExtras {
   std::vector<std::pair<std::string, std::string>> params;  // whitelisted args, as text
 };
 
+/// A Kineto [memory] instant event (an allocation or a free).
+struct MemoryMark {
+  int64_t ts = 0;  // ns
+  uint32_t thread = kNone;
+  int64_t bytes = 0, total_allocated = 0, total_reserved = 0;
+  int32_t device_type = -1;  // "Device Type" (c10::DeviceType: 0 CPU, 1 CUDA); -1 = not given
+  int32_t device = -1;       // "Device Id"
+};
+
+/// What a CUDA stream wait (cudaStreamWaitEvent, and its GPU-side "Stream Wait
+/// Event" / "Event Sync") waits on, from its args.
+struct WaitMark {
+  uint32_t event = 0;            // index in traceEvents
+  int64_t wait_on_stream = -1;   // args.wait_on_stream
+  int64_t wait_on_record = -1;   // args.wait_on_cuda_event_record_corr_id
+};
+
+/// A device of Kineto's deviceProperties.
+struct DeviceMark {
+  int64_t id = -1;
+  std::string name;
+  int64_t total_memory = 0;
+};
+
 /// Everything the tokenizer keeps of a trace.
 struct TraceRecords {
   Interner strings;
@@ -107,7 +133,11 @@ struct TraceRecords {
   std::vector<FlowMark> flows;
   /// By args.name when the event has one, else by event name: its first event's args.
   std::unordered_map<uint32_t, NodeExtras> extras;
+  std::vector<MemoryMark> memory;
+  std::vector<WaitMark> waits;  // in file order
   std::optional<int64_t> base_time_ns;  // Kineto's baseTimeNanoseconds
+  std::optional<int64_t> rank, world_size;  // Kineto's distributedInfo
+  std::vector<DeviceMark> devices;          // Kineto's deviceProperties
   bool kineto_keys = false;             // schemaVersion, deviceProperties, ... at the top
   bool missing_bracket = false;         // array form cut after a complete event
   uint64_t events = 0;                  // elements of traceEvents
@@ -153,12 +183,17 @@ struct Nesting {
 std::vector<std::string> PairBeginEnd(TraceRecords& records);
 
 /// Nests the slices with keep[i] set; the others get no parent and no self time.
-Nesting NestSlices(const TraceRecords& records, const std::vector<bool>& keep);
+/// Kept slices with flat[i] set (GPU streams, where work runs one after another
+/// and a slight overlap is the clock's, not a call) are ordered but never nest:
+/// no parent, no children, self time = duration.
+Nesting NestSlices(const TraceRecords& records, const std::vector<bool>& keep,
+                   const std::vector<bool>& flat);
 
 /// One resolved flow: the slices at its two ends.
 struct FlowLink {
   uint32_t from = kNone;
   uint32_t to = kNone;
+  bool fwdbwd = false;  // a v1 flow of category "fwdbwd": forward op to its backward
 };
 
 /// Binds each flow event to a kept slice and follows each flow key from start

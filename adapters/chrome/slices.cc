@@ -53,7 +53,8 @@ std::vector<std::string> PairBeginEnd(TraceRecords& r) {
                              .thread = b.thread,
                              .label = b.label,
                              .type = b.type,
-                             .event = b.event});
+                             .event = b.event,
+                             .correlation = b.correlation});
   }
   close_thread();
   for (FlowMark& flow : r.flows) {
@@ -77,7 +78,8 @@ std::vector<std::string> PairBeginEnd(TraceRecords& r) {
   return warnings;
 }
 
-Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep) {
+Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
+                   const std::vector<bool>& flat) {
   const std::vector<Slice>& slices = r.slices;
   Nesting n;
   n.kept = keep;
@@ -116,6 +118,10 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep) {
       n.threads[slice.thread] = {static_cast<uint32_t>(pos), static_cast<uint32_t>(pos)};
     }
     ++n.threads[slice.thread].second;
+    if (flat[s]) {
+      n.self_ns[s] = slice.end - slice.start;
+      continue;
+    }
     // A slice that ends at or before this start is over: [start, end) spans.
     while (!stack.empty() && slices[stack.back()].end <= slice.start) stack.pop_back();
     n.self_ns[s] = slice.end - slice.start;
@@ -208,7 +214,10 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
     auto lost = [&] { unbound.Add(fmt::format("traceEvents[{}]", flow.event)); };
     if (flow.phase != FlowPhase::kStart) {
       if (state == State::kOpen && here != kNone) {
-        if (here != open) links.push_back(FlowLink{.from = open, .to = here});
+        if (here != open) {
+          const std::string& key = r.strings.str(flow.key);
+          links.push_back(FlowLink{.from = open, .to = here, .fwdbwd = key.starts_with("fwdbwd\x1F")});
+        }
       } else if (state != State::kClosed) {
         lost();
       }

@@ -41,6 +41,9 @@ bool Tokenizer::Open(Location at, bool object) {
       events_seen_ = in_events_ = true;
       events_depth_ = 2;
     }
+  } else if (object_form_ && !in_events_ && depth_ == 2 && object &&
+             top_key_ == "deviceProperties") {
+    r_.devices.emplace_back();
   } else if (in_events_ && depth_ == events_depth_) {
     if (!object) return Fail(at, Where(), "is an array, not an event object");
     event_open_ = true;
@@ -121,8 +124,28 @@ bool Tokenizer::Key(std::string_view key, Location at) {
     field_ = EventField(key);
   } else if (in_args_ && depth_ == events_depth_ + 2) {
     arg_key_ = key;
+  } else if (object_form_ && !in_events_ && depth_ >= 2) {
+    nested_key_ = key;
   }
   return true;
+}
+
+void Tokenizer::TopValue(Kind kind, std::string_view text) {
+  int64_t number = 0;
+  const bool whole = kind == Kind::kNumber &&
+                     std::from_chars(text.data(), text.data() + text.size(), number).ptr ==
+                         text.data() + text.size();
+  if (top_key_ == "distributedInfo" && depth_ == 2 && whole) {
+    if (nested_key_ == "rank") r_.rank = number;
+    if (nested_key_ == "world_size") r_.world_size = number;
+  } else if (top_key_ == "deviceProperties" && depth_ == 3 && !r_.devices.empty()) {
+    DeviceMark& device = r_.devices.back();
+    if (nested_key_ == "id" && whole) device.id = number;
+    if (nested_key_ == "totalGlobalMem" && whole) device.total_memory = number;
+    if (nested_key_ == "name" && kind == Kind::kString) {
+      device.name = text.substr(0, source_.limits().name_length);
+    }
+  }
 }
 
 bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
@@ -149,6 +172,8 @@ bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
       auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), base);
       if (ec == std::errc() && end == text.data() + text.size()) r_.base_time_ns = base;
     }
+  } else if (object_form_ && !in_events_ && depth_ >= 2) {
+    TopValue(kind, text);
   } else if (in_events_ && depth_ == events_depth_) {
     return Fail(at, Where(), fmt::format("is {}, not an event object", KindName(kind)));
   } else if (event_open_ && depth_ == events_depth_ + 1) {

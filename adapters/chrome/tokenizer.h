@@ -35,6 +35,22 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 11> k
     {"output_type_shape", "output_type_shape"},
 }};
 
+// Whole-number args read from every event: the launch/kernel correlation, the
+// fields of Kineto's [memory] events, and what a CUDA stream wait waits on.
+inline constexpr std::array<std::string_view, 8> kNumberArgs = {
+    "correlation",    "Device Type",    "Device Id",      "Bytes",
+    "Total Allocated", "Total Reserved", "wait_on_stream", "wait_on_cuda_event_record_corr_id"};
+enum NumberArg : uint8_t {
+  kCorrelation,
+  kDeviceType,
+  kDeviceId,
+  kBytes,
+  kTotalAllocated,
+  kTotalReserved,
+  kWaitOnStream,
+  kWaitOnRecord
+};
+
 /// The event keys the tokenizer reads.
 enum class Field : uint8_t {
   kOther,  // any key not read
@@ -66,6 +82,9 @@ struct EventFields {
   bool flow_in = false, flow_out = false;
   std::vector<std::string> inputs;
   std::vector<std::pair<std::string, std::string>> params;
+  // Whole-number args that matter (kNumberArgs), each with whether it was given.
+  std::array<int64_t, kNumberArgs.size()> numbers{};
+  std::array<bool, kNumberArgs.size()> has_number{};
 
   void Clear() {
     // Keeps the strings' capacity: no allocation per event once warm.
@@ -79,6 +98,7 @@ struct EventFields {
     negative_dur = flow_in = flow_out = false;
     inputs.clear();
     params.clear();
+    has_number.fill(false);
   }
 };
 
@@ -126,6 +146,9 @@ class Tokenizer final : public EventHandler {
   bool EventValue(Kind kind, std::string_view text, Location at);
   bool TimeValue(Kind kind, std::string_view text, Location at);
   bool ArgValue(Kind kind, std::string_view text, Location at);
+  // A value under a top-level key other than traceEvents (Kineto's
+  // distributedInfo and deviceProperties).
+  void TopValue(Kind kind, std::string_view text);
   // Records that `text`, the value of `field`, is longer than the name-length
   // limit (names are interned and become node ids); returns false.
   bool NameTooLong(std::string_view field, std::string_view text, Location at);
@@ -133,6 +156,9 @@ class Tokenizer final : public EventHandler {
   bool CaptureFits(Location at);
   void CaptureSeparator(bool key);
   void EndEvent();
+  void AddMemory();
+  // args.correlation of the current event, or kNone.
+  uint32_t Correlation() const;
   std::string Where() const { return fmt::format("traceEvents[{}]", r_.events); }
   std::string WhereLine(uint32_t index) const {
     return fmt::format("traceEvents[{}] at line {}", index, event_line_);
@@ -156,6 +182,7 @@ class Tokenizer final : public EventHandler {
   bool in_events_ = false;    // inside the traceEvents array (or the top-level array)
   int events_depth_ = -1;     // depth_ directly inside that array
   std::string top_key_;       // object form: the key at depth 1
+  std::string nested_key_;    // object form: the latest key below depth 1, outside the events
   bool event_open_ = false;   // inside an event object (depth events_depth_ + 1)
   int64_t event_line_ = 0;
   Field field_ = Field::kOther;  // key read at event level

@@ -32,6 +32,8 @@ KINETO_CATS = {"cpu_op", "Operator", "cuda_runtime", "Runtime", "kernel", "Kerne
 OLD_KINETO = {"Operator": "cpu_op", "Runtime": "cuda_runtime", "Kernel": "kernel",
               "Memcpy": "gpu_memcpy", "Memset": "gpu_memset"}
 GPU_FAMILIES = {"kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "cuda_sync"}
+# GPU-side slices that are not work: on the timeline, never nodes.
+GPU_NOT_WORK = {"gpu_user_annotation", "cuda_sync"}
 
 
 def load(path):
@@ -126,26 +128,33 @@ def main():
         is_marker, numbered = (lambda s: step.match(s["name"])), True
     else:
         is_marker, numbered = (lambda s: s["name"] == "model_run"), False
-    markers, nodes_slices = [], []
+    markers, nodes_slices, bindable = [], [], []
     for s in slices:
         if is_marker(s):
             if not s["gpu"]:
                 markers.append(s)
+            else:
+                bindable.append(s)  # a marker's GPU copy: flows may end on it
         elif producer == "pytorch" and s["cat"] == "Trace":
             pass
         elif producer == "onnxruntime" and (s["cat"] == "Session" or s["name"].endswith(
                 ("_fence_before", "_fence_after"))):
             pass
+        elif s["family"] in GPU_NOT_WORK:
+            bindable.append(s)
         else:
             nodes_slices.append(s)
 
     # Nesting by brute force: the parent is the deepest slice of the thread
     # that contains the slice ([start, end) spans, the outer one sorting first).
+    # GPU slices never nest: work on a stream runs one piece after another.
     by_thread = {}
-    for s in nodes_slices:
+    for s in nodes_slices + bindable:
         by_thread.setdefault(s["thread"], []).append(s)
-    for s in nodes_slices:
+    for s in nodes_slices + bindable:
+        s["node"] = None
         around = [p for p in by_thread[s["thread"]] if p is not s and sort_key(p) < sort_key(s)
+                  and not s["gpu"]
                   and p["start"] <= s["start"] < p["end"] and s["end"] <= p["end"]]
         s["parent"] = max(around, key=sort_key) if around else None
         s["self"] = s["end"] - s["start"]
@@ -170,11 +179,11 @@ def main():
             flows.setdefault((e.get("cat", ""), str(e["id"])), []).append(
                 (ts, "stf".index(e["ph"]), index, bound))
     links = []
-    for marks in flows.values():
+    for (cat, _), marks in flows.items():
         open_ = None
         for ts, phase, index, bound in sorted(marks, key=lambda m: m[:3]):
             if phase > 0 and open_ is not None and bound is not None and bound is not open_:
-                links.append((open_, bound))
+                links.append((open_, bound, cat == "fwdbwd"))
             open_ = None if phase == 2 else bound
 
     # Frames.
@@ -200,7 +209,7 @@ def main():
         return None
 
     launcher = {}
-    for a, b in links:
+    for a, b, _ in links:
         if b["gpu"] and not a["gpu"]:
             launcher.setdefault(id(b), a)
     for s in sorted(nodes_slices, key=lambda s: s["gpu"]):
@@ -241,13 +250,15 @@ def main():
         p = s["parent"]
         if p is not None and p.get("frame") is not None and p["node"] != s["node"]:
             edges.add(("call", p["node"], s["node"]))
-    for a, b in links:
-        if a.get("frame") is None or b.get("frame") is None or a["node"] == b["node"]:
+    for a, b, fwdbwd in links:
+        if a.get("node") is None or b.get("node") is None or a["node"] == b["node"]:
             continue
-        kind = "launch" if b["gpu"] and not a["gpu"] else "flow"
+        if a.get("frame") is None or b.get("frame") is None:
+            continue
+        kind = "launch" if b["gpu"] and not a["gpu"] else "fwdbwd" if fwdbwd else "flow"
         if kind == "launch":
             launched.add(id(b))
-        if kind == "flow" and ("data", a["node"], b["node"]) in edges:
+        if kind != "launch" and ("data", a["node"], b["node"]) in edges:
             continue
         edges.add((kind, a["node"], b["node"]))
     for s in counted:

@@ -87,6 +87,8 @@ EdgeStyle StyleOf(EdgeKind kind) {
       return {"solid", "#2ca02c", "vee"};
     case EdgeKind::kFlow:
       return {"solid", "#e08214", "empty"};
+    case EdgeKind::kFwdBwd:
+      return {"dashed", "#8c564b", "empty"};
   }
   return {"solid", "#404040", "normal"};
 }
@@ -117,7 +119,7 @@ class CriticalEdges {
   }
 
   bool operator()(const Edge& e) const {
-    if (step_.empty() || e.kind == EdgeKind::kFeedback) return false;
+    if (step_.empty() || e.kind == EdgeKind::kFeedback || e.kind == EdgeKind::kFwdBwd) return false;
     const std::vector<uint32_t>& comp = condensation_.component;
     if (e.from >= comp.size() || e.to >= comp.size()) return false;
     const int64_t a = step_[comp[e.from]];
@@ -312,7 +314,9 @@ class HeatmapBuilder {
       agsafeset(a, C("color"), C(style.color), C(""));
     }
     // A feedback edge runs backwards on purpose; it must not bend the layout.
-    if (kind == EdgeKind::kFeedback) agsafeset(a, C("constraint"), C("false"), C(""));
+    if (kind == EdgeKind::kFeedback || kind == EdgeKind::kFwdBwd) {
+      agsafeset(a, C("constraint"), C("false"), C(""));
+    }
     agsafeset(a, C("class"), C(cls), C(""));
   }
 

@@ -214,9 +214,9 @@ TEST(ChromeTraceOutputs, TopLevelSinksAreOutputsAndNothingThatRanIsDead) {
     {"ph": "X", "cat": "kernel", "name": "K", "pid": 0, "tid": 7, "ts": 40, "dur": 30},
     {"ph": "f", "cat": "ac2g", "id": 1, "pid": 0, "tid": 7, "ts": 40, "bp": "e"},
     {"ph": "X", "cat": "cpu_op", "name": "C", "tid": 2, "ts": 0, "dur": 20},
-    {"ph": "s", "cat": "fwdbwd", "id": 2, "tid": 2, "ts": 19},
+    {"ph": "s", "cat": "user_flow", "id": 2, "tid": 2, "ts": 19},
     {"ph": "X", "cat": "cpu_op", "name": "D", "tid": 3, "ts": 60, "dur": 10},
-    {"ph": "f", "cat": "fwdbwd", "id": 2, "tid": 3, "ts": 60, "bp": "e"}])");
+    {"ph": "f", "cat": "user_flow", "id": 2, "tid": 3, "ts": 60, "bp": "e"}])");
   ASSERT_TRUE(r) << ErrorOf(r);
   EXPECT_TRUE(IsOutput(*r, "A"));
   EXPECT_FALSE(IsOutput(*r, "B"));  // nested
@@ -233,6 +233,43 @@ TEST(ChromeTraceOutputs, TopLevelSinksAreOutputsAndNothingThatRanIsDead) {
   // The GPU kernel ranks by its time like the ops do: its 30 µs beat C's 20
   // and A's 35 - 20 = 15.
   EXPECT_EQ(r->network.node(Rank(analysis, SortKey::kScore).front()).id, "K");
+}
+
+
+TEST(ChromeTraceFlows, ForwardToBackwardIsItsOwnKindAndClosesNoLoop) {
+  // aten::view's forward call links to its backward (a fwdbwd flow), and the
+  // backward calls another aten::view: merged by name, that was a "loop" of
+  // call and flow edges that never existed.
+  auto r = ParseTrace(R"([
+    {"ph": "X", "cat": "cpu_op", "name": "aten::view", "tid": 1, "ts": 0, "dur": 10},
+    {"ph": "s", "cat": "fwdbwd", "id": 5, "tid": 1, "ts": 0},
+    {"ph": "X", "cat": "cpu_op", "name": "ViewBackward0", "tid": 2, "ts": 100, "dur": 30},
+    {"ph": "f", "cat": "fwdbwd", "id": 5, "tid": 2, "ts": 100, "bp": "e"},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::view", "tid": 2, "ts": 105, "dur": 10}])");
+  ASSERT_TRUE(r) << ErrorOf(r);
+  EXPECT_TRUE(HasEdge(*r, "aten::view", "ViewBackward0", EdgeKind::kFwdBwd));
+  EXPECT_TRUE(HasEdge(*r, "ViewBackward0", "aten::view", EdgeKind::kCall));
+  EXPECT_FALSE(HasEdge(*r, "aten::view", "ViewBackward0", EdgeKind::kFlow));
+  const Analysis analysis = Analyse(*r);
+  EXPECT_TRUE(analysis.loops.empty());
+  for (NodeIndex n = 0; n < r->network.size(); ++n) {
+    EXPECT_FALSE(analysis.dead[n]) << r->network.node(n).id;
+  }
+}
+
+TEST(ChromeTraceStreams, KernelsThatOverlapOnAStreamDoNotNest) {
+  // The clock puts the second kernel 1 µs inside the first: no call edge, and
+  // each kernel's time is its own duration.
+  auto r = ParseTrace(R"([
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 0, "dur": 10},
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 9, "dur": 10},
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 18, "dur": 10}])");
+  ASSERT_TRUE(r) << ErrorOf(r);
+  EXPECT_FALSE(HasEdge(*r, "k1", "k2", EdgeKind::kCall));
+  EXPECT_FALSE(HasEdge(*r, "k2", "k1", EdgeKind::kCall));
+  EXPECT_DOUBLE_EQ(r->samples.series(*r->network.Find("k1"), Metric::kCookMs)[0], 0.020);
+  EXPECT_DOUBLE_EQ(r->samples.series(*r->network.Find("k2"), Metric::kCookMs)[0], 0.010);
+  EXPECT_TRUE(Analyse(*r).loops.empty());
 }
 
 }  // namespace

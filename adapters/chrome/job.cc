@@ -1,0 +1,194 @@
+// The ranks of one job as one snapshot (adapters/chrome/job.h).
+
+#include "adapters/chrome/job.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace cookgraph {
+namespace {
+
+// The whole number after `"key"` and a colon inside `object`, or nullopt.
+std::optional<int64_t> NumberAfter(std::string_view object, std::string_view key) {
+  const std::string quoted = "\"" + std::string(key) + "\"";
+  const size_t at = object.find(quoted);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t i = at + quoted.size();
+  while (i < object.size() && (object[i] == ' ' || object[i] == '\t' || object[i] == '\n' ||
+                               object[i] == '\r' || object[i] == ':')) {
+    ++i;
+  }
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(object.data() + i, object.data() + object.size(), value);
+  if (ec != std::errc() || end == object.data() + i) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::optional<RankInfo> FindDistributedInfo(std::string_view head) {
+  const size_t key = head.find("\"distributedInfo\"");
+  if (key == std::string_view::npos) return std::nullopt;
+  const size_t open = head.find('{', key);
+  if (open == std::string_view::npos) return std::nullopt;
+  const size_t close = head.find('}', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  const std::string_view object = head.substr(open, close - open);
+  const auto rank = NumberAfter(object, "rank");
+  const auto world = NumberAfter(object, "world_size");
+  if (!rank || !world || *rank < 0 || *world < 1 || *rank >= *world) return std::nullopt;
+  return RankInfo{.rank = *rank, .world_size = *world};
+}
+
+Result<Snapshot> MergeRanks(std::vector<Snapshot> ranks, const std::string& name) {
+  if (ranks.empty()) return Error{.file = name, .message = "no rank to read"};
+  std::sort(ranks.begin(), ranks.end(), [](const Snapshot& a, const Snapshot& b) {
+    const uint32_t ra = a.timelines.empty() ? 0 : a.timelines[0].rank;
+    const uint32_t rb = b.timelines.empty() ? 0 : b.timelines[0].rank;
+    return ra < rb;
+  });
+  std::set<uint32_t> seen;
+  for (const Snapshot& s : ranks) {
+    const uint32_t rank = s.timelines.empty() ? 0 : s.timelines[0].rank;
+    if (!seen.insert(rank).second) {
+      return Error{.file = name,
+                   .message = fmt::format("two traces of the job are rank {} ({}): a job has one "
+                                          "trace per rank",
+                                          rank, fmt::join(s.info.source, ", "))};
+    }
+  }
+  Snapshot job;
+  job.info = ranks[0].info;
+  job.info.name = name;
+  job.info.source.clear();
+  job.info.captured.clear();
+  for (const Snapshot& s : ranks) {
+    job.info.source.insert(job.info.source.end(), s.info.source.begin(), s.info.source.end());
+    if (!s.info.captured.empty() &&
+        (job.info.captured.empty() || s.info.captured < job.info.captured)) {
+      job.info.captured = s.info.captured;
+    }
+  }
+
+  // Nodes by id, in rank order; per rank, its node -> the job's.
+  std::vector<std::vector<NodeIndex>> to_job(ranks.size());
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    for (const Node& node : ranks[r].network.nodes()) {
+      std::optional<NodeIndex> have = job.network.Find(node.id);
+      if (!have) {
+        Node copy = node;
+        copy.output = false;
+        auto added = job.network.AddNode(std::move(copy));
+        if (!added) return added.error();
+        have = *added;
+      }
+      to_job[r].push_back(*have);
+    }
+  }
+  std::vector<bool> output(job.network.size(), false);
+  std::set<std::tuple<NodeIndex, NodeIndex, int>> edges;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const Network& net = ranks[r].network;
+    for (NodeIndex n = 0; n < net.size(); ++n) output[to_job[r][n]] = output[to_job[r][n]] || net.node(n).output;
+    for (const Edge& e : net.edges()) {
+      edges.emplace(to_job[r][e.from], to_job[r][e.to], static_cast<int>(e.kind));
+    }
+  }
+  // Outputs are set on the nodes: rebuild the network with them.
+  {
+    Network network;
+    network.Reserve(job.network.size(), edges.size());
+    for (NodeIndex n = 0; n < job.network.size(); ++n) {
+      Node node = job.network.node(n);
+      node.output = output[n];
+      auto added = network.AddNode(std::move(node));
+      if (!added) return added.error();
+    }
+    for (const auto& [from, to, kind] : edges) network.AddEdge(from, to, static_cast<EdgeKind>(kind));
+    job.network = std::move(network);
+  }
+
+  // Steps: the union of the ranks' step numbers.
+  std::map<int64_t, size_t> step_pos;
+  for (const Snapshot& s : ranks) {
+    for (int64_t index : s.samples.frame_index()) step_pos.emplace(index, 0);
+  }
+  std::vector<int64_t> index;
+  for (auto& [number, pos] : step_pos) {
+    pos = index.size();
+    index.push_back(number);
+  }
+  const size_t frames = index.size();
+  std::vector<double> frame_ms(frames, kMissing);
+  std::vector<double> rank_count(frames, 0);
+  for (const Snapshot& s : ranks) {
+    const auto& idx = s.samples.frame_index();
+    const std::vector<double> ms(s.samples.frame_ms().begin(), s.samples.frame_ms().end());
+    for (size_t f = 0; f < idx.size(); ++f) {
+      const size_t pos = step_pos[idx[f]];
+      rank_count[pos] += 1;
+      if (f < ms.size() && !IsMissing(ms[f]) && (IsMissing(frame_ms[pos]) || ms[f] > frame_ms[pos])) {
+        frame_ms[pos] = ms[f];
+      }
+    }
+  }
+  job.samples = Samples(job.network.size());
+  job.samples.SetFrameIndex(index);
+  if (std::any_of(frame_ms.begin(), frame_ms.end(), [](double v) { return !IsMissing(v); })) {
+    job.samples.SetFrameMs(frame_ms);
+  }
+  for (Metric metric : {Metric::kCookMs, Metric::kGpuMs, Metric::kCpuMemMb, Metric::kGpuMemMb,
+                        Metric::kCooks}) {
+    std::vector<std::vector<double>> sum(job.network.size());
+    std::vector<std::vector<bool>> any(job.network.size());
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const Samples& samples = ranks[r].samples;
+      const auto& idx = samples.frame_index();
+      for (NodeIndex n = 0; n < samples.node_count() && n < to_job[r].size(); ++n) {
+        std::span<const double> series = samples.series(n, metric);
+        if (series.empty()) continue;
+        const NodeIndex j = to_job[r][n];
+        if (sum[j].empty()) {
+          sum[j].assign(frames, 0.0);
+          any[j].assign(frames, false);
+        }
+        for (size_t f = 0; f < series.size() && f < idx.size(); ++f) {
+          if (IsMissing(series[f])) continue;
+          const size_t pos = step_pos[idx[f]];
+          sum[j][pos] += series[f];
+          any[j][pos] = any[j][pos] || metric != Metric::kCooks || series[f] > 0;
+        }
+      }
+    }
+    for (NodeIndex j = 0; j < job.network.size(); ++j) {
+      if (sum[j].empty()) continue;
+      std::vector<double> values(frames, metric == Metric::kCooks ? 0.0 : kMissing);
+      for (size_t f = 0; f < frames; ++f) {
+        if (any[j][f]) values[f] = sum[j][f] / rank_count[f];
+      }
+      job.samples.SetSeries(j, metric, std::move(values));
+    }
+  }
+
+  for (Snapshot& s : ranks) {
+    const std::string& file = s.info.source.empty() ? s.info.name : s.info.source[0];
+    for (std::string& warning : s.warnings) job.warnings.push_back(file + ": " + warning);
+    for (Timeline& t : s.timelines) job.timelines.push_back(std::move(t));
+  }
+  if (ranks.size() > 1) {
+    const uint32_t world = job.timelines.front().world_size.value_or(0);
+    if (world > 0 && ranks.size() < world) {
+      job.warnings.push_back(fmt::format("the job has {} ranks (world_size) but {} traces were "
+                                         "given: ranks without a trace are not in the numbers",
+                                         world, ranks.size()));
+    }
+  }
+  return job;
+}
+
+}  // namespace cookgraph

@@ -1,0 +1,234 @@
+// The timeline of a Chrome trace (metrics/timeline.h): the slices kept as
+// events on their tracks, nested again with the markers among them (a step
+// encloses its ops), linked launch to kernel, and the [memory] events bound
+// to the op that made them.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <unordered_map>
+
+#include "adapters/chrome/build.h"
+
+namespace cookgraph::chrome {
+namespace {
+
+EventKind KindOf(Role role, std::string_view family) {
+  if (role == Role::kMarker) return EventKind::kMarker;
+  if (family == "kernel") return EventKind::kKernel;
+  if (family == "gpu_memcpy") return EventKind::kMemcpy;
+  if (family == "gpu_memset") return EventKind::kMemset;
+  if (family == "gpu_user_annotation") return EventKind::kGpuAnnotation;
+  if (family == "cuda_sync") return EventKind::kGpuSync;
+  if (family == "cuda_runtime" || family == "cuda_driver") return EventKind::kRuntime;
+  if (family == "user_annotation" || family == "python_function") return EventKind::kAnnotation;
+  if (family == "cpu_op" || family == "op" || family == "Node") return EventKind::kCpuOp;
+  return EventKind::kOther;
+}
+
+int64_t WholeNumber(std::string_view text) {
+  // Kineto's 2021 schema names GPU tracks "stream 7".
+  if (text.starts_with("stream ")) text.remove_prefix(7);
+  int64_t value = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size() ? value : -1;
+}
+
+}  // namespace
+
+Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames& frames,
+                       const std::vector<uint32_t>& launcher, const std::vector<uint32_t>& node_of,
+                       const std::string& file) {
+  const std::vector<Slice>& slices = r.slices;
+  Timeline t;
+  t.file = file;
+  if (r.rank && *r.rank >= 0 && *r.rank < int64_t{kNoIndex}) t.rank = static_cast<uint32_t>(*r.rank);
+  if (r.world_size && *r.world_size > 0 && *r.world_size < int64_t{kNoIndex}) {
+    t.world_size = static_cast<uint32_t>(*r.world_size);
+  }
+  for (const DeviceMark& d : r.devices) {
+    t.devices.push_back(Device{.id = d.id, .name = d.name, .total_memory = d.total_memory});
+  }
+
+  // Which slices, and the kind of each distinct category.
+  std::vector<int8_t> kind_of_cat(r.strings.size() + 1, -1);
+  auto kind = [&](uint32_t i) {
+    const Slice& s = slices[i];
+    if (c.role[i] == Role::kMarker) return EventKind::kMarker;
+    const size_t key = s.cat == kNone ? r.strings.size() : s.cat;
+    if (kind_of_cat[key] < 0) {
+      const std::string family =
+          FamilyOf(c.producer, s.cat == kNone ? "" : r.strings.str(s.cat));
+      kind_of_cat[key] = static_cast<int8_t>(KindOf(c.role[i], family));
+    }
+    return static_cast<EventKind>(kind_of_cat[key]);
+  };
+  struct Key {
+    uint32_t thread;
+    uint32_t event;
+    int64_t start;
+    int64_t end;
+    uint32_t slice;
+  };
+  std::vector<Key> keys;
+  for (uint32_t i = 0; i < slices.size(); ++i) {
+    const Role role = c.role[i];
+    if (role == Role::kIgnored) continue;  // slices outside every frame stay: GPU time counts them
+    keys.push_back({slices[i].thread, slices[i].event, slices[i].start, slices[i].end, i});
+  }
+
+  // Tracks: CPU threads, then GPU streams, each by (pid, tid) as numbers
+  // where they are numbers.
+  std::unordered_map<uint32_t, uint32_t> track_of;  // interned thread -> track
+  for (const Key& k : keys) {
+    if (track_of.count(k.thread) > 0) continue;
+    const std::string& name = r.strings.str(k.thread);
+    const size_t sep = name.find('\x1F');
+    Track track;
+    track.pid = name.substr(0, sep);
+    track.tid = sep == std::string::npos ? track.pid : name.substr(sep + 1);
+    track.gpu = c.gpu[k.slice];
+    if (track.gpu) {
+      track.device = WholeNumber(track.pid);
+      track.stream = WholeNumber(track.tid);
+      track.label = track.stream >= 0 && track.device >= 0
+                        ? fmt::format("GPU {} stream {}", track.device, track.stream)
+                        : fmt::format("GPU {} stream {}", track.pid, track.tid);
+    } else {
+      track.label = fmt::format("thread {} (pid {})", track.tid, track.pid);
+    }
+    track_of[k.thread] = static_cast<uint32_t>(t.tracks.size());
+    t.tracks.push_back(std::move(track));
+  }
+  std::vector<uint32_t> track_order(t.tracks.size());
+  for (uint32_t i = 0; i < track_order.size(); ++i) track_order[i] = i;
+  std::sort(track_order.begin(), track_order.end(), [&](uint32_t a, uint32_t b) {
+    const Track& x = t.tracks[a];
+    const Track& y = t.tracks[b];
+    if (x.gpu != y.gpu) return !x.gpu;
+    const int64_t xp = WholeNumber(x.pid), yp = WholeNumber(y.pid);
+    if (xp != yp) return xp < yp;
+    if (x.pid != y.pid) return x.pid < y.pid;
+    const int64_t xt = WholeNumber(x.tid), yt = WholeNumber(y.tid);
+    if (xt != yt) return xt < yt;
+    return x.tid < y.tid;
+  });
+  std::vector<uint32_t> renumber(t.tracks.size());
+  std::vector<Track> sorted_tracks;
+  for (uint32_t pos = 0; pos < track_order.size(); ++pos) {
+    renumber[track_order[pos]] = pos;
+    sorted_tracks.push_back(std::move(t.tracks[track_order[pos]]));
+  }
+  t.tracks = std::move(sorted_tracks);
+  for (auto& [thread, track] : track_of) track = renumber[track];
+
+  for (Key& k : keys) k.thread = track_of[k.thread];
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    if (x.thread != y.thread) return x.thread < y.thread;
+    if (x.start != y.start) return x.start < y.start;
+    if (x.end != y.end) return x.end > y.end;  // the outer one first
+    return x.event < y.event;
+  });
+
+  // Events, nested per CPU track (markers included: a step encloses its ops).
+  std::vector<uint32_t> event_of(slices.size(), kNoIndex);
+  std::unordered_map<uint32_t, uint32_t> name_index;  // interned name -> Timeline::names
+  t.events.reserve(keys.size());
+  std::vector<uint32_t> stack;
+  for (size_t pos = 0; pos < keys.size(); ++pos) {
+    const Key& k = keys[pos];
+    const Slice& s = slices[k.slice];
+    if (pos == 0 || keys[pos - 1].thread != k.thread) stack.clear();
+    TimelineEvent e;
+    e.start_ns = s.start;
+    e.dur_ns = s.end - s.start;
+    auto [it, added] = name_index.try_emplace(s.name, static_cast<uint32_t>(t.names.size()));
+    if (added) t.names.push_back(r.strings.str(s.name));
+    e.name = it->second;
+    e.node = node_of[k.slice];
+    e.track = k.thread;
+    e.frame = frames.of_slice[k.slice];
+    e.source = s.event;
+    e.correlation = s.correlation;
+    e.kind = kind(k.slice);
+    const uint32_t index = static_cast<uint32_t>(t.events.size());
+    if (!t.tracks[k.thread].gpu) {
+      while (!stack.empty() && t.events[stack.back()].end_ns() <= s.start) stack.pop_back();
+      if (!stack.empty()) e.parent = stack.back();
+      stack.push_back(index);
+    }
+    event_of[k.slice] = index;
+    t.events.push_back(e);
+  }
+  std::vector<Key>().swap(keys);
+  for (uint32_t i = 0; i < slices.size(); ++i) {
+    const uint32_t e = event_of[i];
+    if (e == kNoIndex || launcher[i] == kNone) continue;
+    const uint32_t from = event_of[launcher[i]];
+    if (from == kNoIndex) continue;
+    t.events[e].link = from;
+    TimelineEvent& call = t.events[from];
+    if (call.link == kNoIndex || t.events[call.link].start_ns > t.events[e].start_ns) call.link = e;
+  }
+  // Wait args, by the event they are on (the file's index to the timeline's).
+  if (!r.waits.empty()) {
+    std::unordered_map<uint32_t, uint32_t> by_source;
+    for (uint32_t i = 0; i < t.events.size(); ++i) by_source[t.events[i].source] = i;
+    for (const WaitMark& w : r.waits) {
+      auto it = by_source.find(w.event);
+      if (it == by_source.end()) continue;
+      t.waits.push_back(WaitArgs{
+          .event = it->second, .wait_on_stream = w.wait_on_stream, .wait_on_record = w.wait_on_record});
+    }
+    std::sort(t.waits.begin(), t.waits.end(),
+              [](const WaitArgs& a, const WaitArgs& b) { return a.event < b.event; });
+  }
+  // Per frame, its marker; markers take their frame from their start.
+  t.markers.assign(frames.start_ns.size(), kNoIndex);
+  t.steps = frames.index;
+  for (uint32_t m : c.markers) {
+    const uint32_t e = event_of[m];
+    if (e == kNoIndex) continue;
+    auto at = std::lower_bound(frames.start_ns.begin(), frames.start_ns.end(), slices[m].start);
+    if (at == frames.start_ns.end() || *at != slices[m].start) continue;
+    const auto f = static_cast<size_t>(at - frames.start_ns.begin());
+    if (t.markers[f] != kNoIndex) continue;  // a marker dropped as overlapping
+    t.markers[f] = e;
+    t.events[e].frame = static_cast<uint32_t>(f);
+  }
+
+  // [memory] events, by time, each bound to the innermost op around it.
+  std::vector<std::pair<uint32_t, uint32_t>> range(t.tracks.size(), {0, 0});
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    if (i == 0 || t.events[i - 1].track != t.events[i].track) range[t.events[i].track].first = i;
+    range[t.events[i].track].second = i + 1;
+  }
+  t.memory.reserve(r.memory.size());
+  for (const MemoryMark& m : r.memory) {
+    MemoryEvent out{.ts_ns = m.ts,
+                    .bytes = m.bytes,
+                    .total_allocated = m.total_allocated,
+                    .total_reserved = m.total_reserved,
+                    .device_type = m.device_type,
+                    .device = m.device};
+    if (auto track = track_of.find(m.thread); track != track_of.end()) {
+      const auto [lo, hi] = range[track->second];
+      auto first = t.events.begin() + lo, last = t.events.begin() + hi;
+      auto after = std::partition_point(
+          first, last, [&](const TimelineEvent& e) { return e.start_ns <= m.ts; });
+      uint32_t e = after == first ? kNoIndex : static_cast<uint32_t>(after - t.events.begin() - 1);
+      while (e != kNoIndex &&
+             (t.events[e].end_ns() < m.ts || t.events[e].kind != EventKind::kCpuOp)) {
+        e = t.events[e].parent;
+      }
+      out.op = e;
+    }
+    t.memory.push_back(out);
+  }
+  std::stable_sort(t.memory.begin(), t.memory.end(),
+                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.ts_ns < b.ts_ns; });
+  return t;
+}
+
+}  // namespace cookgraph::chrome
