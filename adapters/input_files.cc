@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <set>
 #include <system_error>
 
 #include "adapters/byte_source.h"
+#include "adapters/chrome/chrome_trace.h"
+#include "adapters/chrome/job.h"
 #include "adapters/gstreamer/gstreamer.h"
 #include "base/text.h"
 
@@ -25,7 +29,42 @@ GstKind GstreamerKind(const std::string& path) {
   return GstKind::kNone;
 }
 
+// The rank of the Chrome trace at `path`, when its first bytes say it is one
+// rank of a distributed job.
+std::optional<RankInfo> TraceRank(const std::string& path) {
+  if (!EndsWith(path, ".json") && !EndsWith(path, ".json.gz")) return std::nullopt;
+  auto opened = ByteSource::Open(path);
+  if (!opened) return std::nullopt;
+  const std::string_view head = (*opened)->Head();
+  if (!LooksLikeChromeTrace(head)) return std::nullopt;
+  return FindDistributedInfo(head);
+}
+
 }  // namespace
+
+std::vector<std::vector<std::string>> GroupJobs(const std::vector<std::string>& files) {
+  // By folder and world size; a group whose ranks repeat is no job.
+  std::map<std::pair<std::string, int64_t>, std::vector<std::pair<int64_t, std::string>>> groups;
+  for (const std::string& file : files) {
+    if (auto rank = TraceRank(file)) {
+      groups[{fs::path(file).parent_path().string(), rank->world_size}].emplace_back(rank->rank,
+                                                                                     file);
+    }
+  }
+  std::vector<std::vector<std::string>> jobs;
+  for (auto& [key, members] : groups) {
+    if (members.size() < 2) continue;
+    std::sort(members.begin(), members.end());
+    bool distinct = true;
+    for (size_t i = 1; i < members.size(); ++i) distinct = distinct && members[i].first != members[i - 1].first;
+    if (!distinct) continue;
+    std::vector<std::string> paths;
+    for (auto& [rank, file] : members) paths.push_back(file);
+    std::sort(paths.begin(), paths.end());
+    jobs.push_back(std::move(paths));
+  }
+  return jobs;
+}
 
 std::string Input::name() const {
   std::string out;
@@ -118,6 +157,20 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
   for (auto& [folder, input] : gst_files) {
     std::sort(input.paths.begin(), input.paths.end());
     list.inputs.push_back(std::move(input));
+  }
+  // The ranks of one job are one input.
+  std::vector<std::string> single;
+  for (const Input& input : list.inputs) {
+    if (input.paths.size() == 1 && input.paths[0] != "-") single.push_back(input.paths[0]);
+  }
+  const std::vector<std::vector<std::string>> jobs = GroupJobs(single);
+  if (!jobs.empty()) {
+    std::set<std::string> in_job;
+    for (const auto& job : jobs) in_job.insert(job.begin(), job.end());
+    std::erase_if(list.inputs, [&](const Input& input) {
+      return input.paths.size() == 1 && in_job.count(input.paths[0]) > 0;
+    });
+    for (const auto& job : jobs) list.inputs.push_back(Input{job});
   }
   // Sorted, so that shards and output order do not depend on the order of the
   // arguments or of the file system.

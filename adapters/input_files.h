@@ -26,7 +26,8 @@ struct InputList {
 };
 
 /// Files stay as given, except that GStreamer dumps and logs (recognised by
-/// content) in one folder are one input. A folder that holds a GStreamer dump
+/// content) in one folder are one input, and so are the traces of the ranks of
+/// one job in one folder (GroupJobs), given as files or found in a folder. A folder that holds a GStreamer dump
 /// is one input (a recording); other folders are searched recursively for
 /// files cookgraph reads (.json, .yaml, .yml, plain or .gz, and folders with a
 /// GStreamer dump), sorted by path. "-" is standard input. A missing path or a
@@ -38,6 +39,12 @@ bool HasSnapshotExtension(const std::string& path);
 
 /// True when `folder` directly holds a GStreamer .dot dump (by content).
 bool HoldsGstreamerDump(const std::string& folder);
+
+/// The traces among `files` that are ranks of one distributed job (Chrome
+/// traces whose distributedInfo gives the same world size and distinct ranks,
+/// in one folder), each group sorted; a group has two or more files. Files in
+/// no group are left out of the result.
+std::vector<std::vector<std::string>> GroupJobs(const std::vector<std::string>& files);
 
 }  // namespace cookgraph
 

@@ -7,6 +7,8 @@
 
 #include "adapters/byte_source.h"
 #include "adapters/chrome/chrome_trace.h"
+#include "adapters/chrome/job.h"
+#include "adapters/input_files.h"
 #include "adapters/gstreamer/gstreamer.h"
 #include "adapters/native/snapshot_reader.h"
 
@@ -54,6 +56,39 @@ Result<Snapshot> ReadGstreamerInput(const std::vector<std::string>& paths,
   return ReadGstreamer(paths, limits);
 }
 
+// The ranks of one job (GroupJobs): the paths given, or the traces directly
+// in the folder given. nullopt when they are not one job (a GStreamer
+// recording, say).
+std::optional<Result<Snapshot>> ReadJob(const std::vector<std::string>& paths, bool folder,
+                                        const ReadOptions& options) {
+  if (options.format && *options.format != InputFormat::kChromeTrace) return std::nullopt;
+  std::vector<std::string> files = paths;
+  std::string name = paths[0];
+  if (folder) {
+    files.clear();
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(paths[0], ec), end; !ec && it != end;
+         it.increment(ec)) {
+      std::error_code type;
+      if (it->is_regular_file(type)) files.push_back(it->path().string());
+    }
+    std::sort(files.begin(), files.end());
+    while (name.size() > 1 && name.back() == '/') name.pop_back();
+  }
+  const std::vector<std::vector<std::string>> jobs = GroupJobs(files);
+  if (jobs.size() != 1 || (!folder && jobs[0].size() != paths.size())) return std::nullopt;
+  if (!folder) name = std::filesystem::path(paths[0]).parent_path().filename().string();
+  if (name.empty()) name = "job";
+  std::vector<Snapshot> ranks;
+  for (const std::string& file : jobs[0]) {
+    auto rank = ReadChromeTraceFile(file, ChromeTraceOptions{.frame_marker = options.frame_marker},
+                                    options.limits);
+    if (!rank) return Result<Snapshot>(rank.error());
+    ranks.push_back(std::move(*rank));
+  }
+  return MergeRanks(std::move(ranks), std::filesystem::path(name).filename().string());
+}
+
 }  // namespace
 
 std::string_view InputFormatName(InputFormat format) {
@@ -95,6 +130,7 @@ Result<Snapshot> ReadInput(const std::vector<std::string>& paths, const ReadOpti
   const bool folder = paths.size() == 1 && paths[0] != "-" &&
                       std::filesystem::is_directory(paths[0], ec);
   if (paths.size() > 1 || folder) {
+    if (auto job = ReadJob(paths, folder, options)) return std::move(*job);
     if (options.format && *options.format != InputFormat::kGstreamer) {
       return Error{.file = paths[0],
                    .message = std::string("--format-in ") +

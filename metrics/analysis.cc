@@ -58,7 +58,9 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
 
   Analysis analysis;
   analysis.warnings = snapshot.warnings;
-  analysis.budget_ms = options.budget_ms ? *options.budget_ms : snapshot.info.budget_ms();
+  const std::optional<double> budget = options.budget_ms ? options.budget_ms : snapshot.info.budget();
+  analysis.budget_ms = budget.value_or(0);
+  analysis.has_budget = budget.has_value();
   // The reader already says why a snapshot has no frames; say it once.
   if (samples.frame_count() == 0 && snapshot.warnings.empty()) {
     analysis.warnings.push_back("no frames");
@@ -70,7 +72,7 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
                                 " nodes but the network has " + std::to_string(n));
   }
 
-  analysis.frames = SummariseFrames(samples, analysis.budget_ms);
+  analysis.frames = SummariseFrames(samples, budget);
   // Each node's statistics depend on its own series only: a large snapshot's
   // nodes are split in two halves, one per core.
   analysis.stats.resize(n);
@@ -143,6 +145,24 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   }
   analysis.spikes = AttributeSpikes(samples, analysis.frames, analysis.stats, options.spike_limit,
                                     analysis.waiting);
+  if (!snapshot.timelines.empty()) {
+    analysis.trace = SummariseTrace(snapshot.timelines, samples, analysis.frames.frame_ms);
+    for (const std::string& w : analysis.trace->warnings) analysis.warnings.push_back(w);
+    // A trace's critical path is the events' (docs/architecture.md#event-critical-path),
+    // never the chain of merged nodes: its nodes, and its length in ms.
+    analysis.critical_path = Path{};
+    analysis.on_critical_path.assign(n, false);
+    if (analysis.trace->path) {
+      const StepPath& p = *analysis.trace->path;
+      analysis.critical_path.nodes.clear();
+      for (NodeIndex node : p.nodes) {
+        if (node < n) analysis.critical_path.nodes.push_back(node);
+      }
+      analysis.critical_path.weight = p.length_ms;
+      analysis.on_critical_path.assign(n, false);
+      for (NodeIndex node : analysis.critical_path.nodes) analysis.on_critical_path[node] = true;
+    }
+  }
   return analysis;
 }
 

@@ -16,6 +16,7 @@
 #include "metrics/node_stats.h"
 #include "metrics/snapshot.h"
 #include "metrics/spikes.h"
+#include "metrics/trace_summary.h"
 
 namespace cookgraph {
 
@@ -37,7 +38,8 @@ struct LoopReport {
 };
 
 struct Analysis {
-  double budget_ms = 0;
+  double budget_ms = 0;     // 0 when there is no budget
+  bool has_budget = true;   // false for steps without --budget-ms (SnapshotInfo::budget)
   FrameSummary frames;
   std::vector<NodeStats> stats;     // per node
   std::vector<double> upstream_ms;  // per node: upstream cost of per_frame_ms
@@ -56,6 +58,8 @@ struct Analysis {
   std::vector<LoopReport> loops;    // costliest first (ties: kind, then first node)
   Path critical_path;               // weighted by per_frame_ms
   std::vector<Spike> spikes;
+  /// Traces (snapshots with timelines): GPU time, memory, ranks, the slowest step.
+  std::optional<TraceSummary> trace;
   std::vector<std::string> warnings;  // the snapshot's warnings plus the analysis's own
 };
 

@@ -18,8 +18,10 @@ double FrameBudgetMs(std::optional<double> frame_budget_ms, std::optional<double
   return kDefaultBudgetMs;
 }
 
-FrameSummary SummariseFrames(const Samples& samples, double budget_ms) {
+FrameSummary SummariseFrames(const Samples& samples, std::optional<double> budget) {
   FrameSummary summary;
+  summary.has_budget = budget.has_value();
+  const double budget_ms = budget.value_or(0);
   summary.budget_ms = budget_ms;
   summary.measured = samples.has_frame_ms();
   const size_t frame_count = samples.frame_count();
@@ -52,7 +54,7 @@ FrameSummary SummariseFrames(const Samples& samples, double budget_ms) {
   double sum = 0;
   for (size_t f = 0; f < frame_count; ++f) {
     sum += frame_ms[f];
-    if (frame_ms[f] > budget_ms) summary.over_budget.push_back(f);
+    if (summary.has_budget && frame_ms[f] > budget_ms) summary.over_budget.push_back(f);
   }
   summary.mean_ms = sum / static_cast<double>(frame_count);
   std::vector<double> sorted = frame_ms;

@@ -26,11 +26,13 @@ struct FrameSummary {
   std::vector<double> frame_ms;
   bool measured = false;  // true when the input gave frame_ms
   double mean_ms = 0, p95_ms = 0, max_ms = 0;  // 0 when there are no frames
-  double budget_ms = 0;
+  double budget_ms = 0;              // 0 when there is no budget
+  bool has_budget = true;           // false: steps without a budget; over_budget is empty
   std::vector<size_t> over_budget;  // positions (0-based) of frames with frame time > budget
 };
 
-FrameSummary SummariseFrames(const Samples& samples, double budget_ms);
+/// `budget_ms` nullopt: no budget (training steps), so no frame is over one.
+FrameSummary SummariseFrames(const Samples& samples, std::optional<double> budget_ms);
 
 }  // namespace cookgraph
 

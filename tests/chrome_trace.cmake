@@ -34,3 +34,31 @@ foreach(path ${chrome_traces})
     endif()
   endforeach()
 endforeach()
+
+# GPU time, launch statistics, overlap, memory peaks and step times
+# (metrics/trace_summary.h) against tests/tools/hta_check.py, which follows
+# Holistic Trace Analysis' definitions line by line from the raw file. Every
+# real trace, and the two ranks of one job read as one; each paired with a
+# run whose expected idle time is perturbed and must fail.
+set(hta_inputs)
+foreach(trace kineto_2021_schema.json kineto_alexnet_sync.json.gz kineto_cpu_only.json.gz
+        kineto_cuda_event_sync.json.gz kineto_event_sync_multi_stream.json.gz
+        kineto_memory_rank1_of_2.json.gz kineto_nccl_rank0_5steps.json.gz
+        kineto_resnet50_workers4.json.gz tf1_timeline_cpu_step.json hta_two_ranks)
+  foreach(variant check perturbed)
+    set(name HtaBreakdown.${trace}.${variant})
+    set(extra)
+    if(variant STREQUAL perturbed)
+      set(extra --perturb)
+    endif()
+    add_test(NAME ${name}
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_check.py
+        --compare $<TARGET_FILE:cookgraph> ${chrome_fixtures}/${trace} ${extra})
+    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
+    if(variant STREQUAL perturbed)
+      set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
+    endif()
+  endforeach()
+endforeach()
+add_test(NAME HtaBreakdown.self_test
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_check.py --self-test)

@@ -1,0 +1,342 @@
+// GPU time as Holistic Trace Analysis computes it (docs/architecture.md#gpu-time
+// cites each HTA function this follows). Everything is in integer ns until
+// the end, so the numbers agree exactly with an independent reading.
+
+#include "metrics/gpu_time.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "metrics/percentile.h"
+
+namespace cookgraph {
+namespace {
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+// The launch calls HTA's kernel launch statistics pair with GPU events
+// (cuda_kernel_analysis.py, with memory events included, its default).
+constexpr std::array<std::string_view, 5> kLaunchCalls = {
+    "cudaLaunchKernel", "cudaLaunchKernelExC", "runFunction - job_prep_and_submit_for_execution",
+    "cudaMemcpyAsync", "cudaMemsetAsync"};
+
+// HTA's step names: "ProfilerStep#" and a number (types.py, matched at the start).
+bool IsProfilerStep(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  return name.size() > kPrefix.size() && name.starts_with(kPrefix) &&
+         std::isdigit(static_cast<unsigned char>(name[kPrefix.size()]));
+}
+
+// The GPU events HTA's analyses see on one rank (trace.py
+// _filter_irrelevant_gpu_kernels): when the job has two or more step names,
+// the CPU events of the last step onwards are dropped, and with them every GPU
+// event whose launch call is not a CPU event kept (so also those launched
+// before profiling began). Otherwise every GPU event counts.
+std::vector<uint32_t> CountedGpuEvents(const Timeline& t, bool filter) {
+  std::vector<uint32_t> out;
+  int64_t last_start = INT64_MAX;
+  if (filter) {
+    int64_t first_cpu = INT64_MAX;
+    int64_t last_step = INT64_MIN;
+    for (const TimelineEvent& e : t.events) {
+      if (t.tracks[e.track].gpu) continue;
+      first_cpu = std::min(first_cpu, e.start_ns);
+      if (IsProfilerStep(t.name(e))) last_step = std::max(last_step, e.start_ns);
+    }
+    last_start = last_step != INT64_MIN ? last_step : first_cpu;
+  }
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const TimelineEvent& e = t.events[i];
+    if (!IsGpuWork(e.kind)) continue;
+    if (filter && (e.link == kNoIndex || t.events[e.link].start_ns >= last_start)) continue;
+    out.push_back(i);
+  }
+  return out;
+}
+
+// The top-level CPU events (ops and annotations a step holds directly) on
+// `track` that overlap the gaps, by name, most overlap first.
+std::vector<HostWaitOp> OpsDuring(const Timeline& t,
+                                  const std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>>& gaps) {
+  std::unordered_map<uint32_t, int64_t> by_name;
+  // The events of each track are contiguous and by start: binary search per gap.
+  for (const auto& [track, gap] : gaps) {
+    auto first = std::partition_point(t.events.begin(), t.events.end(), [&](const TimelineEvent& e) {
+      return e.track < track;
+    });
+    auto last = std::partition_point(first, t.events.end(),
+                                     [&](const TimelineEvent& e) { return e.track == track; });
+    auto top_of = [&](uint32_t e) {  // the outermost event below the step marker
+      while (t.events[e].parent != kNoIndex && t.events[t.events[e].parent].kind != EventKind::kMarker) {
+        e = t.events[e].parent;
+      }
+      return e;
+    };
+    auto count = [&](uint32_t e) {
+      const TimelineEvent& ev = t.events[e];
+      if (ev.kind == EventKind::kMarker) return;
+      const int64_t lo = std::max(ev.start_ns, gap.first), hi = std::min(ev.end_ns(), gap.second);
+      if (hi > lo) by_name[ev.name] += hi - lo;
+    };
+    // Top-level events do not overlap one another: the one around the gap's
+    // start and those starting inside it are all that can overlap it.
+    auto inside = std::partition_point(first, last, [&](const TimelineEvent& e) {
+      return e.start_ns < gap.first;
+    });
+    if (inside != first) count(top_of(static_cast<uint32_t>(inside - 1 - t.events.begin())));
+    for (auto it = inside; it != last && it->start_ns < gap.second; ++it) {
+      const uint32_t e = static_cast<uint32_t>(it - t.events.begin());
+      if (top_of(e) == e) count(e);
+    }
+  }
+  std::vector<HostWaitOp> out;
+  for (const auto& [name, ns] : by_name) out.push_back({t.names[name], Ms(ns)});
+  std::sort(out.begin(), out.end(), [](const HostWaitOp& a, const HostWaitOp& b) {
+    return a.ms != b.ms ? a.ms > b.ms : a.name < b.name;
+  });
+  if (out.size() > 5) out.resize(5);
+  return out;
+}
+
+}  // namespace
+
+double RankGpuTime::host_wait_ms() const {
+  double sum = 0;
+  for (const StreamTime& s : streams) sum += s.idle_host_wait_ms;
+  return sum;
+}
+double RankGpuTime::kernel_wait_ms() const {
+  double sum = 0;
+  for (const StreamTime& s : streams) sum += s.idle_kernel_wait_ms;
+  return sum;
+}
+double RankGpuTime::other_wait_ms() const {
+  double sum = 0;
+  for (const StreamTime& s : streams) sum += s.idle_other_ms;
+  return sum;
+}
+
+KernelType KernelTypeOf(std::string_view name, EventKind kind) {
+  (void)kind;  // HTA decides by name only (utils.py get_kernel_type)
+  if (name.starts_with("nccl") || name.find("gloo:") != std::string_view::npos) {
+    return KernelType::kCommunication;
+  }
+  if (name.find("Memcpy") != std::string_view::npos ||
+      name.find("Memset") != std::string_view::npos) {
+    return KernelType::kMemory;
+  }
+  return KernelType::kComputation;
+}
+
+int64_t UnionLength(std::vector<std::pair<int64_t, int64_t>> v) {
+  std::sort(v.begin(), v.end());
+  int64_t total = 0, lo = 0, hi = 0;
+  bool open = false;
+  for (const auto& [start, end] : v) {
+    if (open && start <= hi) {
+      hi = std::max(hi, end);
+      continue;
+    }
+    if (open) total += hi - lo;
+    lo = start;
+    hi = end;
+    open = true;
+  }
+  if (open) total += hi - lo;
+  return total;
+}
+
+namespace {
+
+// The union of `v` as disjoint sorted intervals.
+std::vector<std::pair<int64_t, int64_t>> Merge(std::vector<std::pair<int64_t, int64_t>> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const auto& iv : v) {
+    if (!out.empty() && iv.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, iv.second);
+    } else {
+      out.push_back(iv);
+    }
+  }
+  return out;
+}
+
+int64_t Length(const std::vector<std::pair<int64_t, int64_t>>& merged) {
+  int64_t total = 0;
+  for (const auto& [a, b] : merged) total += b - a;
+  return total;
+}
+
+int64_t IntersectionLength(const std::vector<std::pair<int64_t, int64_t>>& a,
+                           const std::vector<std::pair<int64_t, int64_t>>& b) {
+  int64_t total = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const int64_t lo = std::max(a[i].first, b[j].first);
+    const int64_t hi = std::min(a[i].second, b[j].second);
+    if (hi > lo) total += hi - lo;
+    (a[i].second < b[j].second) ? ++i : ++j;
+  }
+  return total;
+}
+
+}  // namespace
+
+GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
+  GpuTime out;
+  // The filter applies when the whole job has two or more distinct step names.
+  std::unordered_set<std::string_view> step_names;
+  for (const Timeline& t : timelines) {
+    for (const TimelineEvent& e : t.events) {
+      if (!t.tracks[e.track].gpu && IsProfilerStep(t.name(e))) step_names.insert(t.name(e));
+    }
+  }
+  const bool filter = step_names.size() >= 2;
+
+  std::vector<int64_t> delays;
+  int64_t launch_cpu_ns = 0;
+  int64_t comm_total = 0, overlap_total = 0;
+  for (const Timeline& t : timelines) {
+    const std::vector<uint32_t> gpu = CountedGpuEvents(t, filter);
+    for (const TimelineEvent& e : t.events) {
+      if (IsGpuWork(e.kind) && e.link == kNoIndex) ++out.launches.unlaunched;
+    }
+    if (gpu.empty()) continue;
+    RankGpuTime rank;
+    rank.rank = t.rank;
+    rank.kernels = gpu.size();
+
+    // The temporal breakdown (breakdown_analysis.py get_temporal_breakdown).
+    std::vector<std::pair<int64_t, int64_t>> all, compute, comm, memory;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (uint32_t i : gpu) {
+      const TimelineEvent& e = t.events[i];
+      const std::pair<int64_t, int64_t> iv{e.start_ns, e.end_ns()};
+      first = std::min(first, iv.first);
+      last = std::max(last, iv.second);
+      all.push_back(iv);
+      switch (KernelTypeOf(t.name(e), e.kind)) {
+        case KernelType::kComputation:
+          compute.push_back(iv);
+          break;
+        case KernelType::kCommunication:
+          comm.push_back(iv);
+          break;
+        case KernelType::kMemory:
+          memory.push_back(iv);
+          break;
+      }
+    }
+    const int64_t span = last - first;
+    const int64_t busy = UnionLength(std::move(all));
+    const auto compute_union = Merge(std::move(compute));
+    const auto comm_union = Merge(std::move(comm));
+    const int64_t compute_ns = Length(compute_union);
+    rank.kernel_span_ms = Ms(span);
+    rank.busy_ms = Ms(busy);
+    rank.idle_ms = Ms(span - busy);
+    rank.compute_ms = Ms(compute_ns);
+    rank.non_compute_ms = Ms(span - compute_ns - (span - busy));
+    rank.communication_ms = Ms(Length(comm_union));
+    rank.memory_ms = Ms(UnionLength(std::move(memory)));
+    // Communication against computation (communication_analysis.py
+    // get_comm_comp_overlap): the time both run.
+    comm_total += Length(comm_union);
+    overlap_total += IntersectionLength(comm_union, compute_union);
+
+    // The idle time of each stream (breakdown_analysis.py
+    // _analyze_idle_time_for_stream): the gap before each GPU event, in
+    // (start, end, file order) order, is host wait when its launch call began
+    // after the previous event ended, else kernel wait when under the
+    // threshold, else other. Gaps are taken as they are, negative ones too.
+    std::vector<uint32_t> by_stream = gpu;
+    std::sort(by_stream.begin(), by_stream.end(), [&](uint32_t a, uint32_t b) {
+      const TimelineEvent& x = t.events[a];
+      const TimelineEvent& y = t.events[b];
+      if (x.track != y.track) return x.track < y.track;
+      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+      if (x.end_ns() != y.end_ns()) return x.end_ns() < y.end_ns();
+      return x.source < y.source;
+    });
+    std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> host_gaps;  // (track, gap)
+    for (size_t k = 0; k < by_stream.size(); ++k) {
+      const TimelineEvent& e = t.events[by_stream[k]];
+      const bool fresh = k == 0 || t.events[by_stream[k - 1]].track != e.track;
+      if (fresh) {
+        const Track& track = t.tracks[e.track];
+        rank.streams.push_back(StreamTime{
+            .track = e.track, .stream = track.stream, .label = track.label});
+      }
+      StreamTime& s = rank.streams.back();
+      ++s.kernels;
+      if (!fresh) {
+        const int64_t prev_end = t.events[by_stream[k - 1]].end_ns();
+        const int64_t gap = e.start_ns - prev_end;
+        const bool host_wait = e.link != kNoIndex && t.events[e.link].start_ns > prev_end;
+        double& bucket = host_wait            ? s.idle_host_wait_ms
+                         : gap < kKernelWaitNs ? s.idle_kernel_wait_ms
+                                               : s.idle_other_ms;
+        bucket += static_cast<double>(gap);  // ns for now
+        if (host_wait && gap > 0) {
+          host_gaps.push_back({t.events[e.link].track, {prev_end, e.start_ns}});
+        }
+      }
+    }
+    // Per stream, sums in ns then ms (each stream's events are contiguous).
+    size_t k = 0;
+    for (StreamTime& s : rank.streams) {
+      int64_t kernel_ns = 0;
+      for (size_t j = 0; j < s.kernels; ++j, ++k) kernel_ns += t.events[by_stream[k]].dur_ns;
+      s.kernel_ms = Ms(kernel_ns);
+      s.idle_host_wait_ms /= 1e6;
+      s.idle_kernel_wait_ms /= 1e6;
+      s.idle_other_ms /= 1e6;
+      s.idle_ms = s.idle_host_wait_ms + s.idle_kernel_wait_ms + s.idle_other_ms;
+    }
+    if (!host_gaps.empty()) rank.host_wait_ops = OpsDuring(t, host_gaps);
+    std::stable_sort(rank.streams.begin(), rank.streams.end(),
+                     [](const StreamTime& a, const StreamTime& b) { return a.stream < b.stream; });
+
+    // Launch statistics (cuda_kernel_analysis.py cuda_kernel_launch_stats):
+    // each GPU event paired with the launch call of its correlation.
+    for (uint32_t i : gpu) {
+      const TimelineEvent& e = t.events[i];
+      ++out.launches.kernels;
+      if (e.link == kNoIndex) continue;
+      const TimelineEvent& call = t.events[e.link];
+      if (std::find(kLaunchCalls.begin(), kLaunchCalls.end(), t.name(call)) == kLaunchCalls.end()) {
+        continue;
+      }
+      delays.push_back(e.start_ns - call.start_ns);
+      launch_cpu_ns += call.dur_ns;
+      if (e.dur_ns < kTinyKernelNs) ++out.launches.kernels_under_10us;
+    }
+    out.ranks.push_back(std::move(rank));
+  }
+  std::sort(out.ranks.begin(), out.ranks.end(),
+            [](const RankGpuTime& a, const RankGpuTime& b) { return a.rank < b.rank; });
+
+  LaunchStats& l = out.launches;
+  l.count = delays.size();
+  l.cpu_ms = Ms(launch_cpu_ns);
+  if (!delays.empty()) {
+    std::sort(delays.begin(), delays.end());
+    // Exact in ns: the sum of delays fits int64 for any real trace.
+    int64_t sum = 0;
+    for (int64_t d : delays) sum += d;
+    l.delay_mean_ms = static_cast<double>(sum) / static_cast<double>(delays.size()) / 1e6;
+    std::vector<double> sorted(delays.begin(), delays.end());
+    l.delay_p50_ms = Percentile(sorted, 50) / 1e6;
+    l.delay_p95_ms = Percentile(sorted, 95) / 1e6;
+    l.delay_max_ms = Ms(delays.back());
+  }
+  out.overlap.communication_ms = Ms(comm_total);
+  out.overlap.overlapped_ms = Ms(overlap_total);
+  return out;
+}
+
+}  // namespace cookgraph
