@@ -91,6 +91,162 @@ void WriteIds(JsonWriter& w, const Network& network, const std::vector<NodeIndex
   w.EndArray();
 }
 
+Value Optional(const std::optional<double>& v) { return v ? Value(*v) : Value(); }
+
+// The trace's own analyses (docs/commands.md#trace-output): "steps", "gpu",
+// "memory", "ranks".
+void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
+  if (t.slowest) {
+    const SlowestStep& s = *t.slowest;
+    w.Key("slowest_step");
+    w.BeginObject();
+    w.Key("step");
+    w.Write(Value(int64_t{s.step}));
+    w.Key("ms");
+    w.Number(s.ms);
+    w.Key("mean_ms");
+    w.Number(s.mean_ms);
+    w.Key("grew");
+    w.BeginArray();
+    for (const NodeExcess& n : s.nodes) {
+      w.BeginObject();
+      w.Key("id");
+      w.String(snap.network.node(n.node).id);
+      w.Key("excess_ms");
+      w.Number(n.ms);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.Key("gpu");
+  if (t.gpu.empty()) {
+    w.Write(Value());
+  } else {
+    const GpuTime& g = t.gpu;
+    w.BeginObject();
+    w.Key("ranks");
+    w.BeginArray();
+    for (const RankGpuTime& r : g.ranks) {
+      w.BeginObject();
+      w.Key("rank");
+      w.Count(r.rank);
+      w.Key("kernels");
+      w.Count(r.kernels);
+      w.Key("kernel_span_ms");
+      w.Number(r.kernel_span_ms);
+      w.Key("idle_ms");
+      w.Number(r.idle_ms);
+      w.Key("compute_ms");
+      w.Number(r.compute_ms);
+      w.Key("non_compute_ms");
+      w.Number(r.non_compute_ms);
+      w.Key("communication_ms");
+      w.Number(r.communication_ms);
+      w.Key("memory_ms");
+      w.Number(r.memory_ms);
+      w.Key("streams");
+      w.BeginArray();
+      for (const StreamTime& s : r.streams) {
+        w.BeginObject();
+        w.Key("stream");
+        w.Write(Value(int64_t{s.stream}));
+        w.Key("label");
+        w.String(s.label);
+        w.Key("kernels");
+        w.Count(s.kernels);
+        w.Key("kernel_ms");
+        w.Number(s.kernel_ms);
+        w.Key("idle_ms");
+        w.Number(s.idle_ms);
+        w.Key("idle_host_wait_ms");
+        w.Number(s.idle_host_wait_ms);
+        w.Key("idle_kernel_wait_ms");
+        w.Number(s.idle_kernel_wait_ms);
+        w.Key("idle_other_ms");
+        w.Number(s.idle_other_ms);
+        w.EndObject();
+      }
+      w.EndArray();
+      w.EndObject();
+    }
+    w.EndArray();
+    const LaunchStats& l = g.launches;
+    w.Key("launches");
+    w.BeginObject();
+    w.Key("count");
+    w.Count(l.count);
+    w.Key("delay_ms");
+    w.BeginObject();
+    for (const auto& [key, value] : {std::pair{"mean", l.delay_mean_ms}, std::pair{"p50", l.delay_p50_ms},
+                                     std::pair{"p95", l.delay_p95_ms}, std::pair{"max", l.delay_max_ms}}) {
+      w.Key(key);
+      w.Write(l.count > 0 ? Value(value) : Value());
+    }
+    w.EndObject();
+    w.Key("cpu_ms");
+    w.Number(l.cpu_ms);
+    w.Key("kernels_under_10us");
+    w.Count(l.kernels_under_10us);
+    w.Key("unlaunched");
+    w.Count(l.unlaunched);
+    w.EndObject();
+    w.Key("overlap");
+    w.BeginObject();
+    w.Key("communication_ms");
+    w.Number(g.overlap.communication_ms);
+    w.Key("overlapped_ms");
+    w.Number(g.overlap.overlapped_ms);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.Key("memory");
+  w.BeginObject();
+  w.Key("devices");
+  w.BeginArray();
+  for (const MemoryPeak& m : t.memory) {
+    w.BeginObject();
+    w.Key("rank");
+    w.Count(m.rank);
+    w.Key("device");
+    w.String(m.device);
+    w.Key("peak_allocated_mb");
+    w.Number(m.peak_allocated_mb);
+    w.Key("peak_reserved_mb");
+    w.Number(m.peak_reserved_mb);
+    w.Key("total_mb");
+    w.Write(m.total_mb > 0 ? Value(m.total_mb) : Value());
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.Key("ranks");
+  w.BeginArray();
+  for (const RankSteps& r : t.ranks) {
+    w.BeginObject();
+    w.Key("rank");
+    w.Count(r.rank);
+    w.Key("steps");
+    w.BeginArray();
+    for (int64_t n : r.steps) w.Write(Value(n));
+    w.EndArray();
+    w.Key("step_ms");
+    w.BeginArray();
+    for (double ms : r.step_ms) w.Number(ms);
+    w.EndArray();
+    w.Key("straggler");
+    if (!t.job()) {
+      w.Write(Value());
+    } else {
+      w.BeginArray();
+      for (const auto& s : r.straggler_ms) w.Write(Optional(s));
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 }  // namespace
 
 std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
@@ -109,7 +265,7 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   w.Key("frames");
   w.Count(snap.samples.frame_count());
   w.Key("frame_budget_ms");
-  w.Number(a.budget_ms);
+  w.Write(a.has_budget ? Value(a.budget_ms) : Value());
   w.Key("frame_ms");
   w.BeginObject();
   w.Key("mean");
@@ -122,7 +278,8 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   w.Write(a.frames.measured);
   w.EndObject();
   w.Key("over_budget_frames");
-  w.Count(a.frames.over_budget.size());
+  w.Write(a.has_budget ? Value(uint64_t{a.frames.over_budget.size()}) : Value());
+  if (a.trace) WriteTrace(w, snap, *a.trace);
 
   std::vector<Value> values;
   const Selection sel = SelectNodes(a, options);

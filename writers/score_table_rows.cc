@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/text.h"
 #include "metrics/rollup.h"
 #include "writers/diff_formats.h"
 #include "writers/score_columns.h"
@@ -152,6 +153,13 @@ std::vector<std::string> TitleParts(const ScoredSnapshot& scored, const TextFn& 
   if (!snap.info.engine.empty()) parts.push_back(text(snap.info.engine));
   if (!snap.info.name.empty()) parts.push_back("\"" + text(snap.info.name) + "\"");
   const size_t frames = snap.samples.frame_count();
+  if (!a.has_budget) {
+    // Steps (docs/architecture.md#steps-are-not-frames): no budget to be over.
+    parts.push_back(fmt::format("{} step{}", frames, frames == 1 ? "" : "s"));
+    parts.push_back(fmt::format("step time mean {} / p95 {} / max {} ms, no budget (--budget-ms sets one)",
+                                Ms(a.frames.mean_ms), Ms(a.frames.p95_ms), Ms(a.frames.max_ms)));
+    return parts;
+  }
   parts.push_back(fmt::format("{} frame{}", frames, frames == 1 ? "" : "s"));
   parts.push_back(fmt::format("frame time mean {} / p95 {} / max {} ms ({}), budget {} ms",
                               Ms(a.frames.mean_ms), Ms(a.frames.p95_ms), Ms(a.frames.max_ms),
@@ -163,6 +171,85 @@ std::vector<std::string> TitleParts(const ScoredSnapshot& scored, const TextFn& 
                                 Percent(static_cast<double>(over) / static_cast<double>(frames))));
   return parts;
 }
+
+namespace {
+
+// The trace's own sections: the slowest step, GPU time, launches, memory, ranks.
+void TraceSections(const ScoredSnapshot& scored, const std::function<std::string(NodeIndex)>& node_id,
+                   std::vector<Section>& sections) {
+  const TraceSummary& t = *scored.analysis.trace;
+  if (t.slowest) {
+    const SlowestStep& s = *t.slowest;
+    std::string grew;
+    for (size_t i = 0; i < s.nodes.size() && i < 3; ++i) {
+      grew += fmt::format("{}{} +{} ms", i ? ", " : "", node_id(s.nodes[i].node), Ms(s.nodes[i].ms));
+    }
+    sections.push_back({"slowest step",
+                        {fmt::format("step {}: {} ms against a mean of {} ms{}{}", s.step, Ms(s.ms),
+                                     Ms(s.mean_ms), grew.empty() ? "" : "; grew most: ", grew)}});
+  }
+  if (!t.gpu.empty()) {
+    Section s{"GPU time (as HTA)", {}};
+    for (const RankGpuTime& r : t.gpu.ranks) {
+      const double span = r.kernel_span_ms > 0 ? r.kernel_span_ms : 1;
+      s.items.push_back(fmt::format(
+          "rank {}: span {} ms, busy {} ({} computing, {} other kernels), idle {}", r.rank,
+          Ms(r.kernel_span_ms), Percent(r.busy_ms / span), Percent(r.compute_ms / span),
+          Percent(r.non_compute_ms / span), Percent(r.idle_ms / span)));
+      for (const StreamTime& st : r.streams) {
+        const double idle = st.idle_ms != 0 ? st.idle_ms : 1;
+        s.items.push_back(fmt::format(
+            "  {}: {} kernels, {} ms; idle {} ms: host wait {}, kernel wait {}, other {}", st.label,
+            st.kernels, Ms(st.kernel_ms), Ms(st.idle_ms), Percent(st.idle_host_wait_ms / idle),
+            Percent(st.idle_kernel_wait_ms / idle), Percent(st.idle_other_ms / idle)));
+      }
+    }
+    const LaunchStats& l = t.gpu.launches;
+    if (l.count > 0) {
+      s.items.push_back(fmt::format(
+          "launches: {}, delay mean {} / p50 {} / p95 {} / max {} ms, {} ms in launch calls, {} "
+          "kernels under 10 µs ({})",
+          l.count, Ms(l.delay_mean_ms), Ms(l.delay_p50_ms), Ms(l.delay_p95_ms), Ms(l.delay_max_ms),
+          Ms(l.cpu_ms), l.kernels_under_10us,
+          Percent(static_cast<double>(l.kernels_under_10us) / static_cast<double>(l.count))));
+    }
+    if (t.gpu.overlap.communication_ms > 0) {
+      s.items.push_back(fmt::format(
+          "communication: {} ms, {} of it overlapped by computation", Ms(t.gpu.overlap.communication_ms),
+          Percent(t.gpu.overlap.overlapped_ms / t.gpu.overlap.communication_ms)));
+    }
+    sections.push_back(std::move(s));
+  }
+  if (!t.memory.empty()) {
+    Section s{"memory peaks", {}};
+    for (const MemoryPeak& m : t.memory) {
+      std::string of = m.total_mb > 0 ? fmt::format(" ({} of {} MB)", Percent(m.peak_reserved_mb / m.total_mb),
+                                                    Ms(m.total_mb))
+                                      : "";
+      s.items.push_back(fmt::format("rank {} {}: {} MB allocated, {} MB reserved{}", m.rank, m.device,
+                                    Ms(m.peak_allocated_mb), Ms(m.peak_reserved_mb), of));
+    }
+    sections.push_back(std::move(s));
+  }
+  if (t.job()) {
+    Section s{fmt::format("ranks ({})", t.ranks.size()), {}};
+    for (const RankSteps& r : t.ranks) {
+      std::string steps, straggles;
+      for (size_t i = 0; i < r.steps.size(); ++i) {
+        steps += fmt::format("{}{} {} ms", i ? ", " : "", r.steps[i], Ms(r.step_ms[i]));
+        if (r.straggler_ms[i]) {
+          straggles += fmt::format("{}{} (+{} ms)", straggles.empty() ? "" : ", ", r.steps[i],
+                                   Ms(*r.straggler_ms[i]));
+        }
+      }
+      s.items.push_back(fmt::format("rank {}: {}{}{}", r.rank, steps,
+                                    straggles.empty() ? "" : "; straggler in steps ", straggles));
+    }
+    sections.push_back(std::move(s));
+  }
+}
+
+}  // namespace
 
 std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, const TextFn& text) {
   const Network& net = scored.snapshot.network;
@@ -191,7 +278,26 @@ std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, co
   }
 
   const std::vector<NodeIndex>& path = a.critical_path.nodes;
-  if (!path.empty()) {
+  if (a.trace && a.trace->path) {
+    // The events' critical path (docs/architecture.md#event-critical-path).
+    const StepPath& p = *a.trace->path;
+    const size_t gpu = static_cast<size_t>(
+        std::count_if(p.events.begin(), p.events.end(), [](const auto& e) { return e.gpu; }));
+    Section s{"critical path (events)", {}};
+    s.items.push_back(fmt::format(
+        "{} (rank {}): {} ms of its {} ms, {} events ({} on the GPU): {} → … → {}",
+        p.step ? fmt::format("step {}", *p.step) : std::string("the whole trace"), p.rank,
+        Ms(p.length_ms), Ms(p.window_ms), p.events.size(), gpu,
+        p.events.empty() ? "" : text(TruncateMiddle(p.events.front().name, kIdWidth)),
+        p.events.empty() ? "" : text(TruncateMiddle(p.events.back().name, kIdWidth))));
+    std::string by_node;
+    for (size_t i = 0; i < p.per_node_ms.size() && i < 5; ++i) {
+      by_node += fmt::format("{}{} {} ms", i ? ", " : "", node_id(p.per_node_ms[i].first),
+                             Ms(p.per_node_ms[i].second));
+    }
+    if (!by_node.empty()) s.items.push_back("by node: " + by_node);
+    sections.push_back(std::move(s));
+  } else if (!path.empty()) {
     std::string ends = node_id(path.front());
     if (path.size() == 2) ends += " → " + node_id(path.back());
     if (path.size() > 2) ends += " → … → " + node_id(path.back());
@@ -199,6 +305,8 @@ std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, co
                         {fmt::format("{} ms/frame, {} node{}: {}", Ms(a.critical_path.weight),
                                      path.size(), path.size() == 1 ? "" : "s", ends)}});
   }
+
+  if (a.trace) TraceSections(scored, node_id, sections);
 
   if (!a.spikes.empty()) {
     Section s{"spikes in over-budget frames", {}};
