@@ -206,7 +206,8 @@ class PackParser : public YamlFields {
     const std::string scope = Text(node["scope"], where + ".scope");
     bool found = false;
     for (RuleScope s :
-         {RuleScope::kNode, RuleScope::kLoop, RuleScope::kCriticalPath, RuleScope::kFrames}) {
+         {RuleScope::kNode, RuleScope::kLoop, RuleScope::kCriticalPath, RuleScope::kFrames,
+          RuleScope::kGpu}) {
       if (RuleScopeName(s) == scope) {
         r.scope = s;
         found = true;

@@ -65,10 +65,10 @@
 namespace cookgraph {
 
 /// What a rule looks at: each node, each feedback loop, the critical path
-/// once, or the frames as a whole once.
-enum class RuleScope : uint8_t { kNode, kLoop, kCriticalPath, kFrames };
+/// once, the frames as a whole once, or each rank's GPU time (traces only).
+enum class RuleScope : uint8_t { kNode, kLoop, kCriticalPath, kFrames, kGpu };
 
-/// "node", "loop", "critical_path", "frames".
+/// "node", "loop", "critical_path", "frames", "gpu".
 std::string_view RuleScopeName(RuleScope scope);
 
 /// How a fact's value is written in a template: kMs with 3 decimals, kShare as

@@ -68,6 +68,30 @@ constexpr std::array<FactInfo, 9> kFrameFacts = {{
     {"mean_over_budget", U::kRatio},
 }};
 
+// Per rank with GPU work (metrics/gpu_time.h, metrics/trace_summary.h).
+constexpr std::array<FactInfo, 20> kGpuFacts = {{
+    {"idle_ms", U::kMs},  // first: the default order_by
+    {"kernel_span_ms", U::kMs},
+    {"idle_share", U::kShare},
+    {"compute_share", U::kShare},
+    {"host_wait_ms", U::kMs},
+    {"host_wait_share", U::kShare},
+    {"kernel_wait_ms", U::kMs},
+    {"kernel_wait_share", U::kShare},
+    {"launches", U::kCount},
+    {"tiny_kernels", U::kCount},
+    {"tiny_kernel_share", U::kShare},
+    {"launch_delay_p50_ms", U::kMs},
+    {"launch_delay_p95_ms", U::kMs},
+    {"launch_cpu_ms", U::kMs},
+    {"communication_ms", U::kMs},
+    {"comm_overlap_share", U::kShare},
+    {"memory_peak_mb", U::kMb},
+    {"memory_peak_share", U::kShare},
+    {"straggler_ms", U::kMs},
+    {"straggler_share", U::kShare},
+}};
+
 constexpr std::array<std::string_view, 6> kNodeText = {"node",       "type",   "family",
                                                        "downstream", "engine", "budget_ms"};
 constexpr std::array<std::string_view, 5> kLoopText = {"loop_nodes", "loop_kind", "costliest",
@@ -75,6 +99,8 @@ constexpr std::array<std::string_view, 5> kLoopText = {"loop_nodes", "loop_kind"
 constexpr std::array<std::string_view, 6> kPathText = {"path_nodes", "first",  "last",
                                                        "costliest",  "engine", "budget_ms"};
 constexpr std::array<std::string_view, 2> kFrameText = {"worst_nodes", "engine"};
+constexpr std::array<std::string_view, 6> kGpuText = {"rank",   "host_ops", "device",
+                                                      "engine", "straggler_step", "memory_device"};
 
 }  // namespace
 
@@ -88,6 +114,8 @@ std::string_view RuleScopeName(RuleScope scope) {
       return "critical_path";
     case RuleScope::kFrames:
       return "frames";
+    case RuleScope::kGpu:
+      return "gpu";
   }
   return "node";
 }
@@ -102,6 +130,8 @@ std::span<const FactInfo> ScopeFacts(RuleScope scope) {
       return kPathFacts;
     case RuleScope::kFrames:
       return kFrameFacts;
+    case RuleScope::kGpu:
+      return kGpuFacts;
   }
   return kNodeFacts;
 }
@@ -116,6 +146,8 @@ std::span<const std::string_view> TextPlaceholders(RuleScope scope) {
       return kPathText;
     case RuleScope::kFrames:
       return kFrameText;
+    case RuleScope::kGpu:
+      return kGpuText;
   }
   return kNodeText;
 }

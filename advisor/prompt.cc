@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <utility>
 
 #include "advisor/report/report_model.h"
@@ -310,6 +311,14 @@ class PromptWriter {
                                             Number(f.per_frame_ms), Percent(f.share));
                        }));
     const size_t n = frames.frame_ms.size();
+    if (!in_.analysis.has_budget) {
+      // Steps (docs/architecture.md#steps-are-not-frames): no budget to be over.
+      out += fmt::format("steps: {}; no step-time budget given\n", n);
+      out += fmt::format("step time: mean {} ms, p95 {} ms, max {} ms\n", Number(frames.mean_ms),
+                         Number(frames.p95_ms), Number(frames.max_ms));
+      if (in_.analysis.trace) out += TraceLines(*in_.analysis.trace);
+      return out;
+    }
     out += fmt::format("frames: {}", n);
     if (info.fps) out += fmt::format(" at {} fps", Number(*info.fps));
     out += fmt::format("; budget {} ms per frame\n", Number(in_.analysis.budget_ms));
@@ -318,6 +327,71 @@ class PromptWriter {
         frames.measured ? "measured" : "sum of cook times", Number(frames.mean_ms),
         Number(frames.p95_ms), Number(frames.max_ms), frames.over_budget.size(), n,
         Percent(n == 0 ? 0.0 : static_cast<double>(frames.over_budget.size()) / n));
+    if (in_.analysis.trace) out += TraceLines(*in_.analysis.trace);
+    return out;
+  }
+
+  // A trace's timeline in compact form: the slowest step, the GPU breakdown,
+  // launch statistics, communication, memory and ranks (metrics/trace_summary.h).
+  std::string TraceLines(const TraceSummary& t) const {
+    std::string out;
+    if (t.slowest) {
+      out += fmt::format("slowest step {}: {} ms (mean {} ms); grew most: {}\n", t.slowest->step,
+                         Number(t.slowest->ms), Number(t.slowest->mean_ms),
+                         ListNames(t.slowest->nodes, 3, ", ", [this](const NodeExcess& e) {
+                           return fmt::format("{} +{} ms", Id(e.node), Number(e.ms));
+                         }));
+    }
+    for (const RankGpuTime& r : t.gpu.ranks) {
+      const double span = r.kernel_span_ms > 0 ? r.kernel_span_ms : 1;
+      const double waits = r.host_wait_ms() + r.kernel_wait_ms() + r.other_wait_ms();
+      const double w = waits != 0 ? waits : 1;
+      out += fmt::format(
+          "GPU rank {}: kernel span {} ms; compute {}, other kernels {}, idle {} (of the streams' "
+          "idle time: host wait {}, kernel wait {}, other {})",
+          r.rank, Number(r.kernel_span_ms), Percent(r.compute_ms / span),
+          Percent(r.non_compute_ms / span), Percent(r.idle_ms / span),
+          Percent(r.host_wait_ms() / w), Percent(r.kernel_wait_ms() / w),
+          Percent(r.other_wait_ms() / w));
+      if (!r.host_wait_ops.empty()) {
+        out += "; CPU ops while the GPU waited for the host: " +
+               ListNames(r.host_wait_ops, 3, ", ", [](const HostWaitOp& op) {
+                 return fmt::format("{} {} ms", Clip(op.name, 64), Number(op.ms));
+               });
+      }
+      out += "\n";
+    }
+    const LaunchStats& l = t.gpu.launches;
+    if (l.count > 0) {
+      out += fmt::format(
+          "kernel launches: {}; launch delay mean {} ms, p50 {} ms, p95 {} ms, max {} ms; {} ms "
+          "in launch calls; {} kernels under 10 us ({})\n",
+          l.count, Number(l.delay_mean_ms), Number(l.delay_p50_ms), Number(l.delay_p95_ms),
+          Number(l.delay_max_ms), Number(l.cpu_ms), l.kernels_under_10us,
+          Percent(static_cast<double>(l.kernels_under_10us) / static_cast<double>(l.count)));
+    }
+    if (t.gpu.overlap.communication_ms > 0) {
+      out += fmt::format("communication kernels: {} ms, {} overlapped by computation\n",
+                         Number(t.gpu.overlap.communication_ms),
+                         Percent(t.gpu.overlap.overlapped_ms / t.gpu.overlap.communication_ms));
+    }
+    for (const MemoryPeak& m : t.memory) {
+      if (m.device == "cpu") continue;
+      out += fmt::format("memory rank {} {}: peak {} MB allocated, {} MB reserved{}\n", m.rank,
+                         m.device, Number(m.peak_allocated_mb), Number(m.peak_reserved_mb),
+                         m.total_mb > 0 ? fmt::format(" of {} MB", Number(m.total_mb)) : "");
+    }
+    if (t.job()) {
+      for (const RankSteps& r : t.ranks) {
+        double worst = 0;
+        for (const auto& s : r.straggler_ms) worst = std::max(worst, s.value_or(0));
+        out += fmt::format("rank {}: {} steps, mean {} ms{}\n", r.rank, r.steps.size(),
+                           Number(r.step_ms.empty() ? 0.0
+                                                    : std::accumulate(r.step_ms.begin(), r.step_ms.end(), 0.0) /
+                                                          static_cast<double>(r.step_ms.size())),
+                           worst > 0 ? fmt::format(", straggler by up to {} ms", Number(worst)) : "");
+      }
+    }
     return out;
   }
 

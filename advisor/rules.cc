@@ -406,6 +406,82 @@ std::vector<Subject> FrameSubjects(const Snapshot& snapshot, const Analysis& a,
   return {std::move(s)};
 }
 
+// One subject per rank with GPU work: its breakdown, the job's launches and
+// memory, and the straggler (metrics/trace_summary.h).
+std::vector<Subject> GpuSubjects(const Analysis& a, const std::string& engine) {
+  if (!a.trace || a.trace->gpu.empty()) return {};
+  const TraceSummary& t = *a.trace;
+  const LaunchStats& l = t.gpu.launches;
+  std::vector<Subject> out;
+  for (size_t i = 0; i < t.gpu.ranks.size(); ++i) {
+    const RankGpuTime& r = t.gpu.ranks[i];
+    Subject s;
+    s.order = i;
+    const double span = r.kernel_span_ms;
+    const double waits = r.host_wait_ms() + r.kernel_wait_ms() + r.other_wait_ms();
+    auto share = [](double part, double whole) -> std::optional<double> {
+      return whole > 0 ? std::optional<double>(part / whole) : std::nullopt;
+    };
+    double peak_mb = 0;
+    std::optional<double> peak_share;
+    std::string memory_device = "n/a";
+    for (const MemoryPeak& m : t.memory) {
+      if (m.rank != r.rank || m.device == "cpu") continue;
+      if (m.peak_reserved_mb > peak_mb) {
+        peak_mb = m.peak_reserved_mb;
+        memory_device = m.device;
+        peak_share = share(m.peak_reserved_mb, m.total_mb);
+      }
+    }
+    double straggler = 0;
+    int64_t straggler_step = -1;
+    double mean_step = 0;
+    for (const RankSteps& rs : t.ranks) {
+      if (rs.rank != r.rank) continue;
+      for (size_t k = 0; k < rs.steps.size(); ++k) {
+        mean_step += rs.step_ms[k] / static_cast<double>(rs.steps.size());
+        if (rs.straggler_ms[k] && *rs.straggler_ms[k] > straggler) {
+          straggler = *rs.straggler_ms[k];
+          straggler_step = rs.steps[k];
+        }
+      }
+    }
+    s.facts = {r.idle_ms,
+               span,
+               share(r.idle_ms, span),
+               share(r.compute_ms, span),
+               r.host_wait_ms(),
+               share(r.host_wait_ms(), waits),
+               r.kernel_wait_ms(),
+               share(r.kernel_wait_ms(), waits),
+               static_cast<double>(l.count),
+               static_cast<double>(l.kernels_under_10us),
+               share(static_cast<double>(l.kernels_under_10us), static_cast<double>(l.count)),
+               l.count > 0 ? std::optional<double>(l.delay_p50_ms) : std::nullopt,
+               l.count > 0 ? std::optional<double>(l.delay_p95_ms) : std::nullopt,
+               l.cpu_ms,
+               r.communication_ms,
+               share(t.gpu.overlap.overlapped_ms, t.gpu.overlap.communication_ms),
+               peak_mb,
+               peak_share,
+               straggler,
+               share(straggler, mean_step)};
+    std::string ops;
+    for (size_t k = 0; k < r.host_wait_ops.size() && k < 3; ++k) {
+      ops += fmt::format("{}{} ({:.3f} ms)", k ? ", " : "", r.host_wait_ops[k].name,
+                         r.host_wait_ops[k].ms);
+    }
+    s.text = {{"rank", std::to_string(r.rank)},
+              {"host_ops", ops.empty() ? "n/a" : ops},
+              {"device", r.streams.empty() ? "n/a" : r.streams[0].label},
+              {"engine", engine},
+              {"straggler_step", straggler_step >= 0 ? std::to_string(straggler_step) : "n/a"},
+              {"memory_device", memory_device}};
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 struct Ranked {
   Finding finding;
   double per_frame_ms = 0;
@@ -437,7 +513,7 @@ std::string_view SeverityName(Severity severity) {
 std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapshot,
                               const Analysis& analysis) {
   NodeFacts node_facts(pack, snapshot, analysis);
-  std::optional<std::vector<Subject>> loops, paths, frames;
+  std::optional<std::vector<Subject>> loops, paths, frames, gpu;
   std::vector<Ranked> ranked;
   for (const Rule& rule : pack.rules) {
     std::vector<Subject> hits;
@@ -462,6 +538,10 @@ std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapsho
         if (!frames) frames = FrameSubjects(snapshot, analysis, pack.engine);
         for (const auto& s : *frames) consider(s);
         break;
+      case RuleScope::kGpu:
+        if (!gpu) gpu = GpuSubjects(analysis, pack.engine);
+        for (const auto& s : *gpu) consider(s);
+        break;
     }
     std::stable_sort(hits.begin(), hits.end(), [&](const Subject& x, const Subject& y) {
       const double a = x.facts[rule.order_by].value_or(0), b = y.facts[rule.order_by].value_or(0);
@@ -481,6 +561,7 @@ std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapsho
         if (s.facts[e]) r.finding.numbers.emplace_back(std::string(facts[e].name), *s.facts[e]);
       }
       r.per_frame_ms = rule.scope == RuleScope::kFrames ? FactOr0(s, rule.scope, "mean_frame_ms")
+                       : rule.scope == RuleScope::kGpu  ? FactOr0(s, rule.scope, "idle_ms")
                                                         : FactOr0(s, rule.scope, "per_frame_ms");
       r.share = rule.scope == RuleScope::kFrames ? FactOr0(s, rule.scope, "over_budget_share")
                                                  : FactOr0(s, rule.scope, "share");

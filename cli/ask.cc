@@ -186,6 +186,7 @@ std::function<int()> SetupAsk(CLI::App& sub) {
                  "holding a GStreamer recording")
       ->required();
   AddFormatOptions(sub, args->input);
+  AddBudgetOption(sub, args->input.budget_ms);
   sub.add_option("QUESTION", args->question, "what to ask about the network")->required();
   AddLlmOptions(sub, args->llm);
   sub.add_flag("--dry-run", args->dry_run,

@@ -1,5 +1,7 @@
 #include "cli/input.h"
 
+#include <charconv>
+#include <cmath>
 #include <regex>
 
 #include "adapters/input_files.h"
@@ -14,6 +16,21 @@ ReadOptions InputArgs::options() const {
   options.frame_marker = frame_marker;
   for (const std::string& limit : limits) (void)SetLimit(options.limits, limit);  // checked
   return options;
+}
+
+void AddBudgetOption(CLI::App& sub, std::optional<double>& budget_ms) {
+  sub.add_option("--budget-ms", budget_ms,
+                 "frame budget in ms (default: the snapshot's, else 1000/fps, else 16.667; "
+                 "training and inference traces have none unless given)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            double v = 0;
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            bool ok = ec == std::errc() && end == text.data() + text.size() && std::isfinite(v) &&
+                      v > 0 && v <= 1e9;
+            return ok ? "" : "must be a number of milliseconds > 0, got '" + text.substr(0, 40) + "'";
+          },
+          "MS"));
 }
 
 void AddFormatOptions(CLI::App& sub, InputArgs& args) {

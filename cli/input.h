@@ -21,6 +21,7 @@ struct InputArgs {
   std::optional<std::string> format_in;
   std::optional<std::string> frame_marker;
   std::vector<std::string> limits;  // --limit KEY=VALUE, in order (checked by CLI11)
+  std::optional<double> budget_ms;  // --budget-ms, where the command has it
 
   /// The paths joined by " + ", for messages and reports.
   std::string name() const;
@@ -29,6 +30,9 @@ struct InputArgs {
 
 /// Adds --format-in, --frame-marker and --limit.
 void AddFormatOptions(CLI::App& sub, InputArgs& args);
+
+/// Adds --budget-ms (a frame budget in ms > 0) into `budget_ms`.
+void AddBudgetOption(CLI::App& sub, std::optional<double>& budget_ms);
 
 /// Adds the positional INPUT (one path, or a GStreamer dump and its log) and
 /// the format options.

@@ -54,7 +54,7 @@ std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
     return kExitInput;
   }
   judged->snapshot = std::move(*snapshot);
-  judged->analysis = Analyse(judged->snapshot);
+  judged->analysis = Analyse(judged->snapshot, AnalysisOptions{.budget_ms = input.budget_ms});
   for (const std::string& w : judged->analysis.warnings) PrintWarning(input.name(), w);
   Result<KnowledgePack> pack = pack_path.empty() ? BuiltinPack(judged->snapshot.info.engine)
                                                  : LoadPack(pack_path);

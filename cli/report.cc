@@ -183,6 +183,7 @@ int RunReport(const ReportArgs& args) {
 std::function<int()> SetupReport(CLI::App& sub) {
   auto args = std::make_shared<ReportArgs>();
   AddInputArgument(sub, args->input);
+  AddBudgetOption(sub, args->input.budget_ms);
   sub.add_option("-o,--output", args->output,
                  "where to write; the extension picks the format: .html (or .htm), .md")
       ->required();

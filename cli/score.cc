@@ -220,17 +220,7 @@ std::function<int()> SetupScore(CLI::App& sub) {
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--sort", args->sort, "rank by score (default), avg, p95, max, per-frame, gpu or upstream")
       ->check(CLI::IsMember({"score", "avg", "p95", "max", "per-frame", "gpu", "upstream"}));
-  sub.add_option("--budget-ms", args->budget_ms,
-                 "frame budget in ms (default: the snapshot's, else 1000/fps, else 16.667)")
-      ->check(CLI::Validator(
-          [](const std::string& text) -> std::string {
-            double v = 0;
-            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-            bool ok = ec == std::errc() && end == text.data() + text.size() && std::isfinite(v) &&
-                      v > 0 && v <= 1e9;
-            return ok ? "" : "must be a number of milliseconds > 0, got '" + text.substr(0, 40) + "'";
-          },
-          "MS"));
+  AddBudgetOption(sub, args->budget_ms);
   sub.add_option("--group-by", args->group_by, "roll the rows up by container")
       ->check(CLI::IsMember({"container"}));
   sub.add_option("-j,--jobs", args->jobs, "worker threads (default: one per core)")

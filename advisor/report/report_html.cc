@@ -9,6 +9,7 @@
 #include "advisor/report/report_model.h"
 #include "advisor/report/report_renderers.h"
 #include "advisor/report/report_svg.h"
+#include "advisor/report/report_timeline.h"
 #include "base/text.h"
 #include "writers/diff_formats.h"
 
@@ -34,11 +35,17 @@ th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: lef
   vertical-align: top; } td.n, th.n { text-align: right; white-space: nowrap; }
 th { background: var(--panel); } code, .id { font-family: ui-monospace, monospace;
   font-size: 0.92em; overflow-wrap: anywhere; }
+.nowrap { white-space: nowrap; }
 .chart { display: block; background: var(--panel); border-radius: 6px; margin: 8px 0; }
 .chart .grid { stroke: var(--line); stroke-width: 1; }
 .chart .label { fill: var(--muted); font: 12px system-ui, sans-serif; }
 .chart .series { fill: none; stroke: var(--accent); stroke-width: 1.5; }
 .chart .budget { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 6 4; }
+.ev-op { fill: #4e79a7; } .ev-runtime { fill: #b07aa1; } .ev-note { fill: #bab0ac; }
+.ev-kernel { fill: #59a14f; } .ev-comm { fill: #e15759; } .ev-copy { fill: #f28e2b; }
+.ev-wait { fill: #edc948; } .ev-many { fill: #76b7b2; }
+.gpu-compute { fill: #59a14f; } .gpu-other { fill: #e15759; } .gpu-host-wait { fill: #9c9c9c; }
+.gpu-kernel-wait { fill: #c8c8c8; } .gpu-idle-other { fill: #e3e3e3; }
 .chart .budget-label { fill: var(--bad); } .chart .over { fill: var(--bad); }
 .chart .bar { fill: var(--accent); } .chart .bar.critical { fill: var(--warn); }
 .bad { color: var(--bad); font-weight: 600; } .ok { color: var(--good); font-weight: 600; }
@@ -83,6 +90,15 @@ void Summary(const ReportInput& in, std::string& out) {
                   in.snapshot.network.edges().size()));
   Row(out, "frames", std::to_string(f.frame_ms.size()));
   Row(out, "fps", info.fps ? Number(*info.fps) : "(not given)");
+  if (!in.analysis.has_budget) {
+    // Steps (docs/architecture.md#steps-are-not-frames): no budget to be over.
+    Row(out, "budget", "none (steps of a trace; --budget-ms sets one)");
+    Row(out, "step time", fmt::format("mean {} ms, p95 {} ms, max {} ms", Ms(f.mean_ms),
+                                      Ms(f.p95_ms), Ms(f.max_ms)));
+    Row(out, "findings", std::to_string(in.findings.size()));
+    out += "</table></section>\n";
+    return;
+  }
   Row(out, "budget", Ms(in.analysis.budget_ms) + " ms");
   Row(out, "frame time",
       fmt::format("mean {} ms, p95 {} ms, max {} ms ({})", Ms(f.mean_ms), Ms(f.p95_ms),
@@ -158,6 +174,14 @@ void Comparison(const ReportInput& in, std::string& out) {
   out += "</section>\n";
 }
 
+// A name of any length (a C++ kernel's signature runs to hundreds of
+// characters) as one line: cut in the middle, the full text on hover.
+std::string Elided(const std::string& name, size_t width) {
+  const std::string shown = TruncateMiddle(name, width);
+  if (shown == name) return EscapeHtml(name);
+  return fmt::format("<span title=\"{}\">{}</span>", EscapeHtml(name), EscapeHtml(shown));
+}
+
 void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::string& out) {
   out += fmt::format(
       "<section id=\"top-nodes\"><h2>Top nodes</h2>\n<p class=\"muted\">The {} costliest of {} "
@@ -180,10 +204,12 @@ void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::strin
     const NodeStats& s = in.analysis.stats[r.node];
     const Node& node = in.snapshot.network.node(r.node);
     out += fmt::format(
-        "<tr><td class=\"n\">{}</td><td class=\"id\">{}</td><td>{}</td><td class=\"n\">{}</td>"
+        "<tr><td class=\"n\">{}</td><td class=\"id nowrap\">{}</td><td class=\"nowrap\">{}</td>"
+        "<td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
-        r.rank, EscapeHtml(node.id), EscapeHtml(node.type), Ms(s.score), Ms(s.avg_ms), Ms(s.p95_ms),
+        r.rank, Elided(node.id, 48), node.type == node.id ? "" : Elided(node.type, 32), Ms(s.score),
+        Ms(s.avg_ms), Ms(s.p95_ms),
         Ms(s.max_ms), Ms(s.per_frame_ms), Percent(s.share), Flags(in.analysis, r.node));
   }
   out += "</tbody></table></section>\n";
@@ -280,6 +306,50 @@ void HeatmapSection(const ReportInput& in, std::string& out) {
   out += "<div class=\"heatmap\">" + InlineSvg(in.heatmap->svg) + "</div>\n</section>\n";
 }
 
+// GPU time per rank and stream, and the timeline of the slowest step.
+void TraceSections(const ReportInput& in, std::string& out) {
+  const TraceSummary& t = *in.analysis.trace;
+  if (!t.gpu.empty()) {
+    out += "<section id=\"gpu-time\"><h2>GPU time</h2>\n";
+    out += GpuBreakdownSvg(t);
+    out += "<table><thead><tr><th>rank</th><th>stream</th><th>kernels</th><th>kernel ms</th>"
+           "<th>idle ms</th><th>host wait</th><th>kernel wait</th><th>other</th></tr></thead>"
+           "<tbody>\n";
+    for (const RankGpuTime& r : t.gpu.ranks) {
+      for (const StreamTime& s : r.streams) {
+        out += fmt::format(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+            "<td>{}</td></tr>\n",
+            r.rank, EscapeHtml(s.label), s.kernels, Ms(s.kernel_ms), Ms(s.idle_ms),
+            Ms(s.idle_host_wait_ms), Ms(s.idle_kernel_wait_ms), Ms(s.idle_other_ms));
+      }
+    }
+    out += "</tbody></table>\n";
+    const LaunchStats& l = t.gpu.launches;
+    if (l.count > 0) {
+      out += fmt::format(
+          "<p>{} launches: delay mean {} ms, p50 {} ms, p95 {} ms, max {} ms; {} ms in launch "
+          "calls; {} kernels under 10 µs ({}).</p>\n",
+          l.count, Ms(l.delay_mean_ms), Ms(l.delay_p50_ms), Ms(l.delay_p95_ms), Ms(l.delay_max_ms),
+          Ms(l.cpu_ms), l.kernels_under_10us,
+          Percent(static_cast<double>(l.kernels_under_10us) / static_cast<double>(l.count)));
+    }
+    out += "</section>\n";
+  }
+  if (t.slowest) {
+    const std::string svg = StepTimelineSvg(in.snapshot, t.slowest->frame);
+    if (!svg.empty()) {
+      out += fmt::format(
+          "<section id=\"timeline\"><h2>Timeline of the slowest step</h2>\n<p class=\"muted\">"
+          "Step {}: {} ms against a mean of {} ms; rank {}. Hover a box for its event.</p>\n",
+          t.slowest->step, Ms(t.slowest->ms), Ms(t.slowest->mean_ms),
+          in.snapshot.timelines.front().rank);
+      out += svg;
+      out += "</section>\n";
+    }
+  }
+}
+
 void Findings(const ReportInput& in, std::string& out) {
   out += "<section id=\"findings\"><h2>Findings</h2>\n";
   if (in.findings.empty()) out += "<p>No rule of the knowledge pack matched.</p>\n";
@@ -337,12 +407,14 @@ std::string RenderReportHtml(const ReportInput& in) {
          "</span>. Times in milliseconds.</p></header>\n<main>\n";
   Summary(in, out);
   Comparison(in, out);
-  out += "<section id=\"frame-time\"><h2>Frame time</h2>\n";
+  out += in.analysis.has_budget ? "<section id=\"frame-time\"><h2>Frame time</h2>\n"
+                                : "<section id=\"frame-time\"><h2>Step time</h2>\n";
   out += FrameTimeChart(in.snapshot, in.analysis);
   out += "</section>\n";
   TopNodes(in, rows, out);
   Families(in, out);
   Loops(in, out);
+  if (in.analysis.trace) TraceSections(in, out);
   CriticalPathSection(in, out);
   HeatmapSection(in, out);
   Findings(in, out);

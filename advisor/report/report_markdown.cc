@@ -86,6 +86,15 @@ void Summary(const ReportInput& in, std::string& out) {
                                  CookedCount(in.analysis), in.snapshot.network.edges().size())});
   TableRow(out, {"frames", std::to_string(f.frame_ms.size())});
   TableRow(out, {"fps", info.fps ? Number(*info.fps) : "(not given)"});
+  if (!in.analysis.has_budget) {
+    // Steps (docs/architecture.md#steps-are-not-frames): no budget to be over.
+    TableRow(out, {"budget", "none (steps of a trace; --budget-ms sets one)"});
+    TableRow(out, {"step time", fmt::format("mean {} ms, p95 {} ms, max {} ms", Ms(f.mean_ms),
+                                            Ms(f.p95_ms), Ms(f.max_ms))});
+    TableRow(out, {"findings", std::to_string(in.findings.size())});
+    out += '\n';
+    return;
+  }
   TableRow(out, {"budget", Ms(in.analysis.budget_ms) + " ms"});
   TableRow(out,
            {"frame time",

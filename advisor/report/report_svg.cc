@@ -34,9 +34,13 @@ std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
   std::string out = fmt::format(
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-labelledby=\"frame-chart-title\">\n"
-      "<title id=\"frame-chart-title\">Frame time per frame (ms) against the budget of {} ms; "
-      "{} of {} frames over budget</title>\n",
-      kWidth, kHeight, Ms(analysis.budget_ms), frames.over_budget.size(), ms.size());
+      "<title id=\"frame-chart-title\">{}</title>\n",
+      kWidth, kHeight,
+      analysis.has_budget
+          ? fmt::format("Frame time per frame (ms) against the budget of {} ms; {} of {} frames "
+                        "over budget",
+                        Ms(analysis.budget_ms), frames.over_budget.size(), ms.size())
+          : fmt::format("Step time per step (ms), {} steps, no budget", ms.size()));
   if (ms.empty()) {
     out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\">no frames</text>\n</svg>\n", kLeft,
                        kTop + plot_h / 2);
@@ -77,7 +81,7 @@ std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
     out += C(x(c)) + "," + C(y(value[c]));
   }
   out += "\"/>\n";
-  out += fmt::format(
+  if (analysis.has_budget) out += fmt::format(
       "<line class=\"budget\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
       "<text class=\"label budget-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">budget {} "
       "ms</text>\n",

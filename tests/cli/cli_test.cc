@@ -545,4 +545,72 @@ TEST(CliBadInput, ABatchWithOneBadFileStillReportsTheGoodOnes) {
   for (const char* e : kExamples) EXPECT_NE(table.out.find(e), std::string::npos) << e;
 }
 
+// Steps are not frames (docs/architecture.md#steps-are-not-frames): no real
+// training or inference trace gets a budget, an over-budget column or a
+// budget finding unless --budget-ms gives one; then it does.
+TEST(Cli, TrainingTracesHaveNoBudgetUnlessOneIsGiven) {
+  const std::string traces = kSource + "/tests/data/fixtures/traces";
+  for (const auto& entry : fs::directory_iterator(traces)) {
+    const std::string path = entry.path().string();
+    if (!path.ends_with(".json") && !path.ends_with(".json.gz") && !entry.is_directory()) continue;
+    CliRun score = Cookgraph("score '" + path + "' --format json --top 1");
+    ASSERT_EQ(score.exit_code, 0) << path << score.err;
+    const json s = json::parse(score.out)["snapshots"][0];
+    EXPECT_TRUE(s["frame_budget_ms"].is_null()) << path;
+    EXPECT_TRUE(s["over_budget_frames"].is_null()) << path;
+    TempDir dir;
+    CliRun report = Cookgraph("report '" + path + "' -o '" + dir / "r.md" + "' --no-llm");
+    ASSERT_EQ(report.exit_code, 0) << path << report.err;
+    const std::string md = Slurp(dir / "r.md");
+    EXPECT_EQ(md.find("frame-budget-overrun"), std::string::npos) << path;
+    EXPECT_EQ(md.find("mean-over-budget"), std::string::npos) << path;
+    EXPECT_NE(md.find("none (steps of a trace"), std::string::npos) << path;
+    // No loop that is not a real cycle; no critical path longer than its step.
+    CliRun graph = Cookgraph("graph '" + path + "' --format json");
+    ASSERT_EQ(graph.exit_code, 0) << path << graph.err;
+    const json g = json::parse(graph.out);
+    EXPECT_TRUE(g["loops"].empty()) << path;
+    if (g["critical_path"].contains("length_ms")) {
+      EXPECT_LE(g["critical_path"]["length_ms"].get<double>(),
+                g["critical_path"]["window_ms"].get<double>() + 1e-9)
+          << path;
+      EXPECT_FALSE(g["critical_path"]["events"].empty()) << path;
+    }
+  }
+  TempDir dir;
+  const std::string trace = traces + "/kineto_resnet50_workers4.json.gz";
+  CliRun report = Cookgraph("report '" + trace + "' -o '" + dir / "r.md" + "' --no-llm --budget-ms 50");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(Slurp(dir / "r.md").find("mean-over-budget"), std::string::npos);
+}
+
+// A folder of the ranks of one job is one job: per-rank step times and a
+// straggler per step (docs/formats.md#one-job-many-ranks).
+TEST(Cli, AFolderOfRanksScoresAsOneJob) {
+  CliRun run = Cookgraph("score tests/data/fixtures/traces/hta_two_ranks --format json --top 3");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(run.out);
+  ASSERT_EQ(doc["snapshots"].size(), 1u);
+  const json& s = doc["snapshots"][0];
+  EXPECT_EQ(s["name"], "hta_two_ranks");
+  ASSERT_EQ(s["ranks"].size(), 2u);
+  EXPECT_EQ(s["ranks"][0]["steps"], json::parse("[551, 552]"));
+  EXPECT_EQ(s["ranks"][1]["step_ms"], json::parse("[607.904, 630.639]"));
+  // Rank 1 is slower in both steps: by half the gap to rank 0 (the median of two).
+  EXPECT_EQ(s["ranks"][0]["straggler"], json::parse("[null, null]"));
+  EXPECT_NEAR(s["ranks"][1]["straggler"][0].get<double>(), 0.296, 1e-9);
+  EXPECT_NEAR(s["ranks"][1]["straggler"][1].get<double>(), 3.8555, 1e-9);
+  ASSERT_EQ(s["gpu"]["ranks"].size(), 2u);
+  // The same job from its two files, and through the report.
+  CliRun files = Cookgraph(
+      "score tests/data/fixtures/traces/hta_two_ranks/rank-0.json.gz "
+      "tests/data/fixtures/traces/hta_two_ranks/rank-1.json.gz --format json --top 3");
+  ASSERT_EQ(files.exit_code, 0) << files.err;
+  EXPECT_EQ(json::parse(files.out)["snapshots"][0]["ranks"], s["ranks"]);
+  TempDir dir;
+  CliRun report = Cookgraph("report tests/data/fixtures/traces/hta_two_ranks -o '" + dir / "r.html" + "' --no-llm");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(Slurp(dir / "r.html").find("id=\"gpu-time\""), std::string::npos);
+}
+
 }  // namespace

@@ -87,8 +87,8 @@ TEST_F(ReportCli, HtmlAndMarkdownNumbersMatchScoreJson) {
     const std::string id = node["id"];  // the example's ids need no HTML escaping
     const std::string rank = std::to_string(node["rank"].get<int>());
     const std::string type = node["type"];
-    const std::string html_row = "<tr><td class=\"n\">" + rank + "</td><td class=\"id\">" + id +
-                                 "</td><td>" + type + "</td><td class=\"n\">" + ms("score") +
+    const std::string html_row = "<tr><td class=\"n\">" + rank + "</td><td class=\"id nowrap\">" + id +
+                                 "</td><td class=\"nowrap\">" + type + "</td><td class=\"n\">" + ms("score") +
                                  "</td><td class=\"n\">" + ms("avg_ms") + "</td><td class=\"n\">" +
                                  ms("p95_ms") + "</td><td class=\"n\">" + ms("max_ms") +
                                  "</td><td class=\"n\">" + ms("per_frame_ms") + "</td>";

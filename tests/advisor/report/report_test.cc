@@ -95,8 +95,8 @@ TEST_F(ReportTest, HtmlNumbersAreTheAnalysis) {
   const NodeStats& top = analysis_.stats[Top()];
   // The top node's row: rank 1, its escaped id, score, avg, p95, max, per-frame.
   const std::string row = fmt::format(
-      "<tr><td class=\"n\">1</td><td class=\"id\">&lt;script&gt;alert(1)&lt;/script&gt;</td>"
-      "<td>noiseTOP</td><td class=\"n\">{:.3f}</td><td class=\"n\">{:.3f}</td>"
+      "<tr><td class=\"n\">1</td><td class=\"id nowrap\">&lt;script&gt;alert(1)&lt;/script&gt;</td>"
+      "<td class=\"nowrap\">noiseTOP</td><td class=\"n\">{:.3f}</td><td class=\"n\">{:.3f}</td>"
       "<td class=\"n\">{:.3f}</td><td class=\"n\">{:.3f}</td><td class=\"n\">{:.3f}</td>",
       top.score, top.avg_ms, top.p95_ms, top.max_ms, top.per_frame_ms);
   EXPECT_NE(html.find(row), std::string::npos) << row;
