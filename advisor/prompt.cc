@@ -210,7 +210,9 @@ class PromptWriter {
       data += fmt::format("{} of {} loops left out for the token budget (the cheapest).\n",
                           loops_.size() - s.loops, loops_.size());
     }
-    data += "\n## Critical path (the costliest chain of dependent cooks, by ms per frame)\n";
+    data += in_.analysis.trace && in_.analysis.trace->path
+                ? "\n## Critical path (of events, as Holistic Trace Analysis builds it)\n"
+                : "\n## Critical path (the costliest chain of dependent cooks, by ms per frame)\n";
     if (path_.empty()) {
       data += "none (nothing cooked)\n";
     } else if (s.path) {
@@ -429,22 +431,49 @@ class PromptWriter {
     return line + "\n";
   }
 
-  std::string PathLine() const {
-    const Path& path = in_.analysis.critical_path;
-    if (path.nodes.empty()) return "";
-    std::string names;
-    const size_t n = path.nodes.size();
+  // The `n` items of a path joined by " -> ": the first and last ones of a long
+  // path matter most, so both ends are kept and the middle is counted.
+  template <typename NameOf>
+  static std::string BothEnds(size_t n, NameOf name_of) {
+    std::string out;
     for (size_t i = 0; i < n; ++i) {
-      // The first and last nodes of a long path matter most: keep both ends.
       if (n > kPathNodesListed && i == kPathNodesListed / 2) {
-        names += fmt::format(" -> ({} more)", n - kPathNodesListed);
+        out += fmt::format(" -> ({} more)", n - kPathNodesListed);
         i = n - kPathNodesListed / 2 - 1;
         continue;
       }
-      if (i > 0) names += " -> ";
-      names += Id(path.nodes[i]);
+      if (i > 0) out += " -> ";
+      out += name_of(i);
     }
-    return fmt::format("{} nodes, {} ms per frame: {}\n", n, Number(path.weight), names);
+    return out;
+  }
+
+  std::string PathLine() const {
+    if (in_.analysis.trace && in_.analysis.trace->path) return EventPathLine(*in_.analysis.trace->path);
+    const Path& path = in_.analysis.critical_path;
+    if (path.nodes.empty()) return "";
+    const size_t n = path.nodes.size();
+    return fmt::format("{} nodes, {} ms per frame: {}\n", n, Number(path.weight),
+                       BothEnds(n, [&](size_t i) { return Id(path.nodes[i]); }));
+  }
+
+  // A trace's critical path is its events' (docs/architecture.md#event-critical-path):
+  // the step, its length, the time per node, and both ends of the events.
+  std::string EventPathLine(const StepPath& p) const {
+    const size_t gpu = static_cast<size_t>(
+        std::count_if(p.events.begin(), p.events.end(), [](const auto& e) { return e.gpu; }));
+    std::string out = fmt::format(
+        "events of {} on rank {}: {} ms of the step's {} ms; {} events, {} of them on the GPU\n",
+        p.step ? fmt::format("step {}", *p.step) : std::string("the whole trace"), p.rank,
+        Number(p.length_ms), Number(p.window_ms), p.events.size(), gpu);
+    out += "time on the path by node: " +
+           ListNames(p.per_node_ms, kPathNodesListed, ", ", [this](const auto& entry) {
+             return fmt::format("{} {} ms", Id(entry.first), Number(entry.second));
+           }) +
+           "\n";
+    return out + "events in order: " + BothEnds(p.events.size(), [&](size_t i) {
+             return fmt::format("{} [{}]", Clip(p.events[i].name, 64), p.events[i].gpu ? "GPU" : "CPU");
+           }) + "\n";
   }
 
   static std::string NodesHeader() {

@@ -210,6 +210,45 @@ GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
     rank.rank = t.rank;
     rank.kernels = gpu.size();
 
+    // Per step: the same breakdown over the step's GPU events.
+    {
+      std::vector<std::vector<uint32_t>> by_frame;
+      // A GPU event is in the step its launch call ran in; without a launch
+      // call, or without step markers, it is in no step.
+      for (uint32_t i : gpu) {
+        const uint32_t f = t.events[i].frame;
+        if (f == kNoIndex || t.events[i].link == kNoIndex || f >= t.markers.size() ||
+            t.markers[f] == kNoIndex) {
+          continue;
+        }
+        if (f >= by_frame.size()) by_frame.resize(f + 1);
+        by_frame[f].push_back(i);
+      }
+      for (size_t f = 0; f < by_frame.size(); ++f) {
+        if (by_frame[f].empty()) continue;
+        std::vector<std::pair<int64_t, int64_t>> all_step, compute_step;
+        for (uint32_t i : by_frame[f]) {
+          const TimelineEvent& e = t.events[i];
+          all_step.emplace_back(e.start_ns, e.end_ns());
+          if (KernelTypeOf(t.name(e), e.kind) == KernelType::kComputation) {
+            compute_step.emplace_back(e.start_ns, e.end_ns());
+          }
+        }
+        const int64_t lo = std::min_element(all_step.begin(), all_step.end())->first;
+        int64_t hi = INT64_MIN;
+        for (const auto& iv : all_step) hi = std::max(hi, iv.second);
+        const int64_t busy_step = UnionLength(all_step);
+        const int64_t compute_step_ns = UnionLength(std::move(compute_step));
+        rank.steps.push_back(StepGpuTime{
+            .step = f < t.steps.size() ? t.steps[f] : static_cast<int64_t>(f),
+            .kernels = by_frame[f].size(),
+            .kernel_span_ms = Ms(hi - lo),
+            .idle_ms = Ms(hi - lo - busy_step),
+            .compute_ms = Ms(compute_step_ns),
+            .non_compute_ms = Ms(busy_step - compute_step_ns)});
+      }
+    }
+
     // The temporal breakdown (breakdown_analysis.py get_temporal_breakdown).
     std::vector<std::pair<int64_t, int64_t>> all, compute, comm, memory;
     int64_t first = INT64_MAX, last = INT64_MIN;

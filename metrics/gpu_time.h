@@ -48,6 +48,14 @@ struct HostWaitOp {
   double ms = 0;  // its overlap with the host-wait gaps
 };
 
+/// The temporal breakdown of the GPU events of one step: those whose launch
+/// call ran in it (they may run past its end).
+struct StepGpuTime {
+  int64_t step = 0;  // its number
+  size_t kernels = 0;
+  double kernel_span_ms = 0, idle_ms = 0, compute_ms = 0, non_compute_ms = 0;
+};
+
 struct RankGpuTime {
   uint32_t rank = 0;
   size_t kernels = 0;
@@ -59,6 +67,7 @@ struct RankGpuTime {
   double communication_ms = 0;  // union of communication kernels
   double memory_ms = 0;         // union of copies and memsets
   std::vector<StreamTime> streams;
+  std::vector<StepGpuTime> steps;  // per step with GPU events, in step order
   /// The top-level CPU ops and annotations on the launching threads that ran
   /// during host-wait gaps, most overlap first (up to 5).
   std::vector<HostWaitOp> host_wait_ops;

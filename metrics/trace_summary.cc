@@ -40,6 +40,26 @@ std::vector<MemoryPeak> MemoryPeaks(const Timeline& t) {
         if (d.id == key.second) peak.total_mb = BytesToMb(d.total_memory);
       }
     }
+    // Per step: the peaks of the events inside its marker's span.
+    for (size_t f = 0; f < t.markers.size(); ++f) {
+      if (t.markers[f] == kNoIndex) continue;
+      const TimelineEvent& m = t.events[t.markers[f]];
+      auto first = std::partition_point(t.memory.begin(), t.memory.end(), [&](const MemoryEvent& e) {
+        return e.ts_ns < m.start_ns;
+      });
+      StepMemory step{.step = f < t.steps.size() ? t.steps[f] : static_cast<int64_t>(f)};
+      bool any = false;
+      for (auto it = first; it != t.memory.end() && it->ts_ns < m.end_ns(); ++it) {
+        if (it->device_type != key.first || it->device != key.second) continue;
+        const double allocated = BytesToMb(it->total_allocated), reserved = BytesToMb(it->total_reserved);
+        step.peak_allocated_mb = any ? std::max(step.peak_allocated_mb, allocated) : allocated;
+        step.peak_reserved_mb = any ? std::max(step.peak_reserved_mb, reserved) : reserved;
+        any = true;
+      }
+      if (any) peak.steps.push_back(step);
+    }
+    std::sort(peak.steps.begin(), peak.steps.end(),
+              [](const StepMemory& a, const StepMemory& b) { return a.step < b.step; });
     out.push_back(std::move(peak));
   }
   return out;

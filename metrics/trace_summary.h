@@ -18,11 +18,18 @@
 
 namespace cookgraph {
 
+struct StepMemory {
+  int64_t step = 0;
+  double peak_allocated_mb = 0, peak_reserved_mb = 0;
+};
+
 struct MemoryPeak {
   uint32_t rank = 0;
   std::string device;  // "cpu", "cuda:0", or "devtypeT:N" for other device types
   double peak_allocated_mb = 0, peak_reserved_mb = 0;
   double total_mb = 0;  // the device's memory (deviceProperties); 0 = not given
+  /// Per step with [memory] events in its span [start, end), the peaks there.
+  std::vector<StepMemory> steps;
 };
 
 struct RankSteps {

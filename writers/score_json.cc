@@ -145,6 +145,25 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
       w.Number(r.communication_ms);
       w.Key("memory_ms");
       w.Number(r.memory_ms);
+      w.Key("steps");
+      w.BeginArray();
+      for (const StepGpuTime& s : r.steps) {
+        w.BeginObject();
+        w.Key("step");
+        w.Write(Value(int64_t{s.step}));
+        w.Key("kernels");
+        w.Count(s.kernels);
+        w.Key("kernel_span_ms");
+        w.Number(s.kernel_span_ms);
+        w.Key("idle_ms");
+        w.Number(s.idle_ms);
+        w.Key("compute_ms");
+        w.Number(s.compute_ms);
+        w.Key("non_compute_ms");
+        w.Number(s.non_compute_ms);
+        w.EndObject();
+      }
+      w.EndArray();
       w.Key("streams");
       w.BeginArray();
       for (const StreamTime& s : r.streams) {
@@ -216,6 +235,19 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
     w.Number(m.peak_reserved_mb);
     w.Key("total_mb");
     w.Write(m.total_mb > 0 ? Value(m.total_mb) : Value());
+    w.Key("steps");
+    w.BeginArray();
+    for (const StepMemory& s : m.steps) {
+      w.BeginObject();
+      w.Key("step");
+      w.Write(Value(int64_t{s.step}));
+      w.Key("peak_allocated_mb");
+      w.Number(s.peak_allocated_mb);
+      w.Key("peak_reserved_mb");
+      w.Number(s.peak_reserved_mb);
+      w.EndObject();
+    }
+    w.EndArray();
     w.EndObject();
   }
   w.EndArray();

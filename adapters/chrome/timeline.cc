@@ -80,9 +80,10 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
 
   // Tracks: CPU threads, then GPU streams, each by (pid, tid) as numbers
   // where they are numbers.
-  std::unordered_map<uint32_t, uint32_t> track_of;  // interned thread -> track
+  // Interned thread -> track; a table, as every slice looks its thread up.
+  std::vector<uint32_t> track_of(r.strings.size(), kNoIndex);
   for (const Key& k : keys) {
-    if (track_of.count(k.thread) > 0) continue;
+    if (track_of[k.thread] != kNoIndex) continue;
     const std::string& name = r.strings.str(k.thread);
     const size_t sep = name.find('\x1F');
     Track track;
@@ -121,7 +122,9 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     sorted_tracks.push_back(std::move(t.tracks[track_order[pos]]));
   }
   t.tracks = std::move(sorted_tracks);
-  for (auto& [thread, track] : track_of) track = renumber[track];
+  for (uint32_t& track : track_of) {
+    if (track != kNoIndex) track = renumber[track];
+  }
 
   for (Key& k : keys) k.thread = track_of[k.thread];
   std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
@@ -133,7 +136,7 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
 
   // Events, nested per CPU track (markers included: a step encloses its ops).
   std::vector<uint32_t> event_of(slices.size(), kNoIndex);
-  std::unordered_map<uint32_t, uint32_t> name_index;  // interned name -> Timeline::names
+  std::vector<uint32_t> name_index(r.strings.size(), kNoIndex);  // interned name -> Timeline::names
   t.events.reserve(keys.size());
   std::vector<uint32_t> stack;
   for (size_t pos = 0; pos < keys.size(); ++pos) {
@@ -143,9 +146,11 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     TimelineEvent e;
     e.start_ns = s.start;
     e.dur_ns = s.end - s.start;
-    auto [it, added] = name_index.try_emplace(s.name, static_cast<uint32_t>(t.names.size()));
-    if (added) t.names.push_back(r.strings.str(s.name));
-    e.name = it->second;
+    if (name_index[s.name] == kNoIndex) {
+      name_index[s.name] = static_cast<uint32_t>(t.names.size());
+      t.names.push_back(r.strings.str(s.name));
+    }
+    e.name = name_index[s.name];
     e.node = node_of[k.slice];
     e.track = k.thread;
     e.frame = frames.of_slice[k.slice];
@@ -212,8 +217,8 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
                     .total_reserved = m.total_reserved,
                     .device_type = m.device_type,
                     .device = m.device};
-    if (auto track = track_of.find(m.thread); track != track_of.end()) {
-      const auto [lo, hi] = range[track->second];
+    if (m.thread < track_of.size() && track_of[m.thread] != kNoIndex) {
+      const auto [lo, hi] = range[track_of[m.thread]];
       auto first = t.events.begin() + lo, last = t.events.begin() + hi;
       auto after = std::partition_point(
           first, last, [&](const TimelineEvent& e) { return e.start_ns <= m.ts; });

@@ -20,13 +20,16 @@ Output (sorted keys, indent 1, all times in ms):
 
 {"gpu": null | {"ranks": [{"rank", "kernel_span_ms", "idle_ms", "compute_ms",
                            "non_compute_ms",
+                           "steps": [{"step", "kernels", "kernel_span_ms", "idle_ms",
+                                      "compute_ms", "non_compute_ms"}],
                            "streams": [{"stream", "kernel_ms", "idle_ms",
                                         "idle_host_wait_ms", "idle_kernel_wait_ms",
                                         "idle_other_ms"}]}],
                 "launches": {"count", "delay_ms": {"mean", "p50", "p95", "max"},
                              "cpu_ms", "kernels_under_10us"},
                 "overlap": {"communication_ms", "overlapped_ms"}},
- "memory": {"devices": [{"rank", "device", "peak_allocated_mb", "peak_reserved_mb"}]},
+ "memory": {"devices": [{"rank", "device", "peak_allocated_mb", "peak_reserved_mb",
+                         "steps": [{"step", "peak_allocated_mb", "peak_reserved_mb"}]}]},
  "ranks": [{"rank", "steps", "step_ms", "straggler"}]}
 
 Definitions (HTA = facebookresearch/HolisticTraceAnalysis; the functions cited
@@ -81,6 +84,22 @@ are the ones this file follows line by line; see the comments at each step):
    idle = span - |union of all kernel intervals|; compute = |union of
    COMPUTATION kernels|; non_compute = span - compute - idle.
 
+ Per step (cookgraph's own breakdown, docs/architecture.md#gpu-time "Per
+   step"; HTA has no per-step breakdown). Step events: the rank's CPU rows
+   named ProfilerStep#N (all of them, the last step and overlapping ones
+   included; N = "step"). A kernel (of the filtered ones above) belongs to the
+   step whose [ts, ts + dur) holds the ts of its launcher (the same launcher
+   as for host wait below: the kept CPU row with its correlation, last in
+   file order); when step events overlap, to the first of them in time order
+   (ts, then the longer one, then file order) that holds it. A kernel whose
+   launcher is in no step, or that has no launcher, is in no step; a kernel
+   may run past its step's end. Per step: kernels = their count; kernel_span
+   = max(end) - min(ts); busy = |union of their intervals|; idle = span -
+   busy; compute = |union of their COMPUTATION kernels|; non_compute = busy -
+   compute (= span - compute - idle, as per rank). One entry per step event
+   that holds a kernel, in step order (N, then ts); --compare matches the
+   entries by "step".
+
  Per stream (breakdown_analysis.py get_idle_time_breakdown /
    _analyze_idle_time_for_stream): kernels of the stream sorted by ts (ties:
    by end, then file order; HTA's sort is unstable); for each kernel after the
@@ -127,7 +146,12 @@ are the ones this file follows line by line; see the comments at each step):
  Memory: "[memory]" instants (cat cpu_instant_event): device "cpu" for
    "Device Type" 0, "cuda:ID" for 1 (c10::DeviceType CPU = 0, CUDA = 1),
    "devtypeT:ID" otherwise; peak = max "Total Allocated" / "Total Reserved"
-   over the whole trace, per (rank, device); MB = bytes / 2**20.
+   over the whole trace, per (rank, device); MB = bytes / 2**20. Per step
+   ("steps"): for each CPU ProfilerStep#N row of the rank (as in Per step
+   above, overlapping ones included), the max "Total Allocated" / "Total
+   Reserved" over that device's [memory] events whose ts lies in [step ts,
+   step ts + dur); steps without such an event are left out; in step order
+   (N, then ts); matched by "step" in --compare.
 
  Ranks: steps = N of the rank's ProfilerStep#N CPU rows, step_ms = their
    durations, both in step order (N, then ts). straggler = null for a
@@ -258,7 +282,7 @@ class RankTrace:
         self.path = path
         self.rank = rank
         self.rows = rows              # HTA rows (see module docstring), file order
-        self.memory_events = memory_events
+        self.memory_events = memory_events  # (ts ns or None, args), file order
 
 
 def load_rank(path):
@@ -280,7 +304,7 @@ def load_rank(path):
         name = e.get("name")
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
         if (e.get("ph") == "i" and name == "[memory]" and cat == "cpu_instant_event"):
-            memory.append(args)
+            memory.append((to_ns(e.get("ts")), args))
             continue  # HTA keeps it as a row with dur 0; no GPU metric uses it
         # HTA hta/common/trace_parser.py _compress_df: dropna(subset=["dur", "cat"]),
         # drop cat == "Trace".
@@ -392,6 +416,57 @@ def stream_sort_key(s):
 
 def is_step_row(row):
     return PROFILER_STEP_RE.match(row.name) is not None
+
+
+def step_events(rt):
+    """The rank's CPU ProfilerStep#N rows as (N, ts, end, idx), in time order:
+    ts, then the longer one first, then file order (the order in which
+    "the first step whose span holds it" is looked for)."""
+    out = []
+    for r in rt.rows:
+        m = PROFILER_STEP_RE.match(r.name)
+        if m and not r.hta_gpu:
+            out.append((int(m.group(1)), r.ts, r.end, r.idx))
+    out.sort(key=lambda s: (s[1], -s[2], s[3]))
+    return out
+
+
+def step_holding(steps, ts):
+    """The first step (in the order of step_events) whose [ts, end) holds ts, or None."""
+    if ts is None:
+        return None
+    for st in steps:
+        if st[1] > ts:
+            break  # sorted by ts: no later step can hold it
+        if ts < st[2]:
+            return st
+    return None
+
+
+def step_breakdown(rt, kernels, launcher_ts):
+    """The per-step temporal breakdown (module docstring, "Per step")."""
+    steps = step_events(rt)
+    by_step = {}
+    for k in kernels:
+        st = step_holding(steps, launcher_ts.get(k.corr) if k.corr >= 0 else None)
+        if st is not None:
+            by_step.setdefault(st, []).append(k)
+    out = []
+    for st in sorted(by_step, key=lambda s: (s[0], s[1], s[3])):
+        ks = by_step[st]
+        span = max(k.end for k in ks) - min(k.ts for k in ks)
+        busy = length(union((k.ts, k.end) for k in ks))
+        compute = length(union((k.ts, k.end) for k in ks
+                               if kernel_type(k.name) == "COMPUTATION"))
+        out.append({
+            "step": st[0],
+            "kernels": len(ks),
+            "kernel_span_ms": ms(span),
+            "idle_ms": ms(span - busy),
+            "compute_ms": ms(compute),
+            "non_compute_ms": ms(busy - compute),
+        })
+    return out
 
 
 def filtered_rank(rt, apply_filter, include_last_step):
@@ -526,6 +601,7 @@ def analyze(ranks, include_last_step=False):
             "idle_ms": ms(idle),
             "compute_ms": ms(compute),
             "non_compute_ms": ms(non_compute),
+            "steps": step_breakdown(rt, kernels, launcher_ts),
             "streams": streams,
         })
 
@@ -570,28 +646,49 @@ def device_name(dev_type, dev_id):
     return f"devtype{dev_type}:{dev_id}"
 
 
+def _raise_peak(p, alloc, res):
+    if alloc is not None and (p[0] is None or alloc > p[0]):
+        p[0] = alloc
+    if res is not None and (p[1] is None or res > p[1]):
+        p[1] = res
+
+
+def _mb(b):
+    return None if b is None else float(Fraction(b, 2 ** 20))
+
+
 def memory_section(ranks):
     devices = []
     for rt in ranks:
-        peaks = {}
-        for a in rt.memory_events:
+        # Per step: every ProfilerStep#N row (overlapping ones too), in step order.
+        steps = sorted(step_events(rt), key=lambda s: (s[0], s[1], s[3]))
+        peaks, step_peaks = {}, {}
+        for ts, a in rt.memory_events:
             t, i = as_int(a.get("Device Type"), None), as_int(a.get("Device Id"), -1)
             if t is None:
                 continue
             alloc = as_int(a.get("Total Allocated"), None)
             res = as_int(a.get("Total Reserved"), None)
-            p = peaks.setdefault((t, i), [None, None])
-            if alloc is not None and (p[0] is None or alloc > p[0]):
-                p[0] = alloc
-            if res is not None and (p[1] is None or res > p[1]):
-                p[1] = res
+            _raise_peak(peaks.setdefault((t, i), [None, None]), alloc, res)
+            if ts is None:
+                continue
+            for pos, (_, lo, hi, _) in enumerate(steps):
+                if lo <= ts < hi:
+                    _raise_peak(step_peaks.setdefault((t, i, pos), [None, None]), alloc, res)
         for (t, i) in sorted(peaks):
             a, r = peaks[(t, i)]
+            per_step = []
+            for pos, st in enumerate(steps):
+                sp = step_peaks.get((t, i, pos))
+                if sp is not None:
+                    per_step.append({"step": st[0], "peak_allocated_mb": _mb(sp[0]),
+                                     "peak_reserved_mb": _mb(sp[1])})
             devices.append({
                 "rank": rt.rank,
                 "device": device_name(t, i),
-                "peak_allocated_mb": None if a is None else float(Fraction(a, 2 ** 20)),
-                "peak_reserved_mb": None if r is None else float(Fraction(r, 2 ** 20)),
+                "peak_allocated_mb": _mb(a),
+                "peak_reserved_mb": _mb(r),
+                "steps": per_step,
             })
     return {"devices": devices}
 
@@ -654,6 +751,8 @@ def identity(item):
         return None
     if "stream" in item:
         return ("stream", item["stream"])
+    if "step" in item:  # gpu.ranks[].steps[], memory.devices[].steps[]
+        return ("step", item["step"])
     if "device" in item:
         return ("device", item.get("rank"), item["device"])
     if "rank" in item:
@@ -848,6 +947,15 @@ SELF_TEST_ONE_RANK_EXPECTED = {
         "ranks": [{
             "rank": 0, "kernel_span_ms": 0.388, "idle_ms": 0.1645,
             "compute_ms": 0.1805, "non_compute_ms": 0.043,
+            # Step 1 = [0,1000): every launcher (ts 10..250) is in it; E (corr 99)
+            # has no launcher, so it is in no step although it runs at [330,340].
+            # Kernels A B C D and the two nccl ones: 6. span = 408 - 20 = 388;
+            # union [20,200] (A, nccl 100-200, B) + C 5 + D 20.5 + nccl 8 = 213.5;
+            # idle = 388 - 213.5 = 174.5; compute = A 100 + B 50 + D 20.5 = 170.5;
+            # non_compute = 213.5 - 170.5 = 43.
+            "steps": [{"step": 1, "kernels": 6, "kernel_span_ms": 0.388,
+                       "idle_ms": 0.1745, "compute_ms": 0.1705,
+                       "non_compute_ms": 0.043}],
             "streams": [
                 {"stream": 7, "kernel_ms": 0.1855, "idle_ms": 0.1345,
                  "idle_host_wait_ms": 0.035, "idle_kernel_wait_ms": 0.0195,
@@ -864,10 +972,14 @@ SELF_TEST_ONE_RANK_EXPECTED = {
         "overlap": {"communication_ms": 0.108, "overlapped_ms": 0.07},
     },
     "memory": {"devices": [
+        # every [memory] event (ts 5..8) lies in step 1 = [0,1000)
         {"rank": 0, "device": "cpu", "peak_allocated_mb": 512 / 2 ** 20,
-         "peak_reserved_mb": 0.0},
+         "peak_reserved_mb": 0.0,
+         "steps": [{"step": 1, "peak_allocated_mb": 512 / 2 ** 20,
+                    "peak_reserved_mb": 0.0}]},
         {"rank": 0, "device": "cuda:0", "peak_allocated_mb": 3.0,
-         "peak_reserved_mb": 4.0},
+         "peak_reserved_mb": 4.0,
+         "steps": [{"step": 1, "peak_allocated_mb": 3.0, "peak_reserved_mb": 4.0}]},
     ]},
     "ranks": [{"rank": 0, "steps": [1], "step_ms": [1.0], "straggler": None}],
 }
@@ -899,11 +1011,19 @@ SELF_TEST_TWO_RANKS_EXPECTED = {
         "ranks": [
             {"rank": 0, "kernel_span_ms": 0.056, "idle_ms": 0.02, "compute_ms": 0.03,
              "non_compute_ms": 0.006,
+             # both kept kernels were launched in step 1 = [0,100) (ts 10, 60):
+             # span 76 - 20 = 56, busy 30 + 6 = 36, idle 20, compute 30, non 6
+             "steps": [{"step": 1, "kernels": 2, "kernel_span_ms": 0.056,
+                        "idle_ms": 0.02, "compute_ms": 0.03, "non_compute_ms": 0.006}],
              "streams": [{"stream": 7, "kernel_ms": 0.036, "idle_ms": 0.02,
                           "idle_host_wait_ms": 0.02, "idle_kernel_wait_ms": 0.0,
                           "idle_other_ms": 0.0}]},
             {"rank": 1, "kernel_span_ms": 0.06, "idle_ms": 0.0, "compute_ms": 0.04,
              "non_compute_ms": 0.02,
+             # launchers at 5 and 15, in step 1 = [0,130): span 70 - 10 = 60,
+             # busy [10,70] = 60, idle 0, compute (gemm) 40, non 60 - 40 = 20
+             "steps": [{"step": 1, "kernels": 2, "kernel_span_ms": 0.06,
+                        "idle_ms": 0.0, "compute_ms": 0.04, "non_compute_ms": 0.02}],
              "streams": [{"stream": 7, "kernel_ms": 0.04, "idle_ms": 0.0,
                           "idle_host_wait_ms": 0.0, "idle_kernel_wait_ms": 0.0,
                           "idle_other_ms": 0.0},
@@ -922,6 +1042,72 @@ SELF_TEST_TWO_RANKS_EXPECTED = {
         {"rank": 0, "steps": [1, 2], "step_ms": [0.1, 0.15], "straggler": [None, 0.025]},
         {"rank": 1, "steps": [1, 2], "step_ms": [0.13, 0.1], "straggler": [0.015, None]},
     ],
+}
+
+# Per-step sections: steps 1 [1000,1100), 2 [1100,1200), 9 [1150,1180) (starts
+# inside step 2: overlapping) and 3 [1200,1300). Four step names: the filter
+# applies, last_start = 1200 (the largest step ts), so CPU rows from 1200 on
+# and the kernels they launched (k8) are dropped.
+SELF_TEST_STEPS = {"traceEvents": [
+    _ev("user_annotation", "ProfilerStep#1", 1000, 100),
+    _ev("user_annotation", "ProfilerStep#2", 1100, 100),
+    _ev("user_annotation", "ProfilerStep#9", 1150, 30),
+    _ev("user_annotation", "ProfilerStep#3", 1200, 100),
+    _ev("cuda_runtime", "cudaLaunchKernel", 990, 2, correlation=6),    # before every step
+    _ev("cuda_runtime", "cudaLaunchKernel", 1010, 2, correlation=1),   # step 1
+    _ev("cuda_runtime", "cudaLaunchKernel", 1020, 2, correlation=7),   # superseded below
+    _ev("cuda_runtime", "cudaLaunchKernel", 1030, 2, correlation=2),   # step 1
+    _ev("cuda_runtime", "cudaMemcpyAsync", 1050, 2, correlation=3),    # step 1
+    _ev("cuda_runtime", "cudaLaunchKernel", 1100, 2, correlation=4),   # = step 2's ts: step 2
+    _ev("cuda_runtime", "cudaMemsetAsync", 1110, 2, correlation=7),    # last with corr 7: step 2
+    _ev("cuda_runtime", "cudaLaunchKernel", 1160, 2, correlation=5),   # steps 2 and 9: step 2
+    _ev("cuda_runtime", "cudaLaunchKernel", 1210, 2, correlation=8),   # last step: dropped
+    _kernel("gemm", 7, 1005, 5, 6),                                    # k6: launcher in no step
+    _kernel("gemm", 7, 1020, 40, 1),                                   # k1 [1020,1060]
+    _kernel("ncclKernel_AllReduce", 20, 1040, 50, 2),                  # k2 [1040,1090]
+    _kernel("Memcpy DtoD (Device -> Device)", 7, 1095, 35, 3, "gpu_memcpy"),  # k3 [1095,1130]
+    _kernel("gemm", 7, 1140, 30, 4),                                   # k4 [1140,1170]
+    _kernel("Memset (Device)", 8, 1120, 8, 7, "gpu_memset"),           # k7 [1120,1128]
+    _kernel("relu", 8, 1165, 15, 5),                                   # k5 [1165,1180]
+    _kernel("gemm", 7, 1220, 10, 8),                                   # k8: dropped
+    _mem(990, 0, -1, 2048, 0),               # cpu, in no step
+    _mem(1000, 1, 0, 1048576, 2097152),      # step 1 (its start is in)
+    _mem(1050, 1, 0, 3145728, 2097152),      # step 1
+    _mem(1100, 1, 0, 524288, 4194304),       # step 2 (step 1's end is out)
+    _mem(1120, 0, -1, 1024, 0),              # cpu, step 2
+    _mem(1170, 1, 0, 2097152, 4194304),      # steps 2 and 9
+    _mem(1250, 1, 0, 6291456, 8388608),      # step 3 (memory keeps the last step)
+    _mem(1300, 1, 0, 7340032, 8388608),      # step 3's end: in no step
+]}
+
+SELF_TEST_STEPS_EXPECTED = {
+    # step 1: k1, k2, k3 (k3 runs past the step's end; k6 runs inside step 1 but
+    #   its launcher at 990 is in no step). span = 1130 - 1020 = 110;
+    #   union [1020,1090] 70 + [1095,1130] 35 = 105; idle = 110 - 105 = 5;
+    #   compute = k1 40; non_compute = 105 - 40 = 65.
+    # step 2: k4 (launcher at 1100), k7 (its last launcher, at 1110), k5 (1160,
+    #   in steps 2 and 9: the first in time order, step 2). span = 1180 - 1120 =
+    #   60; union [1120,1128] 8 + [1140,1180] 40 = 48; idle = 12; compute =
+    #   k4, k5 = [1140,1180] 40; non_compute = 48 - 40 = 8 (the memset).
+    # steps 9 and 3: no kernel, no entry.
+    "gpu_steps": [
+        {"step": 1, "kernels": 3, "kernel_span_ms": 0.11, "idle_ms": 0.005,
+         "compute_ms": 0.04, "non_compute_ms": 0.065},
+        {"step": 2, "kernels": 3, "kernel_span_ms": 0.06, "idle_ms": 0.012,
+         "compute_ms": 0.04, "non_compute_ms": 0.008},
+    ],
+    # cpu: only 1120 is in a step (2): 1024 B; cuda:0: step 1 max(1, 3) MiB
+    # allocated, 2 reserved; step 2 (1100, 1170) max(0.5, 2) = 2, 4; step 3 (1250)
+    # 6, 8; step 9 (1170) 2, 4. In step order 1, 2, 3, 9.
+    "memory_steps": {
+        "cpu": [{"step": 2, "peak_allocated_mb": 1024 / 2 ** 20, "peak_reserved_mb": 0.0}],
+        "cuda:0": [
+            {"step": 1, "peak_allocated_mb": 3.0, "peak_reserved_mb": 2.0},
+            {"step": 2, "peak_allocated_mb": 2.0, "peak_reserved_mb": 4.0},
+            {"step": 3, "peak_allocated_mb": 6.0, "peak_reserved_mb": 8.0},
+            {"step": 9, "peak_allocated_mb": 2.0, "peak_reserved_mb": 4.0},
+        ],
+    },
 }
 
 FAKE_COOKGRAPH = r'''#!{python}
@@ -961,6 +1147,21 @@ def self_test():
             with gzip.open(os.path.join(folder, f"rank-{n}.json.gz"), "wt") as f:
                 f.write(json.dumps(doc))
         check("two_ranks", expected_for([folder]), SELF_TEST_TWO_RANKS_EXPECTED)
+
+        # the per-step sections on their own trace (only those are checked here)
+        st = os.path.join(tmp, "steps.json")
+        with open(st, "w") as f:
+            f.write(json.dumps(SELF_TEST_STEPS))
+        got = expected_for([st])
+        got_steps = {
+            "gpu_steps": got["gpu"]["ranks"][0]["steps"],
+            "memory_steps": {d["device"]: d["steps"] for d in got["memory"]["devices"]},
+        }
+        check("steps", got_steps, SELF_TEST_STEPS_EXPECTED)
+        # in step order, as written (compare matches by "step" and would not see it)
+        if ([x["step"] for x in got_steps["memory_steps"].get("cuda:0", [])] != [1, 2, 3, 9]
+                or [x["step"] for x in got_steps["gpu_steps"]] != [1, 2]):
+            failures.append(f"steps: not in step order: {dump(got_steps)}")
 
         # --include-last-step keeps the rank-0 kernel launched in step 2 (not the
         # one without a launcher): stream 7 then has [20,50] [70,76] [130,140];
