@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -32,7 +33,18 @@ GstKind GstreamerKind(const std::string& path) {
 // The rank of the Chrome trace at `path`, when its first bytes say it is one
 // rank of a distributed job.
 std::optional<RankInfo> TraceRank(const std::string& path) {
-  if (!EndsWith(path, ".json") && !EndsWith(path, ".json.gz")) return std::nullopt;
+  // Every .json of a batch comes here: a plain file's first 64 KiB (the
+  // profiler writes distributedInfo before the events) are read directly, not
+  // through a ByteSource's 256 KiB buffer.
+  if (EndsWith(path, ".json")) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(64 * 1024, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    if (!LooksLikeChromeTrace(head)) return std::nullopt;
+    return FindDistributedInfo(head);
+  }
+  if (!EndsWith(path, ".json.gz")) return std::nullopt;
   auto opened = ByteSource::Open(path);
   if (!opened) return std::nullopt;
   const std::string_view head = (*opened)->Head();
