@@ -62,6 +62,13 @@ std::vector<uint32_t> CountedGpuEvents(const Timeline& t, bool filter) {
 std::vector<HostWaitOp> OpsDuring(const Timeline& t,
                                   const std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>>& gaps) {
   std::unordered_map<uint32_t, int64_t> by_name;
+  // Each event's outermost ancestor below the step marker, in one pass: a
+  // parent always comes before its children (by track, start, outer first).
+  std::vector<uint32_t> top(t.events.size());
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const uint32_t p = t.events[i].parent;
+    top[i] = p == kNoIndex || p >= i || t.events[p].kind == EventKind::kMarker ? i : top[p];
+  }
   // The events of each track are contiguous and by start: binary search per gap.
   for (const auto& [track, gap] : gaps) {
     auto first = std::partition_point(t.events.begin(), t.events.end(), [&](const TimelineEvent& e) {
@@ -69,12 +76,7 @@ std::vector<HostWaitOp> OpsDuring(const Timeline& t,
     });
     auto last = std::partition_point(first, t.events.end(),
                                      [&](const TimelineEvent& e) { return e.track == track; });
-    auto top_of = [&](uint32_t e) {  // the outermost event below the step marker
-      while (t.events[e].parent != kNoIndex && t.events[t.events[e].parent].kind != EventKind::kMarker) {
-        e = t.events[e].parent;
-      }
-      return e;
-    };
+    auto top_of = [&](uint32_t e) { return top[e]; };
     auto count = [&](uint32_t e) {
       const TimelineEvent& ev = t.events[e];
       if (ev.kind == EventKind::kMarker) return;
