@@ -60,7 +60,20 @@ std::vector<uint32_t> CountedGpuEvents(const Timeline& t, bool filter) {
 // The top-level CPU events (ops and annotations a step holds directly) on
 // `track` that overlap the gaps, by name, most overlap first.
 std::vector<HostWaitOp> OpsDuring(const Timeline& t,
-                                  const std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>>& gaps) {
+                                  std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> gaps) {
+  // Gaps of several streams launched from one thread overlap: their union per
+  // thread, so that an op's time is counted once.
+  std::sort(gaps.begin(), gaps.end());
+  size_t kept = 0;
+  for (size_t i = 0; i < gaps.size(); ++i) {
+    if (kept > 0 && gaps[kept - 1].first == gaps[i].first &&
+        gaps[i].second.first <= gaps[kept - 1].second.second) {
+      gaps[kept - 1].second.second = std::max(gaps[kept - 1].second.second, gaps[i].second.second);
+    } else {
+      gaps[kept++] = gaps[i];
+    }
+  }
+  gaps.resize(kept);
   std::unordered_map<uint32_t, int64_t> by_name;
   // Each event's outermost ancestor below the step marker, in one pass: a
   // parent always comes before its children (by track, start, outer first).
@@ -70,7 +83,10 @@ std::vector<HostWaitOp> OpsDuring(const Timeline& t,
     top[i] = p == kNoIndex || p >= i || t.events[p].kind == EventKind::kMarker ? i : top[p];
   }
   // The events of each track are contiguous and by start: binary search per gap.
-  for (const auto& [track, gap] : gaps) {
+  for (const auto& entry : gaps) {
+    // Plain names, not a structured binding: lambdas below capture them.
+    const uint32_t track = entry.first;
+    const std::pair<int64_t, int64_t> gap = entry.second;
     auto first = std::partition_point(t.events.begin(), t.events.end(), [&](const TimelineEvent& e) {
       return e.track < track;
     });
@@ -338,7 +354,7 @@ GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
       s.idle_other_ms /= 1e6;
       s.idle_ms = s.idle_host_wait_ms + s.idle_kernel_wait_ms + s.idle_other_ms;
     }
-    if (!host_gaps.empty()) rank.host_wait_ops = OpsDuring(t, host_gaps);
+    if (!host_gaps.empty()) rank.host_wait_ops = OpsDuring(t, std::move(host_gaps));
     std::stable_sort(rank.streams.begin(), rank.streams.end(),
                      [](const StreamTime& a, const StreamTime& b) { return a.stream < b.stream; });
 

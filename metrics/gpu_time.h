@@ -19,8 +19,9 @@ namespace cookgraph {
 /// HTA's kernel types (hta/utils/utils.py get_kernel_type).
 enum class KernelType : uint8_t { kComputation, kCommunication, kMemory };
 
-/// The type of a GPU event named `name` of kind `kind`: communication when the
-/// name holds "nccl" (any case), memory for copies and memsets, else computation.
+/// The type of a GPU event named `name`, by its name only as HTA decides it:
+/// communication when it starts with "nccl" or holds "gloo:", memory when it
+/// holds "Memcpy" or "Memset", else computation. `kind` is not used.
 KernelType KernelTypeOf(std::string_view name, EventKind kind);
 
 /// HTA's default threshold for kernel wait: a gap between two kernels of one
@@ -68,8 +69,9 @@ struct RankGpuTime {
   double memory_ms = 0;         // union of copies and memsets
   std::vector<StreamTime> streams;
   std::vector<StepGpuTime> steps;  // per step with GPU events, in step order
-  /// The top-level CPU ops and annotations on the launching threads that ran
-  /// during host-wait gaps, most overlap first (up to 5).
+  /// The top-level CPU events (ops, annotations, runtime calls; step markers
+  /// aside) on the launching threads that ran during host-wait gaps, by their
+  /// overlap with the union of the gaps, most first (up to 5).
   std::vector<HostWaitOp> host_wait_ops;
   double host_wait_ms() const;
   double kernel_wait_ms() const;

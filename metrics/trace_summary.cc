@@ -23,11 +23,14 @@ std::vector<MemoryPeak> MemoryPeaks(const Timeline& t) {
     int64_t allocated = INT64_MIN, reserved = INT64_MIN;
   };
   std::map<std::pair<int32_t, int32_t>, Peak> peaks;
+  // Each device's events, by time (t.memory is by time): one sweep per device.
+  std::map<std::pair<int32_t, int32_t>, std::vector<const MemoryEvent*>> by_device;
   for (const MemoryEvent& m : t.memory) {
     if (m.device_type < 0) continue;
     Peak& p = peaks[{m.device_type, m.device}];
     p.allocated = std::max(p.allocated, m.total_allocated);
     p.reserved = std::max(p.reserved, m.total_reserved);
+    by_device[{m.device_type, m.device}].push_back(&m);
   }
   std::vector<MemoryPeak> out;
   for (const auto& [key, p] : peaks) {
@@ -40,18 +43,19 @@ std::vector<MemoryPeak> MemoryPeaks(const Timeline& t) {
         if (d.id == key.second) peak.total_mb = BytesToMb(d.total_memory);
       }
     }
-    // Per step: the peaks of the events inside its marker's span.
+    // Per step: the peaks of the device's events inside its marker's span.
+    const std::vector<const MemoryEvent*>& events = by_device[key];
     for (size_t f = 0; f < t.markers.size(); ++f) {
       if (t.markers[f] == kNoIndex) continue;
       const TimelineEvent& m = t.events[t.markers[f]];
-      auto first = std::partition_point(t.memory.begin(), t.memory.end(), [&](const MemoryEvent& e) {
-        return e.ts_ns < m.start_ns;
+      auto first = std::partition_point(events.begin(), events.end(), [&](const MemoryEvent* e) {
+        return e->ts_ns < m.start_ns;
       });
       StepMemory step{.step = f < t.steps.size() ? t.steps[f] : static_cast<int64_t>(f)};
       bool any = false;
-      for (auto it = first; it != t.memory.end() && it->ts_ns < m.end_ns(); ++it) {
-        if (it->device_type != key.first || it->device != key.second) continue;
-        const double allocated = BytesToMb(it->total_allocated), reserved = BytesToMb(it->total_reserved);
+      for (auto it = first; it != events.end() && (*it)->ts_ns < m.end_ns(); ++it) {
+        const double allocated = BytesToMb((*it)->total_allocated);
+        const double reserved = BytesToMb((*it)->total_reserved);
         step.peak_allocated_mb = any ? std::max(step.peak_allocated_mb, allocated) : allocated;
         step.peak_reserved_mb = any ? std::max(step.peak_reserved_mb, reserved) : reserved;
         any = true;

@@ -143,6 +143,13 @@ bool Tokenizer::TimeValue(Kind kind, std::string_view text, Location at) {
           at, Where(),
           fmt::format("ts {} is past any clock in microseconds (ns written as µs?)", shown()));
     }
+    // 2^62 ns (146 years) either way: beyond it the differences of two
+    // timestamps would leave int64.
+    if (*ns > (int64_t{1} << 62) || *ns < -(int64_t{1} << 62)) {
+      return Fail(
+          at, Where(),
+          fmt::format("ts {} is past any clock in microseconds (ns written as µs?)", shown()));
+    }
     e_.ts = ns;
   } else if (value < 0) {
     e_.negative_dur = true;  // counted when the event ends

@@ -36,12 +36,34 @@ std::optional<RankInfo> FindDistributedInfo(std::string_view head) {
   if (key == std::string_view::npos) return std::nullopt;
   const size_t open = head.find('{', key);
   if (open == std::string_view::npos) return std::nullopt;
-  const size_t close = head.find('}', open);
+  // The object's end, by depth: it may hold objects of its own (pg_config).
+  // The keys looked for are its own: nested objects are cut out first.
+  std::string own;
+  int depth = 0;
+  bool in_string = false;
+  size_t close = std::string_view::npos;
+  for (size_t i = open; i < head.size() && close == std::string_view::npos; ++i) {
+    const char c = head[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      if (depth == 1) own += c;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '{' || c == '[') ++depth;
+    if (depth == 1) own += c;
+    if (c == '}' || c == ']') {
+      if (--depth == 0) close = i;
+    }
+  }
   if (close == std::string_view::npos) return std::nullopt;
-  const std::string_view object = head.substr(open, close - open);
-  const auto rank = NumberAfter(object, "rank");
-  const auto world = NumberAfter(object, "world_size");
-  if (!rank || !world || *rank < 0 || *world < 1 || *rank >= *world) return std::nullopt;
+  const auto rank = NumberAfter(own, "rank");
+  const auto world = NumberAfter(own, "world_size");
+  constexpr int64_t kMaxWorld = int64_t{1} << 31;
+  if (!rank || !world || *rank < 0 || *world < 1 || *world > kMaxWorld || *rank >= *world) {
+    return std::nullopt;
+  }
   return RankInfo{.rank = *rank, .world_size = *world};
 }
 
@@ -175,10 +197,28 @@ Result<Snapshot> MergeRanks(std::vector<Snapshot> ranks, const std::string& name
     }
   }
 
-  for (Snapshot& s : ranks) {
+  // Each rank's timeline in the job's terms: its events' nodes are the job's
+  // nodes, its frames the job's steps (a rank may lack some of them).
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    Snapshot& s = ranks[r];
     const std::string& file = s.info.source.empty() ? s.info.name : s.info.source[0];
     for (std::string& warning : s.warnings) job.warnings.push_back(file + ": " + warning);
-    for (Timeline& t : s.timelines) job.timelines.push_back(std::move(t));
+    const auto& idx = s.samples.frame_index();
+    for (Timeline& t : s.timelines) {
+      for (TimelineEvent& e : t.events) {
+        if (e.node != kNoIndex) e.node = e.node < to_job[r].size() ? to_job[r][e.node] : kNoIndex;
+        if (e.frame != kNoIndex) {
+          e.frame = e.frame < idx.size() ? static_cast<uint32_t>(step_pos[idx[e.frame]]) : kNoIndex;
+        }
+      }
+      std::vector<uint32_t> markers(frames, kNoIndex);
+      for (size_t f = 0; f < t.markers.size() && f < idx.size(); ++f) {
+        markers[step_pos[idx[f]]] = t.markers[f];
+      }
+      t.markers = std::move(markers);
+      t.steps = index;
+      job.timelines.push_back(std::move(t));
+    }
   }
   if (ranks.size() > 1) {
     const uint32_t world = job.timelines.front().world_size.value_or(0);

@@ -178,13 +178,15 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
   }
   // Wait args, by the event they are on (the file's index to the timeline's).
   if (!r.waits.empty()) {
-    std::unordered_map<uint32_t, uint32_t> by_source;
-    for (uint32_t i = 0; i < t.events.size(); ++i) by_source[t.events[i].source] = i;
+    std::vector<uint32_t> by_source(r.events, kNoIndex);  // 4 bytes a traceEvent
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+      if (t.events[i].source < by_source.size()) by_source[t.events[i].source] = i;
+    }
     for (const WaitMark& w : r.waits) {
-      auto it = by_source.find(w.event);
-      if (it == by_source.end()) continue;
-      t.waits.push_back(WaitArgs{
-          .event = it->second, .wait_on_stream = w.wait_on_stream, .wait_on_record = w.wait_on_record});
+      if (w.event >= by_source.size() || by_source[w.event] == kNoIndex) continue;
+      t.waits.push_back(WaitArgs{.event = by_source[w.event],
+                                 .wait_on_stream = w.wait_on_stream,
+                                 .wait_on_record = w.wait_on_record});
     }
     std::sort(t.waits.begin(), t.waits.end(),
               [](const WaitArgs& a, const WaitArgs& b) { return a.event < b.event; });
@@ -223,9 +225,13 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
       auto after = std::partition_point(
           first, last, [&](const TimelineEvent& e) { return e.start_ns <= m.ts; });
       uint32_t e = after == first ? kNoIndex : static_cast<uint32_t>(after - t.events.begin() - 1);
-      while (e != kNoIndex &&
-             (t.events[e].end_ns() < m.ts || t.events[e].kind != EventKind::kCpuOp)) {
-        e = t.events[e].parent;
+      // Up the nesting to the innermost op open at the event; a crafted chain
+      // of thousands of ended ancestors is cut short (the event then counts in
+      // the memory timeline only), so binding stays linear.
+      for (int hops = 0; e != kNoIndex &&
+                         (t.events[e].end_ns() < m.ts || t.events[e].kind != EventKind::kCpuOp);
+           ++hops) {
+        e = hops < 256 ? t.events[e].parent : kNoIndex;
       }
       out.op = e;
     }

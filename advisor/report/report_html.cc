@@ -265,6 +265,20 @@ void CriticalPathSection(const ReportInput& in, std::string& out) {
   const Path& path = in.analysis.critical_path;
   const double mean = in.analysis.frames.mean_ms;
   out += "<section id=\"critical-path\"><h2>Critical path</h2>\n";
+  if (in.analysis.trace) {
+    if (!in.analysis.trace->path) {
+      out += "<p>No event critical path (see the warnings).</p></section>\n";
+      return;
+    }
+    const StepPath& p = *in.analysis.trace->path;
+    out += "<p>" + EscapeHtml(EventPathHeadline(p)) + "</p>\n<ol>\n";
+    for (size_t i = 0; i < p.per_node_ms.size() && i < kListLimit; ++i) {
+      out += fmt::format("<li><span class=\"id\">{}</span> <span class=\"muted\">{} ms</span></li>\n",
+                         Elided(Id(in.snapshot, p.per_node_ms[i].first), 96), Ms(p.per_node_ms[i].second));
+    }
+    out += "</ol></section>\n";
+    return;
+  }
   if (path.nodes.empty()) {
     out += "<p>No critical path: nothing cooked.</p></section>\n";
     return;

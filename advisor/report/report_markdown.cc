@@ -156,10 +156,13 @@ void FrameTime(const ReportInput& in, std::string& out) {
     out += "No frames.\n\n";
     return;
   }
-  out += fmt::format(
-      "Frame time per frame, scaled to {} ms (the larger of the maximum and the budget of {} "
-      "ms):\n\n```text\n{}\n```\n\n",
-      Ms(std::max(f.max_ms, f.budget_ms)), Ms(in.analysis.budget_ms), Sparkline(f));
+  out += in.analysis.has_budget
+             ? fmt::format("Frame time per frame, scaled to {} ms (the larger of the maximum and "
+                           "the budget of {} ms):\n\n```text\n{}\n```\n\n",
+                           Ms(std::max(f.max_ms, f.budget_ms)), Ms(in.analysis.budget_ms),
+                           Sparkline(f))
+             : fmt::format("Step time per step, scaled to the slowest ({} ms):\n\n```text\n{}\n```\n\n",
+                           Ms(f.max_ms), Sparkline(f));
   if (!f.over_budget.empty()) {
     const std::vector<int64_t>& index = in.snapshot.samples.frame_index();
     out += "Over-budget frames:";
@@ -236,6 +239,20 @@ void CriticalPathSection(const ReportInput& in, std::string& out) {
   const Path& path = in.analysis.critical_path;
   const double mean = in.analysis.frames.mean_ms;
   out += "## Critical path\n\n";
+  if (in.analysis.trace) {
+    if (!in.analysis.trace->path) {
+      out += "No event critical path (see the warnings).\n\n";
+      return;
+    }
+    const StepPath& p = *in.analysis.trace->path;
+    out += MarkdownText(EventPathHeadline(p)) + "\n\n";
+    for (size_t i = 0; i < p.per_node_ms.size() && i < kListLimit; ++i) {
+      out += fmt::format("{}. {} ({} ms)\n", i + 1, MarkdownText(Id(in.snapshot, p.per_node_ms[i].first)),
+                         Ms(p.per_node_ms[i].second));
+    }
+    out += '\n';
+    return;
+  }
   if (path.nodes.empty()) {
     out += "No critical path: nothing cooked.\n\n";
     return;

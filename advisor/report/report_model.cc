@@ -88,4 +88,14 @@ std::string Title(const ReportInput& input) {
 
 const std::string& Id(const Snapshot& snapshot, NodeIndex n) { return snapshot.network.node(n).id; }
 
+std::string EventPathHeadline(const StepPath& p) {
+  size_t gpu = 0;
+  for (const StepPath::Event& e : p.events) gpu += e.gpu ? 1 : 0;
+  return fmt::format(
+      "The critical path of {} on rank {}, built from its events as Holistic Trace Analysis "
+      "builds it: {} ms of the step's {} ms, {} events, {} of them on the GPU. Its time by node:",
+      p.step ? fmt::format("step {}", *p.step) : std::string("the whole trace"), p.rank,
+      Ms(p.length_ms), Ms(p.window_ms), p.events.size(), gpu);
+}
+
 }  // namespace cookgraph::report_internal

@@ -46,6 +46,10 @@ std::string Flags(const Analysis& analysis, NodeIndex n);
 
 /// Milliseconds with three decimals ("4.358"); "-" when not finite.
 std::string Ms(double v);
+
+/// A trace's event critical path in one sentence (plain text, not escaped):
+/// the step, its length against the step's, how many events and on the GPU.
+std::string EventPathHeadline(const StepPath& path);
 /// A fraction as a percentage with one decimal ("26.0%").
 std::string Percent(double fraction);
 /// A finding's number: at most three decimals, trailing zeros dropped ("0.26", "15").

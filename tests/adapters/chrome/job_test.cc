@@ -44,6 +44,12 @@ TEST(Job, DistributedInfoFromTheFirstBytes) {
   EXPECT_FALSE(FindDistributedInfo(R"({"traceEvents": [])"));
   EXPECT_FALSE(FindDistributedInfo(R"({"distributedInfo": {"rank": 8, "world_size": 8}})"));
   EXPECT_FALSE(FindDistributedInfo(R"({"distributedInfo": {"rank": 1}})"));
+  // Keys sorted: an object of its own comes first; its keys are not the rank's.
+  info = FindDistributedInfo(
+      R"({"distributedInfo": {"backend": "nccl", "pg_config": [{"rank": 9, "pg_name": "0"}], "rank": 2, "world_size": 4}})");
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->rank, 2);
+  EXPECT_FALSE(FindDistributedInfo(R"({"distributedInfo": {"rank": 5000000000, "world_size": 9000000000}})"));
 }
 
 TEST(Job, AFolderOfRanksIsOneInputAndOneSnapshot) {
