@@ -112,5 +112,45 @@ TEST(Job, TracesOfOtherWorldSizesStayApart) {
   EXPECT_EQ(ExpandInputs({dir.path()}).inputs.size(), 2u);
 }
 
+// Each rank's timeline speaks the job's numbers: an event's node is the job's
+// node of its name, a marker sits at its step's position among the job's steps.
+TEST(Job, TimelinesUseTheJobsNodesAndSteps) {
+  TempDir dir;
+  // Rank 0 runs aten::mm first and has steps 1, 2; rank 1 runs aten::add
+  // first and has steps 2, 3.
+  Write(dir / "r0.json", R"({"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 10},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 100, "dur": 100},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 101, "dur": 10}]})");
+  Write(dir / "r1.json", R"({"distributedInfo": {"rank": 1, "world_size": 2}, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 0, "dur": 150},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1, "dur": 10},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 150, "dur": 100},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 151, "dur": 10}]})");
+  auto job = ReadInput({dir.path()});
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->samples.frame_index(), (std::vector<int64_t>{1, 2, 3}));
+  ASSERT_EQ(job->timelines.size(), 2u);
+  for (const Timeline& t : job->timelines) {
+    ASSERT_EQ(t.markers.size(), 3u);
+    EXPECT_EQ(t.steps, (std::vector<int64_t>{1, 2, 3}));
+    for (size_t f = 0; f < 3; ++f) {
+      if (t.markers[f] == kNoIndex) continue;
+      EXPECT_EQ(t.name(t.events[t.markers[f]]), "ProfilerStep#" + std::to_string(f + 1));
+    }
+    for (const TimelineEvent& e : t.events) {
+      if (e.node == kNoIndex) continue;
+      ASSERT_LT(e.node, job->network.size());
+      EXPECT_EQ(job->network.node(e.node).id, t.name(e)) << "rank " << t.rank;
+      ASSERT_NE(e.frame, kNoIndex);
+      EXPECT_EQ(t.name(t.events[t.markers[e.frame]]),
+                "ProfilerStep#" + std::to_string(job->samples.frame_index()[e.frame]));
+    }
+  }
+  EXPECT_EQ(job->timelines[0].markers[2], kNoIndex);  // rank 0 has no step 3
+  EXPECT_EQ(job->timelines[1].markers[0], kNoIndex);  // rank 1 has no step 1
+}
+
 }  // namespace
 }  // namespace cookgraph
