@@ -40,6 +40,19 @@ class JsonWriter {
   void String(std::string_view s) { Write(Value(s)); }
   void Number(double v) { Write(Value(v)); }
   void Count(uint64_t v) { Write(Value(v)); }
+  // A key and its value in one call.
+  void NumberField(std::string_view key, double v) {
+    Key(key);
+    Number(v);
+  }
+  void CountField(std::string_view key, uint64_t v) {
+    Key(key);
+    Count(v);
+  }
+  void StringField(std::string_view key, std::string_view v) {
+    Key(key);
+    String(v);
+  }
 
  private:
   void Put(std::monostate) { out_ += "null"; }
@@ -102,18 +115,14 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
     w.BeginObject();
     w.Key("step");
     w.Write(Value(int64_t{s.step}));
-    w.Key("ms");
-    w.Number(s.ms);
-    w.Key("mean_ms");
-    w.Number(s.mean_ms);
+    w.NumberField("ms", s.ms);
+    w.NumberField("mean_ms", s.mean_ms);
     w.Key("grew");
     w.BeginArray();
     for (const NodeExcess& n : s.nodes) {
       w.BeginObject();
-      w.Key("id");
-      w.String(snap.network.node(n.node).id);
-      w.Key("excess_ms");
-      w.Number(n.ms);
+      w.StringField("id", snap.network.node(n.node).id);
+      w.NumberField("excess_ms", n.ms);
       w.EndObject();
     }
     w.EndArray();
@@ -129,38 +138,25 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
     w.BeginArray();
     for (const RankGpuTime& r : g.ranks) {
       w.BeginObject();
-      w.Key("rank");
-      w.Count(r.rank);
-      w.Key("kernels");
-      w.Count(r.kernels);
-      w.Key("kernel_span_ms");
-      w.Number(r.kernel_span_ms);
-      w.Key("idle_ms");
-      w.Number(r.idle_ms);
-      w.Key("compute_ms");
-      w.Number(r.compute_ms);
-      w.Key("non_compute_ms");
-      w.Number(r.non_compute_ms);
-      w.Key("communication_ms");
-      w.Number(r.communication_ms);
-      w.Key("memory_ms");
-      w.Number(r.memory_ms);
+      w.CountField("rank", r.rank);
+      w.CountField("kernels", r.kernels);
+      w.NumberField("kernel_span_ms", r.kernel_span_ms);
+      w.NumberField("idle_ms", r.idle_ms);
+      w.NumberField("compute_ms", r.compute_ms);
+      w.NumberField("non_compute_ms", r.non_compute_ms);
+      w.NumberField("communication_ms", r.communication_ms);
+      w.NumberField("memory_ms", r.memory_ms);
       w.Key("steps");
       w.BeginArray();
       for (const StepGpuTime& s : r.steps) {
         w.BeginObject();
         w.Key("step");
         w.Write(Value(int64_t{s.step}));
-        w.Key("kernels");
-        w.Count(s.kernels);
-        w.Key("kernel_span_ms");
-        w.Number(s.kernel_span_ms);
-        w.Key("idle_ms");
-        w.Number(s.idle_ms);
-        w.Key("compute_ms");
-        w.Number(s.compute_ms);
-        w.Key("non_compute_ms");
-        w.Number(s.non_compute_ms);
+        w.CountField("kernels", s.kernels);
+        w.NumberField("kernel_span_ms", s.kernel_span_ms);
+        w.NumberField("idle_ms", s.idle_ms);
+        w.NumberField("compute_ms", s.compute_ms);
+        w.NumberField("non_compute_ms", s.non_compute_ms);
         w.EndObject();
       }
       w.EndArray();
@@ -170,20 +166,13 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
         w.BeginObject();
         w.Key("stream");
         w.Write(Value(int64_t{s.stream}));
-        w.Key("label");
-        w.String(s.label);
-        w.Key("kernels");
-        w.Count(s.kernels);
-        w.Key("kernel_ms");
-        w.Number(s.kernel_ms);
-        w.Key("idle_ms");
-        w.Number(s.idle_ms);
-        w.Key("idle_host_wait_ms");
-        w.Number(s.idle_host_wait_ms);
-        w.Key("idle_kernel_wait_ms");
-        w.Number(s.idle_kernel_wait_ms);
-        w.Key("idle_other_ms");
-        w.Number(s.idle_other_ms);
+        w.StringField("label", s.label);
+        w.CountField("kernels", s.kernels);
+        w.NumberField("kernel_ms", s.kernel_ms);
+        w.NumberField("idle_ms", s.idle_ms);
+        w.NumberField("idle_host_wait_ms", s.idle_host_wait_ms);
+        w.NumberField("idle_kernel_wait_ms", s.idle_kernel_wait_ms);
+        w.NumberField("idle_other_ms", s.idle_other_ms);
         w.EndObject();
       }
       w.EndArray();
@@ -193,8 +182,7 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
     const LaunchStats& l = g.launches;
     w.Key("launches");
     w.BeginObject();
-    w.Key("count");
-    w.Count(l.count);
+    w.CountField("count", l.count);
     w.Key("delay_ms");
     w.BeginObject();
     for (const auto& [key, value] : {std::pair{"mean", l.delay_mean_ms}, std::pair{"p50", l.delay_p50_ms},
@@ -203,19 +191,14 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
       w.Write(l.count > 0 ? Value(value) : Value());
     }
     w.EndObject();
-    w.Key("cpu_ms");
-    w.Number(l.cpu_ms);
-    w.Key("kernels_under_10us");
-    w.Count(l.kernels_under_10us);
-    w.Key("unlaunched");
-    w.Count(l.unlaunched);
+    w.NumberField("cpu_ms", l.cpu_ms);
+    w.CountField("kernels_under_10us", l.kernels_under_10us);
+    w.CountField("unlaunched", l.unlaunched);
     w.EndObject();
     w.Key("overlap");
     w.BeginObject();
-    w.Key("communication_ms");
-    w.Number(g.overlap.communication_ms);
-    w.Key("overlapped_ms");
-    w.Number(g.overlap.overlapped_ms);
+    w.NumberField("communication_ms", g.overlap.communication_ms);
+    w.NumberField("overlapped_ms", g.overlap.overlapped_ms);
     w.EndObject();
     w.EndObject();
   }
@@ -225,14 +208,10 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
   w.BeginArray();
   for (const MemoryPeak& m : t.memory) {
     w.BeginObject();
-    w.Key("rank");
-    w.Count(m.rank);
-    w.Key("device");
-    w.String(m.device);
-    w.Key("peak_allocated_mb");
-    w.Number(m.peak_allocated_mb);
-    w.Key("peak_reserved_mb");
-    w.Number(m.peak_reserved_mb);
+    w.CountField("rank", m.rank);
+    w.StringField("device", m.device);
+    w.NumberField("peak_allocated_mb", m.peak_allocated_mb);
+    w.NumberField("peak_reserved_mb", m.peak_reserved_mb);
     w.Key("total_mb");
     w.Write(m.total_mb > 0 ? Value(m.total_mb) : Value());
     w.Key("steps");
@@ -241,10 +220,8 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
       w.BeginObject();
       w.Key("step");
       w.Write(Value(int64_t{s.step}));
-      w.Key("peak_allocated_mb");
-      w.Number(s.peak_allocated_mb);
-      w.Key("peak_reserved_mb");
-      w.Number(s.peak_reserved_mb);
+      w.NumberField("peak_allocated_mb", s.peak_allocated_mb);
+      w.NumberField("peak_reserved_mb", s.peak_reserved_mb);
       w.EndObject();
     }
     w.EndArray();
@@ -256,8 +233,7 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
   w.BeginArray();
   for (const RankSteps& r : t.ranks) {
     w.BeginObject();
-    w.Key("rank");
-    w.Count(r.rank);
+    w.CountField("rank", r.rank);
     w.Key("steps");
     w.BeginArray();
     for (int64_t n : r.steps) w.Write(Value(n));
