@@ -28,7 +28,6 @@ struct Spec {
 };
 
 constexpr uint32_t kCpu = 0, kStream7 = 1, kStream8 = 2, kDevice = 3;
-constexpr uint32_t kNoCorr = kNoIndex;
 
 Timeline Make(const std::vector<Spec>& specs) {
   Timeline t;
