@@ -545,6 +545,16 @@ class Builder {
   // then file order. The queue length after each of them.
   void QueueLengths() {
     queue_.assign(t_.events.size(), INT32_MIN);
+    // Kernels() reads the queue length of the window's GPU-side rows and of
+    // their launch calls only: items after the last of those change none of
+    // them, so they are left out (a step's window skips the trace after it).
+    int64_t horizon = INT64_MIN;
+    for (uint32_t e : window_) {
+      horizon = std::max(horizon, t_.events[e].start_ns);
+      if (const uint32_t call = Row(Ic(e)); call != kNoIndex) {
+        horizon = std::max(horizon, t_.events[call].start_ns);
+      }
+    }
     std::vector<std::pair<int64_t, uint32_t>> gpu;  // (correlation, event), file order within
     std::vector<int64_t> launch_corrs;
     for (uint32_t e : file_order_) {
@@ -567,6 +577,7 @@ class Builder {
     uint64_t order = 0;
     for (uint32_t e : file_order_) {
       if (!(flags_[e] & kRow) || !(Flags(e) & kLaunchCall) || Ic(e) <= 0) continue;
+      if (t_.events[e].start_ns > horizon) continue;
       auto range =
           std::equal_range(gpu.begin(), gpu.end(), std::pair<int64_t, uint32_t>{Correlation(e), 0},
                            [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -575,7 +586,7 @@ class Builder {
       }
     }
     for (uint32_t e : file_order_) {
-      if (!(flags_[e] & kRow) || Stream(e) == -1) continue;
+      if (!(flags_[e] & kRow) || Stream(e) == -1 || t_.events[e].start_ns > horizon) continue;
       if (!std::binary_search(launch_corrs.begin(), launch_corrs.end(), Correlation(e))) continue;
       items.push_back({t_.events[e].start_ns, order++, e, -1, Stream(e)});
     }

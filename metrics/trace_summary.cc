@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <map>
 
+#include "graph/parallel.h"
+
 namespace cookgraph {
 
 std::string DeviceName(int32_t device_type, int32_t device) {
@@ -225,14 +227,6 @@ std::optional<StepPath> StepCriticalPath(const std::vector<Timeline>& timelines,
 TraceSummary SummariseTrace(const std::vector<Timeline>& timelines, const Samples& samples,
                             const std::vector<double>& frame_ms) {
   TraceSummary out;
-  out.gpu = AnalyseGpuTime(timelines);
-  for (const Timeline& t : timelines) {
-    std::vector<MemoryPeak> peaks = MemoryPeaks(t);
-    out.memory.insert(out.memory.end(), peaks.begin(), peaks.end());
-  }
-  std::stable_sort(out.memory.begin(), out.memory.end(),
-                   [](const MemoryPeak& a, const MemoryPeak& b) { return a.rank < b.rank; });
-  out.ranks = Steps(timelines);
   out.slowest = Slowest(samples, frame_ms);
   // The critical path of the slowest step; of the only one; or, without
   // markers, of the whole trace.
@@ -248,8 +242,29 @@ TraceSummary SummariseTrace(const std::vector<Timeline>& timelines, const Sample
       if (frame_ms[f] > frame_ms[*frame]) frame = f;
     }
   }
+  // The path of one step and the rest of the summary share nothing but the
+  // timelines they read: a large trace has them on two cores.
   std::string warning;
-  out.path = StepCriticalPath(timelines, frame, warning);
+  auto path = [&] { out.path = StepCriticalPath(timelines, frame, warning); };
+  auto rest = [&] {
+    out.gpu = AnalyseGpuTime(timelines);
+    for (const Timeline& t : timelines) {
+      std::vector<MemoryPeak> peaks = MemoryPeaks(t);
+      out.memory.insert(out.memory.end(), peaks.begin(), peaks.end());
+    }
+    std::stable_sort(out.memory.begin(), out.memory.end(),
+                     [](const MemoryPeak& a, const MemoryPeak& b) { return a.rank < b.rank; });
+    out.ranks = Steps(timelines);
+  };
+  size_t events = 0;
+  for (const Timeline& t : timelines) events += t.events.size();
+  constexpr size_t kParallelEvents = size_t{1} << 16;
+  if (events >= kParallelEvents && HaveSecondCore()) {
+    RunBoth(path, rest);
+  } else {
+    rest();
+    path();
+  }
   if (!warning.empty()) out.warnings.push_back(warning);
   return out;
 }

@@ -10,8 +10,11 @@
 #include <array>
 #include <ctime>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "graph/parallel.h"
 
 namespace cookgraph::chrome {
 namespace {
@@ -174,7 +177,7 @@ SnapshotInfo MakeInfo(const TraceRecords& r, Producer producer, const std::strin
 // Per frame and node: cook_ms = the self time of its slices (ms; NaN = none in
 // that frame), cooks = their number (0 = none), gpu_ms = cook_ms for GPU nodes;
 // and the recorded timing: each frame's start and each node's first slice start.
-void FillSamples(Snapshot& snapshot, Frames frames, const std::vector<uint32_t>& counted,
+void FillSamples(Snapshot& snapshot, const Frames& frames, const std::vector<uint32_t>& counted,
                  const std::vector<uint32_t>& node_of, const Nesting& nesting,
                  const NodeTable& table, const std::vector<Slice>& slices) {
   Samples& samples = snapshot.samples;
@@ -201,8 +204,8 @@ void FillSamples(Snapshot& snapshot, Frames frames, const std::vector<uint32_t>&
     if (IsMissing(first) || start_ms < first) first = start_ms;
   }
   if (timing.frame_start_ms.size() == frame_count) snapshot.timing = std::move(timing);
-  samples.SetFrameIndex(std::move(frames.index));
-  samples.SetFrameMs(std::move(frames.frame_ms));
+  samples.SetFrameIndex(frames.index);
+  samples.SetFrameMs(frames.frame_ms);
   for (uint32_t n = 0; n < node_count; ++n) {
     if (cooks[n].empty()) continue;  // never: every node comes from a counted slice
     std::vector<double> cook(frame_count, kMissing);
@@ -238,58 +241,14 @@ void FillMemory(Samples& samples, const Timeline& t) {
   }
 }
 
-}  // namespace
-
-Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& options,
-                                     const std::string& file, const InputLimits& limits) {
-  std::vector<std::string> warnings = PairBeginEnd(r);
-  if (r.missing_bracket) {
-    warnings.push_back("the array of events has no closing bracket: read up to its last event");
-  }
-  AddTally(warnings, r.no_phase, "event(s) without \"ph\" were ignored");
-  AddTally(warnings, r.no_ts, "slice or flow event(s) without \"ts\" were ignored");
-  AddTally(warnings, r.no_dur, "X event(s) without \"dur\" were ignored");
-  AddTally(warnings, r.negative_dur, "X event(s) with a negative dur were ignored");
-  AddTally(warnings, r.flow_without_id, "flow event(s) without \"id\" were ignored");
-  AddTally(warnings, r.async,
-           "async event(s) (b/e/n) were not read: cookgraph reads thread slices and flows");
-
-  auto classified = ClassifySlices(r, options, file);
-  if (!classified) return classified.error();
-  const Classified& c = *classified;
-  std::vector<bool> keep(r.slices.size());
-  for (size_t i = 0; i < keep.size(); ++i) {
-    keep[i] = c.role[i] == Role::kNode || (c.role[i] == Role::kTimeline && c.gpu[i]);
-  }
-  const Nesting nesting = NestSlices(r, keep, c.gpu);
-  if (nesting.overlaps > 0) {
-    warnings.push_back(fmt::format(
-        "{} slice(s) start inside another slice of their thread and end after it; only the "
-        "overlap counts as nested (first: {})",
-        nesting.overlaps, nesting.first_overlap));
-  }
-  Tally unbound;
-  const std::vector<FlowLink> links = ResolveFlows(r, nesting, unbound);
-  AddTally(warnings, unbound,
-           "flow event(s) lie on no slice of their thread: their edges are missing");
-  const std::vector<uint32_t> launcher = Launchers(r, c, links);
-  Frames frames = AssignFrames(r, c, launcher);
-  warnings.insert(warnings.end(), frames.warnings.begin(), frames.warnings.end());
-
-  // The counted slices (nodes' slices inside a frame), by start: nodes are
-  // numbered in the order they first ran.
-  std::vector<uint32_t> counted;
-  for (uint32_t i = 0; i < r.slices.size(); ++i) {
-    if (frames.of_slice[i] != kNone) counted.push_back(i);
-  }
-  if (counted.empty()) {
-    return Error{.file = file,
-                 .message = r.slices.empty()
-                                ? "no slices to profile: the trace has no X events or B/E pairs"
-                                : fmt::format("no slices to profile: none of the {} slices is an "
-                                              "operator inside a frame ({})",
-                                              r.slices.size(), c.marker_what)};
-  }
+// The nodes, edges and samples of the counted slices (by start on return;
+// nodes numbered in the order they first ran). `node_of` gets each counted
+// slice's node.
+Result<Snapshot> BuildNodes(const TraceRecords& r, const Classified& c, const Nesting& nesting,
+                            const std::vector<FlowLink>& links, const Frames& frames,
+                            std::vector<uint32_t> counted, const std::string& file,
+                            const InputLimits& limits, std::vector<std::string>& warnings,
+                            std::vector<uint32_t>& node_of) {
   {
     // By start, then file order; the keys side by side (see NestSlices).
     struct Key {
@@ -307,7 +266,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
     for (size_t k = 0; k < keys.size(); ++k) counted[k] = keys[k].slice;
   }
   NodeTable table(r, c);
-  std::vector<uint32_t> node_of(r.slices.size(), kNone);
+  node_of.assign(r.slices.size(), kNone);
   for (uint32_t s : counted) {
     node_of[s] = table.NodeOf(r.slices[s]);
     if (table.nodes().size() > limits.nodes) {
@@ -390,8 +349,84 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   for (const Edge& e : edges.edges()) network.AddEdge(e.from, e.to, e.kind);
 
   snapshot.samples = Samples(network.size());
-  Timeline timeline = BuildTimeline(r, c, frames, launcher, node_of, file);
-  FillSamples(snapshot, std::move(frames), counted, node_of, nesting, table, r.slices);
+  FillSamples(snapshot, frames, counted, node_of, nesting, table, r.slices);
+  return snapshot;
+}
+
+}  // namespace
+
+Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& options,
+                                     const std::string& file, const InputLimits& limits) {
+  std::vector<std::string> warnings = PairBeginEnd(r);
+  if (r.missing_bracket) {
+    warnings.push_back("the array of events has no closing bracket: read up to its last event");
+  }
+  AddTally(warnings, r.no_phase, "event(s) without \"ph\" were ignored");
+  AddTally(warnings, r.no_ts, "slice or flow event(s) without \"ts\" were ignored");
+  AddTally(warnings, r.no_dur, "X event(s) without \"dur\" were ignored");
+  AddTally(warnings, r.negative_dur, "X event(s) with a negative dur were ignored");
+  AddTally(warnings, r.flow_without_id, "flow event(s) without \"id\" were ignored");
+  AddTally(warnings, r.async,
+           "async event(s) (b/e/n) were not read: cookgraph reads thread slices and flows");
+
+  auto classified = ClassifySlices(r, options, file);
+  if (!classified) return classified.error();
+  const Classified& c = *classified;
+  std::vector<bool> keep(r.slices.size());
+  for (size_t i = 0; i < keep.size(); ++i) {
+    keep[i] = c.role[i] == Role::kNode || (c.role[i] == Role::kTimeline && c.gpu[i]);
+  }
+  const Nesting nesting = NestSlices(r, keep, c.gpu);
+  if (nesting.overlaps > 0) {
+    warnings.push_back(fmt::format(
+        "{} slice(s) start inside another slice of their thread and end after it; only the "
+        "overlap counts as nested (first: {})",
+        nesting.overlaps, nesting.first_overlap));
+  }
+  Tally unbound;
+  const std::vector<FlowLink> links = ResolveFlows(r, nesting, unbound);
+  AddTally(warnings, unbound,
+           "flow event(s) lie on no slice of their thread: their edges are missing");
+  const std::vector<uint32_t> launcher = Launchers(r, c, links);
+  Frames frames = AssignFrames(r, c, launcher);
+  warnings.insert(warnings.end(), frames.warnings.begin(), frames.warnings.end());
+
+  // The counted slices (nodes' slices inside a frame), by start: nodes are
+  // numbered in the order they first ran.
+  std::vector<uint32_t> counted;
+  for (uint32_t i = 0; i < r.slices.size(); ++i) {
+    if (frames.of_slice[i] != kNone) counted.push_back(i);
+  }
+  if (counted.empty()) {
+    return Error{.file = file,
+                 .message = r.slices.empty()
+                                ? "no slices to profile: the trace has no X events or B/E pairs"
+                                : fmt::format("no slices to profile: none of the {} slices is an "
+                                              "operator inside a frame ({})",
+                                              r.slices.size(), c.marker_what)};
+  }
+  // The timeline on a second core while the nodes and samples are built: they
+  // share only what is read here (issue 15's speed target).
+  std::vector<uint32_t> node_of, event_of;
+  Timeline timeline;
+  std::optional<Result<Snapshot>> built;
+  auto nodes = [&] {
+    built = BuildNodes(r, c, nesting, links, frames, std::move(counted), file, limits, warnings,
+                       node_of);
+  };
+  auto events = [&] { timeline = BuildTimeline(r, c, frames, launcher, file, event_of); };
+  constexpr size_t kParallelSlices = size_t{1} << 16;
+  if (r.slices.size() >= kParallelSlices && HaveSecondCore()) {
+    RunBoth(nodes, events);
+  } else {
+    nodes();
+    if (*built) events();
+  }
+  if (!*built) return built->error();
+  Snapshot snapshot = std::move(**built);
+  for (uint32_t i = 0; i < event_of.size(); ++i) {
+    if (event_of[i] != kNoIndex) timeline.events[event_of[i]].node = node_of[i];
+  }
   FillMemory(snapshot.samples, timeline);
   if (!r.memory.empty() && timeline.memory.size() == r.memory.size()) {
     const size_t outside_ops = static_cast<size_t>(std::count_if(

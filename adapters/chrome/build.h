@@ -77,12 +77,14 @@ std::vector<uint32_t> Launchers(const TraceRecords& records, const Classified& c
                                 const std::vector<FlowLink>& links);
 
 /// The timeline of the trace (metrics/timeline.h): every slice that is a node,
-/// a marker or a GPU-side annotation, with its node (node_of), track, nesting
-/// parent, launch link and frame, plus the [memory] events and the
-/// distributedInfo / deviceProperties of the trace.
+/// a marker or a GPU-side annotation, with its track, nesting parent, launch
+/// link and frame, plus the [memory] events and the distributedInfo /
+/// deviceProperties of the trace. Events' nodes are left for the caller, which
+/// numbers the nodes (it may do so at the same time, on another thread):
+/// `event_of` gets, per slice, its event (kNoIndex = none).
 Timeline BuildTimeline(const TraceRecords& records, const Classified& classified,
                        const Frames& frames, const std::vector<uint32_t>& launcher,
-                       const std::vector<uint32_t>& node_of, const std::string& file);
+                       const std::string& file, std::vector<uint32_t>& event_of);
 
 }  // namespace cookgraph::chrome
 

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "adapters/chrome/records.h"
+#include "graph/parallel.h"
 
 namespace cookgraph::chrome {
 
@@ -100,24 +101,27 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
   for (uint32_t i = 0; i < slices.size(); ++i) {
     if (keep[i]) keys.push_back({slices[i].thread, slices[i].event, slices[i].start, slices[i].end, i});
   }
-  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+  ParallelSort(keys, [](const Key& x, const Key& y) {
     if (x.thread != y.thread) return x.thread < y.thread;
     if (x.start != y.start) return x.start < y.start;
     if (x.end != y.end) return x.end > y.end;  // the outer one first
-    return x.event < y.event;
+    if (x.event != y.event) return x.event < y.event;
+    return x.slice < y.slice;  // a total order: ParallelSort needs one
   });
   n.order.reserve(keys.size());
   for (const Key& k : keys) n.order.push_back(k.slice);
   std::vector<Key>().swap(keys);
   std::vector<uint32_t> stack;  // the open slices of the current thread, innermost last
+  std::pair<uint32_t, uint32_t>* range = nullptr;  // its positions in n.order
   for (size_t pos = 0; pos < n.order.size(); ++pos) {
     const uint32_t s = n.order[pos];
     const Slice& slice = slices[s];
     if (pos == 0 || slices[n.order[pos - 1]].thread != slice.thread) {
       stack.clear();
-      n.threads[slice.thread] = {static_cast<uint32_t>(pos), static_cast<uint32_t>(pos)};
+      range = &n.threads[slice.thread];
+      range->first = static_cast<uint32_t>(pos);
     }
-    ++n.threads[slice.thread].second;
+    range->second = static_cast<uint32_t>(pos + 1);
     if (flat[s]) {
       n.self_ns[s] = slice.end - slice.start;
       continue;
@@ -169,36 +173,48 @@ uint32_t BindFlow(const TraceRecords& r, const Nesting& n, const FlowMark& flow)
 
 std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tally& unbound) {
   const std::vector<FlowMark>& flows = r.flows;
+  // Binding each flow event to its slice and ordering them by key are
+  // independent: a large trace has them on two cores.
   std::vector<uint32_t> bound(flows.size(), kNone);
-  for (size_t i = 0; i < flows.size(); ++i) {
-    const FlowMark& flow = flows[i];
-    if (flow.slice != kNone) {
-      bound[i] = n.kept[flow.slice] ? flow.slice : kNone;  // v2: on its own slice
-    } else if (!flow.on_mark) {
-      bound[i] = BindFlow(r, n, flow);
+  auto bind = [&] {
+    for (size_t i = 0; i < flows.size(); ++i) {
+      const FlowMark& flow = flows[i];
+      if (flow.slice != kNone) {
+        bound[i] = n.kept[flow.slice] ? flow.slice : kNone;  // v2: on its own slice
+      } else if (!flow.on_mark) {
+        bound[i] = BindFlow(r, n, flow);
+      }
     }
-  }
-  // By key, time, phase, then file order; keys side by side, as in NestSlices.
-  struct Key {
-    uint32_t key;
-    uint32_t phase;
-    int64_t ts;
-    uint32_t event;
-    uint32_t flow;
   };
-  std::vector<Key> keys(flows.size());
-  for (uint32_t i = 0; i < flows.size(); ++i) {
-    keys[i] = {flows[i].key, static_cast<uint32_t>(flows[i].phase), flows[i].ts, flows[i].event, i};
-  }
-  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
-    if (x.key != y.key) return x.key < y.key;
-    if (x.ts != y.ts) return x.ts < y.ts;
-    if (x.phase != y.phase) return x.phase < y.phase;
-    return x.event < y.event;
-  });
   std::vector<uint32_t> order(flows.size());
-  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].flow;
-  std::vector<Key>().swap(keys);
+  auto sort = [&] {
+    // By key, time, phase, then file order; keys side by side, as in NestSlices.
+    struct Key {
+      uint32_t key;
+      uint32_t phase;
+      int64_t ts;
+      uint32_t event;
+      uint32_t flow;
+    };
+    std::vector<Key> keys(flows.size());
+    for (uint32_t i = 0; i < flows.size(); ++i) {
+      keys[i] = {flows[i].key, static_cast<uint32_t>(flows[i].phase), flows[i].ts, flows[i].event, i};
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+      if (x.key != y.key) return x.key < y.key;
+      if (x.ts != y.ts) return x.ts < y.ts;
+      if (x.phase != y.phase) return x.phase < y.phase;
+      return x.event < y.event;
+    });
+    for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].flow;
+  };
+  constexpr size_t kParallelFlows = size_t{1} << 16;
+  if (flows.size() >= kParallelFlows && HaveSecondCore()) {
+    RunBoth(bind, sort);
+  } else {
+    bind();
+    sort();
+  }
 
   // Each key's events in time order: a start opens a flow, a step links the
   // open end to its slice and becomes the open end, an end links and closes.

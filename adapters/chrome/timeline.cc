@@ -38,8 +38,8 @@ int64_t WholeNumber(std::string_view text) {
 }  // namespace
 
 Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames& frames,
-                       const std::vector<uint32_t>& launcher, const std::vector<uint32_t>& node_of,
-                       const std::string& file) {
+                       const std::vector<uint32_t>& launcher, const std::string& file,
+                       std::vector<uint32_t>& event_of) {
   const std::vector<Slice>& slices = r.slices;
   Timeline t;
   t.file = file;
@@ -135,7 +135,7 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
   });
 
   // Events, nested per CPU track (markers included: a step encloses its ops).
-  std::vector<uint32_t> event_of(slices.size(), kNoIndex);
+  event_of.assign(slices.size(), kNoIndex);
   std::vector<uint32_t> name_index(r.strings.size(), kNoIndex);  // interned name -> Timeline::names
   t.events.reserve(keys.size());
   std::vector<uint32_t> stack;
@@ -151,7 +151,6 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
       t.names.push_back(r.strings.str(s.name));
     }
     e.name = name_index[s.name];
-    e.node = node_of[k.slice];
     e.track = k.thread;
     e.frame = frames.of_slice[k.slice];
     e.source = s.event;
