@@ -73,12 +73,14 @@ ByteSource::~ByteSource() {
   if (gz_ != nullptr) gzclose(static_cast<gzFile>(gz_));
 }
 
-bool ByteSource::Fill() {
-  reached_end_ = !Refill();
+bool ByteSource::Fill() { return FillInto(storage_.data(), storage_.size()); }
+
+bool ByteSource::FillInto(char* into, size_t capacity) {
+  reached_end_ = !Refill(into, capacity);
   return !reached_end_;
 }
 
-bool ByteSource::Refill() {
+bool ByteSource::Refill(char* into, size_t capacity) {
   offset_ += len_;
   pos_ = len_ = 0;
   if (gz_ == nullptr) {
@@ -95,7 +97,8 @@ bool ByteSource::Refill() {
   if (!error_.empty()) return false;
   if (cut_) return SizeLimitPassed();
   auto gz = static_cast<gzFile>(gz_);
-  int n = gzread(gz, storage_.data(), static_cast<unsigned>(storage_.size()));
+  buffer_ = into;
+  int n = gzread(gz, into, static_cast<unsigned>(std::min<size_t>(capacity, size_t{1} << 30)));
   if (n < 0) {
     int code = 0;
     const char* what = gzerror(gz, &code);
@@ -131,10 +134,17 @@ bool ByteSource::SizeLimitPassed() {
 
 size_t ByteSource::Read(char* out, size_t n) {
   size_t done = 0;
-  while (done < n && !AtEnd()) {
+  while (done < n) {
+    if (pos_ == len_ && gz_ != nullptr && n - done >= storage_.size()) {
+      // A large read goes straight into `out` (zlib reads a plain file there
+      // too), not through storage_: one copy of the input fewer.
+      if (!FillInto(out + done, n - done)) break;
+    } else if (AtEnd()) {
+      break;
+    }
     size_t take = std::min(n - done, len_ - pos_);
     const char* from = buffer_ + pos_;
-    std::memcpy(out + done, from, take);
+    if (from != out + done) std::memcpy(out + done, from, take);
     // Keeps line() and column() right, as Advance() does byte by byte.
     for (const char* p = from; (p = static_cast<const char*>(std::memchr(p, '\n', from + take - p)));
          ++p) {

@@ -91,8 +91,10 @@ class ByteSource {
 
  private:
   ByteSource() = default;
-  bool Fill();    // refills buffer_; false at the end or on error
-  bool Refill();  // Fill() without keeping track of the end
+  bool Fill();    // refills buffer_ from storage_; false at the end or on error
+  // Fill() into `into` (buffer_ then points there; gzip sources only).
+  bool FillInto(char* into, size_t capacity);
+  bool Refill(char* into, size_t capacity);  // FillInto() without keeping track of the end
 
   // Records that reading went past input-size; returns false (no more bytes).
   bool SizeLimitPassed();

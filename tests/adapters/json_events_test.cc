@@ -6,6 +6,7 @@
 // that tokens straddle its refills.
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "adapters/events.h"
+#include "tests/temp_dir.h"
 
 namespace cookgraph {
 namespace {
@@ -205,10 +207,10 @@ TEST(JsonEvents, AgreesWithNlohmannOnMutatedDocuments) {
   EXPECT_GT(refused, 1000);
 }
 
-TEST(JsonEvents, TokensAcrossBlockBoundariesReadTheSame) {
-  // Longer than the 1 MiB block, with strings (escaped and not, some long),
-  // numbers and literals of varied lengths, so that every kind of token is cut
-  // by a refill somewhere.
+// Longer than the 1 MiB block, with strings (escaped and not, some long),
+// numbers and literals of varied lengths, so that every kind of token is cut
+// by a refill somewhere.
+std::string LongDocument() {
   std::mt19937 rng(7);
   std::string text = "[\n";
   while (text.size() < (3u << 20)) {
@@ -223,7 +225,58 @@ TEST(JsonEvents, TokensAcrossBlockBoundariesReadTheSame) {
     text += rng() % 3 == 0 ? ",\n" : ", ";
   }
   text += "0]";
-  ExpectAgree(text);
+  return text;
+}
+
+TEST(JsonEvents, TokensAcrossBlockBoundariesReadTheSame) { ExpectAgree(LongDocument()); }
+
+// A file is read in large blocks straight into the reader's buffer (not
+// through the source's own): the same events at the same places as the text
+// read from memory, and errors at the same line and column, plain or gzip, on
+// one thread or two.
+TEST(JsonEvents, AFileReadsAsTheSameTextInMemory) {
+  cookgraph::testing::TempDir dir;
+  const std::string good = LongDocument();
+  const std::string bad = good.substr(0, good.size() - 300) + "\n]x" +
+                          good.substr(good.size() - 300);  // an error on the last line but one
+  for (const std::string* text : {&good, &bad}) {
+    const std::string plain = dir / "t.json", packed = dir / "t.json.gz";
+    std::FILE* f = std::fopen(plain.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(text->data(), 1, text->size(), f), text->size());
+    ASSERT_EQ(std::fclose(f), 0);
+    gzFile gz = gzopen(packed.c_str(), "wb1");
+    ASSERT_NE(gz, nullptr);
+    ASSERT_EQ(gzwrite(gz, text->data(), static_cast<unsigned>(text->size())),
+              static_cast<int>(text->size()));
+    ASSERT_EQ(gzclose(gz), Z_OK);
+
+    auto memory = ByteSource::FromString(*text, "t.json");
+    Recorder expected;
+    const Status want = ParseJsonEvents(*memory, expected, nullptr, JsonThreads::kOne);
+    ASSERT_EQ(static_cast<bool>(want), text == &good);
+    for (const std::string& path : {plain, packed}) {
+      for (JsonThreads threads : {JsonThreads::kOne, JsonThreads::kTwo}) {
+        auto source = ByteSource::Open(path);
+        ASSERT_TRUE(source) << path;
+        Recorder got;
+        const Status status = ParseJsonEvents(**source, got, nullptr, threads);
+        EXPECT_EQ(got.events, expected.events) << path;
+        ASSERT_EQ(got.places.size(), expected.places.size()) << path;
+        for (size_t i = 0; i < got.places.size(); ++i) {
+          ASSERT_EQ(got.places[i].line, expected.places[i].line) << path << " event " << i;
+          ASSERT_EQ(got.places[i].column, expected.places[i].column) << path << " event " << i;
+        }
+        ASSERT_EQ(static_cast<bool>(status), static_cast<bool>(want)) << path;
+        if (!want) {
+          EXPECT_EQ(status.error().message, want.error().message) << path;
+          EXPECT_EQ(status.error().line, want.error().line) << path;
+          EXPECT_EQ(status.error().column, want.error().column) << path;
+          EXPECT_GT(status.error().line, 10) << path;
+        }
+      }
+    }
+  }
 }
 
 TEST(JsonEvents, PlacesAreLineAndColumnInBytes) {
