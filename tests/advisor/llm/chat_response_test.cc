@@ -35,7 +35,9 @@ TEST(ServerMessage, RawTextBecomesOneShortPrintableLine) {
   EXPECT_EQ(ServerMessage("upstream\r\n  timed out\x1b[31m"), "upstream timed out?[31m");
   const std::string long_text(500, 'x');
   const std::string message = ServerMessage(long_text);
-  EXPECT_EQ(message, std::string(200, 'x') + "…");
+  // Spelled without `string(n, c) + "..."`, which g++ 12 warns about wrongly
+  // (-Warray-bounds, GCC bug 105329).
+  EXPECT_EQ(message, long_text.substr(0, 200) + "…");
   EXPECT_EQ(ServerMessage(""), "");
   // Cut on a code point, not inside one.
   std::string accents;
@@ -47,7 +49,7 @@ TEST(ServerMessage, RedactsTheKeyBeforeCuttingTheLine) {
   const std::string key = "sk-proj-0123456789abcdef";
   const std::string body = R"({"error": {"message": ")" + std::string(195, 'x') + key + R"("}})";
   const std::string message = ServerMessage(body, key);
-  EXPECT_EQ(message, std::string(195, 'x') + "[reda…");
+  EXPECT_EQ(message, body.substr(body.find('x'), 195) + "[reda…");
   EXPECT_EQ(message.find("sk-"), std::string::npos);
   EXPECT_EQ(Redact("a KEY b KEY", "KEY"), "a [redacted] b [redacted]");
   EXPECT_EQ(Redact("text", ""), "text");
