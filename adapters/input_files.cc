@@ -1,5 +1,7 @@
 #include "adapters/input_files.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -54,7 +56,8 @@ std::optional<RankInfo> TraceRank(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::vector<std::string>> GroupJobs(const std::vector<std::string>& files) {
+std::vector<std::vector<std::string>> GroupJobs(const std::vector<std::string>& files,
+                                                std::vector<Error>* not_jobs) {
   // By folder and world size; a group whose ranks repeat is no job.
   std::map<std::pair<std::string, int64_t>, std::vector<std::pair<int64_t, std::string>>> groups;
   for (const std::string& file : files) {
@@ -67,9 +70,23 @@ std::vector<std::vector<std::string>> GroupJobs(const std::vector<std::string>& 
   for (auto& [key, members] : groups) {
     if (members.size() < 2) continue;
     std::sort(members.begin(), members.end());
-    bool distinct = true;
-    for (size_t i = 1; i < members.size(); ++i) distinct = distinct && members[i].first != members[i - 1].first;
-    if (!distinct) continue;
+    size_t repeat = 0;  // the first member whose rank the one before it has
+    for (size_t i = 1; i < members.size() && repeat == 0; ++i) {
+      if (members[i].first == members[i - 1].first) repeat = i;
+    }
+    if (repeat != 0) {
+      if (not_jobs != nullptr) {
+        const auto& [folder, world_size] = key;
+        not_jobs->push_back(Error{
+            .file = folder.empty() ? "." : folder,
+            .message = fmt::format(
+                "{} and {} both say they are rank {} of {}: these {} traces are not read as one "
+                "job; each is scored on its own",
+                members[repeat - 1].second, members[repeat].second, members[repeat].first,
+                world_size, members.size())});
+      }
+      continue;
+    }
     std::vector<std::string> paths;
     for (auto& [rank, file] : members) paths.push_back(file);
     std::sort(paths.begin(), paths.end());
@@ -175,7 +192,7 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
   for (const Input& input : list.inputs) {
     if (input.paths.size() == 1 && input.paths[0] != "-") single.push_back(input.paths[0]);
   }
-  const std::vector<std::vector<std::string>> jobs = GroupJobs(single);
+  const std::vector<std::vector<std::string>> jobs = GroupJobs(single, &list.warnings);
   if (!jobs.empty()) {
     std::set<std::string> in_job;
     for (const auto& job : jobs) in_job.insert(job.begin(), job.end());

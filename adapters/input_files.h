@@ -22,7 +22,8 @@ struct Input {
 
 struct InputList {
   std::vector<Input> inputs;  // sorted, without duplicates; "-" kept as given
-  std::vector<Error> errors;  // one per argument that gave no input
+  std::vector<Error> errors;    // one per argument that gave no input
+  std::vector<Error> warnings;  // what was read otherwise than it looks (GroupJobs)
 };
 
 /// Files stay as given, except that GStreamer dumps and logs (recognised by
@@ -43,8 +44,11 @@ bool HoldsGstreamerDump(const std::string& folder);
 /// The traces among `files` that are ranks of one distributed job (Chrome
 /// traces whose distributedInfo gives the same world size and distinct ranks,
 /// in one folder), each group sorted; a group has two or more files. Files in
-/// no group are left out of the result.
-std::vector<std::vector<std::string>> GroupJobs(const std::vector<std::string>& files);
+/// no group are left out of the result. A folder's traces of one world size
+/// whose ranks repeat (two runs of one job side by side) are no job: each is
+/// its own input, and `not_jobs` (when given) gets a warning naming two of them.
+std::vector<std::vector<std::string>> GroupJobs(const std::vector<std::string>& files,
+                                                std::vector<Error>* not_jobs = nullptr);
 
 }  // namespace cookgraph
 

@@ -112,6 +112,7 @@ int RunScore(const ScoreArgs& args) {
   InputList inputs = ExpandInputs(args.inputs);
   std::vector<Error> errors = inputs.errors;
   for (const Error& e : errors) PrintError(e);
+  for (const Error& w : inputs.warnings) PrintWarning(w.file, w.message);
   std::vector<Input> files = std::move(inputs.inputs);
   if (!args.shard.empty()) {
     auto sharded = Shard(files, args.shard);

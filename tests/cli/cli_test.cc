@@ -613,4 +613,30 @@ TEST(Cli, AFolderOfRanksScoresAsOneJob) {
   EXPECT_NE(Slurp(dir / "r.html").find("id=\"gpu-time\""), std::string::npos);
 }
 
+TEST(Cli, TracesThatRepeatARankAreScoredOneByOneWithAWarning) {
+  // Two runs of rank 0 (of 128: HTA's fixture) side by side are not one job:
+  // each trace is its own snapshot, and standard error says why.
+  TempDir dir;
+  const std::string rank0 = kSource + "/tests/data/fixtures/traces/hta_two_ranks/rank-0.json.gz";
+  std::filesystem::copy_file(rank0, dir / "run-a.json.gz");
+  std::filesystem::copy_file(rank0, dir / "run-b.json.gz");
+  CliRun run = Cookgraph("score '" + dir.path() + "' --format json --top 1");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(json::parse(run.out)["snapshots"].size(), 2u);
+  EXPECT_NE(run.err.find("cookgraph: warning: " + dir.path() + ": " + dir / "run-a.json.gz" +
+                         " and " + dir / "run-b.json.gz" +
+                         " both say they are rank 0 of 128: these 2 traces are not read as one "
+                         "job; each is scored on its own"),
+            std::string::npos)
+      << run.err;
+  // With rank 1 instead of the second copy they are one job, and nothing is said.
+  std::filesystem::remove(dir / "run-b.json.gz");
+  std::filesystem::copy_file(kSource + "/tests/data/fixtures/traces/hta_two_ranks/rank-1.json.gz",
+                             dir / "run-b.json.gz");
+  CliRun job = Cookgraph("score '" + dir.path() + "' --format json --top 1");
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_EQ(json::parse(job.out)["snapshots"].size(), 1u);
+  EXPECT_EQ(job.err.find("both say they are rank"), std::string::npos) << job.err;
+}
+
 }  // namespace
