@@ -208,7 +208,9 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
     });
     for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].flow;
   };
-  constexpr size_t kParallelFlows = size_t{1} << 16;
+  // From 32k flows on (the largest fixture traces have 40k-65k, so that the
+  // ThreadSanitizer batch runs this split).
+  constexpr size_t kParallelFlows = size_t{1} << 15;
   if (flows.size() >= kParallelFlows && HaveSecondCore()) {
     RunBoth(bind, sort);
   } else {
