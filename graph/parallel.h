@@ -40,6 +40,18 @@ void RunBoth(First&& first, Second&& second) {
   if (failed_second) std::rethrow_exception(failed_second);
 }
 
+/// RunBoth when `large` and a second core exists; else `first`, then `second`,
+/// on the calling thread. For work worth a thread only past some size.
+template <typename First, typename Second>
+void RunBothIf(bool large, First&& first, Second&& second) {
+  if (large && HaveSecondCore()) {
+    RunBoth(first, second);
+  } else {
+    first();
+    second();
+  }
+}
+
 /// Sorts `v` as std::sort would, its two halves on two cores and then merged,
 /// when it is large enough to gain from it. `less` must be a strict total
 /// order (ties broken down to a unique key), so that the result is the one

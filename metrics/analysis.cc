@@ -82,12 +82,9 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
     }
   };
   constexpr size_t kParallelSamples = size_t{1} << 20;
-  if (size_t{n} * samples.frame_count() >= kParallelSamples && HaveSecondCore()) {
-    const NodeIndex half = n / 2;
-    RunBoth([&] { stats_of(0, half); }, [&] { stats_of(half, n); });
-  } else {
-    stats_of(0, n);
-  }
+  const NodeIndex half = n / 2;
+  RunBothIf(size_t{n} * samples.frame_count() >= kParallelSamples,
+            [&] { stats_of(0, half); }, [&] { stats_of(half, n); });
 
   // The graph algorithms take one weight >= 0 per node.
   std::vector<double> weight(n);

@@ -406,7 +406,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
                                               r.slices.size(), c.marker_what)};
   }
   // The timeline on a second core while the nodes and samples are built: they
-  // share only what is read here (issue 15's speed target).
+  // share only what is read here (docs/performance.md#what-the-timeline-costs).
   std::vector<uint32_t> node_of, event_of;
   Timeline timeline;
   std::optional<Result<Snapshot>> built;
@@ -416,12 +416,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   };
   auto events = [&] { timeline = BuildTimeline(r, c, frames, launcher, file, event_of); };
   constexpr size_t kParallelSlices = size_t{1} << 16;
-  if (r.slices.size() >= kParallelSlices && HaveSecondCore()) {
-    RunBoth(nodes, events);
-  } else {
-    nodes();
-    if (*built) events();
-  }
+  RunBothIf(r.slices.size() >= kParallelSlices, nodes, events);
   if (!*built) return built->error();
   Snapshot snapshot = std::move(**built);
   for (uint32_t i = 0; i < event_of.size(); ++i) {

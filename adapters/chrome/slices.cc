@@ -211,12 +211,7 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
   // From 32k flows on (the largest fixture traces have 40k-65k, so that the
   // ThreadSanitizer batch runs this split).
   constexpr size_t kParallelFlows = size_t{1} << 15;
-  if (flows.size() >= kParallelFlows && HaveSecondCore()) {
-    RunBoth(bind, sort);
-  } else {
-    bind();
-    sort();
-  }
+  RunBothIf(flows.size() >= kParallelFlows, bind, sort);
 
   // Each key's events in time order: a start opens a flow, a step links the
   // open end to its slice and becomes the open end, an end links and closes.
