@@ -372,11 +372,13 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   auto classified = ClassifySlices(r, options, file);
   if (!classified) return classified.error();
   const Classified& c = *classified;
-  std::vector<bool> keep(r.slices.size());
+  std::vector<bool> keep(r.slices.size()), visible(r.slices.size());
   for (size_t i = 0; i < keep.size(); ++i) {
     keep[i] = c.role[i] == Role::kNode || (c.role[i] == Role::kTimeline && c.gpu[i]);
+    // The timeline's: slices outside every frame stay, GPU time counts them.
+    visible[i] = c.role[i] != Role::kIgnored;
   }
-  const Nesting nesting = NestSlices(r, keep, c.gpu);
+  const Nesting nesting = NestSlices(r, keep, c.gpu, visible);
   if (nesting.overlaps > 0) {
     warnings.push_back(fmt::format(
         "{} slice(s) start inside another slice of their thread and end after it; only the "
@@ -414,7 +416,9 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
     built = BuildNodes(r, c, nesting, links, frames, std::move(counted), file, limits, warnings,
                        node_of);
   };
-  auto events = [&] { timeline = BuildTimeline(r, c, frames, launcher, file, event_of); };
+  auto events = [&] {
+    timeline = BuildTimeline(r, c, frames, launcher, nesting.visible_order, file, event_of);
+  };
   constexpr size_t kParallelSlices = size_t{1} << 16;
   RunBothIf(r.slices.size() >= kParallelSlices, nodes, events);
   if (!*built) return built->error();
@@ -424,9 +428,9 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   }
   FillMemory(snapshot.samples, timeline);
   if (!r.memory.empty() && timeline.memory.size() == r.memory.size()) {
-    const size_t outside_ops = static_cast<size_t>(std::count_if(
-        timeline.memory.begin(), timeline.memory.end(),
-        [](const MemoryEvent& m) { return m.op == kNoIndex && m.bytes > 0; }));
+    const size_t outside_ops = static_cast<size_t>(
+        std::count_if(timeline.memory.begin(), timeline.memory.end(),
+                      [](const MemoryEvent& m) { return m.op == kNoIndex && m.bytes > 0; }));
     if (outside_ops > 0) {
       warnings.push_back(fmt::format(
           "{} of {} [memory] allocation(s) happen outside any operator: they count in the "

@@ -32,11 +32,11 @@ bool IsGpuFamily(std::string_view family);
 bool IsGpuNonWork(std::string_view family);
 
 enum class Role : uint8_t {
-  kNode,     // an operator's slice
-  kMarker,   // a frame marker (ProfilerStep#N, model_run, the user's regex)
-  kTimeline, // on the timeline but not work, so not a node: annotations' copies on a
-             // GPU stream (gpu_user_annotation, markers' copies too), GPU-side waits (cuda_sync)
-  kIgnored,  // the profiler's own spans, fences, session phases
+  kNode,      // an operator's slice
+  kMarker,    // a frame marker (ProfilerStep#N, model_run, the user's regex)
+  kTimeline,  // on the timeline but not work, so not a node: annotations' copies on a
+              // GPU stream (gpu_user_annotation, markers' copies too), GPU-side waits (cuda_sync)
+  kIgnored,   // the profiler's own spans, fences, session phases
 };
 
 struct Classified {
@@ -81,10 +81,13 @@ std::vector<uint32_t> Launchers(const TraceRecords& records, const Classified& c
 /// link and frame, plus the [memory] events and the distributedInfo /
 /// deviceProperties of the trace. Events' nodes are left for the caller, which
 /// numbers the nodes (it may do so at the same time, on another thread):
-/// `event_of` gets, per slice, its event (kNoIndex = none).
+/// `event_of` gets, per slice, its event (kNoIndex = none). `order` holds the
+/// slices that are not Role::kIgnored by (thread, start, end descending,
+/// file order): Nesting::visible_order.
 Timeline BuildTimeline(const TraceRecords& records, const Classified& classified,
                        const Frames& frames, const std::vector<uint32_t>& launcher,
-                       const std::string& file, std::vector<uint32_t>& event_of);
+                       const std::vector<uint32_t>& order, const std::string& file,
+                       std::vector<uint32_t>& event_of);
 
 }  // namespace cookgraph::chrome
 

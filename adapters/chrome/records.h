@@ -167,10 +167,11 @@ std::optional<int64_t> MicrosToNanos(std::string_view text);
 
 /// Per slice, within its thread: the enclosing node slice and the self time.
 struct Nesting {
-  std::vector<bool> kept;        // per slice: nested (a node's slice), as asked
-  std::vector<uint32_t> order;   // kept slice indices by (thread, start, end descending, event)
-  std::vector<uint32_t> parent;  // per slice: the enclosing slice on its thread, or kNone
-  std::vector<int64_t> self_ns;  // per slice: duration minus what direct children cover
+  std::vector<bool> kept;       // per slice: nested (a node's slice), as asked
+  std::vector<uint32_t> order;  // kept slice indices by (thread, start, end descending, event)
+  std::vector<uint32_t> visible_order;  // the visible slices, in the same order
+  std::vector<uint32_t> parent;         // per slice: the enclosing slice on its thread, or kNone
+  std::vector<int64_t> self_ns;         // per slice: duration minus what direct children cover
   std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>
       threads;                // thread -> [lo, hi) of order
   uint64_t overlaps = 0;      // slices that start inside a slice and end after it
@@ -185,9 +186,11 @@ std::vector<std::string> PairBeginEnd(TraceRecords& records);
 /// Nests the slices with keep[i] set; the others get no parent and no self time.
 /// Kept slices with flat[i] set (GPU streams, where work runs one after another
 /// and a slight overlap is the clock's, not a call) are ordered but never nest:
-/// no parent, no children, self time = duration.
+/// no parent, no children, self time = duration. The slices with visible[i]
+/// set (a superset of keep: the timeline's) are ordered in the same sort, into
+/// `visible_order`.
 Nesting NestSlices(const TraceRecords& records, const std::vector<bool>& keep,
-                   const std::vector<bool>& flat);
+                   const std::vector<bool>& flat, const std::vector<bool>& visible);
 
 /// One resolved flow: the slices at its two ends.
 struct FlowLink {

@@ -80,7 +80,7 @@ std::vector<std::string> PairBeginEnd(TraceRecords& r) {
 }
 
 Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
-                   const std::vector<bool>& flat) {
+                   const std::vector<bool>& flat, const std::vector<bool>& visible) {
   const std::vector<Slice>& slices = r.slices;
   Nesting n;
   n.kept = keep;
@@ -98,8 +98,11 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
   };
   std::vector<Key> keys;
   keys.reserve(slices.size());
+  // One sort for the nesting and the timeline (adapters/chrome/timeline.cc):
+  // the timeline's slices include the kept ones.
   for (uint32_t i = 0; i < slices.size(); ++i) {
-    if (keep[i]) keys.push_back({slices[i].thread, slices[i].event, slices[i].start, slices[i].end, i});
+    if (keep[i] || visible[i])
+      keys.push_back({slices[i].thread, slices[i].event, slices[i].start, slices[i].end, i});
   }
   ParallelSort(keys, [](const Key& x, const Key& y) {
     if (x.thread != y.thread) return x.thread < y.thread;
@@ -109,7 +112,11 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
     return x.slice < y.slice;  // a total order: ParallelSort needs one
   });
   n.order.reserve(keys.size());
-  for (const Key& k : keys) n.order.push_back(k.slice);
+  n.visible_order.reserve(keys.size());
+  for (const Key& k : keys) {
+    if (keep[k.slice]) n.order.push_back(k.slice);
+    if (visible[k.slice]) n.visible_order.push_back(k.slice);
+  }
   std::vector<Key>().swap(keys);
   std::vector<uint32_t> stack;  // the open slices of the current thread, innermost last
   std::pair<uint32_t, uint32_t>* range = nullptr;  // its positions in n.order
@@ -198,7 +205,8 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
     };
     std::vector<Key> keys(flows.size());
     for (uint32_t i = 0; i < flows.size(); ++i) {
-      keys[i] = {flows[i].key, static_cast<uint32_t>(flows[i].phase), flows[i].ts, flows[i].event, i};
+      keys[i] = {flows[i].key, static_cast<uint32_t>(flows[i].phase), flows[i].ts, flows[i].event,
+                 i};
     }
     std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
       if (x.key != y.key) return x.key < y.key;
@@ -229,7 +237,8 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
       if (state == State::kOpen && here != kNone) {
         if (here != open) {
           const std::string& key = r.strings.str(flow.key);
-          links.push_back(FlowLink{.from = open, .to = here, .fwdbwd = key.starts_with("fwdbwd\x1F")});
+          links.push_back(
+              FlowLink{.from = open, .to = here, .fwdbwd = key.starts_with("fwdbwd\x1F")});
         }
       } else if (state != State::kClosed) {
         lost();

@@ -38,12 +38,13 @@ int64_t WholeNumber(std::string_view text) {
 }  // namespace
 
 Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames& frames,
-                       const std::vector<uint32_t>& launcher, const std::string& file,
-                       std::vector<uint32_t>& event_of) {
+                       const std::vector<uint32_t>& launcher, const std::vector<uint32_t>& order,
+                       const std::string& file, std::vector<uint32_t>& event_of) {
   const std::vector<Slice>& slices = r.slices;
   Timeline t;
   t.file = file;
-  if (r.rank && *r.rank >= 0 && *r.rank < int64_t{kNoIndex}) t.rank = static_cast<uint32_t>(*r.rank);
+  if (r.rank && *r.rank >= 0 && *r.rank < int64_t{kNoIndex})
+    t.rank = static_cast<uint32_t>(*r.rank);
   if (r.world_size && *r.world_size > 0 && *r.world_size < int64_t{kNoIndex}) {
     t.world_size = static_cast<uint32_t>(*r.world_size);
   }
@@ -58,38 +59,24 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     if (c.role[i] == Role::kMarker) return EventKind::kMarker;
     const size_t key = s.cat == kNone ? r.strings.size() : s.cat;
     if (kind_of_cat[key] < 0) {
-      const std::string family =
-          FamilyOf(c.producer, s.cat == kNone ? "" : r.strings.str(s.cat));
+      const std::string family = FamilyOf(c.producer, s.cat == kNone ? "" : r.strings.str(s.cat));
       kind_of_cat[key] = static_cast<int8_t>(KindOf(c.role[i], family));
     }
     return static_cast<EventKind>(kind_of_cat[key]);
   };
-  struct Key {
-    uint32_t thread;
-    uint32_t event;
-    int64_t start;
-    int64_t end;
-    uint32_t slice;
-  };
-  std::vector<Key> keys;
-  for (uint32_t i = 0; i < slices.size(); ++i) {
-    const Role role = c.role[i];
-    if (role == Role::kIgnored) continue;  // slices outside every frame stay: GPU time counts them
-    keys.push_back({slices[i].thread, slices[i].event, slices[i].start, slices[i].end, i});
-  }
-
   // Tracks: CPU threads, then GPU streams, each by (pid, tid) as numbers
   // where they are numbers.
   // Interned thread -> track; a table, as every slice looks its thread up.
   std::vector<uint32_t> track_of(r.strings.size(), kNoIndex);
-  for (const Key& k : keys) {
-    if (track_of[k.thread] != kNoIndex) continue;
-    const std::string& name = r.strings.str(k.thread);
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    const uint32_t thread = slices[order[pos]].thread;
+    if (track_of[thread] != kNoIndex) continue;
+    const std::string& name = r.strings.str(thread);
     const size_t sep = name.find('\x1F');
     Track track;
     track.pid = name.substr(0, sep);
     track.tid = sep == std::string::npos ? track.pid : name.substr(sep + 1);
-    track.gpu = c.gpu[k.slice];
+    track.gpu = c.gpu[order[pos]];
     if (track.gpu) {
       track.device = WholeNumber(track.pid);
       track.stream = WholeNumber(track.tid);
@@ -99,7 +86,7 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     } else {
       track.label = fmt::format("thread {} (pid {})", track.tid, track.pid);
     }
-    track_of[k.thread] = static_cast<uint32_t>(t.tracks.size());
+    track_of[thread] = static_cast<uint32_t>(t.tracks.size());
     t.tracks.push_back(std::move(track));
   }
   std::vector<uint32_t> track_order(t.tracks.size());
@@ -126,23 +113,24 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     if (track != kNoIndex) track = renumber[track];
   }
 
-  for (Key& k : keys) k.thread = track_of[k.thread];
-  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
-    if (x.thread != y.thread) return x.thread < y.thread;
-    if (x.start != y.start) return x.start < y.start;
-    if (x.end != y.end) return x.end > y.end;  // the outer one first
-    return x.event < y.event;
-  });
+  // `order` is by thread, then start: the same by track, once each thread's
+  // run is moved to its track's place (a stable counting sort).
+  std::vector<uint32_t> first_of_track(t.tracks.size() + 1, 0);
+  for (uint32_t s : order) ++first_of_track[track_of[slices[s].thread] + 1];
+  for (size_t k = 1; k < first_of_track.size(); ++k) first_of_track[k] += first_of_track[k - 1];
+  std::vector<uint32_t> by_track(order.size());
+  for (uint32_t s : order) by_track[first_of_track[track_of[slices[s].thread]]++] = s;
 
   // Events, nested per CPU track (markers included: a step encloses its ops).
   event_of.assign(slices.size(), kNoIndex);
   std::vector<uint32_t> name_index(r.strings.size(), kNoIndex);  // interned name -> Timeline::names
-  t.events.reserve(keys.size());
+  t.events.reserve(by_track.size());
   std::vector<uint32_t> stack;
-  for (size_t pos = 0; pos < keys.size(); ++pos) {
-    const Key& k = keys[pos];
-    const Slice& s = slices[k.slice];
-    if (pos == 0 || keys[pos - 1].thread != k.thread) stack.clear();
+  for (size_t pos = 0; pos < by_track.size(); ++pos) {
+    const uint32_t slice = by_track[pos];
+    const Slice& s = slices[slice];
+    const uint32_t track = track_of[s.thread];
+    if (pos == 0 || track_of[slices[by_track[pos - 1]].thread] != track) stack.clear();
     TimelineEvent e;
     e.start_ns = s.start;
     e.dur_ns = s.end - s.start;
@@ -151,21 +139,21 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
       t.names.push_back(r.strings.str(s.name));
     }
     e.name = name_index[s.name];
-    e.track = k.thread;
-    e.frame = frames.of_slice[k.slice];
+    e.track = track;
+    e.frame = frames.of_slice[slice];
     e.source = s.event;
     e.correlation = s.correlation;
-    e.kind = kind(k.slice);
+    e.kind = kind(slice);
     const uint32_t index = static_cast<uint32_t>(t.events.size());
-    if (!t.tracks[k.thread].gpu) {
+    if (!t.tracks[track].gpu) {
       while (!stack.empty() && t.events[stack.back()].end_ns() <= s.start) stack.pop_back();
       if (!stack.empty()) e.parent = stack.back();
       stack.push_back(index);
     }
-    event_of[k.slice] = index;
+    event_of[slice] = index;
     t.events.push_back(e);
   }
-  std::vector<Key>().swap(keys);
+  std::vector<uint32_t>().swap(by_track);
   for (uint32_t i = 0; i < slices.size(); ++i) {
     const uint32_t e = event_of[i];
     if (e == kNoIndex || launcher[i] == kNone) continue;
@@ -221,14 +209,14 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     if (m.thread < track_of.size() && track_of[m.thread] != kNoIndex) {
       const auto [lo, hi] = range[track_of[m.thread]];
       auto first = t.events.begin() + lo, last = t.events.begin() + hi;
-      auto after = std::partition_point(
-          first, last, [&](const TimelineEvent& e) { return e.start_ns <= m.ts; });
+      auto after = std::partition_point(first, last,
+                                        [&](const TimelineEvent& e) { return e.start_ns <= m.ts; });
       uint32_t e = after == first ? kNoIndex : static_cast<uint32_t>(after - t.events.begin() - 1);
       // Up the nesting to the innermost op open at the event; a crafted chain
       // of thousands of ended ancestors is cut short (the event then counts in
       // the memory timeline only), so binding stays linear.
-      for (int hops = 0; e != kNoIndex &&
-                         (t.events[e].end_ns() < m.ts || t.events[e].kind != EventKind::kCpuOp);
+      for (int hops = 0;
+           e != kNoIndex && (t.events[e].end_ns() < m.ts || t.events[e].kind != EventKind::kCpuOp);
            ++hops) {
         e = hops < 256 ? t.events[e].parent : kNoIndex;
       }
