@@ -39,8 +39,8 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
     return Error{.file = path, .message = std::string("cannot open: ") + std::strerror(errno)};
   }
   struct stat info {};
-  const uint64_t stored_size =
-      fstat(fd, &info) == 0 && S_ISREG(info.st_mode) ? static_cast<uint64_t>(info.st_size) : 0;
+  const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  const uint64_t stored_size = regular ? static_cast<uint64_t>(info.st_size) : 0;
   // gzdopen reads gzip transparently and passes other bytes through unchanged.
   gzFile gz = gzdopen(fd, "rb");
   if (gz == nullptr) {
@@ -52,6 +52,10 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
   source->name_ = path;
   source->limits_ = limits;
   source->stored_size_ = stored_size;
+  if (regular && path != "-") {
+    source->device_ = static_cast<uint64_t>(info.st_dev);
+    source->inode_ = static_cast<uint64_t>(info.st_ino);
+  }
   source->gz_ = gz;
   source->storage_.resize(kBufferBytes);
   source->buffer_ = source->storage_.data();
@@ -67,6 +71,45 @@ std::unique_ptr<ByteSource> ByteSource::FromString(std::string_view text, std::s
   source->text_ = text;
   source->buffer_ = text.data();
   return source;
+}
+
+std::unique_ptr<ByteSource> ByteSource::Reopen() {
+  if (gz_ == nullptr) return FromString(text_, name_, limits_);
+  if (inode_ == 0 || gzdirect(static_cast<gzFile>(gz_)) != 1) return nullptr;
+  auto opened = Open(name_, limits_);
+  // gzdirect() also makes zlib look at the new file's first bytes now: a seek
+  // before that would be a lazy skip, every byte up to it read and dropped.
+  if (!opened || (*opened)->device_ != device_ || (*opened)->inode_ != inode_ ||
+      (*opened)->stored_size_ != stored_size_ ||
+      gzdirect(static_cast<gzFile>((*opened)->gz_)) != 1) {
+    return nullptr;
+  }
+  return std::move(*opened);
+}
+
+bool ByteSource::SkipTo(uint64_t offset) {
+  pos_ = len_ = 0;
+  reached_end_ = false;
+  if (gz_ == nullptr) {
+    // The string from `offset` on, as Refill() serves a string: in one piece.
+    offset_ = std::min<uint64_t>(offset, text_.size());
+    buffer_ = text_.data() + offset_;
+    len_ = text_.size() - offset_;
+    string_done_ = true;
+    return true;
+  }
+  if (!error_.empty()) return false;
+  auto gz = static_cast<gzFile>(gz_);
+  if (gzseek(gz, static_cast<z_off_t>(offset), SEEK_SET) < 0) {
+    int code = 0;
+    const char* what = gzerror(gz, &code);
+    error_ = code == Z_ERRNO ? std::string("read error: ") + std::strerror(errno)
+                             : "cannot seek: " + GzipMessage(what);
+    return false;
+  }
+  offset_ = offset;
+  buffer_ = storage_.data();
+  return true;
 }
 
 ByteSource::~ByteSource() {
@@ -126,9 +169,9 @@ bool ByteSource::Refill(char* into, size_t capacity) {
 }
 
 bool ByteSource::SizeLimitPassed() {
-  error_ =
-      fmt::format("at byte {}: {}", limits_.input_size,
-                  LimitMessage(limits_, &InputLimits::input_size, "the input (decompressed) is larger than"));
+  error_ = fmt::format(
+      "at byte {}: {}", limits_.input_size,
+      LimitMessage(limits_, &InputLimits::input_size, "the input (decompressed) is larger than"));
   return false;
 }
 
@@ -146,8 +189,8 @@ size_t ByteSource::Read(char* out, size_t n) {
     const char* from = buffer_ + pos_;
     if (from != out + done) std::memcpy(out + done, from, take);
     // Keeps line() and column() right, as Advance() does byte by byte.
-    for (const char* p = from; (p = static_cast<const char*>(std::memchr(p, '\n', from + take - p)));
-         ++p) {
+    for (const char* p = from;
+         (p = static_cast<const char*>(std::memchr(p, '\n', from + take - p))); ++p) {
       ++line_;
       previous_line_start_ = line_start_;
       line_start_ = offset_ + static_cast<uint64_t>(p - buffer_) + 1;

@@ -41,9 +41,7 @@ class ByteSource {
   uint64_t stored_size() const { return stored_size_; }
 
   /// True when no byte is left (or reading failed: see failed()).
-  bool AtEnd() {
-    return pos_ == len_ && !Fill();
-  }
+  bool AtEnd() { return pos_ == len_ && !Fill(); }
   /// The next byte; only valid when !AtEnd().
   char Current() const { return buffer_[pos_]; }
   /// Moves past the current byte.
@@ -84,6 +82,17 @@ class ByteSource {
   int64_t line() const { return line_; }  // 1-based line of the next byte
   int64_t column() const { return static_cast<int64_t>(offset_ + pos_ - line_start_) + 1; }
 
+  /// A second source over the same input, at its start, for reading two parts
+  /// of it at once (adapters/json_events.cc's split parse); nullptr when the
+  /// input cannot be read twice: standard input, a pipe, gzip (which must be
+  /// inflated from the start), or a path that no longer names the same file.
+  /// Call it after the first read, which tells gzip from plain bytes.
+  std::unique_ptr<ByteSource> Reopen();
+  /// Makes `offset` the offset of the next byte, on a source that Reopen()
+  /// accepts. line() and column() are not kept across the jump (the JSON
+  /// reader counts its own). False, with failed() set, on an I/O error.
+  bool SkipTo(uint64_t offset);
+
   /// Set when reading failed part-way (corrupt gzip, I/O error, the input-size
   /// limit passed).
   bool failed() const { return !error_.empty(); }
@@ -91,7 +100,7 @@ class ByteSource {
 
  private:
   ByteSource() = default;
-  bool Fill();    // refills buffer_ from storage_; false at the end or on error
+  bool Fill();  // refills buffer_ from storage_; false at the end or on error
   // Fill() into `into` (buffer_ then points there; gzip sources only).
   bool FillInto(char* into, size_t capacity);
   bool Refill(char* into, size_t capacity);  // FillInto() without keeping track of the end
@@ -102,14 +111,15 @@ class ByteSource {
   std::string name_;
   InputLimits limits_;
   uint64_t stored_size_ = 0;
-  void* gz_ = nullptr;                   // gzFile; nullptr for string sources
-  std::string_view text_;                // string sources
-  std::vector<char> storage_;            // file sources' buffer
+  uint64_t device_ = 0, inode_ = 0;  // regular files: which file, for Reopen()
+  void* gz_ = nullptr;               // gzFile; nullptr for string sources
+  std::string_view text_;            // string sources
+  std::vector<char> storage_;        // file sources' buffer
   const char* buffer_ = nullptr;
   size_t pos_ = 0, len_ = 0;
-  uint64_t offset_ = 0;                  // bytes before buffer_[0]
-  uint64_t line_start_ = 0;              // offset of the current line's first byte
-  uint64_t previous_line_start_ = 0;     // offset of the previous line's first byte
+  uint64_t offset_ = 0;               // bytes before buffer_[0]
+  uint64_t line_start_ = 0;           // offset of the current line's first byte
+  uint64_t previous_line_start_ = 0;  // offset of the previous line's first byte
   int64_t line_ = 1;
   bool string_done_ = false;
   bool cut_ = false;          // input-size was reached: the next read fails

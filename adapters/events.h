@@ -8,6 +8,9 @@
 // tree in memory.
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -52,6 +55,46 @@ class EventHandler {
 enum class JsonThreads : uint8_t { kAuto, kOne, kTwo };
 Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_early = nullptr,
                        JsonThreads threads = JsonThreads::kAuto);
+
+/// The thread count COOKGRAPH_JSON_THREADS asks for (1 or 2), else kAuto.
+JsonThreads JsonThreadsFromEnvironment();
+/// True when kAuto reads `source` on two threads: 16 MiB or more, two cores.
+bool UseTwoThreads(const ByteSource& source);
+
+/// A parse in two halves at once, each half reading and handling its own
+/// bytes (docs/performance.md#both-cores-in-the-parse): the first half on the
+/// calling thread, the second on a worker, from `at` on.
+///
+/// `at` is a guess at the offset of a value in an array that holds most of
+/// the input, inside the containers `open` (outermost first, '{' or '['; the
+/// innermost is that array). The second half reads `rest` (the same input,
+/// ByteSource::Reopen()) from `at` into `rest_handler`, as if the array's
+/// values began there, up to where the array closes. When the first half
+/// reaches `at` before a value, inside exactly `open`, and the second half
+/// ended without an error, `join(line)` is asked on the calling thread
+/// (`line`: the 1-based line of `at`; the second half counts lines from 1
+/// there) whether `handler` takes `rest_handler`'s events as its own; the
+/// parse then goes on after the array's last value, and `joined` is set.
+/// Otherwise (a wrong guess, an error in the second half, a no from `join`)
+/// the first half reads on from `at` itself. Either way `handler` ends up
+/// with what a one-thread parse gives it, and the status is the same.
+struct JsonSplit {
+  uint64_t at = 0;
+  std::string open;
+  std::unique_ptr<ByteSource> rest;
+  EventHandler* rest_handler = nullptr;
+  std::function<bool(int64_t line)> join;
+  bool joined = false;
+};
+Status ParseJsonEventsSplit(ByteSource& source, EventHandler& handler, JsonSplit& split,
+                            bool* ended_early = nullptr);
+
+/// A guess at `at` for JsonSplit, read from `source` (a ByteSource::Reopen(),
+/// left anywhere): the first '{' at or after offset `from`, within 1 MiB,
+/// that follows a ',' and blanks with a line break among them (one event a
+/// line, as Kineto writes), else the first that follows a ','; nullopt when
+/// there is none.
+std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from);
 
 /// Parses YAML (one document) from `source` into `handler`. Plain scalars are
 /// typed by the YAML 1.2 core schema (null, true/false, integers, floats,

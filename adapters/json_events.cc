@@ -10,7 +10,9 @@
 // and string-length (values) while they are scanned (adapters/input_limits.h).
 
 #include <emmintrin.h>
+#include <fmt/format.h>
 
+#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -25,8 +27,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "adapters/events.h"
 #include "adapters/input_limits.h"
@@ -103,6 +103,16 @@ int32_t Hex4(const char* p) {
   return v;
 }
 
+class SplitParse;
+
+// Where the second half of a split parse ended: the offset of the byte that
+// closes its array (or of the end of the input), and the lines it read.
+struct RestEnd {
+  uint64_t offset = 0;
+  int64_t lines = 1;             // 1 + the line breaks it read
+  uint64_t last_line_start = 0;  // offset of its last line's first byte (lines > 1)
+};
+
 class JsonReader {
  public:
   JsonReader(ByteSource& source, EventHandler& handler) : source_(source), handler_(handler) {
@@ -111,21 +121,44 @@ class JsonReader {
 
   Status Parse(bool* ended_early);
 
+  // The first half of a split parse: reading stops at split.at() until Parse()
+  // gets there (with everything before it read) and `split` says whether the
+  // second half's events stand in for the ones from there on.
+  void StopAt(SplitParse& split);
+  // The second half: the source is at `offset`, inside the containers `open`
+  // (outermost first, the innermost an array), before one of its values.
+  // Parse() then ends where that array closes, or at the end of the input
+  // after a value, and rest_end() says where; `cancel` stops it early.
+  void StartInside(std::string_view open, uint64_t offset, const std::atomic<bool>& cancel);
+  const RestEnd& rest_end() const { return rest_end_; }
+
  private:
   enum class Next : uint8_t { kValue, kValueOrClose, kAfterValue, kKey, kKeyOrClose };
 
   // Where the byte at index `i` of the buffer is.
-  Location At(size_t i) const {
-    return {line_, static_cast<int64_t>(base_ + i - line_start_) + 1};
-  }
+  Location At(size_t i) const { return {line_, static_cast<int64_t>(base_ + i - line_start_) + 1}; }
   Location Here() const { return At(pos_); }
 
   // Reads more input, keeping the bytes from `keep` (<= pos_) on, which move
   // to the front: indexes into the buffer shift down by `keep`. False when no
-  // byte was added (the end, or a read error: see source_.failed()).
-  bool Refill(size_t keep);
-  // Skips whitespace, counting lines. False at the end of the input.
-  bool SkipBlank();
+  // byte was added (the end, or a read error: see source_.failed()), or, when
+  // `may_pause`, at the stop of a split parse (Paused()).
+  bool Refill(size_t keep, bool may_pause = false);
+  // Skips whitespace, counting lines. False at the end of the input (or at a
+  // split parse's stop, when `may_pause`). Most tokens follow another with no
+  // blank between: that case is decided here, inline.
+  bool SkipBlank(bool may_pause = false) {
+    if (pos_ != end_ && static_cast<unsigned char>(buf_[pos_]) > ' ') return true;
+    return SkipBlanks(may_pause);
+  }
+  bool SkipBlanks(bool may_pause);
+  // True when the data ends at the stop of a split parse.
+  bool Paused() const { return split_ != nullptr && base_ + end_ == stop_at_ && !eof_; }
+  // At the stop (`before_value`: where a value must come next): true when the
+  // second half's events were taken and the reader is after them; false when
+  // the split is given up and the reader reads on from here.
+  bool Join(bool before_value);
+  void GiveUpSplit();
   // Makes at least `n` bytes available at pos_ unless the input ends first.
   void Want(size_t n) {
     while (end_ - pos_ < n && !eof_ && Refill(pos_)) {
@@ -186,27 +219,50 @@ class JsonReader {
 
   ByteSource& source_;
   EventHandler& handler_;
-  std::vector<char> buf_;       // data in [0, end_), then kPadBytes zeros
-  size_t pos_ = 0, end_ = 0;    // next byte; end of the data
-  uint64_t base_ = 0;           // offset in the input of buf_[0]
-  uint64_t line_start_ = 0;     // offset of the current line's first byte
+  std::vector<char> buf_;     // data in [0, end_), then kPadBytes zeros
+  size_t pos_ = 0, end_ = 0;  // next byte; end of the data
+  uint64_t base_ = 0;         // offset in the input of buf_[0]
+  uint64_t line_start_ = 0;   // offset of the current line's first byte
   int64_t line_ = 1;
   bool eof_ = false;
-  bool ended_ = false;          // the error is the input's end
-  std::vector<char> stack_;     // '{' or '[' per open container
-  std::string scratch_;         // decoded strings with escapes
+  bool ended_ = false;       // the error is the input's end
+  std::vector<char> stack_;  // '{' or '[' per open container
+  std::string scratch_;      // decoded strings with escapes
   std::optional<Error> error_;
+
+  SplitParse* split_ = nullptr;  // the first half of a split parse, until it stops
+  uint64_t stop_at_ = 0;         // where it stops
+  // The second half of a split parse: the containers open where it starts
+  // (stack_ never falls below them), where it ended, and its cancel flag.
+  size_t rest_depth_ = 0;
+  RestEnd rest_end_;
+  const std::atomic<bool>* cancel_ = nullptr;
 };
 
-bool JsonReader::Refill(size_t keep) {
+bool JsonReader::Refill(size_t keep, bool may_pause) {
   if (eof_) return false;
   size_t kept = end_ - keep;
   if (keep > 0) std::memmove(buf_.data(), buf_.data() + keep, kept);
   base_ += keep;
   pos_ -= keep;
   end_ = kept;
+  std::memset(buf_.data() + end_, 0,
+              kPadBytes);  // the zeros after the data, also when no byte comes
   if (buf_.size() - kPadBytes - end_ < kBlockBytes / 2) buf_.resize(buf_.size() * 2);
   size_t room = buf_.size() - kPadBytes - end_;
+  if (split_ != nullptr) {
+    const uint64_t left = stop_at_ - (base_ + end_);
+    if (left == 0 && may_pause) return false;  // Parse() joins the halves
+    if (left == 0) {
+      GiveUpSplit();  // a token goes on past the stop: it is not where the split assumed
+    } else {
+      room = std::min<uint64_t>(room, left);
+    }
+  }
+  if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
+    eof_ = true;
+    return Fail(end_, "the second half of a split parse was cancelled");
+  }
   size_t n = source_.Read(buf_.data() + end_, room);
   end_ += n;
   std::memset(buf_.data() + end_, 0, kPadBytes);
@@ -214,7 +270,7 @@ bool JsonReader::Refill(size_t keep) {
   return n > 0;
 }
 
-bool JsonReader::SkipBlank() {
+bool JsonReader::SkipBlanks(bool may_pause) {
   for (;;) {
     const char* b = buf_.data();
     while (pos_ < end_) {
@@ -229,7 +285,7 @@ bool JsonReader::SkipBlank() {
         return true;
       }
     }
-    if (!Refill(pos_)) return false;
+    if (!Refill(pos_, may_pause)) return false;
   }
 }
 
@@ -237,7 +293,7 @@ bool JsonReader::ScanString(std::string_view& out, bool key) {
   const uint64_t most = key ? source_.limits().name_length : source_.limits().string_length;
   size_t start = pos_;  // the opening quote
   size_t i = start + 1;
-  bool plain = true;    // no escape and no byte above 0x7F: the bytes are the value
+  bool plain = true;  // no escape and no byte above 0x7F: the bytes are the value
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i control = _mm_set1_epi8(0x1F);
@@ -247,8 +303,9 @@ bool JsonReader::ScanString(std::string_view& out, bool key) {
     // control bytes, so the loop never passes end_.
     for (;;) {
       __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
-      __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                  _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
+      __m128i stop =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                       _mm_cmpeq_epi8(_mm_max_epu8(v, control), control));
       int high = _mm_movemask_epi8(v);
       int mask = _mm_movemask_epi8(stop);
       if (mask != 0) {
@@ -321,14 +378,30 @@ bool JsonReader::DecodeString(size_t from, size_t to, std::string_view& out) {
     }
     char e = b[i + 1];
     switch (e) {
-      case '"': scratch_ += '"'; break;
-      case '\\': scratch_ += '\\'; break;
-      case '/': scratch_ += '/'; break;
-      case 'b': scratch_ += '\b'; break;
-      case 'f': scratch_ += '\f'; break;
-      case 'n': scratch_ += '\n'; break;
-      case 'r': scratch_ += '\r'; break;
-      case 't': scratch_ += '\t'; break;
+      case '"':
+        scratch_ += '"';
+        break;
+      case '\\':
+        scratch_ += '\\';
+        break;
+      case '/':
+        scratch_ += '/';
+        break;
+      case 'b':
+        scratch_ += '\b';
+        break;
+      case 'f':
+        scratch_ += '\f';
+        break;
+      case 'n':
+        scratch_ += '\n';
+        break;
+      case 'r':
+        scratch_ += '\r';
+        break;
+      case 't':
+        scratch_ += '\t';
+        break;
       case 'u': {
         int32_t cp = i + 6 <= to ? Hex4(b + i + 2) : -1;
         if (cp < 0) return Fail(i, "invalid string: '\\u' must be followed by 4 hex digits");
@@ -366,24 +439,21 @@ bool JsonReader::ScanNumber() {
     bool negative = b[i] == '-';
     if (negative) ++i;
     bool integer = true;
-    // Every digit, as one integer while it fits (the mantissa), and the power
-    // of ten that scales it: value = mantissa × 10^scale.
-    uint64_t mantissa = 0;
-    int digits = 0;
+    // The digits before and after the point; value = those digits as one
+    // integer (the mantissa) × 10^scale, where scale = exponent - fraction digits.
+    const size_t int_from = i;
+    size_t int_to = i, frac_from = i, frac_to = i;
     int64_t scale = 0;
-    auto add = [&](char d) {
-      mantissa = mantissa * 10 + static_cast<uint64_t>(d - '0');
-      digits += mantissa != 0;  // leading zeros take no room
-    };
     if (b[i] == '0') {
-      ++i;
+      int_to = ++i;
     } else if (b[i] >= '1' && b[i] <= '9') {
-      while (IsDigit(b[i]) && digits < 19) add(b[i++]);
-      while (IsDigit(b[i])) ++i, ++digits;  // too many for the fast path
+      while (IsDigit(b[i])) ++i;
+      int_to = i;
     } else if (i < end_ || eof_) {
       return i < end_ ? Fail(i, fmt::format("invalid number: {} after '-'", Shown(b[i])))
                       : (pos_ = end_, FailEnd("a digit"));
     }
+    frac_from = frac_to = i;
     if (b[i] == '.') {
       integer = false;
       ++i;
@@ -391,8 +461,10 @@ bool JsonReader::ScanNumber() {
         return i < end_ ? Fail(i, "invalid number: a digit must follow '.'")
                         : (pos_ = end_, FailEnd("a digit"));
       }
-      while (IsDigit(b[i]) && digits < 19) add(b[i++]), --scale;
-      while (IsDigit(b[i])) ++i, ++digits;
+      frac_from = i;
+      while (IsDigit(b[i])) ++i;
+      frac_to = i;
+      scale = -static_cast<int64_t>(frac_to - frac_from);
     }
     if (b[i] == 'e' || b[i] == 'E') {
       integer = false;
@@ -400,7 +472,8 @@ bool JsonReader::ScanNumber() {
       bool minus = b[i] == '-';
       if (b[i] == '+' || b[i] == '-') ++i;
       int64_t exponent = 0;
-      for (size_t k = i; IsDigit(b[k]) && exponent < 100000; ++k) exponent = exponent * 10 + (b[k] - '0');
+      for (size_t k = i; IsDigit(b[k]) && exponent < 100000; ++k)
+        exponent = exponent * 10 + (b[k] - '0');
       scale += minus ? -exponent : exponent;
       if (!IsDigit(b[i]) && (i < end_ || eof_)) {
         return i < end_ ? Fail(i, "invalid number: a digit must follow the exponent")
@@ -421,11 +494,20 @@ bool JsonReader::ScanNumber() {
     double value = 0;
     // Clinger's fast path: a mantissa below 2^53 and a power of ten up to 22
     // are both exact doubles, so one correctly rounded multiplication or
-    // division gives the correctly rounded value. Other numbers go to
-    // from_chars.
+    // division gives the correctly rounded value. Other numbers (more than
+    // 19 digits, leading zeros of a fraction included) go to from_chars,
+    // which rounds correctly too: the value never depends on the path.
     static constexpr double kPowers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                          1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t mantissa = 0;
+    const size_t digits = (int_to - int_from) + (frac_to - frac_from);
+    if (digits <= 19) {
+      for (size_t k = int_from; k < int_to; ++k)
+        mantissa = mantissa * 10 + static_cast<uint64_t>(b[k] - '0');
+      for (size_t k = frac_from; k < frac_to; ++k)
+        mantissa = mantissa * 10 + static_cast<uint64_t>(b[k] - '0');
+    }
     if (digits <= 19 && mantissa <= (uint64_t{1} << 53) && scale >= -22 && scale <= 22) {
       const auto m = static_cast<double>(mantissa);
       value = scale < 0 ? m / kPowers[-scale] : m * kPowers[scale];
@@ -436,12 +518,13 @@ bool JsonReader::ScanNumber() {
         // from_chars reports underflow too; strtod tells the two apart.
         value = std::strtod(std::string(text).c_str(), nullptr);
         if (!std::isfinite(value)) {
-          error_ = Error{.file = source_.name(),
-                         .line = at.line,
-                         .column = at.column,
-                         .message = fmt::format("invalid JSON: number overflow parsing '{}'",
-                                                text.size() > 40 ? std::string(text.substr(0, 37)) + "..."
-                                                                 : std::string(text))};
+          error_ = Error{
+              .file = source_.name(),
+              .line = at.line,
+              .column = at.column,
+              .message = fmt::format(
+                  "invalid JSON: number overflow parsing '{}'",
+                  text.size() > 40 ? std::string(text.substr(0, 37)) + "..." : std::string(text))};
           return false;
         }
       } else if (ec != std::errc() || ptr != text.data() + text.size()) {
@@ -456,7 +539,9 @@ bool JsonReader::ScanLiteral() {
   Want(5);
   const char* p = buf_.data() + pos_;
   size_t left = end_ - pos_;
-  auto is = [&](std::string_view word) { return left >= word.size() && std::memcmp(p, word.data(), word.size()) == 0; };
+  auto is = [&](std::string_view word) {
+    return left >= word.size() && std::memcmp(p, word.data(), word.size()) == 0;
+  };
   if (is("true")) {
     pos_ += 4;
     return handler_.Bool(true, Here());
@@ -475,7 +560,8 @@ bool JsonReader::ScanLiteral() {
     pos_ = end_;
     return FailEnd("the rest of a literal (true, false or null)");
   }
-  return Fail(pos_, fmt::format("invalid literal '{}'", std::string_view(p, std::max<size_t>(n, 1))));
+  return Fail(pos_,
+              fmt::format("invalid literal '{}'", std::string_view(p, std::max<size_t>(n, 1))));
 }
 
 // One scalar, or the opening bracket of a container.
@@ -515,21 +601,34 @@ Status JsonReader::Parse(bool* ended_early) {
     if (!ok) return Error{.file = source_.name()};  // stopped by the handler
     return {};
   };
-  Refill(0);
-  if (end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) {  // a UTF-8 byte-order mark
+  Refill(0, true);
+  if (base_ == 0 && end_ >= 3 &&
+      std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) {  // a UTF-8 byte-order mark
     pos_ = 3;
     line_start_ = 3;
   }
   Next next = Next::kValue;
   for (;;) {
-    if (!SkipBlank()) {
+    if (!SkipBlank(true)) {
+      if (Paused()) {
+        if (Join(next == Next::kValue))
+          next = Next::kAfterValue;  // after the second half's last value
+        continue;
+      }
       if (source_.failed()) return result(false);
-      if (next == Next::kAfterValue && stack_.empty()) return result(true);
+      if (next == Next::kAfterValue && stack_.size() == rest_depth_) {
+        if (rest_depth_ > 0) rest_end_ = {base_ + end_, line_, line_start_};
+        return result(true);
+      }
       switch (next) {
-        case Next::kValue: return result(FailEnd("a value"));
-        case Next::kValueOrClose: return result(FailEnd("a value or ']'"));
-        case Next::kKey: return result(FailEnd("a string (an object key)"));
-        case Next::kKeyOrClose: return result(FailEnd("a string (an object key) or '}'"));
+        case Next::kValue:
+          return result(FailEnd("a value"));
+        case Next::kValueOrClose:
+          return result(FailEnd("a value or ']'"));
+        case Next::kKey:
+          return result(FailEnd("a string (an object key)"));
+        case Next::kKeyOrClose:
+          return result(FailEnd("a string (an object key) or '}'"));
         case Next::kAfterValue:
           return result(FailEnd(stack_.back() == '{' ? "',' or '}'" : "',' or ']'"));
       }
@@ -576,10 +675,103 @@ Status JsonReader::Parse(bool* ended_early) {
         if (stack_.back() == '{' ? c != '}' : c != ']') {
           return result(Unexpected(stack_.back() == '{' ? "',' or '}'" : "',' or ']'"));
         }
+        if (stack_.size() == rest_depth_) {  // the second half's array closes here
+          rest_end_ = {base_ + pos_, line_, line_start_};
+          return result(true);
+        }
         if (!Close()) return result(false);
         continue;
     }
   }
+}
+
+// The second half of a split parse, on its own thread from Start() on.
+class SplitParse {
+ public:
+  explicit SplitParse(JsonSplit& split) : split_(split) {}
+  ~SplitParse() { Cancel(); }
+  SplitParse(const SplitParse&) = delete;
+  SplitParse& operator=(const SplitParse&) = delete;
+
+  uint64_t at() const { return split_.at; }
+  std::string_view open() const { return split_.open; }
+
+  void Start() {
+    worker_ = std::thread([this] {
+      try {
+        JsonReader reader(*split_.rest, *split_.rest_handler);
+        reader.StartInside(split_.open, split_.at, cancel_);
+        ok_ = static_cast<bool>(reader.Parse(nullptr));
+        end_ = reader.rest_end();
+      } catch (...) {
+        ok_ = false;  // out of memory, say: the first half reads this part itself
+      }
+    });
+  }
+  // The first half is at `at`, on 1-based line `line`, in the state the split
+  // assumed: where the second half ended, when it ended well and the caller
+  // took its events.
+  std::optional<RestEnd> Join(int64_t line) {
+    Wait();
+    if (!ok_ || !split_.join(line)) return std::nullopt;
+    split_.joined = true;
+    return end_;
+  }
+  // Tells the second half to stop (it stops at its next block of input).
+  void CancelSoon() { cancel_.store(true, std::memory_order_relaxed); }
+  void Cancel() {
+    CancelSoon();
+    Wait();
+  }
+
+ private:
+  void Wait() {
+    if (worker_.joinable()) worker_.join();
+  }
+
+  JsonSplit& split_;
+  std::atomic<bool> cancel_{false};
+  std::thread worker_;
+  bool ok_ = false;  // written by the worker before it ends; read after Wait()
+  RestEnd end_;
+};
+
+void JsonReader::StopAt(SplitParse& split) {
+  split_ = &split;
+  stop_at_ = split.at();
+}
+
+void JsonReader::StartInside(std::string_view open, uint64_t offset,
+                             const std::atomic<bool>& cancel) {
+  stack_.assign(open.begin(), open.end());
+  rest_depth_ = open.size();
+  base_ = line_start_ = offset;
+  cancel_ = &cancel;
+}
+
+void JsonReader::GiveUpSplit() {
+  split_->CancelSoon();
+  split_ = nullptr;
+}
+
+bool JsonReader::Join(bool before_value) {
+  if (!before_value || std::string_view(stack_.data(), stack_.size()) != split_->open()) {
+    GiveUpSplit();
+    return false;
+  }
+  SplitParse& split = *split_;
+  split_ = nullptr;  // reads are no longer held at the stop
+  const std::optional<RestEnd> rest = split.Join(line_);
+  if (!rest) return false;
+  // On an I/O error the source has failed(): the next read ends the parse
+  // with that error.
+  source_.SkipTo(rest->offset);
+  base_ = rest->offset;
+  pos_ = end_ = 0;
+  std::memset(buf_.data(), 0, kPadBytes);
+  if (rest->lines > 1) line_start_ = rest->last_line_start;
+  line_ += rest->lines - 1;
+  return true;
 }
 
 // Two threads: the reader on a worker thread records events into batches
@@ -617,7 +809,7 @@ class Pipeline {
     worker.join();
     if (failed) std::rethrow_exception(failed);
     if (ended_early != nullptr) *ended_early = ended && !stopped;  // read ahead of the stop
-    if (stopped) return Error{.file = source_.name()};  // the handler holds the message
+    if (stopped) return Error{.file = source_.name()};             // the handler holds the message
     return status;
   }
 
@@ -626,8 +818,17 @@ class Pipeline {
   // core to the other, and their size, not the work of recording, set the
   // cost (48-byte events made recording dearer than scanning).
   enum class Type : uint8_t {
-    kBeginObject, kEndObject, kBeginArray, kEndArray, kKey, kNull, kTrue, kFalse,
-    kInteger, kFloat, kString
+    kBeginObject,
+    kEndObject,
+    kBeginArray,
+    kEndArray,
+    kKey,
+    kNull,
+    kTrue,
+    kFalse,
+    kInteger,
+    kFloat,
+    kString
   };
   static constexpr uint32_t kTypeBits = 4;
   static constexpr uint32_t kLongText = (uint32_t{1} << (32 - kTypeBits)) - 1;  // see `long_texts`
@@ -656,12 +857,16 @@ class Pipeline {
     bool EndArray(Location at) override { return Add(Type::kEndArray, at); }
     bool Key(std::string_view key, Location at) override { return Add(Type::kKey, at, key); }
     bool Null(Location at) override { return Add(Type::kNull, at); }
-    bool Bool(bool value, Location at) override { return Add(value ? Type::kTrue : Type::kFalse, at); }
+    bool Bool(bool value, Location at) override {
+      return Add(value ? Type::kTrue : Type::kFalse, at);
+    }
     bool Number(double value, std::string_view text, bool integer, Location at) override {
       batch_->numbers.push_back(value);
       return Add(integer ? Type::kInteger : Type::kFloat, at, text);
     }
-    bool String(std::string_view value, Location at) override { return Add(Type::kString, at, value); }
+    bool String(std::string_view value, Location at) override {
+      return Add(Type::kString, at, value);
+    }
     void Flush() {
       if (batch_ != nullptr && !batch_->events.empty()) pipeline_.Give(std::move(batch_));
     }
@@ -706,17 +911,39 @@ class Pipeline {
       }
       bool ok = true;
       switch (static_cast<Type>(e.length_type & ((1u << kTypeBits) - 1))) {
-        case Type::kBeginObject: ok = handler_.BeginObject(at); break;
-        case Type::kEndObject: ok = handler_.EndObject(at); break;
-        case Type::kBeginArray: ok = handler_.BeginArray(at); break;
-        case Type::kEndArray: ok = handler_.EndArray(at); break;
-        case Type::kKey: ok = handler_.Key(text, at); break;
-        case Type::kNull: ok = handler_.Null(at); break;
-        case Type::kTrue: ok = handler_.Bool(true, at); break;
-        case Type::kFalse: ok = handler_.Bool(false, at); break;
-        case Type::kInteger: ok = handler_.Number(batch.numbers[number++], text, true, at); break;
-        case Type::kFloat: ok = handler_.Number(batch.numbers[number++], text, false, at); break;
-        case Type::kString: ok = handler_.String(text, at); break;
+        case Type::kBeginObject:
+          ok = handler_.BeginObject(at);
+          break;
+        case Type::kEndObject:
+          ok = handler_.EndObject(at);
+          break;
+        case Type::kBeginArray:
+          ok = handler_.BeginArray(at);
+          break;
+        case Type::kEndArray:
+          ok = handler_.EndArray(at);
+          break;
+        case Type::kKey:
+          ok = handler_.Key(text, at);
+          break;
+        case Type::kNull:
+          ok = handler_.Null(at);
+          break;
+        case Type::kTrue:
+          ok = handler_.Bool(true, at);
+          break;
+        case Type::kFalse:
+          ok = handler_.Bool(false, at);
+          break;
+        case Type::kInteger:
+          ok = handler_.Number(batch.numbers[number++], text, true, at);
+          break;
+        case Type::kFloat:
+          ok = handler_.Number(batch.numbers[number++], text, false, at);
+          break;
+        case Type::kString:
+          ok = handler_.String(text, at);
+          break;
       }
       if (!ok) return false;
     }
@@ -789,19 +1016,58 @@ constexpr uint64_t kPipelineBytes = uint64_t{16} << 20;
 
 }  // namespace
 
+std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from) {
+  constexpr size_t kWindow = size_t{1} << 20;
+  if (!source.SkipTo(from)) return std::nullopt;
+  std::string window(kWindow, '\0');
+  window.resize(source.Read(window.data(), window.size()));
+  std::optional<uint64_t> compact;  // the first '{' after ',' on the same line
+  char before = 0;                  // the last byte that is not a blank
+  bool line_break = false;          // a line break since then
+  for (size_t i = 0; i < window.size(); ++i) {
+    const char c = window[i];
+    if (c == '\n') {
+      line_break = true;
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      if (c == '{' && before == ',') {
+        if (line_break) return from + i;
+        if (!compact) compact = from + i;
+      }
+      before = c;
+      line_break = false;
+    }
+  }
+  return compact;
+}
+
+Status ParseJsonEventsSplit(ByteSource& source, EventHandler& handler, JsonSplit& split,
+                            bool* ended_early) {
+  SplitParse parse(split);
+  parse.Start();
+  JsonReader reader(source, handler);
+  reader.StopAt(parse);
+  return reader.Parse(ended_early);  // ~SplitParse stops the second half if it still runs
+}
+
+JsonThreads JsonThreadsFromEnvironment() {
+  // COOKGRAPH_JSON_THREADS=1 or 2 overrides the choice, for bench/ to
+  // measure what the second thread brings.
+  const char* forced = std::getenv("COOKGRAPH_JSON_THREADS");
+  if (forced != nullptr && (std::string_view(forced) == "1" || std::string_view(forced) == "2")) {
+    return forced[0] == '1' ? JsonThreads::kOne : JsonThreads::kTwo;
+  }
+  return JsonThreads::kAuto;
+}
+
+bool UseTwoThreads(const ByteSource& source) {
+  return source.stored_size() >= kPipelineBytes && std::thread::hardware_concurrency() >= 2;
+}
+
 Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_early,
                        JsonThreads threads) {
+  if (threads == JsonThreads::kAuto) threads = JsonThreadsFromEnvironment();
   if (threads == JsonThreads::kAuto) {
-    // COOKGRAPH_JSON_THREADS=1 or 2 overrides the choice, for bench/ to
-    // measure what the second thread brings.
-    const char* forced = std::getenv("COOKGRAPH_JSON_THREADS");
-    if (forced != nullptr && (std::string_view(forced) == "1" || std::string_view(forced) == "2")) {
-      threads = forced[0] == '1' ? JsonThreads::kOne : JsonThreads::kTwo;
-    } else {
-      threads = source.stored_size() >= kPipelineBytes && std::thread::hardware_concurrency() >= 2
-                    ? JsonThreads::kTwo
-                    : JsonThreads::kOne;
-    }
+    threads = UseTwoThreads(source) ? JsonThreads::kTwo : JsonThreads::kOne;
   }
   if (threads == JsonThreads::kTwo) return Pipeline(source, handler).Parse(ended_early);
   JsonReader reader(source, handler);

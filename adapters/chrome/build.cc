@@ -60,6 +60,11 @@ void AddTally(std::vector<std::string>& warnings, const Tally& tally, std::strin
   warnings.push_back(fmt::format("{} {} (first: {})", tally.count, what, tally.first));
 }
 
+void AddTally(std::vector<std::string>& warnings, const EventTally& tally, std::string_view what) {
+  if (tally.count == 0) return;
+  warnings.push_back(fmt::format("{} {} (first: {})", tally.count, what, tally.First()));
+}
+
 // Node identity per producer; builds the nodes in the order their first
 // counted slice started.
 class NodeTable {

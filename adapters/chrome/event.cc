@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "adapters/chrome/tokenizer.h"
@@ -53,12 +55,60 @@ std::string_view EventFieldName(Field field) {
 }  // namespace
 
 Field EventField(std::string_view key) {
-  // Every key of every event comes here: compare only names of its length.
-  if (key.size() < 2 || key.size() > 8) return Field::kOther;
-  for (const auto& [name, field] : kFields) {
-    if (name.size() == key.size() && name[0] == key[0] && name == key) return field;
+  // Every key of every event comes here: one comparison for the usual ones.
+  auto is = [&](std::string_view name) {
+    return std::memcmp(key.data(), name.data(), name.size()) == 0;
+  };
+  switch (key.size()) {
+    case 2:
+      return is("ph")   ? Field::kPh
+             : is("ts") ? Field::kTs
+             : is("id") ? Field::kId
+             : is("bp") ? Field::kBp
+                        : Field::kOther;
+    case 3:
+      return is("cat")   ? Field::kCat
+             : is("dur") ? Field::kDur
+             : is("pid") ? Field::kPid
+             : is("tid") ? Field::kTid
+                         : Field::kOther;
+    case 4:
+      return is("name") ? Field::kName : is("args") ? Field::kArgs : Field::kOther;
+    case 7:
+      return is("bind_id") ? Field::kBindId : is("flow_in") ? Field::kFlowIn : Field::kOther;
+    case 8:
+      return is("flow_out") ? Field::kFlowOut : Field::kOther;
+    default:
+      return Field::kOther;
   }
-  return Field::kOther;
+}
+
+void Tokenizer::ArgKey(std::string_view key) {
+  // Classified once here, not at each use: most args are none of these.
+  arg_ = Arg::kOther;
+  if (key == "name") {
+    arg_ = Arg::kName;
+  } else if (key == "op_name") {
+    arg_ = Arg::kOpName;
+  } else if (IsInputKey(key)) {
+    arg_ = Arg::kInput;
+    arg_key_ = key;  // for its message
+  } else if (!key.empty() &&
+             (key[0] == 'c' || key[0] == 'D' || key[0] == 'B' || key[0] == 'T' || key[0] == 'w')) {
+    for (size_t k = 0; k < kNumberArgs.size(); ++k) {
+      if (key == kNumberArgs[k]) {
+        arg_ = Arg::kNumber;
+        arg_index_ = static_cast<uint8_t>(k);
+      }
+    }
+  }
+  if (arg_ != Arg::kOther) return;
+  for (size_t k = 0; k < kParamArgs.size(); ++k) {
+    if (key == kParamArgs[k].first) {
+      arg_ = Arg::kParam;
+      arg_index_ = static_cast<uint8_t>(k);
+    }
+  }
 }
 
 bool Tokenizer::EventValue(Kind kind, std::string_view text, Location at) {
@@ -76,7 +126,10 @@ bool Tokenizer::EventValue(Kind kind, std::string_view text, Location at) {
   };
   switch (field_) {
     case Field::kPh:
-      set(e_.ph, e_.has_ph);
+      if (scalar_text) {
+        e_.ph = text.size() == 1 ? text[0] : '\0';  // a phase is one letter
+        e_.has_ph = true;
+      }
       break;
     case Field::kName:
       set(e_.name, e_.has_name);
@@ -133,8 +186,9 @@ bool Tokenizer::TimeValue(Kind kind, std::string_view text, Location at) {
     value = copy.empty() ? NAN : std::strtod(copy.c_str(), &end);
     if ((kind != Kind::kNumber && kind != Kind::kString) || !std::isfinite(value) ||
         end != copy.c_str() + copy.size()) {
-      return Fail(at, Where(),
-                  fmt::format("{} is {}, not a number of microseconds", is_ts ? "ts" : "dur", shown()));
+      return Fail(
+          at, Where(),
+          fmt::format("{} is {}, not a number of microseconds", is_ts ? "ts" : "dur", shown()));
     }
   }
   if (is_ts) {
@@ -164,34 +218,44 @@ bool Tokenizer::TimeValue(Kind kind, std::string_view text, Location at) {
 }
 
 bool Tokenizer::ArgValue(Kind kind, std::string_view text, Location at) {
-  if (kind == Kind::kString && text.size() > source_.limits().name_length &&
-      (arg_key_ == "name" || arg_key_ == "op_name" || IsInputKey(arg_key_))) {
-    return NameTooLong(fmt::format("args \"{}\"", arg_key_), text, at);
-  }
-  if (kind == Kind::kString && arg_key_ == "name") {
-    e_.label = text;
-    e_.has_label = true;
-  } else if (kind == Kind::kString && arg_key_ == "op_name") {
-    e_.type = text;
-    e_.has_type = true;
-  } else if (kind == Kind::kString && IsInputKey(arg_key_)) {
-    e_.inputs.emplace_back(text);
-  } else if (kind == Kind::kNumber && !arg_key_.empty() &&
-             (arg_key_[0] == 'c' || arg_key_[0] == 'D' || arg_key_[0] == 'B' ||
-              arg_key_[0] == 'T' || arg_key_[0] == 'w')) {
-    for (size_t k = 0; k < kNumberArgs.size(); ++k) {
-      if (arg_key_ != kNumberArgs[k]) continue;
+  const bool string = kind == Kind::kString;
+  switch (arg_) {
+    case Arg::kName:
+    case Arg::kOpName:
+    case Arg::kInput: {
+      if (!string) break;
+      if (text.size() > source_.limits().name_length) {
+        std::string_view key = arg_key_;  // an input key's own text
+        if (arg_ == Arg::kName) key = "name";
+        if (arg_ == Arg::kOpName) key = "op_name";
+        return NameTooLong(fmt::format("args \"{}\"", key), text, at);
+      }
+      if (arg_ == Arg::kName) {
+        e_.label = text;
+        e_.has_label = true;
+      } else if (arg_ == Arg::kOpName) {
+        e_.type = text;
+        e_.has_type = true;
+      } else {
+        e_.inputs.emplace_back(text);
+      }
+      break;
+    }
+    case Arg::kNumber: {
+      if (kind != Kind::kNumber) break;
       int64_t number = 0;
       auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
       if (ec == std::errc() && end == text.data() + text.size()) {
-        e_.numbers[k] = number;
-        e_.has_number[k] = true;
+        e_.numbers[arg_index_] = number;
+        e_.has_number[arg_index_] = true;
       }
+      break;
     }
-  } else {
-    for (const auto& [key, name] : kParamArgs) {
-      if (arg_key_ == key) e_.params.emplace_back(name, text);
-    }
+    case Arg::kParam:
+      e_.AddParam(kParamArgs[arg_index_].second, text);
+      break;
+    case Arg::kOther:
+      break;
   }
   return true;
 }
@@ -222,21 +286,21 @@ void Tokenizer::AddMemory() {
 void Tokenizer::EndEvent() {
   const auto index = static_cast<uint32_t>(r_.events);
   ++r_.events;
-  if (!e_.has_ph || e_.ph.size() != 1) {
-    if (!e_.has_ph) r_.no_phase.Add(WhereLine(index));
+  if (!e_.has_ph || e_.ph == '\0') {
+    if (!e_.has_ph) r_.no_phase.Add(index, event_line_);
     return;
   }
-  const char ph = e_.ph[0];
+  const char ph = e_.ph;
   const bool slice = ph == 'X' || ph == 'B' || ph == 'E';
   const bool flow = ph == 's' || ph == 't' || ph == 'f';
-  if (ph == 'b' || ph == 'e' || ph == 'n') r_.async.Add(WhereLine(index));
+  if (ph == 'b' || ph == 'e' || ph == 'n') r_.async.Add(index, event_line_);
   if ((ph == 'i' || ph == 'I') && e_.ts && e_.name == "[memory]") {
     AddMemory();
     return;
   }
   if (!slice && !flow) return;  // metadata, other instants, counters, objects: not read
   if (!e_.ts) {
-    r_.no_ts.Add(WhereLine(index));
+    r_.no_ts.Add(index, event_line_);
     return;
   }
   // Perfetto's rule: a missing tid is the pid (one thread per process).
@@ -248,7 +312,7 @@ void Tokenizer::EndEvent() {
 
   if (flow) {
     if (!e_.has_id) {
-      r_.flow_without_id.Add(WhereLine(index));
+      r_.flow_without_id.Add(index, event_line_);
       return;
     }
     scratch_ = e_.cat;
@@ -266,28 +330,38 @@ void Tokenizer::EndEvent() {
   }
   if (ph == 'X' && !e_.dur) {
     if (e_.negative_dur) {
-      r_.negative_dur.Add(WhereLine(index));
+      r_.negative_dur.Add(index, event_line_);
     } else {
-      r_.no_dur.Add(WhereLine(index));
+      r_.no_dur.Add(index, event_line_);
     }
     return;
   }
   const uint32_t name = r_.strings.Intern(e_.has_name ? e_.name : std::string_view());
   const uint32_t label = e_.has_label ? r_.strings.Intern(e_.label) : kNone;
   const uint32_t type = e_.has_type ? r_.strings.Intern(e_.type) : kNone;
-  if (ph != 'E' && (!e_.inputs.empty() || !e_.params.empty())) {
-    auto [it, added] = r_.extras.try_emplace(label != kNone ? label : name);
-    if (added) {
-      for (const std::string& input : e_.inputs)
-        it->second.inputs.push_back(r_.strings.Intern(input));
-      it->second.params = std::move(e_.params);
+  if (ph != 'E' && (!e_.inputs.empty() || e_.param_count > 0)) {
+    // Only a node key's first event gives its args: a table by interned id
+    // says which keys have them, without a hash lookup per event.
+    const uint32_t key = label != kNone ? label : name;
+    if (key >= has_extras_.size())
+      has_extras_.resize(std::max<size_t>(key + 1, 2 * has_extras_.size()));
+    if (!has_extras_[key]) {
+      has_extras_[key] = true;
+      // Records joined from a split parse's second half may hold the key.
+      auto [it, added] = r_.extras.try_emplace(key);
+      if (added) {
+        for (const std::string& input : e_.inputs)
+          it->second.inputs.push_back(r_.strings.Intern(input));
+        it->second.params.assign(e_.params.begin(),
+                                 e_.params.begin() + static_cast<ptrdiff_t>(e_.param_count));
+      }
     }
   }
   if (ph != 'E' && (e_.has_number[kWaitOnStream] || e_.has_number[kWaitOnRecord])) {
-    r_.waits.push_back(WaitMark{
-        .event = index,
-        .wait_on_stream = e_.has_number[kWaitOnStream] ? e_.numbers[kWaitOnStream] : -1,
-        .wait_on_record = e_.has_number[kWaitOnRecord] ? e_.numbers[kWaitOnRecord] : -1});
+    r_.waits.push_back(
+        WaitMark{.event = index,
+                 .wait_on_stream = e_.has_number[kWaitOnStream] ? e_.numbers[kWaitOnStream] : -1,
+                 .wait_on_record = e_.has_number[kWaitOnRecord] ? e_.numbers[kWaitOnRecord] : -1});
   }
   uint32_t target = kNone;
   if (ph == 'X') {

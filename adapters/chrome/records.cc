@@ -3,6 +3,8 @@
 
 #include "adapters/chrome/records.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -70,6 +72,75 @@ uint32_t Interner::Find(std::string_view text) const {
   if (slots_.empty()) return kNone;
   const size_t i = Slot(text, Hash(text));
   return slots_[i] == kEmptySlot ? kNone : static_cast<uint32_t>(slots_[i]);
+}
+
+std::string EventTally::First() const {
+  return fmt::format("traceEvents[{}] at line {}", first_event, first_line);
+}
+
+void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
+  // rest's strings in the order it interned them: the ones new to `into`
+  // get the ids one tokenizer would have given them, in the same order.
+  std::vector<uint32_t> id(rest.strings.size());
+  for (uint32_t i = 0; i < id.size(); ++i) id[i] = into.strings.Intern(rest.strings.str(i));
+  auto map = [&](uint32_t& s) {
+    if (s != kNone) s = id[s];
+  };
+  const auto events = static_cast<uint32_t>(into.events);
+  const auto slices = static_cast<uint32_t>(into.slices.size());
+  const auto marks = static_cast<uint32_t>(into.marks.size());
+
+  into.slices.reserve(into.slices.size() + rest.slices.size());
+  for (Slice s : rest.slices) {
+    for (uint32_t* field : {&s.name, &s.cat, &s.thread, &s.label, &s.type}) map(*field);
+    s.event += events;
+    into.slices.push_back(s);
+  }
+  into.marks.reserve(into.marks.size() + rest.marks.size());
+  for (Mark m : rest.marks) {
+    for (uint32_t* field : {&m.thread, &m.name, &m.cat, &m.label, &m.type}) map(*field);
+    m.event += events;
+    into.marks.push_back(m);
+  }
+  into.flows.reserve(into.flows.size() + rest.flows.size());
+  for (FlowMark f : rest.flows) {
+    map(f.key);
+    map(f.thread);
+    f.event += events;
+    if (f.slice != kNone) f.slice += f.on_mark ? marks : slices;
+    into.flows.push_back(f);
+  }
+  // The first event of a node key wins: `into`'s events came first.
+  for (auto& [key, extras] : rest.extras) {
+    auto [it, added] = into.extras.try_emplace(id[key]);
+    if (!added) continue;
+    it->second = std::move(extras);
+    for (uint32_t& input : it->second.inputs) map(input);
+  }
+  into.memory.reserve(into.memory.size() + rest.memory.size());
+  for (MemoryMark m : rest.memory) {
+    map(m.thread);
+    into.memory.push_back(m);
+  }
+  into.waits.reserve(into.waits.size() + rest.waits.size());
+  for (WaitMark w : rest.waits) {
+    w.event += events;
+    into.waits.push_back(w);
+  }
+  for (auto [mine, theirs] : {std::pair{&into.no_phase, &rest.no_phase},
+                              {&into.no_ts, &rest.no_ts},
+                              {&into.no_dur, &rest.no_dur},
+                              {&into.negative_dur, &rest.negative_dur},
+                              {&into.flow_without_id, &rest.flow_without_id},
+                              {&into.async, &rest.async}}) {
+    if (theirs->count == 0) continue;
+    if (mine->count == 0) {
+      mine->first_event = theirs->first_event + events;
+      mine->first_line = theirs->first_line + line - 1;
+    }
+    mine->count += theirs->count;
+  }
+  into.events += rest.events;
 }
 
 std::optional<int64_t> MicrosToNanos(std::string_view text) {

@@ -21,6 +21,7 @@
 
 #include "adapters/byte_source.h"
 #include "adapters/chrome/chrome_trace.h"
+#include "adapters/events.h"
 #include "base/error.h"
 
 namespace cookgraph::chrome {
@@ -38,6 +39,8 @@ class Interner {
   uint32_t Find(std::string_view text) const;
   const std::string& str(uint32_t id) const { return strings_[id]; }
   size_t size() const { return strings_.size(); }
+  /// The same strings with the same ids (however the table grew).
+  bool operator==(const Interner& other) const { return strings_ == other.strings_; }
 
  private:
   // The slot of `text` (hash `hash`): the one holding it, or the empty one
@@ -51,15 +54,16 @@ class Interner {
 
 /// An X event, or a B/E pair once paired. Times in ns on the trace's clock.
 struct Slice {
-  int64_t start = 0;        // ns
-  int64_t end = 0;          // ns; >= start
-  uint32_t name = kNone;    // interned event name
-  uint32_t cat = kNone;     // interned category; kNone = none given
-  uint32_t thread = kNone;  // interned "pid\x1Ftid"
-  uint32_t label = kNone;   // args.name (TensorFlow's node name)
-  uint32_t type = kNone;    // args.op_name (ONNX Runtime's op type)
-  uint32_t event = 0;       // index in traceEvents (of the B for a pair): file order
+  int64_t start = 0;             // ns
+  int64_t end = 0;               // ns; >= start
+  uint32_t name = kNone;         // interned event name
+  uint32_t cat = kNone;          // interned category; kNone = none given
+  uint32_t thread = kNone;       // interned "pid\x1Ftid"
+  uint32_t label = kNone;        // args.name (TensorFlow's node name)
+  uint32_t type = kNone;         // args.op_name (ONNX Runtime's op type)
+  uint32_t event = 0;            // index in traceEvents (of the B for a pair): file order
   uint32_t correlation = kNone;  // args.correlation (Kineto: a launch call and its kernel)
+  bool operator==(const Slice&) const = default;
 };
 
 /// A B or E event, before pairing.
@@ -70,6 +74,7 @@ struct Mark {
   uint32_t name = kNone, cat = kNone, label = kNone, type = kNone;  // B only
   uint32_t correlation = kNone;                                     // B only
   bool begin = false;
+  bool operator==(const Mark&) const = default;
 };
 
 enum class FlowPhase : uint8_t { kStart, kStep, kEnd };  // s, t, f (this order at equal ts)
@@ -84,6 +89,7 @@ struct FlowMark {
   FlowPhase phase = FlowPhase::kStart;
   bool enclosing = true;  // v1: binds to the enclosing slice, not the next one
   bool on_mark = false;   // v2 on a B event: `slice` is the B's Mark index
+  bool operator==(const FlowMark&) const = default;
 };
 
 /// Records that were bad one by one, or left aside: how many, and the first.
@@ -95,10 +101,29 @@ struct Tally {
   }
 };
 
+/// Events the tokenizer counted and left aside: how many, and the first, by
+/// its index in traceEvents and its line (kept as numbers, so that the
+/// records of a split parse can be joined: AppendRecords).
+struct EventTally {
+  uint64_t count = 0;
+  uint32_t first_event = 0;
+  int64_t first_line = 0;
+  void Add(uint32_t event, int64_t line) {
+    if (count++ == 0) {
+      first_event = event;
+      first_line = line;
+    }
+  }
+  /// "traceEvents[12] at line 40".
+  std::string First() const;
+  bool operator==(const EventTally&) const = default;
+};
+
 /// What the args of a node's first event say, kept once per node key.
 struct NodeExtras {
   std::vector<uint32_t> inputs;                             // TensorFlow args.inputN, interned
   std::vector<std::pair<std::string, std::string>> params;  // whitelisted args, as text
+  bool operator==(const NodeExtras&) const = default;
 };
 
 /// A Kineto [memory] instant event (an allocation or a free).
@@ -108,14 +133,16 @@ struct MemoryMark {
   int64_t bytes = 0, total_allocated = 0, total_reserved = 0;
   int32_t device_type = -1;  // "Device Type" (c10::DeviceType: 0 CPU, 1 CUDA); -1 = not given
   int32_t device = -1;       // "Device Id"
+  bool operator==(const MemoryMark&) const = default;
 };
 
 /// What a CUDA stream wait (cudaStreamWaitEvent, and its GPU-side "Stream Wait
 /// Event" / "Event Sync") waits on, from its args.
 struct WaitMark {
-  uint32_t event = 0;            // index in traceEvents
-  int64_t wait_on_stream = -1;   // args.wait_on_stream
-  int64_t wait_on_record = -1;   // args.wait_on_cuda_event_record_corr_id
+  uint32_t event = 0;           // index in traceEvents
+  int64_t wait_on_stream = -1;  // args.wait_on_stream
+  int64_t wait_on_record = -1;  // args.wait_on_cuda_event_record_corr_id
+  bool operator==(const WaitMark&) const = default;
 };
 
 /// A device of Kineto's deviceProperties.
@@ -123,6 +150,7 @@ struct DeviceMark {
   int64_t id = -1;
   std::string name;
   int64_t total_memory = 0;
+  bool operator==(const DeviceMark&) const = default;
 };
 
 /// Everything the tokenizer keeps of a trace.
@@ -134,25 +162,53 @@ struct TraceRecords {
   /// By args.name when the event has one, else by event name: its first event's args.
   std::unordered_map<uint32_t, NodeExtras> extras;
   std::vector<MemoryMark> memory;
-  std::vector<WaitMark> waits;  // in file order
-  std::optional<int64_t> base_time_ns;  // Kineto's baseTimeNanoseconds
+  std::vector<WaitMark> waits;              // in file order
+  std::optional<int64_t> base_time_ns;      // Kineto's baseTimeNanoseconds
   std::optional<int64_t> rank, world_size;  // Kineto's distributedInfo
   std::vector<DeviceMark> devices;          // Kineto's deviceProperties
-  bool kineto_keys = false;             // schemaVersion, deviceProperties, ... at the top
-  bool missing_bracket = false;         // array form cut after a complete event
-  uint64_t events = 0;                  // elements of traceEvents
+  bool kineto_keys = false;                 // schemaVersion, deviceProperties, ... at the top
+  bool missing_bracket = false;             // array form cut after a complete event
+  uint64_t events = 0;                      // elements of traceEvents
 
-  Tally no_phase;         // events without "ph"
-  Tally no_ts;            // slices and flows without "ts"
-  Tally no_dur;           // X events without "dur"
-  Tally negative_dur;     // X events with dur < 0
-  Tally flow_without_id;  // s/t/f without "id"
-  Tally async;            // b/e/n async events (not read)
+  EventTally no_phase;         // events without "ph"
+  EventTally no_ts;            // slices and flows without "ts"
+  EventTally no_dur;           // X events without "dur"
+  EventTally negative_dur;     // X events with dur < 0
+  EventTally flow_without_id;  // s/t/f without "id"
+  EventTally async;            // b/e/n async events (not read)
+
+  /// Every record equal: how tests and the fuzz target check that a split
+  /// parse reads what a one-thread parse reads.
+  bool operator==(const TraceRecords&) const = default;
+};
+
+/// Appends `rest`, the records of the events that come after those of
+/// `into` in the same traceEvents array, tokenized on their own from 1-based
+/// line `line` on (the second half of a split parse), so that `into` is what
+/// one tokenizer reading all of them makes: the same strings with the same
+/// ids, the same event and slice indices, the same first of each tally.
+void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line);
+
+/// How stage 2 reads. By default a large plain file is read in two halves at
+/// once (ParseJsonEventsSplit, adapters/events.h), split at an event near its
+/// middle; other inputs of 16 MiB or more on two threads, one scanning the
+/// JSON and one handling it.
+struct TokenizeOptions {
+  /// Tests: look for the split's second half from this offset, whatever the
+  /// input's size and however many cores there are.
+  std::optional<uint64_t> split_from;
+  /// Set to whether a split parse joined its two halves.
+  bool* joined = nullptr;
+  /// kOne: one thread, no split (the reference the split is checked against);
+  /// kTwo: two threads whatever the size; kAuto: as COOKGRAPH_JSON_THREADS
+  /// says, else by size (adapters/events.h).
+  JsonThreads threads = JsonThreads::kAuto;
 };
 
 /// Stage 2: the events of `source` into records. Syntax errors and values a
-/// user must fix come back as an Error with line and column.
-Result<TraceRecords> TokenizeChromeTrace(ByteSource& source);
+/// user must fix come back as an Error with line and column. The records are
+/// the same however the input was read (TokenizeOptions).
+Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptions& options = {});
 
 /// Stage 3: records into a Snapshot. `file` names the input in errors and in
 /// SnapshotInfo; `limits` bound the operators (nodes) and frames × operators

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <memory>
 
 namespace cookgraph::chrome {
 namespace {
@@ -30,7 +31,17 @@ void Tokenizer::CaptureSeparator(bool key) {
 
 bool Tokenizer::Open(Location at, bool object) {
   const Kind kind = object ? Kind::kObject : Kind::kArray;
-  if (depth_ == 0) {
+  // The branches exclude each other (events_depth_ >= 1, and a capture is
+  // three levels into an event): the ones every event takes come first.
+  if (in_events_ && depth_ == events_depth_) {
+    if (!object) return Fail(at, Where(), "is an array, not an event object");
+    event_open_ = true;
+    event_line_ = at.line;
+    e_.Clear();
+  } else if (event_open_ && depth_ == events_depth_ + 1) {
+    if (field_ == Field::kTs || field_ == Field::kDur) return TimeValue(kind, "", at);
+    if (field_ == Field::kArgs && object) in_args_ = true;
+  } else if (depth_ == 0) {
     object_form_ = object;
     array_form_ = !object;
     in_events_ = array_form_;
@@ -44,22 +55,12 @@ bool Tokenizer::Open(Location at, bool object) {
   } else if (object_form_ && !in_events_ && depth_ == 2 && object &&
              top_key_ == "deviceProperties") {
     r_.devices.emplace_back();
-  } else if (in_events_ && depth_ == events_depth_) {
-    if (!object) return Fail(at, Where(), "is an array, not an event object");
-    event_open_ = true;
-    event_line_ = at.line;
-    e_.Clear();
-  } else if (event_open_ && depth_ == events_depth_ + 1) {
-    if (field_ == Field::kTs || field_ == Field::kDur) return TimeValue(kind, "", at);
-    if (field_ == Field::kArgs && object) in_args_ = true;
   } else if (in_args_ && depth_ == events_depth_ + 2) {
-    for (const auto& [key, name] : kParamArgs) {
-      if (arg_key_ == key) {
-        capturing_ = true;
-        capture_name_ = name;
-        capture_.clear();
-        capture_open_.clear();
-      }
+    if (arg_ == Arg::kParam) {
+      capturing_ = true;
+      capture_name_ = kParamArgs[arg_index_].second;
+      capture_.clear();
+      capture_open_.clear();
     }
   } else if (capturing_) {
     CaptureSeparator(false);
@@ -74,8 +75,7 @@ bool Tokenizer::Open(Location at, bool object) {
 }
 
 bool Tokenizer::NameTooLong(std::string_view field, std::string_view text, Location at) {
-  return Fail(at, Where(),
-              cookgraph::NameTooLong(source_.limits(), field, text.size()));
+  return Fail(at, Where(), cookgraph::NameTooLong(source_.limits(), field, text.size()));
 }
 
 bool Tokenizer::CaptureFits(Location at) {
@@ -93,7 +93,7 @@ bool Tokenizer::Close(Location at) {
     if (!CaptureFits(at)) return false;
     if (capture_open_.empty()) {
       capturing_ = false;
-      e_.params.emplace_back(capture_name_, capture_);
+      e_.AddParam(capture_name_, capture_);
     }
   } else if (depth_ == 0) {
     if (object_form_ && !events_seen_) {
@@ -113,17 +113,24 @@ bool Tokenizer::Close(Location at) {
 }
 
 bool Tokenizer::Key(std::string_view key, Location at) {
+  // As in Open(): the keys of every event first.
+  if (event_open_ && depth_ == events_depth_ + 1) {
+    field_ = EventField(key);
+    return true;
+  }
+  if (in_args_ && depth_ == events_depth_ + 2) {
+    ArgKey(key);
+    return true;
+  }
   if (capturing_) {
     CaptureSeparator(true);
-    fmt::format_to(std::back_inserter(capture_), "\"{}\": ", key);
+    capture_ += '"';
+    capture_ += key;
+    capture_ += "\": ";
     return CaptureFits(at);
   } else if (object_form_ && depth_ == 1) {
     top_key_ = key;
     for (std::string_view k : kKinetoKeys) r_.kineto_keys = r_.kineto_keys || k == key;
-  } else if (event_open_ && depth_ == events_depth_ + 1) {
-    field_ = EventField(key);
-  } else if (in_args_ && depth_ == events_depth_ + 2) {
-    arg_key_ = key;
   } else if (object_form_ && !in_events_ && depth_ >= 2) {
     nested_key_ = key;
   }
@@ -149,6 +156,9 @@ void Tokenizer::TopValue(Kind kind, std::string_view text) {
 }
 
 bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
+  // As in Open(): the values of every event first.
+  if (event_open_ && depth_ == events_depth_ + 1) return EventValue(kind, text, at);
+  if (in_args_ && depth_ == events_depth_ + 2) return ArgValue(kind, text, at);
   if (depth_ == 0) {
     return Fail(at, "",
                 fmt::format("not a Chrome trace: the input is {}, not an array of events or an "
@@ -157,11 +167,9 @@ bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
   }
   if (capturing_) {
     CaptureSeparator(false);
-    if (kind == Kind::kString) {
-      fmt::format_to(std::back_inserter(capture_), "\"{}\"", text);
-    } else {
-      capture_ += text;
-    }
+    if (kind == Kind::kString) capture_ += '"';
+    capture_ += text;
+    if (kind == Kind::kString) capture_ += '"';
     return CaptureFits(at);
   } else if (object_form_ && depth_ == 1) {
     if (top_key_ == "traceEvents") {
@@ -176,19 +184,78 @@ bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
     TopValue(kind, text);
   } else if (in_events_ && depth_ == events_depth_) {
     return Fail(at, Where(), fmt::format("is {}, not an event object", KindName(kind)));
-  } else if (event_open_ && depth_ == events_depth_ + 1) {
-    return EventValue(kind, text, at);
-  } else if (in_args_ && depth_ == events_depth_ + 2) {
-    return ArgValue(kind, text, at);
   }
   return true;
 }
 
-Result<TraceRecords> TokenizeChromeTrace(ByteSource& source) {
+void Tokenizer::StartInsideEvents(bool object_form) {
+  object_form_ = object_form;
+  array_form_ = !object_form;
+  events_seen_ = object_form;
+  in_events_ = true;
+  events_depth_ = depth_ = object_form ? 2 : 1;
+  if (object_form) top_key_ = "traceEvents";
+}
+
+namespace {
+
+// Where a split parse looks for its second half: from `from`, at an event of
+// the traceEvents array (FindSplitPoint), in a plain input that can be read
+// twice; nullopt for a one-piece parse.
+std::optional<JsonSplit> PlanSplit(ByteSource& source, uint64_t from) {
+  const char first = source.PeekNonBlank();
+  if ((first != '[' && first != '{') || source.failed() ||
+      source.stored_size() > source.limits().input_size) {
+    return std::nullopt;
+  }
+  std::unique_ptr<ByteSource> rest = source.Reopen();
+  if (rest == nullptr) return std::nullopt;
+  const std::optional<uint64_t> at = FindSplitPoint(*rest, from);
+  if (!at || !rest->SkipTo(*at)) return std::nullopt;
+  return JsonSplit{.at = *at, .open = first == '{' ? "{[" : "[", .rest = std::move(rest)};
+}
+
+}  // namespace
+
+Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptions& options) {
   TraceRecords records;
   Tokenizer tokenizer(source, records);
   bool at_end = false;
-  Status parsed = ParseJsonEvents(source, tokenizer, &at_end);
+  // One thread when asked for (the options, else COOKGRAPH_JSON_THREADS);
+  // else a split parse where split_from says, or from the middle of an input
+  // that two threads are for.
+  JsonThreads threads = options.threads;
+  if (threads == JsonThreads::kAuto) threads = JsonThreadsFromEnvironment();
+  std::optional<uint64_t> from = options.split_from;
+  if (threads == JsonThreads::kAuto) {
+    threads = from || UseTwoThreads(source) ? JsonThreads::kTwo : JsonThreads::kOne;
+  }
+  if (threads == JsonThreads::kOne) from.reset();
+  if (!from && threads == JsonThreads::kTwo && source.stored_size() > 0) {
+    from = source.stored_size() / 2;
+  }
+  std::optional<JsonSplit> split;
+  if (from) split = PlanSplit(source, *from);
+  Status parsed;
+  if (split) {
+    // Two halves: the second half's records join the first's when the first
+    // reaches them; see ParseJsonEventsSplit.
+    TraceRecords rest_records;
+    Tokenizer rest(*split->rest, rest_records);
+    const bool object_form = split->open == "{[";
+    rest.StartInsideEvents(object_form);
+    split->rest_handler = &rest;
+    split->join = [&](int64_t line) {
+      if (!tokenizer.AtEventBoundary(object_form)) return false;
+      AppendRecords(records, std::move(rest_records), line);
+      return true;
+    };
+    parsed = ParseJsonEventsSplit(source, tokenizer, *split, &at_end);
+    if (options.joined != nullptr) *options.joined = split->joined;
+  } else {
+    parsed = ParseJsonEvents(source, tokenizer, &at_end, threads);
+    if (options.joined != nullptr) *options.joined = false;
+  }
   if (parsed) return records;
   if (tokenizer.error()) return *tokenizer.error();
   if (source.failed()) return parsed.error();

@@ -38,7 +38,7 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 11> k
 // Whole-number args read from every event: the launch/kernel correlation, the
 // fields of Kineto's [memory] events, and what a CUDA stream wait waits on.
 inline constexpr std::array<std::string_view, 8> kNumberArgs = {
-    "correlation",    "Device Type",    "Device Id",      "Bytes",
+    "correlation",     "Device Type",    "Device Id",      "Bytes",
     "Total Allocated", "Total Reserved", "wait_on_stream", "wait_on_cuda_event_record_corr_id"};
 enum NumberArg : uint8_t {
   kCorrelation,
@@ -74,21 +74,33 @@ Field EventField(std::string_view key);
 
 /// What one event says, reset before each.
 struct EventFields {
-  std::string ph, name, cat, pid, tid, id, bind_id, bp, label, type;
+  char ph = 0;  // the phase letter; '\0' when "ph" is not one letter
+  std::string name, cat, pid, tid, id, bind_id, bp, label, type;
   bool has_ph = false, has_name = false, has_cat = false, has_pid = false, has_tid = false;
   bool has_id = false, has_bind_id = false, has_label = false, has_type = false;
   std::optional<int64_t> ts, dur;
   bool negative_dur = false;
   bool flow_in = false, flow_out = false;
   std::vector<std::string> inputs;
+  // Whitelisted args as (name, text): the first param_count of them. The
+  // strings stay from one event to the next, so that reading them allocates
+  // nothing once warm (most events repeat a node whose params are kept).
   std::vector<std::pair<std::string, std::string>> params;
+  size_t param_count = 0;
+  void AddParam(std::string_view key, std::string_view text) {
+    if (param_count == params.size()) params.emplace_back();
+    params[param_count].first = key;
+    params[param_count].second = text;
+    ++param_count;
+  }
   // Whole-number args that matter (kNumberArgs), each with whether it was given.
   std::array<int64_t, kNumberArgs.size()> numbers{};
   std::array<bool, kNumberArgs.size()> has_number{};
 
   void Clear() {
     // Keeps the strings' capacity: no allocation per event once warm.
-    for (std::string* s : {&ph, &name, &cat, &pid, &tid, &id, &bind_id, &bp, &label, &type}) {
+    ph = 0;
+    for (std::string* s : {&name, &cat, &pid, &tid, &id, &bind_id, &bp, &label, &type}) {
       s->clear();
     }
     has_ph = has_name = has_cat = has_pid = has_tid = false;
@@ -97,7 +109,7 @@ struct EventFields {
     dur.reset();
     negative_dur = flow_in = flow_out = false;
     inputs.clear();
-    params.clear();
+    param_count = 0;
     has_number.fill(false);
   }
 };
@@ -113,6 +125,14 @@ class Tokenizer final : public EventHandler {
   // format allows the closing bracket to be missing.
   bool BetweenEvents() const { return array_form_ && in_events_ && depth_ == 1; }
   bool InsideEvent() const { return event_open_; }
+  // Between two events of the traceEvents array, in the object form when
+  // `object_form`, else in the array form: where a split parse joins.
+  bool AtEventBoundary(bool object_form) const {
+    return object_form_ == object_form && in_events_ && depth_ == events_depth_ && !event_open_;
+  }
+  // Starts as AtEventBoundary(object_form) would find it: the second half of
+  // a split parse, which begins at an event.
+  void StartInsideEvents(bool object_form);
   uint64_t event_index() const { return r_.events; }
 
   bool BeginObject(Location at) override { return Open(at, true); }
@@ -146,6 +166,8 @@ class Tokenizer final : public EventHandler {
   bool EventValue(Kind kind, std::string_view text, Location at);
   bool TimeValue(Kind kind, std::string_view text, Location at);
   bool ArgValue(Kind kind, std::string_view text, Location at);
+  // Notes what the args key `key` is, for the value that follows (arg_).
+  void ArgKey(std::string_view key);
   // A value under a top-level key other than traceEvents (Kineto's
   // distributedInfo and deviceProperties).
   void TopValue(Kind kind, std::string_view text);
@@ -160,9 +182,6 @@ class Tokenizer final : public EventHandler {
   // args.correlation of the current event, or kNone.
   uint32_t Correlation() const;
   std::string Where() const { return fmt::format("traceEvents[{}]", r_.events); }
-  std::string WhereLine(uint32_t index) const {
-    return fmt::format("traceEvents[{}] at line {}", index, event_line_);
-  }
   bool Fail(Location at, std::string where, std::string message) {
     error_ = Error{.file = source_.name(),
                    .line = at.line,
@@ -187,6 +206,11 @@ class Tokenizer final : public EventHandler {
   int64_t event_line_ = 0;
   Field field_ = Field::kOther;  // key read at event level
   bool in_args_ = false;         // inside the event's args object
+  // The args key read last: which of the args that matter it is (kNumberArgs
+  // or kParamArgs: arg_index_ says which), and for an input key its text.
+  enum class Arg : uint8_t { kOther, kName, kOpName, kInput, kNumber, kParam };
+  Arg arg_ = Arg::kOther;
+  uint8_t arg_index_ = 0;
   std::string arg_key_;
   // A whitelisted arg (kParamArgs) whose value is an array or object, written
   // out as compact text while it is read; per open container of it, the
@@ -209,6 +233,8 @@ class Tokenizer final : public EventHandler {
     }
   };
   LastInterned thread_cache_, cat_cache_;
+  // Per interned string: a node key whose args r_.extras holds (EndEvent).
+  std::vector<bool> has_extras_;
 };
 
 }  // namespace cookgraph::chrome

@@ -1,0 +1,237 @@
+// The split parse of a Chrome trace (adapters/events.h, ParseJsonEventsSplit;
+// docs/performance.md#both-cores-in-the-parse): wherever the second half
+// starts, the records, warnings and errors are the ones a one-thread parse
+// gives, and the halves are joined where the guess was right.
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "adapters/byte_source.h"
+#include "adapters/chrome/records.h"
+#include "tests/temp_dir.h"
+
+namespace cookgraph::chrome {
+namespace {
+
+struct Read {
+  Result<TraceRecords> records;
+  bool joined = false;
+};
+
+Read Tokenize(std::string_view text, std::optional<uint64_t> split_from) {
+  auto source = ByteSource::FromString(text, "trace.json");
+  Read out{.records = Error{}};
+  out.records = TokenizeChromeTrace(
+      *source, TokenizeOptions{.split_from = split_from,
+                               .joined = &out.joined,
+                               .threads = split_from ? JsonThreads::kAuto : JsonThreads::kOne});
+  return out;
+}
+
+std::string Show(const Result<TraceRecords>& r) {
+  return r ? "records of " + std::to_string(r->events) + " events" : r.error().Format();
+}
+
+// Splits `text` from every offset in `offsets` and checks each read against
+// the one-thread read; returns how many splits were joined.
+int ExpectReadAlike(std::string_view text, const std::vector<uint64_t>& offsets) {
+  const Read one = Tokenize(text, std::nullopt);
+  int joined = 0;
+  for (uint64_t from : offsets) {
+    const Read split = Tokenize(text, from);
+    joined += split.joined;
+    if (one.records && split.records) {
+      EXPECT_TRUE(*one.records == *split.records) << "split from byte " << from;
+    } else {
+      EXPECT_EQ(Show(one.records), Show(split.records)) << "split from byte " << from;
+    }
+  }
+  return joined;
+}
+
+std::vector<uint64_t> EveryOffset(std::string_view text) {
+  std::vector<uint64_t> offsets(text.size());
+  for (uint64_t i = 0; i < offsets.size(); ++i) offsets[i] = i;
+  return offsets;
+}
+
+// One event a line, as Kineto writes: B/E pairs, v1 and v2 flows, args kept
+// once per node ("Input Dims" first seen in the second half for "late"),
+// [memory] events, stream waits, and events left aside (no ph, no ts, async)
+// on both sides of any split.
+constexpr const char* kKinetoLike = R"({
+  "schemaVersion": 1,
+  "distributedInfo": {"rank": 1, "world_size": 2},
+  "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "cpu_op", "name": "early", "pid": 1, "tid": 1, "ts": 1, "dur": 10, "args": {"Input Dims": [[1, 2], [3]], "Input type": ["float", "int"]}},
+  {"ph": "B", "cat": "cpu_op", "name": "paired", "pid": 1, "tid": 2, "ts": 2},
+  {"ph": "s", "cat": "fwdbwd", "id": 7, "name": "fwdbwd", "pid": 1, "tid": 1, "ts": 3},
+  {"name": "no phase", "pid": 1, "tid": 1, "ts": 3},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 4, "dur": 2, "args": {"correlation": 11}},
+  {"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 5, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 512, "Total Allocated": 1024, "Total Reserved": 2048}},
+  {"ph": "b", "name": "async", "pid": 1, "tid": 1, "ts": 5, "id": 1},
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 8, "dur": 20, "args": {"correlation": 11, "stream": 7}},
+  {"ph": "E", "pid": 1, "tid": 2, "ts": 30},
+  {"ph": "X", "cat": "cpu_op", "name": "late", "pid": 1, "tid": 1, "ts": 31, "dur": 5, "args": {"Input Dims": [[4]], "name": "late_label"}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 1, "tid": 1, "ts": 37, "dur": 1, "args": {"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 3}},
+  {"ph": "f", "cat": "fwdbwd", "id": 7, "bp": "e", "name": "fwdbwd", "pid": 1, "tid": 1, "ts": 38},
+  {"ph": "X", "cat": "cpu_op", "name": "flowing", "pid": 1, "tid": 2, "ts": 40, "dur": 1, "bind_id": 9, "flow_out": true},
+  {"ph": "X", "cat": "cpu_op", "name": "no ts", "pid": 1, "tid": 2, "dur": 1},
+  {"ph": "X", "cat": "cpu_op", "name": "early", "pid": 1, "tid": 2, "ts": 42, "dur": 1, "bind_id": 9, "flow_in": true, "args": {"Input Dims": [[9]]}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 100, "dur": 100}
+  ],
+  "traceName": "x.json", "deviceProperties": [{"id": 0, "name": "GPU", "totalGlobalMem": 1000}]
+})";
+
+TEST(SplitParse, AKinetoLikeTraceReadsAlikeSplitAtAnyByte) {
+  const int joined = ExpectReadAlike(kKinetoLike, EveryOffset(kKinetoLike));
+  // Every split that starts before the last event finds an event after a
+  // line break, and joins.
+  EXPECT_GT(joined, 100);
+}
+
+TEST(SplitParse, TheHalvesJoinAtAnEventAndTheRecordsCarryOn) {
+  const std::string_view text = kKinetoLike;
+  const Read split = Tokenize(text, text.find("\"late\""));
+  ASSERT_TRUE(split.records) << Show(split.records);
+  EXPECT_TRUE(split.joined);
+  const TraceRecords& r = *split.records;
+  EXPECT_EQ(r.events, 17u);
+  EXPECT_EQ(r.rank, 1);
+  ASSERT_EQ(r.devices.size(), 1u);  // read after the second half ended
+  EXPECT_EQ(r.devices[0].total_memory, 1000);
+  EXPECT_EQ(r.no_ts.count, 1u);
+  EXPECT_EQ(r.no_ts.First(), "traceEvents[14] at line 19");   // counted in the second half
+  EXPECT_EQ(r.no_phase.First(), "traceEvents[4] at line 9");  // in the first
+  EXPECT_EQ(r.waits.size(), 1u);
+  EXPECT_EQ(r.waits[0].event, 11u);
+}
+
+TEST(SplitParse, ACompactArrayReadsAlikeSplitAtAnyByte) {
+  // One line, the array form, a string that holds ",{" and args with an array
+  // of objects: some guesses fall inside a string or an args value.
+  const std::string text =
+      R"([{"ph":"X","name":"a,{b","pid":1,"tid":1,"ts":0,"dur":10,"args":{"x":[{"y":1},{"y":2}]}},)"
+      R"({"ph":"X","name":"c","pid":1,"tid":1,"ts":2,"dur":3},{"ph":"X","name":"a,{b","pid":1,"tid":1,"ts":6,"dur":1}])";
+  EXPECT_GT(ExpectReadAlike(text, EveryOffset(text)), 0);
+}
+
+TEST(SplitParse, AnArrayWithoutItsClosingBracketReadsAlike) {
+  for (std::string tail : {"", ",", ",\n"}) {
+    const std::string text = std::string(R"([
+{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+{"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 2, "dur": 3})") +
+                             tail;
+    ExpectReadAlike(text, EveryOffset(text));
+    EXPECT_TRUE(Tokenize(text, 60).records->missing_bracket) << "tail '" << tail << "'";
+  }
+}
+
+TEST(SplitParse, ATraceWithTwoEventArraysReadsAlike) {
+  // A repeated "traceEvents" key: one parse reads both arrays, and args first
+  // seen in the second half of the first array stay the first ones.
+  const std::string text = R"({"traceEvents": [
+{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+{"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 2, "dur": 3, "args": {"grid": [1, 2]}}
+], "traceEvents": [
+{"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 12, "dur": 3, "args": {"grid": [3, 4]}},
+{"ph": "X", "name": "c", "pid": 1, "tid": 1, "ts": 16, "dur": 3}
+]})";
+  EXPECT_GT(ExpectReadAlike(text, EveryOffset(text)), 0);
+  const Read r = Tokenize(text, 60);
+  ASSERT_TRUE(r.records) << Show(r.records);
+  EXPECT_EQ(r.records->events, 4u);
+  const NodeExtras& b = r.records->extras.at(r.records->strings.Find("b"));
+  ASSERT_EQ(b.params.size(), 1u);
+  EXPECT_EQ(b.params[0].second, "[1, 2]");
+}
+
+TEST(SplitParse, PrettyPrintedArgsReadAlike) {
+  // Objects of an args array on lines of their own: a guess there is inside
+  // an event, and the first half reads on itself.
+  const std::string text = R"({"traceEvents": [
+  {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 10, "args": {"list": [
+    {"k": 1},
+    {"k": 2}
+  ]}},
+  {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 2, "dur": 3}
+]})";
+  const Read inside = Tokenize(text, text.find("{\"k\": 2}") - 8);
+  EXPECT_FALSE(inside.joined);
+  ExpectReadAlike(text, EveryOffset(text));
+}
+
+TEST(SplitParse, ErrorsAfterTheSplitAreTheOnesOneThreadGives) {
+  // A syntax error, a value the tokenizer refuses, an event that is not an
+  // object, and input cut short: each in the second half of some splits.
+  const std::string head =
+      "[\n{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 1},\n";
+  for (const std::string bad :
+       {R"({"ph": "X", "name": "b", "ts": 1 "dur": 1})",
+        R"({"ph": "X", "name": "b", "ts": "soon"})", R"([1, 2])",
+        R"({"ph": "X", "name": "b", "ts": 1e400})", R"({"ph": "X", "name": "b)"}) {
+    const std::string text =
+        head + bad + ",\n{\"ph\": \"X\", \"name\": \"c\", \"ts\": 5, \"dur\": 1}\n]";
+    ASSERT_FALSE(Tokenize(text, std::nullopt).records) << bad;
+    ExpectReadAlike(text, EveryOffset(text));
+  }
+}
+
+TEST(SplitParse, ATraceFileIsSplitAndAGzipFileIsNot) {
+  testing::TempDir dir;
+  const std::string text = kKinetoLike;
+  const std::string plain = dir / "trace.json";
+  std::ofstream(plain) << text;
+  auto source = ByteSource::Open(plain);
+  ASSERT_TRUE(source);
+  bool joined = false;
+  auto split = TokenizeChromeTrace(**source, {.split_from = text.size() / 2, .joined = &joined});
+  ASSERT_TRUE(split) << Show(split);
+  EXPECT_TRUE(joined);
+  EXPECT_TRUE(*split == *Tokenize(text, std::nullopt).records);
+
+  const std::string gz = dir / "trace.json.gz";
+  gzFile out = gzopen(gz.c_str(), "wb");
+  gzwrite(out, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(out);
+  auto zipped = ByteSource::Open(gz);
+  ASSERT_TRUE(zipped);
+  joined = true;
+  auto whole = TokenizeChromeTrace(**zipped, {.split_from = text.size() / 2, .joined = &joined});
+  ASSERT_TRUE(whole) << Show(whole);
+  EXPECT_FALSE(joined);  // gzip is inflated from the start: one reader
+  EXPECT_TRUE(*whole == *split);
+}
+
+// The fixture traces (real profiler output), each split at three places.
+TEST(SplitParse, EveryFixtureTraceReadsAlike) {
+  const std::filesystem::path folder =
+      std::filesystem::path(COOKGRAPH_SOURCE_DIR) / "tests/data/fixtures/traces";
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder)) {
+    const std::string path = entry.path().string();
+    if (!path.ends_with(".json") && !path.ends_with(".json.gz")) continue;
+    gzFile in = gzopen(path.c_str(), "rb");
+    ASSERT_NE(in, nullptr) << path;
+    std::string text;
+    char buffer[1 << 16];
+    for (int n; (n = gzread(in, buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+    gzclose(in);
+    const std::vector<uint64_t> offsets = {text.size() / 4, text.size() / 2, text.size() * 3 / 4};
+    SCOPED_TRACE(path);
+    // Every one of them writes an event a line: each split joins.
+    EXPECT_EQ(ExpectReadAlike(text, offsets), 3) << path;
+    ++files;
+  }
+  EXPECT_GE(files, 10);
+}
+
+}  // namespace
+}  // namespace cookgraph::chrome
