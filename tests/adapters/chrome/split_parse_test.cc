@@ -14,6 +14,7 @@
 
 #include "adapters/byte_source.h"
 #include "adapters/chrome/records.h"
+#include "tests/sanitizers/sanitized.h"
 #include "tests/temp_dir.h"
 
 namespace cookgraph::chrome {
@@ -55,9 +56,13 @@ int ExpectReadAlike(std::string_view text, const std::vector<uint64_t>& offsets)
   return joined;
 }
 
+// Every byte; under ThreadSanitizer, where each split's thread costs tens of
+// milliseconds, every 11th (still a split inside every key, value and event
+// of these traces, and what it looks for is the hand-over between threads).
 std::vector<uint64_t> EveryOffset(std::string_view text) {
-  std::vector<uint64_t> offsets(text.size());
-  for (uint64_t i = 0; i < offsets.size(); ++i) offsets[i] = i;
+  const uint64_t stride = testing::kThreadSanitizer ? 11 : 1;
+  std::vector<uint64_t> offsets;
+  for (uint64_t i = 0; i < text.size(); i += stride) offsets.push_back(i);
   return offsets;
 }
 
@@ -210,8 +215,12 @@ TEST(SplitParse, ATraceFileIsSplitAndAGzipFileIsNot) {
   EXPECT_TRUE(*whole == *split);
 }
 
-// The fixture traces (real profiler output), each split at three places.
+// The fixture traces (real profiler output), each split at three places; at
+// its middle only under AddressSanitizer, and not under ThreadSanitizer,
+// where the crafted traces above start the same threads in a fraction of the
+// time.
 TEST(SplitParse, EveryFixtureTraceReadsAlike) {
+  if (testing::kThreadSanitizer) GTEST_SKIP() << "the crafted traces cover the threads";
   const std::filesystem::path folder =
       std::filesystem::path(COOKGRAPH_SOURCE_DIR) / "tests/data/fixtures/traces";
   int files = 0;
@@ -224,10 +233,11 @@ TEST(SplitParse, EveryFixtureTraceReadsAlike) {
     char buffer[1 << 16];
     for (int n; (n = gzread(in, buffer, sizeof buffer)) > 0;) text.append(buffer, n);
     gzclose(in);
-    const std::vector<uint64_t> offsets = {text.size() / 4, text.size() / 2, text.size() * 3 / 4};
+    std::vector<uint64_t> offsets = {text.size() / 4, text.size() / 2, text.size() * 3 / 4};
+    if (testing::kAddressSanitizer) offsets = {text.size() / 2};
     SCOPED_TRACE(path);
     // Every one of them writes an event a line: each split joins.
-    EXPECT_EQ(ExpectReadAlike(text, offsets), 3) << path;
+    EXPECT_EQ(ExpectReadAlike(text, offsets), static_cast<int>(offsets.size())) << path;
     ++files;
   }
   EXPECT_GE(files, 10);
