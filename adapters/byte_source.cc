@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 namespace cookgraph {
 namespace {
@@ -96,10 +97,18 @@ bool ByteSource::SkipTo(uint64_t offset) {
     buffer_ = text_.data() + offset_;
     len_ = text_.size() - offset_;
     string_done_ = true;
+    if (offset_ + len_ > limits_.input_size) {  // as Refill() cuts a string
+      len_ = static_cast<size_t>(limits_.input_size > offset_ ? limits_.input_size - offset_ : 0);
+      cut_ = true;
+    }
     return true;
   }
   if (!error_.empty()) return false;
   auto gz = static_cast<gzFile>(gz_);
+  if (offset > static_cast<uint64_t>(std::numeric_limits<z_off_t>::max())) {
+    error_ = "cannot seek: the offset is past what zlib can seek to";
+    return false;
+  }
   if (gzseek(gz, static_cast<z_off_t>(offset), SEEK_SET) < 0) {
     int code = 0;
     const char* what = gzerror(gz, &code);

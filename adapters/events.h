@@ -78,11 +78,16 @@ bool UseTwoThreads(const ByteSource& source);
 /// Otherwise (a wrong guess, an error in the second half, a no from `join`)
 /// the first half reads on from `at` itself. Either way `handler` ends up
 /// with what a one-thread parse gives it, and the status is the same.
+/// `at_boundary`, when given, is asked first, before the second half is
+/// waited for: false gives the split up at once (the handler is not between
+/// two values of that array). An `at` within the first 3 bytes, where a
+/// byte-order mark may be, is read on one thread.
 struct JsonSplit {
   uint64_t at = 0;
   std::string open;
   std::unique_ptr<ByteSource> rest;
   EventHandler* rest_handler = nullptr;
+  std::function<bool()> at_boundary;
   std::function<bool(int64_t line)> join;
   bool joined = false;
 };

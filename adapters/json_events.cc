@@ -695,6 +695,7 @@ class SplitParse {
 
   uint64_t at() const { return split_.at; }
   std::string_view open() const { return split_.open; }
+  bool AtBoundary() const { return !split_.at_boundary || split_.at_boundary(); }
 
   void Start() {
     worker_ = std::thread([this] {
@@ -755,7 +756,8 @@ void JsonReader::GiveUpSplit() {
 }
 
 bool JsonReader::Join(bool before_value) {
-  if (!before_value || std::string_view(stack_.data(), stack_.size()) != split_->open()) {
+  if (!before_value || std::string_view(stack_.data(), stack_.size()) != split_->open() ||
+      !split_->AtBoundary()) {
     GiveUpSplit();
     return false;
   }
@@ -1042,6 +1044,7 @@ std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from) {
 
 Status ParseJsonEventsSplit(ByteSource& source, EventHandler& handler, JsonSplit& split,
                             bool* ended_early) {
+  if (split.at < 3) return ParseJsonEvents(source, handler, ended_early, JsonThreads::kOne);
   SplitParse parse(split);
   parse.Start();
   JsonReader reader(source, handler);

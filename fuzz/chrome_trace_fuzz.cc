@@ -17,7 +17,8 @@ void CheckSplitReadsAlike(std::string_view text) {
   auto one_source = ByteSource::FromString(text, "fuzz.json");
   auto one = chrome::TokenizeChromeTrace(*one_source, {.threads = JsonThreads::kOne});
   auto split_source = ByteSource::FromString(text, "fuzz.json");
-  auto split = chrome::TokenizeChromeTrace(*split_source, {.split_from = from});
+  auto split = chrome::TokenizeChromeTrace(*split_source,
+                                           {.split_from = from, .threads = JsonThreads::kTwo});
   FUZZ_CHECK(bool(one) == bool(split));
   if (one) {
     FUZZ_CHECK(*one == *split);

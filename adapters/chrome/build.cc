@@ -115,7 +115,7 @@ class NodeTable {
   std::vector<Node>& nodes() { return nodes_; }
   bool gpu(uint32_t node) const { return gpu_[node]; }
   // TensorFlow: the inputs its first slice names, or nullptr.
-  const std::vector<uint32_t>* inputs(uint32_t node) const { return inputs_[node]; }
+  const std::vector<std::string>* inputs(uint32_t node) const { return inputs_[node]; }
   uint32_t Find(std::string_view id) const {
     auto it = by_id_.find(std::string(id));
     return it == by_id_.end() ? kNone : it->second;
@@ -128,7 +128,7 @@ class NodeTable {
   std::unordered_map<std::string, std::string> first_family_;
   std::unordered_map<std::string, uint32_t> by_id_;
   std::vector<Node> nodes_;
-  std::vector<const std::vector<uint32_t>*> inputs_;
+  std::vector<const std::vector<std::string>*> inputs_;
   std::vector<bool> gpu_;
 };
 
@@ -298,8 +298,8 @@ Result<Snapshot> BuildNodes(const TraceRecords& r, const Classified& c, const Ne
   Tally unknown_inputs;
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     if (table.inputs(n) == nullptr) continue;
-    for (uint32_t input : *table.inputs(n)) {
-      const std::string_view producer = ProducerOf(r.strings.str(input));
+    for (const std::string& input : *table.inputs(n)) {
+      const std::string_view producer = ProducerOf(input);
       const uint32_t from = table.Find(producer);
       if (from == kNone) {
         unknown_inputs.Add(fmt::format("'{}' of '{}'", producer, nodes[n].id));

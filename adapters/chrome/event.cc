@@ -350,8 +350,7 @@ void Tokenizer::EndEvent() {
       // Records joined from a split parse's second half may hold the key.
       auto [it, added] = r_.extras.try_emplace(key);
       if (added) {
-        for (const std::string& input : e_.inputs)
-          it->second.inputs.push_back(r_.strings.Intern(input));
+        it->second.inputs = e_.inputs;
         it->second.params.assign(e_.params.begin(),
                                  e_.params.begin() + static_cast<ptrdiff_t>(e_.param_count));
       }

@@ -111,12 +111,7 @@ void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
     into.flows.push_back(f);
   }
   // The first event of a node key wins: `into`'s events came first.
-  for (auto& [key, extras] : rest.extras) {
-    auto [it, added] = into.extras.try_emplace(id[key]);
-    if (!added) continue;
-    it->second = std::move(extras);
-    for (uint32_t& input : it->second.inputs) map(input);
-  }
+  for (auto& [key, extras] : rest.extras) into.extras.try_emplace(id[key], std::move(extras));
   into.memory.reserve(into.memory.size() + rest.memory.size());
   for (MemoryMark m : rest.memory) {
     map(m.thread);

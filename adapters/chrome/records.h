@@ -121,7 +121,10 @@ struct EventTally {
 
 /// What the args of a node's first event say, kept once per node key.
 struct NodeExtras {
-  std::vector<uint32_t> inputs;                             // TensorFlow args.inputN, interned
+  // TensorFlow args.inputN, as text: not interned, so that the strings a
+  // trace interns do not depend on which event's args were kept (a split
+  // parse's second half reads args that the first half's make redundant).
+  std::vector<std::string> inputs;
   std::vector<std::pair<std::string, std::string>> params;  // whitelisted args, as text
   bool operator==(const NodeExtras&) const = default;
 };

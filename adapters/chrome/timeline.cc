@@ -67,16 +67,18 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
   // Tracks: CPU threads, then GPU streams, each by (pid, tid) as numbers
   // where they are numbers.
   // Interned thread -> track; a table, as every slice looks its thread up.
+  // A track is a GPU stream when its first slice in file order is GPU-side.
   std::vector<uint32_t> track_of(r.strings.size(), kNoIndex);
-  for (size_t pos = 0; pos < order.size(); ++pos) {
-    const uint32_t thread = slices[order[pos]].thread;
+  for (uint32_t i = 0; i < slices.size(); ++i) {
+    if (c.role[i] == Role::kIgnored) continue;
+    const uint32_t thread = slices[i].thread;
     if (track_of[thread] != kNoIndex) continue;
     const std::string& name = r.strings.str(thread);
     const size_t sep = name.find('\x1F');
     Track track;
     track.pid = name.substr(0, sep);
     track.tid = sep == std::string::npos ? track.pid : name.substr(sep + 1);
-    track.gpu = c.gpu[order[pos]];
+    track.gpu = c.gpu[i];
     if (track.gpu) {
       track.device = WholeNumber(track.pid);
       track.stream = WholeNumber(track.tid);

@@ -245,8 +245,8 @@ Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptio
     const bool object_form = split->open == "{[";
     rest.StartInsideEvents(object_form);
     split->rest_handler = &rest;
+    split->at_boundary = [&] { return tokenizer.AtEventBoundary(object_form); };
     split->join = [&](int64_t line) {
-      if (!tokenizer.AtEventBoundary(object_form)) return false;
       AppendRecords(records, std::move(rest_records), line);
       return true;
     };

@@ -157,6 +157,22 @@ TEST(ChromeTrace, FractionalMicrosecondsAreExact) {
   EXPECT_DOUBLE_EQ(Value(*r, "b", 0), 0.0005);
 }
 
+TEST(ChromeTrace, ATrackIsAGpuStreamWhenItsFirstSliceInTheFileIs) {
+  // Thread 7 of pid 0 holds a kernel, then (in the file; earlier in time) a
+  // slice of no GPU category: its first slice in file order makes it a stream.
+  auto r = ParseTrace(R"([
+    {"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 0, "dur": 20},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5},
+    {"ph": "X", "name": "x", "pid": 0, "tid": 7, "ts": 1, "dur": 2}])");
+  ASSERT_TRUE(r) << ErrorOf(r);
+  ASSERT_EQ(r->timelines.size(), 1u);
+  const Timeline& t = r->timelines[0];
+  ASSERT_EQ(t.tracks.size(), 2u);
+  EXPECT_FALSE(t.tracks[0].gpu);  // CPU threads first
+  EXPECT_TRUE(t.tracks[1].gpu);
+  EXPECT_EQ(t.tracks[1].label, "GPU 0 stream 7");
+}
+
 TEST(ChromeTrace, UnsortedEventsGiveTheSameSnapshot) {
   // The same slices in two orders: children before their parents, threads mixed.
   const std::string sorted = R"([

@@ -31,7 +31,7 @@ Read Tokenize(std::string_view text, std::optional<uint64_t> split_from) {
   out.records = TokenizeChromeTrace(
       *source, TokenizeOptions{.split_from = split_from,
                                .joined = &out.joined,
-                               .threads = split_from ? JsonThreads::kAuto : JsonThreads::kOne});
+                               .threads = split_from ? JsonThreads::kTwo : JsonThreads::kOne});
   return out;
 }
 
@@ -119,6 +119,25 @@ TEST(SplitParse, TheHalvesJoinAtAnEventAndTheRecordsCarryOn) {
   EXPECT_EQ(r.waits[0].event, 11u);
 }
 
+TEST(SplitParse, InputsOfARepeatedNodeReadAlike) {
+  // TensorFlow's args.inputN: only a node's first event keeps them, so the
+  // second half's "b" of the same node must leave no trace in the records,
+  // not even an interned string ("b" is a name later on).
+  const std::string text = R"([
+{"ph": "X", "name": "op", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {"input0": "a"}},
+{"ph": "X", "name": "op", "pid": 1, "tid": 1, "ts": 2, "dur": 1, "args": {"input0": "b"}},
+{"ph": "X", "name": "z", "pid": 1, "tid": 1, "ts": 4, "dur": 1, "args": {"input0": "c", "input1": "a"}},
+{"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 6, "dur": 1}
+])";
+  EXPECT_GT(ExpectReadAlike(text, EveryOffset(text)), 0);
+  const Read r = Tokenize(text, text.find("\"b\"") - 40);
+  ASSERT_TRUE(r.records) << Show(r.records);
+  EXPECT_TRUE(r.joined);
+  EXPECT_EQ(r.records->extras.at(r.records->strings.Find("op")).inputs,
+            std::vector<std::string>{"a"});
+  EXPECT_EQ(r.records->strings.Find("c"), kNone);  // inputs are text, never interned
+}
+
 TEST(SplitParse, ACompactArrayReadsAlikeSplitAtAnyByte) {
   // One line, the array form, a string that holds ",{" and args with an array
   // of objects: some guesses fall inside a string or an args value.
@@ -135,7 +154,12 @@ TEST(SplitParse, AnArrayWithoutItsClosingBracketReadsAlike) {
 {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 2, "dur": 3})") +
                              tail;
     ExpectReadAlike(text, EveryOffset(text));
-    EXPECT_TRUE(Tokenize(text, 60).records->missing_bracket) << "tail '" << tail << "'";
+    const Read split = Tokenize(text, 60);
+    ASSERT_TRUE(split.records) << Show(split.records);
+    // After a last comma the second half ends expecting a value: an error
+    // to it, so the first half reads that part itself.
+    EXPECT_EQ(split.joined, tail.empty()) << "tail '" << tail << "'";
+    EXPECT_TRUE(split.records->missing_bracket) << "tail '" << tail << "'";
   }
 }
 
@@ -189,6 +213,36 @@ TEST(SplitParse, ErrorsAfterTheSplitAreTheOnesOneThreadGives) {
   }
 }
 
+TEST(SplitParse, AFileOfManyBlocksIsSplitAtItsMiddle) {
+  // 3 MiB: each half crosses the reader's 1 MiB blocks, and the first half
+  // jumps in the file (ByteSource::SkipTo) to where the second half stopped.
+  std::string text = "{\"traceEvents\": [\n";
+  for (int i = 0; text.size() < (3u << 20); ++i) {
+    text += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op" + std::to_string(i % 97) +
+            "\", \"pid\": 1, \"tid\": " + std::to_string(i % 3) + ", \"ts\": " + std::to_string(i) +
+            ".5, \"dur\": 0.25, \"args\": {\"External id\": " + std::to_string(i) + "}},\n";
+  }
+  text +=
+      "{\"ph\": \"X\", \"name\": \"last\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 1}\n],\n";
+  text += "\"distributedInfo\": {\"rank\": 3, \"world_size\": 4}}\n";
+  testing::TempDir dir;
+  const std::string path = dir / "large.json";
+  std::ofstream(path) << text;
+  const Read one = Tokenize(text, std::nullopt);
+  ASSERT_TRUE(one.records) << Show(one.records);
+  for (const uint64_t from : {uint64_t{1} << 20, text.size() / 2, text.size() - 200}) {
+    auto source = ByteSource::Open(path);
+    ASSERT_TRUE(source);
+    bool joined = false;
+    auto split = TokenizeChromeTrace(
+        **source, {.split_from = from, .joined = &joined, .threads = JsonThreads::kTwo});
+    ASSERT_TRUE(split) << Show(split);
+    EXPECT_TRUE(joined) << "from byte " << from;
+    EXPECT_TRUE(*split == *one.records) << "from byte " << from;
+    EXPECT_EQ(split->rank, 3);  // after the array: read by the first half after its jump
+  }
+}
+
 TEST(SplitParse, ATraceFileIsSplitAndAGzipFileIsNot) {
   testing::TempDir dir;
   const std::string text = kKinetoLike;
@@ -197,7 +251,8 @@ TEST(SplitParse, ATraceFileIsSplitAndAGzipFileIsNot) {
   auto source = ByteSource::Open(plain);
   ASSERT_TRUE(source);
   bool joined = false;
-  auto split = TokenizeChromeTrace(**source, {.split_from = text.size() / 2, .joined = &joined});
+  auto split = TokenizeChromeTrace(
+      **source, {.split_from = text.size() / 2, .joined = &joined, .threads = JsonThreads::kTwo});
   ASSERT_TRUE(split) << Show(split);
   EXPECT_TRUE(joined);
   EXPECT_TRUE(*split == *Tokenize(text, std::nullopt).records);
@@ -209,7 +264,8 @@ TEST(SplitParse, ATraceFileIsSplitAndAGzipFileIsNot) {
   auto zipped = ByteSource::Open(gz);
   ASSERT_TRUE(zipped);
   joined = true;
-  auto whole = TokenizeChromeTrace(**zipped, {.split_from = text.size() / 2, .joined = &joined});
+  auto whole = TokenizeChromeTrace(
+      **zipped, {.split_from = text.size() / 2, .joined = &joined, .threads = JsonThreads::kTwo});
   ASSERT_TRUE(whole) << Show(whole);
   EXPECT_FALSE(joined);  // gzip is inflated from the start: one reader
   EXPECT_TRUE(*whole == *split);
