@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`cookgraph ask --dry-run` against js-tiktoken: budgets, determinism, counts.
 
-    dry_run_budgets.py COOKGRAPH SOURCE_DIR REFERENCE_DIR
+    dry_run_budgets.py COOKGRAPH SOURCE_DIR REFERENCE_DIR [--budgets N,N,...]
 
 REFERENCE_DIR is the set-up's folder (tests/tools/token_corpus.sh): it holds
 ranks/{o200k_base,cl100k_base}.tiktoken, and js-tiktoken is installed under
@@ -17,6 +17,9 @@ tokens, and checked:
     equals js-tiktoken's; with the estimator it is at least js-tiktoken's for
     both encodings (the estimator never undercounts);
   - a second run gives the same bytes.
+
+--budgets runs only those budgets (the sanitizer build runs three: it looks
+for memory errors, which the normal build's full run leaves to it).
 
 Prints one line per request, and exits 1 on any failure.
 """
@@ -34,6 +37,11 @@ QUESTION = "Which nodes make frames miss the budget, and what should I change fi
 
 def main():
     cookgraph, source, reference = sys.argv[1:4]
+    budgets = BUDGETS
+    if len(sys.argv) == 6 and sys.argv[4] == "--budgets":
+        budgets = [int(b) for b in sys.argv[5].split(",")]
+    elif len(sys.argv) != 4:
+        sys.exit("usage: dry_run_budgets.py COOKGRAPH SOURCE_DIR REFERENCE_DIR [--budgets N,N,...]")
     ranks = os.path.join(reference, "ranks")
     modes = [
         ("estimate", "gpt-4o", []),
@@ -58,7 +66,7 @@ def main():
             return subprocess.run(command, cwd=work, env=env, capture_output=True)
 
         for example in examples:
-            for budget in BUDGETS:
+            for budget in budgets:
                 for mode, model, extra in modes:
                     name = f"{example[:-5]}_{budget}_{mode}"
                     first = dry_run(example, budget, model, extra)
