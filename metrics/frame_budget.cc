@@ -36,7 +36,13 @@ FrameSummary SummariseFrames(const Samples& samples, std::optional<double> budge
 
   std::vector<double>& frame_ms = summary.frame_ms;
   frame_ms.assign(frame_count, 0.0);
-  if (!all_measured) {
+  // Frames without a value that had no work (Samples::unmeasured_frames_idle)
+  // stay at 0 ms and out of the statistics below.
+  const bool skip_unmeasured = samples.unmeasured_frames_idle() && samples.has_frame_ms();
+  std::vector<bool> counted(frame_count, !skip_unmeasured);
+  if (skip_unmeasured) {
+    for (size_t f = 0; f < measured.size(); ++f) counted[f] = !IsMissing(measured[f]);
+  } else if (!all_measured) {
     // Sum cook_ms node by node: each series is contiguous, so this walks memory
     // in order instead of striding across nodes frame by frame.
     for (NodeIndex node = 0; node < samples.node_count(); ++node) {
@@ -52,12 +58,16 @@ FrameSummary SummariseFrames(const Samples& samples, std::optional<double> budge
   }
 
   double sum = 0;
+  std::vector<double> sorted;
+  sorted.reserve(frame_count);
   for (size_t f = 0; f < frame_count; ++f) {
+    if (!counted[f]) continue;
     sum += frame_ms[f];
+    sorted.push_back(frame_ms[f]);
     if (summary.has_budget && frame_ms[f] > budget_ms) summary.over_budget.push_back(f);
   }
-  summary.mean_ms = sum / static_cast<double>(frame_count);
-  std::vector<double> sorted = frame_ms;
+  if (sorted.empty()) return summary;
+  summary.mean_ms = sum / static_cast<double>(sorted.size());
   std::sort(sorted.begin(), sorted.end());
   summary.p95_ms = Percentile(sorted, 95);
   summary.max_ms = sorted.back();

@@ -55,6 +55,13 @@ class Samples {
   /// `values` is empty or has frame_count() entries.
   void SetFrameMs(std::vector<double> values) { frame_ms_ = std::move(values); }
 
+  /// How a frame without a frame_ms value counts: by default as not measured
+  /// (its time is the sum of its nodes' cook_ms); when set (GStreamer: no
+  /// streaming thread worked on that buffer, only queues passed it on), as a
+  /// frame without work, left out of the frame statistics.
+  bool unmeasured_frames_idle() const { return unmeasured_frames_idle_; }
+  void SetUnmeasuredFramesIdle(bool idle) { unmeasured_frames_idle_ = idle; }
+
   /// The series of `node` for `metric`: frame_count() values, or empty when the
   /// input has no such series.
   std::span<const double> series(NodeIndex node, Metric metric) const {
@@ -70,6 +77,7 @@ class Samples {
  private:
   std::vector<int64_t> frame_index_;
   std::vector<double> frame_ms_;
+  bool unmeasured_frames_idle_ = false;
   std::array<std::vector<std::vector<double>>, kMetricCount> columns_;  // [metric][node][frame]
 };
 

@@ -11,6 +11,7 @@
 #include "graph/network.h"
 #include "metrics/frame_budget.h"
 #include "metrics/samples.h"
+#include "metrics/streaming.h"
 #include "metrics/timeline.h"
 
 namespace cookgraph {
@@ -51,6 +52,9 @@ struct Snapshot {
   /// Traces: every event, one Timeline per rank (a job of several ranks has
   /// several); empty for inputs that do not record when things ran.
   std::vector<Timeline> timelines;
+  /// GStreamer recordings: the streaming threads and the pipeline latency
+  /// (metrics/streaming.h). Not part of the snapshot format.
+  std::optional<Streaming> streaming;
   /// Things the reader kept going past (unknown keys, ...), one line each.
   std::vector<std::string> warnings;
 };

@@ -14,6 +14,8 @@
 
 #include "adapters/gstreamer/records.h"
 #include "base/text.h"
+#include "metrics/percentile.h"
+#include "metrics/streaming.h"
 
 namespace cookgraph::gst {
 namespace {
@@ -36,6 +38,92 @@ double Framerate(std::string_view caps) {
   const char* d = r.ptr + 1;
   if (std::from_chars(d, s.data() + s.size(), den).ec != std::errc() || den <= 0) return 0;
   return num > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0;
+}
+
+// ms per buffer of raw audio caps ("audio/x-raw, ..., rate=44100, ...") with
+// `samples` per buffer; 0 = not raw audio or no rate.
+double AudioPeriodMs(std::string_view caps, double samples) {
+  if (samples <= 0 || !caps.starts_with("audio/x-raw")) return 0;
+  for (size_t at = caps.find("rate="); at != std::string_view::npos;
+       at = caps.find("rate=", at + 1)) {
+    if (at < 2 || caps.substr(at - 2, 2) != ", ") continue;  // not framerate=, bitrate=
+    std::string_view v = caps.substr(at + 5);
+    if (v.substr(0, 5) == "(int)") v.remove_prefix(5);
+    long rate = 0;
+    if (std::from_chars(v.data(), v.data() + v.size(), rate).ec != std::errc() || rate <= 0) {
+      return 0;
+    }
+    return 1000.0 * samples / static_cast<double>(rate);
+  }
+  return 0;
+}
+
+// One cook of an element: one input buffer (docs/formats.md#gstreamer).
+struct Cook {
+  double ms = kMissing;
+  uint32_t thread = kNoThread;
+  int64_t line = 0;       // of its first record
+  std::string_view pad;  // of its first record
+};
+
+// The cooks of an element from all its records, in log order: consecutive
+// records with one entry time (ts - time) are one input buffer, a tee pushing
+// it on each src pad in turn, and its time is the smallest (the time before
+// the first push, the tee's own work).
+std::vector<Cook> CooksOf(const std::vector<const LogElement*>& elements) {
+  std::vector<Cook> cooks;
+  for (const LogElement* e : elements) {
+    int64_t last_entry = -1;
+    for (const LogRecord& r : e->records) {
+      if (r.entry_ns >= 0 && r.entry_ns == last_entry && !cooks.empty()) {
+        Cook& c = cooks.back();
+        if (!IsMissing(r.ms) && (IsMissing(c.ms) || r.ms < c.ms)) c.ms = r.ms;
+      } else {
+        cooks.push_back(
+            Cook{.ms = r.ms, .thread = r.thread, .line = r.line, .pad = e->pads[r.pad].name});
+      }
+      last_entry = r.entry_ns;
+    }
+  }
+  return cooks;
+}
+
+// CPU load over `points` (rusage records of one thread or the process): CPU
+// time over wall time between the first and the last record, in percent of
+// one core; with one record (or no time between them), the tracer's own
+// average (per mille since the tracer started).
+std::optional<double> LoadPct(const std::vector<RusagePoint>& points) {
+  if (points.empty()) return std::nullopt;
+  const RusagePoint& a = points.front();
+  const RusagePoint& b = points.back();
+  if (b.ts_ns == a.ts_ns) return static_cast<double>(b.average) / 10.0;
+  return 100.0 * (static_cast<double>(b.time_ns) - static_cast<double>(a.time_ns)) /
+         (static_cast<double>(b.ts_ns) - static_cast<double>(a.ts_ns));
+}
+
+// The load about every 100 ms: a point at each record where ts first reaches
+// the next 100 ms step after the first record, and at the last record; each
+// the load since the point before (the first record for the first point).
+std::vector<std::pair<double, double>> LoadOverTime(const std::vector<RusagePoint>& points) {
+  constexpr uint64_t kStepNs = 100'000'000;
+  std::vector<std::pair<double, double>> out;
+  if (points.size() < 2) return out;
+  const RusagePoint* prev = &points.front();
+  uint64_t next = points.front().ts_ns + kStepNs;
+  auto add = [&](const RusagePoint& p) {
+    if (p.ts_ns == prev->ts_ns) return;
+    out.emplace_back(static_cast<double>(p.ts_ns) / 1e6,
+                     100.0 * (static_cast<double>(p.time_ns) - static_cast<double>(prev->time_ns)) /
+                         (static_cast<double>(p.ts_ns) - static_cast<double>(prev->ts_ns)));
+    prev = &p;
+  };
+  for (size_t i = 1; i < points.size(); ++i) {
+    if (points[i].ts_ns < next) continue;
+    add(points[i]);
+    while (next <= points[i].ts_ns) next += kStepNs;
+  }
+  if (prev != &points.back()) add(points.back());
+  return out;
 }
 
 class Builder {
@@ -74,6 +162,7 @@ class Builder {
       const int owner = dot_.pads[it->second].owner;
       return owner >= 0 && !dot_.elements[owner].bin ? owner : -1;
     };
+    for (const DotLink& link : dot_.links) linked_to_.insert(link.to);
     for (const DotLink& link : dot_.links) {
       const int from = leaf(link.from);
       if (link.ghost || from < 0) continue;
@@ -220,6 +309,7 @@ class Builder {
                 .type = e.type,
                 .family = e.bin                 ? "bin"
                           : IsQueueType(e.type) ? "queue"
+                          : IsMixer(e)          ? "mixer"
                                                 : "element",
                 .parent = e.parent < 0 ? root : ids_[e.parent],
                 .params = e.params,
@@ -249,24 +339,49 @@ class Builder {
     return {};
   }
 
+  // An element with two or more linked sink pads and a src pad (compositor,
+  // audiomixer, a muxer): its time holds the wait for its other inputs.
+  bool IsMixer(const DotElement& e) const {
+    int linked_sinks = 0;
+    bool src = false;
+    for (int p : e.pads) {
+      const DotPad& pad = dot_.pads[p];
+      src = src || pad.src;
+      if (!pad.src && linked_to_.count(pad.id)) ++linked_sinks;
+    }
+    return src && linked_sinks >= 2;
+  }
+
   void AddEdges() {
     for (const auto& [from, to] : edges_) {
       s_.network.AddEdge(node_[from], node_[to], EdgeKind::kData);
     }
-    double fps = 0;
+    // The rate of the caps feeding the outputs; else the fastest video
+    // anywhere (a muxer's output has no framerate); else raw audio's buffers.
+    double fps = 0, any_fps = 0, audio_ms = 0;
+    const double samples_per_buffer = SamplesPerBuffer();
     for (const auto& [element, pad, caps] : caps_) {
       auto it = peers_.find({element, pad});
       if (it != peers_.end() && s_.network.node(node_[it->second]).output) {
         fps = std::max(fps, Framerate(caps));
       }
+      any_fps = std::max(any_fps, Framerate(caps));
+      if (audio_ms == 0) audio_ms = AudioPeriodMs(caps, samples_per_buffer);
     }
-    if (fps > 0) s_.info.fps = fps;
+    if (fps > 0) {
+      s_.info.fps = fps;
+    } else if (any_fps > 0) {
+      s_.info.fps = any_fps;
+    } else if (audio_ms > 0) {
+      s_.info.fps = 1000.0 / audio_ms;
+    }
   }
 
-  // Frame k is the k-th buffer: each element's k-th element-latency record
-  // (the smallest of its src pads' k-th records when it has several), and the
-  // largest k-th latency record over the sink pads. Every sampled element gets
-  // a slot in every frame: past the samples limit, an error.
+  // Frame k is each element's k-th cook (all its records, all pads: CooksOf);
+  // frame_ms of frame k is the slowest streaming thread's k-th buffer, the sum
+  // of its working elements' k-th cooks in it. `latency` records are the
+  // pipeline's latency, never frame time. Every sampled element gets a slot in
+  // every frame: past the samples limit, an error.
   Status AddSamples() {
     const Network& net = s_.network;
     Samples samples(net.size());
@@ -274,18 +389,18 @@ class Builder {
       s_.samples = std::move(samples);
       return {};
     }
-    std::vector<std::pair<NodeIndex, const std::vector<const LogPad*>*>> series;
-    for (const auto& [i, pads] : dot_pads_) series.emplace_back(node_[i], &pads);
-    std::map<size_t, std::vector<const LogPad*>> extra_pads;
-    for (const auto& [i, n] : extra_node_) {
-      for (const LogPad& p : log_->elements[i].pads) extra_pads[i].push_back(&p);
-      series.emplace_back(n, &extra_pads[i]);
+    // Each sampled node with the log elements joined to it.
+    std::map<NodeIndex, std::vector<const LogElement*>> by_node;
+    for (size_t i = 0; i < log_->elements.size(); ++i) {
+      const NodeIndex n = joined_[i] >= 0 ? node_[joined_[i]] : extra_node_.at(i);
+      by_node[n].push_back(&log_->elements[i]);
     }
+    std::vector<std::pair<NodeIndex, std::vector<Cook>>> series;
     size_t frames = 0;
-    for (const auto& [n, pads] : series) {
-      for (const LogPad* p : *pads) frames = std::max(frames, p->ms.size());
+    for (const auto& [n, elements] : by_node) {
+      series.emplace_back(n, CooksOf(elements));
+      frames = std::max(frames, series.back().second.size());
     }
-    for (const LogPair& p : log_->pairs) frames = std::max(frames, p.ms.size());
     if (frames > 0 && series.size() > limits_.samples / frames) {
       return Error{.file = log_file_,
                    .message = LimitMessage(
@@ -297,34 +412,206 @@ class Builder {
     for (size_t f = 0; f < frames; ++f) index[f] = static_cast<int64_t>(f);
     samples.SetFrameIndex(std::move(index));
     std::vector<std::pair<std::string, size_t>> counts;  // node id, samples
-    for (const auto& [n, pads] : series) {
+    for (const auto& [n, cooks] : series) {
       std::vector<double> cook(frames, kMissing);
-      for (const LogPad* p : *pads) {
-        for (size_t f = 0; f < p->ms.size(); ++f) {
-          if (!IsMissing(p->ms[f]) && (IsMissing(cook[f]) || p->ms[f] < cook[f])) {
-            cook[f] = p->ms[f];
-          }
-        }
-      }
+      for (size_t f = 0; f < cooks.size(); ++f) cook[f] = cooks[f].ms;
       counts.emplace_back(net.node(n).id,
                           static_cast<size_t>(std::count_if(
                               cook.begin(), cook.end(), [](double v) { return !IsMissing(v); })));
       samples.SetSeries(n, Metric::kCookMs, std::move(cook));
     }
-    if (!log_->pairs.empty()) {
-      std::vector<double> frame_ms(frames, kMissing);
-      for (const LogPair& p : log_->pairs) {
-        for (size_t f = 0; f < p.ms.size(); ++f) {
-          if (!IsMissing(p.ms[f]) && (IsMissing(frame_ms[f]) || p.ms[f] > frame_ms[f])) {
-            frame_ms[f] = p.ms[f];
-          }
-        }
-      }
+    Streaming streaming = Threads(series);
+    std::vector<double> frame_ms = FrameMs(series, frames);
+    if (!frame_ms.empty()) {
       samples.SetFrameMs(std::move(frame_ms));
+      // A buffer index no thread worked on (only queues and mixers logged
+      // it) is not a frame of work: out of the frame statistics.
+      samples.SetUnmeasuredFramesIdle(true);
     }
+    streaming.latency = Latency();
+    streaming.bottleneck = BottleneckThread(streaming.threads);
     s_.samples = std::move(samples);
+    s_.streaming = std::move(streaming);
     CountWarning(counts);
     return {};
+  }
+
+  static bool Works(std::string_view family) { return family != "queue" && family != "mixer"; }
+
+  // The streaming threads: which elements each ran, its work per buffer, its
+  // buffer period from the caps and its CPU load from the rusage tracer.
+  Streaming Threads(const std::vector<std::pair<NodeIndex, std::vector<Cook>>>& series) {
+    const Network& net = s_.network;
+    Streaming out;
+    const size_t count = log_->threads.size();
+    // Per thread: node -> (first line, cooks, ms).
+    struct Member {
+      int64_t first_line = 0;
+      size_t cooks = 0;
+      double ms = 0;
+      std::set<std::string_view> pads;  // src pads of its cooks in this thread
+    };
+    std::vector<std::map<NodeIndex, Member>> members(count);
+    for (const auto& [n, cooks] : series) {
+      for (const Cook& c : cooks) {
+        if (c.thread == kNoThread) continue;
+        auto [it, added] = members[c.thread].try_emplace(n, Member{.first_line = c.line});
+        ++it->second.cooks;
+        it->second.pads.insert(c.pad);
+        if (!IsMissing(c.ms)) it->second.ms += c.ms;
+      }
+    }
+    std::unordered_map<uint64_t, const std::vector<RusagePoint>*> rusage;
+    for (const auto& [id, points] : log_->thread_rusage) rusage.emplace(id, &points);
+    const double samples_per_buffer = SamplesPerBuffer();
+    for (size_t t = 0; t < count; ++t) {
+      StreamingThread thread{.thread = log_->threads[t]};
+      std::vector<std::pair<int64_t, NodeIndex>> order;
+      for (const auto& [n, m] : members[t]) order.emplace_back(m.first_line, n);
+      std::sort(order.begin(), order.end());
+      double busy = 0;
+      bool rate_noted = false;
+      for (const auto& [line, n] : order) {
+        const Member& m = members[t][n];
+        const bool work = Works(net.node(n).family);
+        thread.elements.push_back(n);
+        thread.work.push_back(work);
+        thread.element_ms.push_back(m.ms);
+        thread.buffers = std::max(thread.buffers, m.cooks);
+        if (work) busy += m.ms;
+        if (thread.buffer_period_ms) {
+          const double other = PeriodOf(n, m.pads, samples_per_buffer);
+          if (!rate_noted && other > 0 &&
+              std::abs(other - *thread.buffer_period_ms) > 1e-9 * other) {
+            rate_noted = true;
+            out.notes.push_back(fmt::format(
+                "the rate changes inside streaming thread {}: {:.3f} ms per buffer, {:.3f} at {} "
+                "(a rate changer, decoder or muxer); the thread is judged by the first",
+                thread.thread, *thread.buffer_period_ms, other, net.node(n).id));
+          }
+        } else if (const double period = PeriodOf(n, m.pads, samples_per_buffer); period > 0) {
+          thread.buffer_period_ms = period;
+        }
+      }
+      thread.busy_ms_per_buffer = thread.buffers ? busy / static_cast<double>(thread.buffers) : 0;
+      uint64_t id = 0;
+      const std::string_view hex = std::string_view(thread.thread).substr(2);
+      if (std::from_chars(hex.data(), hex.data() + hex.size(), id, 16).ec == std::errc()) {
+        if (auto it = rusage.find(id); it != rusage.end()) {
+          thread.cpu_ms = static_cast<double>(it->second->back().time_ns) / 1e6;
+          thread.cpu_load_pct = LoadPct(*it->second);
+          thread.cpu_load_over_time = LoadOverTime(*it->second);
+        }
+      }
+      out.threads.push_back(std::move(thread));
+    }
+    out.process_cpu_load_pct = LoadPct(log_->proc_rusage);
+    std::vector<std::string> rates;
+    for (const StreamingThread& t : out.threads) {
+      if (t.buffer_period_ms) rates.push_back(fmt::format("{} {:.3f}", t.thread, *t.buffer_period_ms));
+    }
+    for (size_t i = 1; i < out.threads.size(); ++i) {
+      const auto& a = out.threads[0].buffer_period_ms;
+      const auto& b = out.threads[i].buffer_period_ms;
+      if (a && b && std::abs(*a - *b) > 1e-9 * *a) {
+        std::string list;
+        for (const std::string& r : rates) list += (list.empty() ? "" : ", ") + r;
+        out.notes.push_back("streaming threads run at different rates (ms per buffer: " + list +
+                            "); each is judged by its own");
+        break;
+      }
+    }
+    return out;
+  }
+
+  // Samples per buffer of raw audio: a `samplesperbuffer` property in the
+  // dump, else audiotestsrc's default of 1024 when the pipeline has one; 0 =
+  // unknown.
+  double SamplesPerBuffer() const {
+    bool audiotestsrc = false;
+    for (const DotElement& e : dot_.elements) {
+      for (const auto& [key, value] : e.params) {
+        double v = 0;
+        if (key == "samplesperbuffer" &&
+            std::from_chars(value.data(), value.data() + value.size(), v).ec == std::errc() &&
+            v > 0) {
+          return v;
+        }
+      }
+      audiotestsrc = audiotestsrc || e.type == "GstAudioTestSrc";
+    }
+    return audiotestsrc ? 1024 : 0;
+  }
+
+  // The buffer period (ms) of node `n` in a thread where it pushed on `pads`:
+  // from the caps of those src pads, else from the caps feeding `n` when only
+  // one link does (a thread's first element after a source that logs
+  // nothing); 0 = none.
+  double PeriodOf(NodeIndex n, const std::set<std::string_view>& pads,
+                  double samples_per_buffer) const {
+    auto period = [&](std::string_view caps) {
+      if (const double fps = Framerate(caps); fps > 0) return 1000.0 / fps;
+      return AudioPeriodMs(caps, samples_per_buffer);
+    };
+    for (const auto& [element, pad, caps] : caps_) {
+      if (node_[element] != n || !pads.count(pad)) continue;
+      if (const double ms = period(caps); ms > 0) return ms;
+    }
+    const std::string* input = nullptr;
+    for (const auto& [element, pad, caps] : caps_) {
+      auto it = peers_.find({element, pad});
+      if (it == peers_.end() || node_[it->second] != n) continue;
+      if (input != nullptr && *input != caps) return 0;
+      input = &caps;
+    }
+    return input != nullptr ? period(*input) : 0;
+  }
+
+  // frame_ms of frame k: the largest, over streaming threads, of the sum of
+  // the thread's working elements' k-th cooks in it. Empty when no record
+  // names its thread (a log of bare records).
+  std::vector<double> FrameMs(const std::vector<std::pair<NodeIndex, std::vector<Cook>>>& series,
+                              size_t frames) const {
+    const size_t threads = log_->threads.size();
+    if (threads == 0 || frames == 0) return {};
+    std::vector<double> per_thread(threads * frames, kMissing);  // [thread][k]
+    std::vector<size_t> k(threads);
+    for (const auto& [n, cooks] : series) {
+      if (!Works(s_.network.node(n).family)) continue;
+      std::fill(k.begin(), k.end(), 0);
+      for (const Cook& c : cooks) {
+        if (c.thread == kNoThread) continue;
+        const size_t at = c.thread * frames + k[c.thread]++;
+        if (IsMissing(c.ms)) continue;
+        per_thread[at] = IsMissing(per_thread[at]) ? c.ms : per_thread[at] + c.ms;
+      }
+    }
+    std::vector<double> frame_ms(frames, kMissing);
+    for (size_t t = 0; t < threads; ++t) {
+      for (size_t f = 0; f < frames; ++f) {
+        const double v = per_thread[t * frames + f];
+        if (!IsMissing(v) && (IsMissing(frame_ms[f]) || v > frame_ms[f])) frame_ms[f] = v;
+      }
+    }
+    return frame_ms;
+  }
+
+  // The statistics of every readable `latency` record.
+  std::optional<LatencyStats> Latency() const {
+    std::vector<double> all;
+    for (const LogPair& p : log_->pairs) {
+      for (double v : p.ms) {
+        if (!IsMissing(v)) all.push_back(v);
+      }
+    }
+    if (all.empty()) return std::nullopt;
+    std::sort(all.begin(), all.end());
+    double sum = 0;
+    for (double v : all) sum += v;
+    return LatencyStats{.records = all.size(),
+                        .mean_ms = sum / static_cast<double>(all.size()),
+                        .p95_ms = Percentile(all, 95),
+                        .max_ms = all.back()};
   }
 
   // The numbers of each src pad of an element that logs on several (a tee, a
@@ -416,11 +703,18 @@ class Builder {
                       log_file_, renamed_, renamed_example_));
     }
     if (log.latency_records == 0) {
-      w.push_back(
-          log_file_ +
-          ": no `latency` (source -> sink) records, so frame time is the sum "
-          "of the elements' times, queue waiting included. The tracer logs them only with "
-          "flags=pipeline, and only when an element, not a bin's ghost pad, feeds the sink");
+      w.push_back(log_file_ +
+                  ": no `latency` (source -> sink) records, so the pipeline's latency is not "
+                  "known. The tracer logs them only with flags=pipeline, and only when an "
+                  "element, not a bin's ghost pad, feeds the sink");
+    }
+    if (log.element_records > 0 && log.threads.empty()) {
+      w.push_back(log_file_ +
+                  ": no record line names its thread (bare records, e.g. `grep -o` output), so "
+                  "streaming threads and frame times are not known: give the whole log");
+    }
+    if (s_.streaming) {
+      for (const std::string& note : s_.streaming->notes) w.push_back(log_file_ + ": " + note);
     }
     if (log.element_records == 0) {
       w.push_back(log_file_ +
@@ -441,6 +735,7 @@ class Builder {
   std::vector<std::tuple<int, std::string, std::string>> caps_;  // element, src pad, caps
   std::vector<int> joined_;                             // log element -> dot element; -1 = none
   std::set<int> sinks_;                                 // dot elements that end latency records
+  std::set<std::string_view> linked_to_;                // pad ids some link ends at
   std::vector<std::string> ids_;                        // dot element -> node id
   std::vector<NodeIndex> node_;                         // dot element -> node
   std::map<int, std::vector<const LogPad*>> dot_pads_;  // dot element -> its log pads

@@ -1,9 +1,11 @@
 #ifndef COOKGRAPH_ADAPTERS_GSTREAMER_GSTREAMER_H_
 #define COOKGRAPH_ADAPTERS_GSTREAMER_GSTREAMER_H_
 
-// Reads a GStreamer pipeline into a Snapshot (docs/formats.md#gstreamer): the graph from a .dot dump (GST_DEBUG_DUMP_DOT_DIR), the
-// numbers from the latency tracer's log (GST_TRACERS="latency(flags=element+
-// pipeline)" GST_DEBUG="GST_TRACER:7" GST_DEBUG_FILE=trace.log).
+// Reads a GStreamer pipeline into a Snapshot (docs/formats.md#gstreamer): the
+// graph from a .dot dump (GST_DEBUG_DUMP_DOT_DIR), the numbers from the
+// tracers' log (GST_TRACERS="latency(flags=element+pipeline);rusage"
+// GST_DEBUG="GST_TRACER:7" GST_DEBUG_FILE=trace.log; the rusage tracer is
+// optional and gives each streaming thread's CPU load).
 //
 // Three stages, as every adapter: bytes (ByteSource: plain or gzip), records
 // (adapters/gstreamer/records.h: the dump parsed whole, it is small; the log
@@ -23,9 +25,12 @@
 // - Families: "bin" for containers (clusters holding elements or ghost pads);
 //   "queue" for elements whose time is waiting, not work (GType containing
 //   "queue": GstQueue, GstQueue2, GstMultiQueue, as the packs' queue_types
-//   `*queue*` say); "element" for the others. A queue keeps its numbers: the
-//   advisor's back-pressure rule names the costliest element downstream of it
-//   as the cause (advisor/rules.cc).
+//   `*queue*` say); "mixer" for an element with two or more linked sink pads
+//   and a src pad (compositor, audiomixer, muxers), whose time holds the wait
+//   for its other inputs; "element" for the others. Queues and mixers keep
+//   their numbers but are waiting (metrics/analysis.h, IsWaitingFamily): the
+//   advisor's back-pressure rule names the costliest element downstream of a
+//   queue as the cause (advisor/rules.cc).
 // - Outputs: leaf elements with sink pads and no src pads (sinks), and every
 //   element that ends `latency` records.
 // - Edges: `data` between elements, from each src pad through ghost pads and
@@ -38,35 +43,35 @@
 //   when one element of the dump has it (a warning says the files seem to come
 //   from different runs); elements the dump lacks entirely are added at the
 //   top level without links (warning).
-// - Frames: frame k is the k-th buffer. An element's cook_ms in frame k is its
-//   k-th element-latency record (ns -> ms); elements with fewer records
-//   (sources, sinks and bins have none; rate changers, decoders and muxers
-//   change the count) have no value past their last one, and a warning lists
-//   them. frame_ms of frame k is the largest k-th `latency` record over the
-//   sinks' pads (with a tee and two sinks: the buffer's latency to the later
-//   sink), each pad's records taken in order whichever source they name (the
-//   tracer logs at most one per buffer at a sink pad); frames no sink reached
-//   have none. fps comes from the
-//   framerate of the caps feeding the outputs, so the frame budget is a frame
-//   interval.
-// - Several src pads (a tee logs once per src pad per buffer, pushing its pads
-//   in turn): frame k takes the smallest of the pads' k-th records, the time
-//   before the first push, which is the element's own work; a later pad's time
-//   also holds the pushes on the pads before it (a branch without a queue
-//   blocks the tee). Each pad's numbers are params: `<pad>::avg_ms`,
+// - Cooks: every element-latency record of an element, on all its src pads,
+//   in log order; consecutive records with one entry time (ts - time, when the
+//   buffer entered the element) are one input buffer, one cook, with the
+//   smallest time: a tee logs once per src pad per buffer, pushing its pads in
+//   turn, so a later pad's time also holds the pushes before it. A demuxer or
+//   multiqueue pushes different buffers on its pads: every record is a cook.
+//   Each pad's numbers are params when there are several: `<pad>::avg_ms`,
 //   `<pad>::max_ms`, `<pad>::buffers`, `<pad>::peer` (the element it feeds).
-// - Mixers (aggregators such as compositor and audiomixer: several sink pads,
-//   one src pad, a streaming thread of their own) log one record per output
-//   buffer, on their src pad, and are read like any element: frame k is the
-//   k-th output buffer. The tracer times from the push of the first input
-//   buffer to reach the mixer since its previous output (on whichever sink
-//   pad) to the push of the output, so a mixer's cook_ms holds its wait for
-//   the other inputs and the hand-over to its thread as well as the mixing
-//   (compositor of two 160x120 inputs: about 4 ms, nearly the whole frame).
-//   `latency` records through a mixer name one source per output buffer (the
-//   tracer keeps the first probe to reach the sink's pad: mostly the same
-//   source, now and then the other), so they are grouped by sink pad, not by
-//   source -> sink pair, and frame_ms of frame k is the k-th output buffer's.
+// - Frames: frame k is each element's k-th cook (rate changers, decoders and
+//   muxers change the count; a warning lists elements with fewer). frame_ms of
+//   frame k is the slowest streaming thread's k-th buffer: the largest, over
+//   threads, of the sum of the thread's working elements' k-th cooks in it; a
+//   buffer index no thread worked on is left out of the frame statistics
+//   (Samples::unmeasured_frames_idle). The `latency` records are never frame
+//   time: Snapshot::streaming holds their statistics. fps: the framerate of
+//   the caps feeding the outputs, else the fastest video anywhere, else raw
+//   audio's buffers per second.
+// - Threads (Snapshot::streaming, metrics/streaming.h): the third field of a
+//   log line is the thread that logged it; a thread's elements, work per
+//   buffer, buffer period (from the caps), bottleneck, and CPU load from
+//   `thread-rusage` / `proc-rusage` records (docs/formats.md#threads-work-and-latency).
+// - Mixers (aggregators such as compositor and audiomixer) log one record per
+//   output buffer, on their src pad. The tracer times from the push of the
+//   first input buffer to reach the mixer since its previous output (on
+//   whichever sink pad) to the push of the output, so a mixer's time holds its
+//   wait for the other inputs and the hand-over to its thread as well as the
+//   mixing. `latency` records through a mixer name one source per output
+//   buffer (the tracer keeps the first probe to reach the sink's pad), so they
+//   are grouped by sink pad, not by source -> sink pair.
 // - SnapshotInfo: engine "gstreamer", name = the pipeline's name, source = the
 //   dump's and the log's paths.
 //

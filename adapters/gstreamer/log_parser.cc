@@ -8,11 +8,17 @@
 //   latency, src-element-id=(string)0x55.., src-element=(string)NAME, src=(string)PAD,
 //       sink-element-id=(string)0x55.., sink-element=(string)NAME, sink=(string)PAD,
 //       time=(guint64)NS, ts=(guint64)NS;
+//   thread-rusage, thread-id=(guint64)N, ts=(guint64)NS, average-cpuload=(uint)PERMILLE,
+//       current-cpuload=(uint)PERMILLE, time=(guint64)CPU_NS;   (and proc-rusage, process-id=...)
 // The tracer writes the strings with printf's %s, unquoted, so names are cut
-// on the field markers, the numbers from the right.
+// on the field markers, the numbers from the right. The third field of a line
+// in the debug log layout is the thread that logged it: for an element-latency
+// record, the streaming thread that ran the element; a thread-rusage record's
+// thread-id is that pointer's value.
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -29,6 +35,8 @@ namespace {
 
 constexpr std::string_view kElementMarker = "element-latency, element-id=(string)";
 constexpr std::string_view kLatencyMarker = "latency, src-element-id=(string)";
+constexpr std::string_view kThreadRusageMarker = "thread-rusage, thread-id=(guint64)";
+constexpr std::string_view kProcRusageMarker = "proc-rusage, process-id=(guint64)";
 // The templates GStreamer 1.22 announces ("new format string: ...").
 constexpr std::string_view kElementTemplate =
     "%s, element=(string)%s, src=(string)%s, time=(guint64)%lu, ts=(guint64)%lu;";
@@ -64,15 +72,49 @@ std::optional<uint64_t> Number(std::string_view s) {
   return v;
 }
 
-// `time=(guint64)N, ts=(guint64)M;` at the end of a record: the time, or
-// nullopt when the tail is not that.
-std::optional<uint64_t> TimeAndTs(std::string_view tail) {
+struct TimeTs {
+  uint64_t time = 0, ts = 0;  // ns
+};
+
+// `time=(guint64)N, ts=(guint64)M;` at the end of a record (after the time's
+// marker): both numbers, or nullopt when the tail is not that.
+std::optional<TimeTs> TimeAndTs(std::string_view tail) {
   while (!tail.empty() && (tail.back() == ' ' || tail.back() == '\t')) tail.remove_suffix(1);
   if (tail.empty() || tail.back() != ';') return std::nullopt;
   tail.remove_suffix(1);
-  const size_t ts = tail.rfind(", ts=(guint64)");
-  if (ts == std::string_view::npos || !Number(tail.substr(ts + 14))) return std::nullopt;
-  return Number(tail.substr(0, ts));
+  const size_t at = tail.rfind(", ts=(guint64)");
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto ts = Number(tail.substr(at + 14));
+  const auto time = Number(tail.substr(0, at));
+  if (!ts || !time) return std::nullopt;
+  return TimeTs{.time = *time, .ts = *ts};
+}
+
+// The thread pointer of a line in the debug log layout ("0:00:00.039 18768
+// 0x5594 TRACE ..."): its third field, when the first holds ':' and the third
+// starts with "0x"; "" otherwise.
+std::string_view ThreadField(std::string_view line) {
+  std::string_view fields[3];
+  size_t i = 0;
+  for (std::string_view& f : fields) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    f = line.substr(start, i - start);
+  }
+  if (fields[0].find(':') == std::string_view::npos || fields[2].substr(0, 2) != "0x") return {};
+  return fields[2];
+}
+
+// The number after `key` in `s` ("ts=(guint64)" -> 123 in "ts=(guint64)123,"),
+// up to ',' or ';'; nullopt when missing or not a number.
+std::optional<uint64_t> Field(std::string_view s, std::string_view key) {
+  const size_t at = s.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = s.substr(at + key.size());
+  const size_t end = rest.find_first_of(",;");
+  if (end == std::string_view::npos) return std::nullopt;
+  return Number(rest.substr(0, end));
 }
 
 std::string Lower(std::string_view s) {
@@ -94,6 +136,10 @@ class LogReader {
     } else if (const size_t at2 = line.find(kLatencyMarker);
                at2 != std::string_view::npos && (at2 == 0 || !IsNameChar(line[at2 - 1]))) {
       Latency(line, at2, number);
+    } else if (const size_t at3 = line.find(kThreadRusageMarker); at3 != std::string_view::npos) {
+      Rusage(line, line.substr(at3 + kThreadRusageMarker.size()), true, number);
+    } else if (const size_t at4 = line.find(kProcRusageMarker); at4 != std::string_view::npos) {
+      Rusage(line, line.substr(at4 + kProcRusageMarker.size()), false, number);
     }
     return !error_;
   }
@@ -139,9 +185,57 @@ class LogReader {
     const std::string_view name = s.substr(0, pad_at);
     const std::string_view pad = s.substr(pad_at + 14, time_at - pad_at - 14);
     if (!NamesFit({{"element-id", *id}, {"element", name}, {"src", pad}}, number)) return;
-    std::vector<double>* series = PadSeries(*id, name, pad, number);
-    if (series == nullptr) return;
-    series->push_back(Ms(TimeAndTs(s.substr(time_at + 16)), line, number));
+    LogElement* element = ElementOf(*id, name, number);
+    if (element == nullptr) return;
+    const uint32_t pad_index = PadOf(*element, pad);
+    const auto time_ts = TimeAndTs(s.substr(time_at + 16));
+    LogRecord record{.pad = pad_index,
+                     .thread = ThreadOf(ThreadField(line)),
+                     .ms = Ms(time_ts, line, number),
+                     .line = number};
+    if (!IsMissing(record.ms) && time_ts->ts >= time_ts->time) {
+      record.entry_ns = static_cast<int64_t>(time_ts->ts - time_ts->time);
+    }
+    element->pads[pad_index].ms.push_back(record.ms);
+    element->records.push_back(record);
+  }
+
+  // A thread-rusage (`thread`) or proc-rusage record; `s` starts after the id's
+  // marker. Templates ("%lu") are passed over; a record without its four
+  // numbers is malformed.
+  void Rusage(std::string_view line, std::string_view s, bool thread, int64_t number) {
+    if (s.substr(0, 1) == "%") return;
+    const size_t comma = s.find(',');
+    const auto id = comma == std::string_view::npos ? std::nullopt : Number(s.substr(0, comma));
+    const auto ts = Field(s, "ts=(guint64)");
+    const auto average = Field(s, "average-cpuload=(uint)");
+    const auto current = Field(s, "current-cpuload=(uint)");
+    const auto time = Field(s, " time=(guint64)");
+    if (!id || !ts || !average || !current || !time) {
+      Problem(out_.malformed, line, number);
+      return;
+    }
+    const RusagePoint point{.ts_ns = *ts,
+                            .time_ns = *time,
+                            .average = static_cast<uint32_t>(std::min<uint64_t>(*average, 1000)),
+                            .current = static_cast<uint32_t>(std::min<uint64_t>(*current, 1000))};
+    if (!thread) {
+      out_.proc_rusage.push_back(point);
+      return;
+    }
+    auto [it, added] = rusage_.try_emplace(*id, out_.thread_rusage.size());
+    if (added) out_.thread_rusage.emplace_back(*id, std::vector<RusagePoint>{});
+    out_.thread_rusage[it->second].second.push_back(point);
+  }
+
+  // The index of thread `pointer` in out_.threads (added on its first
+  // record); kNoThread for a line without one.
+  uint32_t ThreadOf(std::string_view pointer) {
+    if (pointer.empty()) return kNoThread;
+    std::string key = Lower(pointer);
+    auto [it, added] = threads_.try_emplace(key, out_.threads.size());
+    if (added) out_.threads.push_back(std::move(key));
+    return static_cast<uint32_t>(it->second);
   }
 
   void Latency(std::string_view line, size_t at, int64_t number) {
@@ -183,10 +277,9 @@ class LogReader {
     out_.pairs[it->second].ms.push_back(Ms(TimeAndTs(s), line, number));
   }
 
-  // The series of `pad` of element `id`, created on its first record; nullptr
-  // (with error_) when a new element would pass the nodes limit.
-  std::vector<double>* PadSeries(std::string_view id, std::string_view name, std::string_view pad,
-                                 int64_t number) {
+  // Element `id`, created on its first record; nullptr (with error_) when a
+  // new element would pass the nodes limit.
+  LogElement* ElementOf(std::string_view id, std::string_view name, int64_t number) {
     auto it = elements_.find(id);
     if (it == elements_.end()) {
       // Pointers are printed by %p: lower case on glibc, but compare without case.
@@ -205,26 +298,30 @@ class LogReader {
         out_.elements.push_back(LogElement{.id = key, .name = std::string(name)});
       }
     }
-    LogElement& e = out_.elements[it->second];
-    for (LogPad& p : e.pads) {
-      if (p.name == pad) return &p.ms;
+    return &out_.elements[it->second];
+  }
+
+  // The index of `pad` among `e`'s pads, added on its first record.
+  static uint32_t PadOf(LogElement& e, std::string_view pad) {
+    for (size_t i = 0; i < e.pads.size(); ++i) {
+      if (e.pads[i].name == pad) return static_cast<uint32_t>(i);
     }
     e.pads.push_back(LogPad{.name = std::string(pad)});
-    return &e.pads.back().ms;
+    return static_cast<uint32_t>(e.pads.size() - 1);
   }
 
   // ms from a record's time; NaN (counted) when it could not be read or is
   // negative, so the buffer keeps its place in the element's order.
-  double Ms(std::optional<uint64_t> ns, std::string_view line, int64_t number) {
-    if (!ns) {
+  double Ms(const std::optional<TimeTs>& record, std::string_view line, int64_t number) {
+    if (!record) {
       Problem(out_.malformed, line, number);
       return kMissing;
     }
-    if (*ns > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    if (record->time > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       Problem(out_.negative, line, number);
       return kMissing;
     }
-    return static_cast<double>(*ns) / kNsPerMs;
+    return static_cast<double>(record->time) / kNsPerMs;
   }
 
   void Template(std::string_view s, std::string_view expected, std::string_view record) {
@@ -252,6 +349,8 @@ class LogReader {
   std::optional<Error> error_;
   Index elements_;  // id as logged (and in lower case) -> index into out_.elements
   Index pairs_;     // "sink_id sink_pad" -> index into out_.pairs
+  Index threads_;   // thread pointer (lower case) -> index into out_.threads
+  std::unordered_map<uint64_t, size_t> rusage_;  // thread id -> index into out_.thread_rusage
   std::string scratch_;
 };
 

@@ -87,11 +87,32 @@ struct LogPad {
   std::vector<double> ms;  // ms; NaN = this buffer's record was unreadable or negative
 };
 
+/// No thread: a record line without the debug log layout (`grep -o` output).
+inline constexpr uint32_t kNoThread = UINT32_MAX;
+
+/// One element-latency record of an element, in log order.
+struct LogRecord {
+  uint32_t pad = 0;            // index into LogElement::pads
+  uint32_t thread = kNoThread;  // index into GstLog::threads
+  double ms = 0;               // NaN = unreadable or negative
+  int64_t entry_ns = -1;       // ts - time: when the buffer entered the element; -1 = unknown
+  int64_t line = 0;            // in the log
+};
+
 /// The element-latency records of one element (its pointer, as logged).
 struct LogElement {
   std::string id;  // "0x55d0..." in lower case
   std::string name;
-  std::vector<LogPad> pads;  // in order of first record
+  std::vector<LogPad> pads;        // in order of first record
+  std::vector<LogRecord> records;  // every record, all pads, in log order
+};
+
+/// One `thread-rusage` or `proc-rusage` record.
+struct RusagePoint {
+  uint64_t ts_ns = 0;    // since the tracer started
+  uint64_t time_ns = 0;  // CPU time of the thread (or process) so far
+  uint32_t average = 0;  // average-cpuload, per mille
+  uint32_t current = 0;  // current-cpuload, per mille
 };
 
 /// The `latency` records (source -> sink) that reached one sink pad, in log
@@ -115,6 +136,13 @@ struct LogProblem {
 struct GstLog {
   std::vector<LogElement> elements;  // in order of first record
   std::vector<LogPair> pairs;        // one per sink pad, in order of first record
+  /// Thread pointers (the third field of a log line, lower case) that logged
+  /// element-latency records, in order of first record.
+  std::vector<std::string> threads;
+  /// thread-rusage records by thread id (the thread pointer's value), in
+  /// order of first record; proc-rusage records of the process.
+  std::vector<std::pair<uint64_t, std::vector<RusagePoint>>> thread_rusage;
+  std::vector<RusagePoint> proc_rusage;
   int64_t lines = 0;
   int64_t element_records = 0;  // element-latency records read (malformed ones included)
   int64_t latency_records = 0;

@@ -166,13 +166,15 @@ TEST(Gstreamer, FrameKIsEachElementsKthBuffer) {
   // Sources and sinks have no samples but stay in the graph.
   EXPECT_TRUE(Cook(*s, "/pipeline0/src-1").empty());
   EXPECT_TRUE(Cook(*s, "/pipeline0/out-1").empty());
-  // frame_ms: the larger of the two sinks' k-th latency: out-1 5.2, 9.3, 13.1
-  // ms against out-2 0.1, 0.09, 0.08 ms.
+  // frame_ms: the slowest streaming thread's k-th buffer of work. Threads:
+  // ...4c60 split 0.010, 0.012, 0.011; ...4c00 q-slow (waits) and slow 4.1,
+  // (malformed), 4.0; ...4c01 q-fast only (waits: no work); ...4c09
+  // late-comer 0.007. Never the `latency` records (out-1 5.2, 9.3, 13.1 ms).
   ASSERT_TRUE(s->samples.has_frame_ms());
   auto frame_ms = s->samples.frame_ms();
-  EXPECT_DOUBLE_EQ(frame_ms[0], 5.2);
-  EXPECT_DOUBLE_EQ(frame_ms[1], 9.3);
-  EXPECT_DOUBLE_EQ(frame_ms[2], 13.1);
+  EXPECT_DOUBLE_EQ(frame_ms[0], 4.1);
+  EXPECT_DOUBLE_EQ(frame_ms[1], 0.012);
+  EXPECT_DOUBLE_EQ(frame_ms[2], 4.0);
   // The caps feeding out-2 say 25/1.
   ASSERT_TRUE(s->info.fps.has_value());
   EXPECT_DOUBLE_EQ(*s->info.fps, 25.0);
@@ -182,8 +184,9 @@ TEST(Gstreamer, ATeeTakesItsFirstPushAndReportsEachPad) {
   auto s = TeeBin();
   ASSERT_TRUE(s) << ErrorOf(s);
   // src_0: 10000, 12000, 11000 ns; src_1: 30000, 25000 ns (its third record is
-  // missing). The element's time per buffer is the smaller one: src_1's also
-  // holds the push on src_0.
+  // missing). A pad pair shares its entry time (ts - time: 34990000, then
+  // 40988000 ns), so it is one buffer, one cook: the smaller time, as src_1's
+  // also holds the push on src_0.
   EXPECT_EQ(Cook(*s, "/pipeline0/split"), (std::vector<double>{0.010, 0.012, 0.011}));
   EXPECT_EQ(Param(*s, "/pipeline0/split", "src_0::avg_ms"), "0.011");
   EXPECT_EQ(Param(*s, "/pipeline0/split", "src_0::max_ms"), "0.012");
@@ -245,7 +248,8 @@ TEST(Gstreamer, NewerDumpsWithNodePrefixReadAlike) {
   EXPECT_EQ(Cook(*s, "/pipe-x/enc-bin/enc"), (std::vector<double>{1.5, 2.5}));
   EXPECT_EQ(Cook(*s, "/pipe-x/t"), (std::vector<double>{0.003, 0.004}));
   EXPECT_EQ(Param(*s, "/pipe-x/t", "src_0::avg_ms"), "(none)");  // one pad: no per-pad params
-  EXPECT_DOUBLE_EQ(s->samples.frame_ms()[1], 2.9);
+  // One thread: caps-1 0.007 + conv 0.35 + enc 2.5 + t 0.004 ms.
+  EXPECT_DOUBLE_EQ(s->samples.frame_ms()[1], 0.007 + 0.35 + 2.5 + 0.004);
   EXPECT_DOUBLE_EQ(*s->info.fps, 30.0);
 }
 
@@ -274,7 +278,142 @@ TEST(Gstreamer, ADumpAloneIsTheGraphWithAWarning) {
   EXPECT_EQ(a.stats.size(), 9u);
 }
 
-TEST(Gstreamer, NoLatencyRecordsMeansNoFrameMs) {
+TEST(Gstreamer, RecordsOfOnePadPairWithDifferentEntryTimesAreTwoCooks) {
+  // A demuxer or multiqueue pushes different buffers on its pads: each record
+  // its own entry time, each one cook. Here the tee's second src_1 record
+  // entered 1 us later than its src_0 record (ts 41014000 - 25000).
+  std::string log = Data("tee_bin.log");
+  const std::string from = "time=(guint64)25000, ts=(guint64)41013000;";
+  ASSERT_NE(log.find(from), std::string::npos);
+  log.replace(log.find(from), from.size(), "time=(guint64)25000, ts=(guint64)41014000;");
+  auto s = ParseGstreamer(Data("tee_bin.dot"), log);
+  ASSERT_TRUE(s) << ErrorOf(s);
+  EXPECT_EQ(Cook(*s, "/pipeline0/split"), (std::vector<double>{0.010, 0.012, 0.025, 0.011}));
+}
+
+TEST(Gstreamer, StreamingThreadsComeFromTheLogLines) {
+  auto s = TeeBin();
+  ASSERT_TRUE(s) << ErrorOf(s);
+  ASSERT_TRUE(s->streaming.has_value());
+  const Streaming& st = *s->streaming;
+  ASSERT_EQ(st.threads.size(), 4u);  // in order of their first record
+  auto ids = [&](const StreamingThread& t) {
+    std::vector<std::string> out;
+    for (NodeIndex n : t.elements) out.push_back(s->network.node(n).id);
+    return out;
+  };
+  EXPECT_EQ(st.threads[0].thread, "0x55ad108f4c60");
+  EXPECT_EQ(ids(st.threads[0]), (std::vector<std::string>{"/pipeline0/split"}));
+  EXPECT_EQ(st.threads[1].thread, "0x55ad108f4c00");
+  EXPECT_EQ(ids(st.threads[1]),
+            (std::vector<std::string>{"/pipeline0/q-slow", "/pipeline0/work-bin/slow"}));
+  EXPECT_EQ(st.threads[1].work, (std::vector<bool>{false, true}));
+  EXPECT_EQ(ids(st.threads[2]), (std::vector<std::string>{"/pipeline0/q-fast"}));
+  EXPECT_EQ(ids(st.threads[3]), (std::vector<std::string>{"/pipeline0/late-comer"}));
+  // split: (0.010 + 0.012 + 0.011) / 3 buffers; slow: (4.1 + 4.0) / 3 (q-slow's
+  // three cooks are the thread's buffers; slow's malformed one adds nothing).
+  EXPECT_DOUBLE_EQ(st.threads[0].busy_ms_per_buffer, 0.033 / 3);
+  EXPECT_EQ(st.threads[1].buffers, 3u);
+  EXPECT_DOUBLE_EQ(st.threads[1].busy_ms_per_buffer, 8.1 / 3);
+  EXPECT_EQ(st.threads[2].busy_ms_per_buffer, 0.0);  // a queue only waits
+  EXPECT_FALSE(st.threads[2].costliest().has_value());
+  // Periods from the caps: 25/1 feeds split (its only input) and leaves
+  // q-fast, 40 ms; slow's thread sees plain "video/x-raw", no rate.
+  ASSERT_TRUE(st.threads[0].buffer_period_ms.has_value());
+  EXPECT_DOUBLE_EQ(*st.threads[0].buffer_period_ms, 40.0);
+  EXPECT_DOUBLE_EQ(st.threads[0].utilisation().value_or(0), 0.011 / 40);
+  EXPECT_FALSE(st.threads[1].buffer_period_ms.has_value());
+  EXPECT_DOUBLE_EQ(st.threads[2].buffer_period_ms.value_or(0), 40.0);
+  // Not every thread with work has a period: the most work per buffer wins.
+  ASSERT_TRUE(st.bottleneck.has_value());
+  EXPECT_EQ(*st.bottleneck, 1u);
+  EXPECT_EQ(s->network.node(*st.threads[1].costliest()).id, "/pipeline0/work-bin/slow");
+  // No rusage records: no CPU figures.
+  EXPECT_FALSE(st.threads[1].cpu_load_pct.has_value());
+  EXPECT_FALSE(st.process_cpu_load_pct.has_value());
+  // The latency records are latency: out-2 0.1, 0.09, 0.08 and out-1 5.2, 9.3,
+  // 13.1 ms; p95 at rank 4.75 of 6: 9.3 + 0.75 * 3.8.
+  ASSERT_TRUE(st.latency.has_value());
+  EXPECT_EQ(st.latency->records, 6u);
+  EXPECT_DOUBLE_EQ(st.latency->mean_ms, (0.1 + 0.09 + 0.08 + 5.2 + 9.3 + 13.1) / 6);
+  EXPECT_NEAR(st.latency->p95_ms, 12.15, 1e-12);
+  EXPECT_DOUBLE_EQ(st.latency->max_ms, 13.1);
+  // The budget is the frame interval of the caps, 40 ms: the slowest thread's
+  // 4.1 ms buffers are well within it.
+  const Analysis a = Analyse(*s);
+  EXPECT_DOUBLE_EQ(a.budget_ms, 40.0);
+  EXPECT_TRUE(a.frames.over_budget.empty());
+}
+
+TEST(Gstreamer, RusageRecordsGiveEachThreadsCpuLoad) {
+  // 0x55ad108f4c00 = 94201795529728: 2 ms of CPU over 10 ms, then 6 ms over
+  // the next 100 ms; the process 30 ms over 110 ms. A template line and a
+  // record without its numbers (counted as malformed) are passed over.
+  std::string log = Data("tee_bin.log");
+  const std::string pre = "0:00:00.060000000 10671 0x55ad108f4c00 TRACE GST_TRACER :0:: ";
+  log += pre + "new format string: thread-rusage, thread-id=(guint64)%lu, ts=(guint64)%lu;\n";
+  log += pre + "thread-rusage, thread-id=(guint64)94201795529728, ts=(guint64)100000000, "
+               "average-cpuload=(uint)30, current-cpuload=(uint)40, time=(guint64)3000000;\n";
+  log += pre + "proc-rusage, process-id=(guint64)10671, ts=(guint64)100000000, "
+               "average-cpuload=(uint)400, current-cpuload=(uint)400, time=(guint64)10000000;\n";
+  log += pre + "thread-rusage, thread-id=(guint64)94201795529728, ts=(guint64)110000000, "
+               "average-cpuload=(uint)45, current-cpuload=(uint)200, time=(guint64)5000000;\n";
+  log += pre + "thread-rusage, thread-id=(guint64)94201795529728, ts=(guint64)210000000, "
+               "average-cpuload=(uint)52, current-cpuload=(uint)60, time=(guint64)11000000;\n";
+  log += pre + "thread-rusage, thread-id=(guint64)94201795529728, ts=(guint64)x;\n";
+  log += pre + "proc-rusage, process-id=(guint64)10671, ts=(guint64)210000000, "
+               "average-cpuload=(uint)190, current-cpuload=(uint)190, time=(guint64)40000000;\n";
+  auto s = ParseGstreamer(Data("tee_bin.dot"), log);
+  ASSERT_TRUE(s) << ErrorOf(s);
+  ASSERT_EQ(0x55ad108f4c00u, 94201795529728u);
+  const StreamingThread& t = s->streaming->threads[1];
+  ASSERT_EQ(t.thread, "0x55ad108f4c00");
+  ASSERT_TRUE(t.cpu_load_pct.has_value());
+  // (11 - 3) ms of CPU over (210 - 100) ms.
+  EXPECT_DOUBLE_EQ(*t.cpu_load_pct, 100.0 * 8e6 / 110e6);
+  EXPECT_DOUBLE_EQ(*t.cpu_ms, 11.0);
+  // A point at the first record 100 ms after the first (210 ms), none before.
+  ASSERT_EQ(t.cpu_load_over_time.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.cpu_load_over_time[0].first, 210.0);
+  EXPECT_DOUBLE_EQ(t.cpu_load_over_time[0].second, 100.0 * 8e6 / 110e6);
+  ASSERT_TRUE(s->streaming->process_cpu_load_pct.has_value());
+  EXPECT_DOUBLE_EQ(*s->streaming->process_cpu_load_pct, 100.0 * 30e6 / 110e6);
+  // Threads without records have none.
+  EXPECT_FALSE(s->streaming->threads[0].cpu_load_pct.has_value());
+  EXPECT_TRUE(Warned(*s, "3 malformed latency record line(s)")) << Warnings(*s);
+}
+
+TEST(Gstreamer, QueuesStayOffTheCriticalPathAndOutOfTheShares) {
+  auto s = TeeBin();
+  ASSERT_TRUE(s) << ErrorOf(s);
+  const Analysis a = Analyse(*s);
+  const NodeIndex q = *s->network.Find("/pipeline0/q-slow");
+  const NodeIndex slow = *s->network.Find("/pipeline0/work-bin/slow");
+  EXPECT_TRUE(a.waiting[q]);
+  EXPECT_FALSE(a.on_critical_path[q]);  // its 5 ms mean wait weighs nothing
+  EXPECT_TRUE(a.on_critical_path[slow]);
+  for (NodeIndex n : a.critical_path.nodes) EXPECT_FALSE(a.waiting[n]);
+  EXPECT_EQ(a.stats[q].share, 0.0);
+  EXPECT_GT(a.stats[slow].share, 0.0);
+  EXPECT_EQ(Rank(a, SortKey::kScore).front(), slow);
+}
+
+TEST(Gstreamer, BareRecordsNameNoThread) {
+  std::string log;
+  std::istringstream in(Data("tee_bin.log"));
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find(":0:: ");
+    if (at != std::string::npos) log += line.substr(at + 5) + "\n";
+  }
+  auto s = ParseGstreamer(Data("tee_bin.dot"), log);
+  ASSERT_TRUE(s) << ErrorOf(s);
+  EXPECT_EQ(Cook(*s, "/pipeline0/split"), (std::vector<double>{0.010, 0.012, 0.011}));
+  EXPECT_FALSE(s->samples.has_frame_ms());
+  EXPECT_TRUE(s->streaming->threads.empty());
+  EXPECT_TRUE(Warned(*s, "no record line names its thread")) << Warnings(*s);
+}
+
+TEST(Gstreamer, NoLatencyRecordsMeansNoLatency) {
   std::string log;
   std::istringstream in(Data("tee_bin.log"));
   for (std::string line; std::getline(in, line);) {
@@ -282,7 +421,8 @@ TEST(Gstreamer, NoLatencyRecordsMeansNoFrameMs) {
   }
   auto s = ParseGstreamer(Data("tee_bin.dot"), log);
   ASSERT_TRUE(s) << ErrorOf(s);
-  EXPECT_FALSE(s->samples.has_frame_ms());
+  EXPECT_TRUE(s->samples.has_frame_ms());  // the threads' work, as ever
+  EXPECT_FALSE(s->streaming->latency.has_value());
   EXPECT_TRUE(Warned(*s, "no `latency` (source -> sink) records")) << Warnings(*s);
   // out-1 and out-2 are still outputs: they are sinks in the dump.
   EXPECT_TRUE(NodeOf(*s, "/pipeline0/out-1").output);
@@ -304,12 +444,12 @@ TEST(Gstreamer, LatencyRecordsAreTakenBySinkPadWhicheverSourceTheyName) {
             std::string::npos);
   auto s = ParseGstreamer(Data("tee_bin.dot"), log);
   ASSERT_TRUE(s) << ErrorOf(s);
-  ASSERT_TRUE(s->samples.has_frame_ms());
-  auto frame_ms = s->samples.frame_ms();
-  ASSERT_EQ(frame_ms.size(), 3u);
-  EXPECT_DOUBLE_EQ(frame_ms[0], 5.2);
-  EXPECT_DOUBLE_EQ(frame_ms[1], 9.3);
-  EXPECT_DOUBLE_EQ(frame_ms[2], 13.1);
+  // One group per sink pad: out-1 still ends records, so it is an output, and
+  // every record is in the latency statistics.
+  EXPECT_TRUE(NodeOf(*s, "/pipeline0/out-1").output);
+  ASSERT_TRUE(s->streaming->latency.has_value());
+  EXPECT_EQ(s->streaming->latency->records, 6u);
+  EXPECT_DOUBLE_EQ(s->streaming->latency->max_ms, 13.1);
 }
 
 TEST(Gstreamer, LinesSplitAcrossReadsAndOverlongLinesAreRead) {

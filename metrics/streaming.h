@@ -1,0 +1,71 @@
+#ifndef COOKGRAPH_METRICS_STREAMING_H_
+#define COOKGRAPH_METRICS_STREAMING_H_
+
+// The streaming threads of a GStreamer recording and the pipeline's latency
+// (docs/formats.md#gstreamer, "Threads, work and latency"): what the GStreamer
+// reader measures beside the per-element samples. A pipeline runs one
+// streaming thread per source and per queue; the thread whose elements need
+// the most of its buffer period limits the pipeline.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/network.h"
+
+namespace cookgraph {
+
+/// One streaming thread: a thread that logged element-latency records.
+struct StreamingThread {
+  std::string thread;  // the thread pointer as logged, "0x55d0..." (lower case)
+  /// Elements with a cook this thread ran, in order of their first such cook.
+  std::vector<NodeIndex> elements;
+  /// Per element of `elements`: its time is work (not a queue or a mixer).
+  std::vector<bool> work;
+  /// Per element of `elements`: the summed ms of its cooks in this thread.
+  std::vector<double> element_ms;
+  size_t buffers = 0;             // the most cooks of any one element in this thread
+  double busy_ms_per_buffer = 0;  // summed ms of the work elements' cooks / buffers
+  /// From the caps of the thread's first element with a rate (video
+  /// framerate, audio rate and samples per buffer); none when unknown.
+  std::optional<double> buffer_period_ms;
+  std::optional<double> cpu_ms;        // thread-rusage: CPU time at its last record
+  std::optional<double> cpu_load_pct;  // thread-rusage: CPU time / wall time over its records
+  /// thread-rusage: [ms since the tracer's start, load %] about every 100 ms.
+  std::vector<std::pair<double, double>> cpu_load_over_time;
+
+  /// busy_ms_per_buffer / buffer_period_ms, when the period is known.
+  std::optional<double> utilisation() const {
+    if (!buffer_period_ms || *buffer_period_ms <= 0) return std::nullopt;
+    return busy_ms_per_buffer / *buffer_period_ms;
+  }
+  /// The work element with the most summed ms in this thread, if any.
+  std::optional<NodeIndex> costliest() const;
+};
+
+/// Statistics of the pipeline's `latency` records (source -> sink).
+struct LatencyStats {
+  size_t records = 0;  // readable, non-negative records
+  double mean_ms = 0, p95_ms = 0, max_ms = 0;
+};
+
+struct Streaming {
+  std::vector<StreamingThread> threads;  // in order of their first record in the log
+  std::optional<double> process_cpu_load_pct;  // proc-rusage: % of one core
+  std::optional<size_t> bottleneck;            // index into threads
+  std::optional<LatencyStats> latency;
+  /// Rate changes along the pipeline, one line each ("thread 0x.. runs at
+  /// 33.333 ms per buffer, ... at 23.220").
+  std::vector<std::string> notes;
+};
+
+/// The bottleneck among `threads`: the largest utilisation when every thread
+/// with work has a period, else the largest busy_ms_per_buffer (ties: the
+/// earlier thread); none when no thread has work.
+std::optional<size_t> BottleneckThread(const std::vector<StreamingThread>& threads);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_METRICS_STREAMING_H_
