@@ -86,17 +86,31 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   RunBothIf(size_t{n} * samples.frame_count() >= kParallelSamples,
             [&] { stats_of(0, half); }, [&] { stats_of(half, n); });
 
+  // Waiting nodes (a queue, a mixer waiting for its other input) are not
+  // work: they weigh nothing on the critical path and in upstream costs.
+  analysis.waiting.assign(n, false);
+  for (NodeIndex node = 0; node < n; ++node) {
+    analysis.waiting[node] = IsWaitingFamily(network.node(node).family);
+  }
+  // A waiting node's time is not part of the frame time: no share of it.
+  for (NodeIndex node = 0; node < n; ++node) {
+    if (analysis.waiting[node]) analysis.stats[node].share = 0;
+  }
   // The graph algorithms take one weight >= 0 per node.
   std::vector<double> weight(n);
   for (NodeIndex node = 0; node < n; ++node) {
     const double w = analysis.stats[node].per_frame_ms;
-    weight[node] = w > 0 ? w : 0.0;
+    weight[node] = w > 0 && !analysis.waiting[node] ? w : 0.0;
   }
 
   const Adjacency adjacency(network);  // without feedback edges
   const Condensation condensation = Condense(network, adjacency);
   analysis.order = condensation.order;
   analysis.critical_path = CriticalPath(adjacency, condensation, weight);
+  // A waiting node is a hand-over between streaming threads, not a step of
+  // work: the path passes through it without naming it.
+  std::erase_if(analysis.critical_path.nodes,
+                [&](NodeIndex node) { return node < n && analysis.waiting[node]; });
   analysis.upstream_ms = UpstreamCost(adjacency, condensation, weight);
 
   analysis.on_critical_path.assign(n, false);
@@ -136,10 +150,6 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
     analysis.warnings.push_back("no node is marked as an output: dead cooks are not computed");
   }
 
-  analysis.waiting.assign(n, false);
-  for (NodeIndex node = 0; node < n; ++node) {
-    analysis.waiting[node] = network.node(node).family == kWaitingFamily;
-  }
   analysis.spikes = AttributeSpikes(samples, analysis.frames, analysis.stats, options.spike_limit,
                                     analysis.waiting);
   if (!snapshot.timelines.empty()) {

@@ -45,10 +45,10 @@ struct Analysis {
   std::vector<double> upstream_ms;  // per node: upstream cost of per_frame_ms
   std::vector<bool> in_loop;        // per node: member of some reported loop
   std::vector<bool> on_critical_path;
-  /// Per node: its time is waiting, not work (family kWaitingFamily, e.g. a
-  /// GStreamer queue, whose time includes the time buffers wait for the slow
-  /// element downstream). Such nodes keep their statistics but are ranked
-  /// after every node that works, and are left out of spike attribution.
+  /// Per node: its time is waiting, not work (IsWaitingFamily: a GStreamer
+  /// queue or mixer). Such nodes keep their statistics but are ranked after
+  /// every node that works, weigh nothing on the critical path (which does not
+  /// name them) and in upstream costs, and are left out of spike attribution.
   std::vector<bool> waiting;
   /// Per node: cooked in some frame yet serves no output (not LiveNodes: it
   /// reaches no output and no live node calls or launches it). All false when
@@ -65,8 +65,13 @@ struct Analysis {
 
 Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options = {});
 
-/// The family of nodes whose time is waiting, not work (see Analysis::waiting).
-inline constexpr std::string_view kWaitingFamily = "queue";
+/// True for the families of nodes whose time is waiting, not work (see
+/// Analysis::waiting): "queue" (a GStreamer queue, whose time includes the
+/// time buffers wait for the slow element downstream) and "mixer" (an
+/// aggregator or muxer, whose time includes the wait for its other inputs).
+inline bool IsWaitingFamily(std::string_view family) {
+  return family == "queue" || family == "mixer";
+}
 
 /// The nodes in ranking order for `key`: nodes that cooked and work, largest
 /// first (ties by score, then by NodeIndex); then nodes that cooked and wait

@@ -19,6 +19,8 @@ std::vector<ContainerStats> RollUp(const Snapshot& snapshot, const Analysis& ana
       if (node >= stats.size()) continue;  // an Analysis of another network; count what matches
       const NodeStats& s = stats[node];
       if (s.cooked_frames > 0) ++entry.cooked_nodes;
+      // Waiting (a queue, a mixer) is not work: not counted in a container's cost.
+      if (node < analysis.waiting.size() && analysis.waiting[node]) continue;
       entry.per_frame_ms += s.per_frame_ms;
       entry.max_ms = std::max(entry.max_ms, s.max_ms);
       // `all` is ascending, so ties go to the smallest NodeIndex.
@@ -29,7 +31,8 @@ std::vector<ContainerStats> RollUp(const Snapshot& snapshot, const Analysis& ana
       }
     }
     for (NodeIndex node : container.direct) {
-      if (node < stats.size()) entry.self_per_frame_ms += stats[node].per_frame_ms;
+      const bool waits = node < analysis.waiting.size() && analysis.waiting[node];
+      if (node < stats.size() && !waits) entry.self_per_frame_ms += stats[node].per_frame_ms;
     }
     entry.share = mean_frame_ms > 0 ? entry.per_frame_ms / mean_frame_ms : 0.0;
     rolled.push_back(std::move(entry));

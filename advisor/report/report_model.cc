@@ -19,6 +19,31 @@ std::vector<TopRow> TopRows(const Analysis& analysis, size_t top) {
   return rows;
 }
 
+std::vector<ThreadRow> ThreadRows(const Streaming& streaming) {
+  std::vector<ThreadRow> rows;
+  for (size_t i = 0; i < streaming.threads.size(); ++i) {
+    const StreamingThread& t = streaming.threads[i];
+    rows.push_back(ThreadRow{
+        .thread = t.thread + (streaming.bottleneck == i ? " (bottleneck)" : ""),
+        .elements = t.elements,
+        .work = t.work,
+        .work_ms = Ms(t.busy_ms_per_buffer),
+        .period_ms = t.buffer_period_ms ? Ms(*t.buffer_period_ms) : "-",
+        .utilisation = t.utilisation() ? Percent(*t.utilisation()) : "-",
+        .cpu_load = t.cpu_load_pct ? Percent(*t.cpu_load_pct / 100) : "-",
+        .buffers = std::to_string(t.buffers),
+        .costliest = t.costliest()});
+  }
+  return rows;
+}
+
+std::string LatencyLine(const Streaming& streaming) {
+  if (!streaming.latency) return "";
+  const LatencyStats& l = *streaming.latency;
+  return fmt::format("{} records: mean {} ms, p95 {} ms, max {} ms", l.records, Ms(l.mean_ms),
+                     Ms(l.p95_ms), Ms(l.max_ms));
+}
+
 std::vector<FamilyRow> FamilyRows(const Snapshot& snapshot, const Analysis& analysis) {
   std::map<std::string_view, FamilyRow> by_family;
   for (NodeIndex n = 0; n < snapshot.network.size(); ++n) {
@@ -29,6 +54,8 @@ std::vector<FamilyRow> FamilyRows(const Snapshot& snapshot, const Analysis& anal
     if (n < analysis.stats.size()) {
       const NodeStats& s = analysis.stats[n];
       if (s.cooked_frames > 0) ++row.cooked_nodes;
+      // Waiting (a queue, a mixer) is not work: its family costs nothing.
+      if (n < analysis.waiting.size() && analysis.waiting[n]) continue;
       row.per_frame_ms += s.per_frame_ms;
       row.share += s.share;
     }

@@ -6,6 +6,7 @@
 // and formatted once, so that they cannot drift apart. Strings here are raw input text: each renderer escapes
 // them for its own format.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,20 @@ struct FamilyRow {
 };
 
 /// The top `top` cooked nodes by score.
+/// One row of the streaming-threads table (GStreamer recordings): every
+/// cell as text, "-" where unknown.
+struct ThreadRow {
+  std::string thread;  // with " (bottleneck)" on the bottleneck
+  std::vector<NodeIndex> elements;
+  std::vector<bool> work;
+  std::string work_ms, period_ms, utilisation, cpu_load, buffers;
+  std::optional<NodeIndex> costliest;
+};
+std::vector<ThreadRow> ThreadRows(const Streaming& streaming);
+/// "80 records: mean 29.166 ms, p95 90.883 ms, max 90.960 ms", or "" without
+/// latency records.
+std::string LatencyLine(const Streaming& streaming);
+
 std::vector<TopRow> TopRows(const Analysis& analysis, size_t top);
 
 /// Every family, costliest first (ties by name).

@@ -95,6 +95,9 @@ EdgeStyle StyleOf(EdgeKind kind) {
 
 constexpr const char* kCriticalColor = "#d62728";
 constexpr const char* kUncookedFill = "#e6e6e6";
+// Waiting nodes (a queue, a mixer): hatched-looking pale blue, off the scale,
+// so that a queue in front of a slow element never reads as the hot spot.
+constexpr const char* kWaitingFill = "#dbe6f2";
 
 // ---------------------------------------------------------------------------
 // The critical path's edges (as `graph --format dot` draws them): a
@@ -150,8 +153,11 @@ class HeatmapBuilder {
     double max_score = 0;
     // The scale's top is the largest score of the whole network, so that a
     // reduced picture keeps the colours of the whole one.
-    for (const NodeStats& s : analysis.stats) {
-      if (s.cooked_frames > 0 && std::isfinite(s.score)) max_score = std::max(max_score, s.score);
+    for (NodeIndex n = 0; n < analysis.stats.size(); ++n) {
+      const NodeStats& s = analysis.stats[n];
+      if (s.cooked_frames > 0 && std::isfinite(s.score) && !Waiting(n)) {
+        max_score = std::max(max_score, s.score);
+      }
     }
     scale_ = ScoreScale(max_score);
   }
@@ -168,6 +174,9 @@ class HeatmapBuilder {
  private:
   const NodeStats* Stats(NodeIndex n) const {
     return n < analysis_.stats.size() ? &analysis_.stats[n] : nullptr;
+  }
+  bool Waiting(NodeIndex n) const {
+    return n < analysis_.waiting.size() && analysis_.waiting[n];
   }
   bool OnCriticalPath(NodeIndex n) const {
     return n < analysis_.on_critical_path.size() && analysis_.on_critical_path[n];
@@ -255,18 +264,28 @@ class HeatmapBuilder {
       const NodeStats* s = Stats(n);
       const bool cooked = s != nullptr && s->cooked_frames > 0;
       const std::string name = TruncateMiddle(Printable(Basename(node.id)), kLabelColumns);
-      std::string label = GvText(name) + "\\n" + (cooked ? Ms(s->score) : "not cooked");
+      const bool waiting = cooked && Waiting(n);
+      std::string label = GvText(name) + "\\n" +
+                          (waiting  ? "waits " + Ms(s->avg_ms) + " ms"
+                           : cooked ? Ms(s->score)
+                                    : "not cooked");
       std::string tooltip = GvTooltip(node.id);
       if (!node.type.empty()) tooltip += " (" + GvTooltip(node.type) + ")";
       if (cooked) {
         tooltip += fmt::format("\\nscore {} · {} ms/frame · avg {} ms", Ms(s->score),
                                Ms(s->per_frame_ms), Ms(s->avg_ms));
       }
-      std::string cls = cooked ? "cooked" : "uncooked";
+      if (waiting) {
+        tooltip += "\\nwaiting, not work: back-pressure from the slow element downstream";
+      }
+      std::string cls = waiting ? "waiting" : cooked ? "cooked" : "uncooked";
       agsafeset(v, C("label"), C(label), C(""));
       agsafeset(v, C("tooltip"), C(tooltip), C(""));
       agsafeset(v, C("id"), C(fmt::format("node-{}", n)), C(""));
-      if (cooked) {
+      if (waiting) {
+        agsafeset(v, C("fillcolor"), C(kWaitingFill), C(""));
+        agsafeset(v, C("fontcolor"), C("#404040"), C(""));
+      } else if (cooked) {
         const double t = scale_(s->score);
         agsafeset(v, C("fillcolor"), C(Viridis(t)), C(""));
         agsafeset(v, C("fontcolor"), C(ViridisWantsDarkText(t) ? "#000000" : "#ffffff"), C(""));
@@ -349,9 +368,12 @@ class HeatmapBuilder {
     }
     table += fmt::format(
         "</TR><TR><TD COLSPAN=\"11\" ALIGN=\"LEFT\" BGCOLOR=\"{}\">grey: did not cook</TD></TR>"
+        "<TR><TD COLSPAN=\"11\" ALIGN=\"LEFT\" BGCOLOR=\"{}\">pale blue: waits (queue, "
+        "mixer), not work</TD></TR>"
         "<TR><TD COLSPAN=\"11\" ALIGN=\"LEFT\"><FONT COLOR=\"{}\">red outline and edges: critical "
         "path ({} of {} nodes shown)</FONT></TD></TR>",
-        kUncookedFill, kCriticalColor, selection_.critical_shown, selection_.critical_total);
+        kUncookedFill, kWaitingFill, kCriticalColor, selection_.critical_shown,
+        selection_.critical_total);
     table += fmt::format("<TR><TD COLSPAN=\"11\" ALIGN=\"LEFT\">showing {} of {} nodes</TD></TR>",
                          selection_.nodes.size(), selection_.total);
     if (selection_.reduced()) {
