@@ -330,6 +330,35 @@ class PromptWriter {
         Number(frames.p95_ms), Number(frames.max_ms), frames.over_budget.size(), n,
         Percent(n == 0 ? 0.0 : static_cast<double>(frames.over_budget.size()) / n));
     if (in_.analysis.trace) out += TraceLines(*in_.analysis.trace);
+    if (in_.snapshot.streaming) out += StreamingLines(*in_.snapshot.streaming);
+    return out;
+  }
+
+  // A GStreamer recording's streaming threads and latency (metrics/streaming.h):
+  // frame time there is the slowest thread's work per buffer.
+  std::string StreamingLines(const Streaming& st) const {
+    std::string out;
+    for (size_t i = 0; i < st.threads.size() && i < 8; ++i) {
+      const StreamingThread& t = st.threads[i];
+      const auto costliest = t.costliest();
+      out += fmt::format(
+          "streaming thread {}{}: {} ms of work per buffer{}{}; {}; elements {}\n", t.thread,
+          st.bottleneck == i ? " (bottleneck)" : "", Number(t.busy_ms_per_buffer),
+          t.buffer_period_ms ? fmt::format(" of a {} ms buffer period ({})",
+                                           Number(*t.buffer_period_ms), Percent(*t.utilisation()))
+                             : std::string(),
+          t.cpu_load_pct ? fmt::format(", CPU {}", Percent(*t.cpu_load_pct / 100)) : std::string(),
+          costliest ? "costliest " + Id(*costliest) : std::string("no work"),
+          ListNames(t.elements, 6, " -> ", [this](NodeIndex n) { return Id(n); }));
+    }
+    if (st.threads.size() > 8) out += fmt::format("({} more threads)\n", st.threads.size() - 8);
+    if (st.latency) {
+      out += fmt::format(
+          "pipeline latency (source to sink, not frame time): mean {} ms, p95 {} ms, max {} ms over "
+          "{} records\n",
+          Number(st.latency->mean_ms), Number(st.latency->p95_ms), Number(st.latency->max_ms),
+          st.latency->records);
+    }
     return out;
   }
 

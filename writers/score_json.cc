@@ -255,6 +255,80 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
   w.EndArray();
 }
 
+// A GStreamer recording's streaming threads, bottleneck and latency
+// (docs/commands.md#gstreamer-output).
+void WriteStreaming(JsonWriter& w, const Snapshot& snap, const Streaming& st) {
+  const Network& net = snap.network;
+  w.Key("threads");
+  w.BeginArray();
+  for (const StreamingThread& t : st.threads) {
+    w.BeginObject();
+    w.StringField("thread", t.thread);
+    w.Key("elements");
+    WriteIds(w, net, t.elements);
+    std::vector<NodeIndex> work;
+    for (size_t i = 0; i < t.elements.size(); ++i) {
+      if (t.work[i]) work.push_back(t.elements[i]);
+    }
+    w.Key("work_elements");
+    WriteIds(w, net, work);
+    w.CountField("buffers", t.buffers);
+    w.NumberField("busy_ms_per_buffer", t.busy_ms_per_buffer);
+    w.Key("buffer_period_ms");
+    w.Write(Optional(t.buffer_period_ms));
+    w.Key("utilisation");
+    w.Write(Optional(t.utilisation()));
+    w.Key("cpu_load_pct");
+    w.Write(Optional(t.cpu_load_pct));
+    w.Key("cpu_ms");
+    w.Write(Optional(t.cpu_ms));
+    w.Key("cpu_load_pct_over_time");
+    w.BeginArray();
+    for (const auto& [ms, pct] : t.cpu_load_over_time) {
+      w.BeginArray();
+      w.Number(ms);
+      w.Number(pct);
+      w.EndArray();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("process_cpu_load_pct");
+  w.Write(Optional(st.process_cpu_load_pct));
+  w.Key("bottleneck_thread");
+  if (st.bottleneck) {
+    const StreamingThread& t = st.threads[*st.bottleneck];
+    w.BeginObject();
+    w.StringField("thread", t.thread);
+    w.Key("element");
+    if (auto e = t.costliest()) {
+      w.String(net.node(*e).id);
+    } else {
+      w.Write(Value());
+    }
+    w.NumberField("busy_ms_per_buffer", t.busy_ms_per_buffer);
+    w.Key("buffer_period_ms");
+    w.Write(Optional(t.buffer_period_ms));
+    w.Key("utilisation");
+    w.Write(Optional(t.utilisation()));
+    w.EndObject();
+  } else {
+    w.Write(Value());
+  }
+  w.Key("latency_ms");
+  if (st.latency) {
+    w.BeginObject();
+    w.CountField("records", st.latency->records);
+    w.NumberField("mean", st.latency->mean_ms);
+    w.NumberField("p95", st.latency->p95_ms);
+    w.NumberField("max", st.latency->max_ms);
+    w.EndObject();
+  } else {
+    w.Write(Value());
+  }
+}
+
 }  // namespace
 
 std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
@@ -288,6 +362,7 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   w.Key("over_budget_frames");
   w.Write(a.has_budget ? Value(uint64_t{a.frames.over_budget.size()}) : Value());
   if (a.trace) WriteTrace(w, snap, *a.trace);
+  if (snap.streaming) WriteStreaming(w, snap, *snap.streaming);
 
   std::vector<Value> values;
   const Selection sel = SelectNodes(a, options);

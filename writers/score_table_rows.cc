@@ -249,6 +249,45 @@ void TraceSections(const ScoredSnapshot& scored, const std::function<std::string
   }
 }
 
+// A GStreamer recording's streaming threads and latency (metrics/streaming.h).
+void StreamingSections(const Streaming& st, const std::function<std::string(NodeIndex)>& node_id,
+                       std::vector<Section>& sections) {
+  if (!st.threads.empty()) {
+    Section s{fmt::format("streaming threads ({})", st.threads.size()), {}};
+    for (size_t i = 0; i < st.threads.size(); ++i) {
+      const StreamingThread& t = st.threads[i];
+      std::string elements;
+      for (size_t k = 0; k < t.elements.size() && k < kLoopIds; ++k) {
+        elements += (k ? " → " : "") + node_id(t.elements[k]) + (t.work[k] ? "" : " (waits)");
+      }
+      if (t.elements.size() > kLoopIds) elements += " → …";
+      std::string period = t.buffer_period_ms
+                               ? fmt::format(" of {} ms ({})", Ms(*t.buffer_period_ms),
+                                             Percent(*t.utilisation()))
+                               : "";
+      std::string cpu = t.cpu_load_pct ? fmt::format(", CPU {}", Percent(*t.cpu_load_pct / 100))
+                                       : "";
+      const auto costliest = t.costliest();
+      s.items.push_back(fmt::format(
+          "{}{}: {} ms of work per buffer{}{}, {} buffers{}: {}", t.thread,
+          st.bottleneck == i ? " (bottleneck)" : "", Ms(t.busy_ms_per_buffer), period, cpu,
+          t.buffers, costliest ? "; costliest " + node_id(*costliest) : std::string(), elements));
+    }
+    if (st.process_cpu_load_pct) {
+      s.items.push_back(
+          fmt::format("process CPU: {} of one core", Percent(*st.process_cpu_load_pct / 100)));
+    }
+    sections.push_back(std::move(s));
+  }
+  if (st.latency) {
+    const LatencyStats& l = *st.latency;
+    sections.push_back(
+        {"latency (source → sink, not frame time)",
+         {fmt::format("{} records: mean {} / p95 {} / max {} ms", l.records, Ms(l.mean_ms),
+                      Ms(l.p95_ms), Ms(l.max_ms))}});
+  }
+}
+
 }  // namespace
 
 std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, const TextFn& text) {
@@ -307,6 +346,7 @@ std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, co
   }
 
   if (a.trace) TraceSections(scored, node_id, sections);
+  if (scored.snapshot.streaming) StreamingSections(*scored.snapshot.streaming, node_id, sections);
 
   if (!a.spikes.empty()) {
     Section s{"spikes in over-budget frames", {}};

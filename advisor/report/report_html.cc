@@ -320,6 +320,39 @@ void HeatmapSection(const ReportInput& in, std::string& out) {
   out += "<div class=\"heatmap\">" + InlineSvg(in.heatmap->svg) + "</div>\n</section>\n";
 }
 
+// GStreamer: the streaming threads and the pipeline's latency.
+void StreamingSection(const ReportInput& in, std::string& out) {
+  if (!in.snapshot.streaming) return;
+  const Streaming& st = *in.snapshot.streaming;
+  out += "<section id=\"threads\"><h2>Streaming threads</h2>\n<p>Each thread's work per buffer "
+         "(queues and mixers wait, they do not work) against its buffer period from the "
+         "caps.</p>\n<table><thead><tr><th>thread</th><th>work ms/buffer</th><th>period "
+         "ms</th><th>of period</th><th>CPU</th><th>buffers</th><th>costliest</th>"
+         "<th>elements</th></tr></thead><tbody>\n";
+  for (const ThreadRow& r : ThreadRows(st)) {
+    std::string elements;
+    for (size_t i = 0; i < r.elements.size(); ++i) {
+      elements += (i ? " → " : "") + std::string("<span class=\"id\">") +
+                  EscapeHtml(Id(in.snapshot, r.elements[i])) + "</span>" +
+                  (r.work[i] ? "" : " (waits)");
+    }
+    out += fmt::format(
+        "<tr><td class=\"id\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td class=\"id\">{}</td><td>{}</td></tr>\n",
+        EscapeHtml(r.thread), r.work_ms, r.period_ms, r.utilisation, r.cpu_load, r.buffers,
+        r.costliest ? EscapeHtml(Id(in.snapshot, *r.costliest)) : "-", elements);
+  }
+  out += "</tbody></table>\n";
+  if (st.process_cpu_load_pct) {
+    out += fmt::format("<p>Process CPU: {} of one core.</p>\n",
+                       Percent(*st.process_cpu_load_pct / 100));
+  }
+  const std::string latency = LatencyLine(st);
+  out += "<p>Latency (source to sink, from the <code>latency</code> records; not frame time): " +
+         (latency.empty() ? std::string("not recorded") : EscapeHtml(latency)) +
+         ".</p>\n</section>\n";
+}
+
 // GPU time per rank and stream, and the timeline of the slowest step.
 void TraceSections(const ReportInput& in, std::string& out) {
   const TraceSummary& t = *in.analysis.trace;
@@ -429,6 +462,7 @@ std::string RenderReportHtml(const ReportInput& in) {
   Families(in, out);
   Loops(in, out);
   if (in.analysis.trace) TraceSections(in, out);
+  StreamingSection(in, out);
   CriticalPathSection(in, out);
   HeatmapSection(in, out);
   Findings(in, out);

@@ -235,6 +235,34 @@ void Loops(const ReportInput& in, std::string& out) {
   out += '\n';
 }
 
+// GStreamer: the streaming threads and the pipeline's latency.
+void StreamingSection(const ReportInput& in, std::string& out) {
+  if (!in.snapshot.streaming) return;
+  const Streaming& st = *in.snapshot.streaming;
+  out += "## Streaming threads\n\n";
+  out += "Each thread's work per buffer (queues and mixers wait, they do not work) against its "
+         "buffer period from the caps.\n\n";
+  TableHead(out, {"thread", ">work ms/buffer", ">period ms", ">of period", ">CPU", ">buffers",
+                  "costliest", "elements"});
+  for (const ThreadRow& r : ThreadRows(st)) {
+    std::string elements;
+    for (size_t i = 0; i < r.elements.size() && i < kListLimit; ++i) {
+      elements += (i ? " → " : "") + MarkdownText(Id(in.snapshot, r.elements[i])) +
+                  (r.work[i] ? "" : " (waits)");
+    }
+    TableRow(out, {MarkdownText(r.thread), r.work_ms, r.period_ms, r.utilisation, r.cpu_load,
+                   r.buffers, r.costliest ? MarkdownText(Id(in.snapshot, *r.costliest)) : "-",
+                   elements});
+  }
+  if (st.process_cpu_load_pct) {
+    out += fmt::format("\nProcess CPU: {} of one core.\n",
+                       Percent(*st.process_cpu_load_pct / 100));
+  }
+  const std::string latency = LatencyLine(st);
+  out += "\nLatency (source to sink, from the `latency` records; not frame time): " +
+         (latency.empty() ? std::string("not recorded") : latency) + ".\n\n";
+}
+
 void CriticalPathSection(const ReportInput& in, std::string& out) {
   const Path& path = in.analysis.critical_path;
   const double mean = in.analysis.frames.mean_ms;
@@ -321,6 +349,7 @@ std::string RenderReportMarkdown(const ReportInput& in) {
   TopNodes(in, out);
   Families(in, out);
   Loops(in, out);
+  StreamingSection(in, out);
   CriticalPathSection(in, out);
   Findings(in, out);
   Advice(in, out);
