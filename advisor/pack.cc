@@ -207,7 +207,7 @@ class PackParser : public YamlFields {
     bool found = false;
     for (RuleScope s :
          {RuleScope::kNode, RuleScope::kLoop, RuleScope::kCriticalPath, RuleScope::kFrames,
-          RuleScope::kGpu}) {
+          RuleScope::kGpu, RuleScope::kThread}) {
       if (RuleScopeName(s) == scope) {
         r.scope = s;
         found = true;

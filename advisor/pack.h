@@ -18,7 +18,7 @@
 //   rules:
 //     - id: heavy-top           # unique; a rule with a base pack's id replaces it
 //       severity: warning       # info | warning | critical
-//       scope: node             # node | loop | critical_path | frames
+//       scope: node             # node | loop | critical_path | frames | gpu | thread
 //       match: {family: TOP, type: ["*TOP"], id: "/project1/*"}   # node scope only
 //       when:                   # a list means all:
 //         all:
@@ -42,7 +42,9 @@
 // and {x:%} as percent, *_ms with 3 decimals), {param:NAME}, and per scope:
 // node: {node} {type} {family} {downstream}; loop: {loop_nodes} {loop_kind}
 // {costliest}; critical_path: {path_nodes} {first} {last} {costliest};
-// frames: {worst_nodes}; every scope: {engine} {budget_ms}.
+// frames: {worst_nodes}; thread: {thread} {element} {elements}; every scope:
+// {engine} {budget_ms}. Node scope also has {caps_in} and {caps_out} (the
+// GStreamer caps into and out of the node, or "n/a").
 //
 // Merging (`extends`): the base's rules come first; a rule whose id the pack
 // also defines is replaced in place; new rules are appended; disabled rules are
@@ -65,10 +67,11 @@
 namespace cookgraph {
 
 /// What a rule looks at: each node, each feedback loop, the critical path
-/// once, the frames as a whole once, or each rank's GPU time (traces only).
-enum class RuleScope : uint8_t { kNode, kLoop, kCriticalPath, kFrames, kGpu };
+/// once, the frames as a whole once, each rank's GPU time (traces only), or
+/// each streaming thread (GStreamer only).
+enum class RuleScope : uint8_t { kNode, kLoop, kCriticalPath, kFrames, kGpu, kThread };
 
-/// "node", "loop", "critical_path", "frames", "gpu".
+/// "node", "loop", "critical_path", "frames", "gpu", "thread".
 std::string_view RuleScopeName(RuleScope scope);
 
 /// How a fact's value is written in a template: kMs with 3 decimals, kShare as

@@ -10,7 +10,7 @@ namespace {
 
 using U = FactUnit;
 
-constexpr std::array<FactInfo, 30> kNodeFacts = {{
+constexpr std::array<FactInfo, 32> kNodeFacts = {{
     {"per_frame_ms", U::kMs},  // first: the default order_by
     {"avg_ms", U::kMs},
     {"std_ms", U::kMs},
@@ -41,6 +41,9 @@ constexpr std::array<FactInfo, 30> kNodeFacts = {{
     {"downstream_ms", U::kMs},
     {"downstream_share", U::kShare},
     {"pixels", U::kCount},
+    // GStreamer: the streaming thread the node runs in (most of its cooks).
+    {"thread_cpu_load", U::kShare},
+    {"thread_utilisation", U::kShare},
 }};
 
 constexpr std::array<FactInfo, 4> kLoopFacts = {{
@@ -92,8 +95,8 @@ constexpr std::array<FactInfo, 20> kGpuFacts = {{
     {"straggler_share", U::kShare},
 }};
 
-constexpr std::array<std::string_view, 6> kNodeText = {"node",       "type",   "family",
-                                                       "downstream", "engine", "budget_ms"};
+constexpr std::array<std::string_view, 8> kNodeText = {
+    "node", "type", "family", "downstream", "engine", "budget_ms", "caps_in", "caps_out"};
 constexpr std::array<std::string_view, 5> kLoopText = {"loop_nodes", "loop_kind", "costliest",
                                                        "engine", "budget_ms"};
 constexpr std::array<std::string_view, 6> kPathText = {"path_nodes", "first",  "last",
@@ -101,6 +104,22 @@ constexpr std::array<std::string_view, 6> kPathText = {"path_nodes", "first",  "
 constexpr std::array<std::string_view, 2> kFrameText = {"worst_nodes", "engine"};
 constexpr std::array<std::string_view, 6> kGpuText = {"rank",   "host_ops", "device",
                                                       "engine", "straggler_step", "memory_device"};
+
+// Per GStreamer streaming thread (metrics/streaming.h).
+constexpr std::array<FactInfo, 10> kThreadFacts = {{
+    {"busy_ms_per_buffer", U::kMs},  // first: the default order_by
+    {"buffer_period_ms", U::kMs},
+    {"utilisation", U::kShare},
+    {"headroom_ms", U::kMs},
+    {"cpu_load", U::kShare},
+    {"bottleneck", U::kFlag},
+    {"buffers", U::kCount},
+    {"element_ms_per_buffer", U::kMs},
+    {"element_share", U::kShare},
+    {"threads", U::kCount},
+}};
+constexpr std::array<std::string_view, 5> kThreadText = {"thread", "element", "elements", "engine",
+                                                         "budget_ms"};
 
 }  // namespace
 
@@ -116,6 +135,8 @@ std::string_view RuleScopeName(RuleScope scope) {
       return "frames";
     case RuleScope::kGpu:
       return "gpu";
+    case RuleScope::kThread:
+      return "thread";
   }
   return "node";
 }
@@ -132,6 +153,8 @@ std::span<const FactInfo> ScopeFacts(RuleScope scope) {
       return kFrameFacts;
     case RuleScope::kGpu:
       return kGpuFacts;
+    case RuleScope::kThread:
+      return kThreadFacts;
   }
   return kNodeFacts;
 }
@@ -148,6 +171,8 @@ std::span<const std::string_view> TextPlaceholders(RuleScope scope) {
       return kFrameText;
     case RuleScope::kGpu:
       return kGpuText;
+    case RuleScope::kThread:
+      return kThreadText;
   }
   return kNodeText;
 }

@@ -229,6 +229,20 @@ class NodeFacts {
     for (NodeIndex i = 0; i < snapshot.network.size(); ++i) {
       queue_.push_back(IsQueue(pack, snapshot.network.node(i)));
     }
+    // GStreamer: each node's streaming thread, the one where it spent the most.
+    if (snapshot.streaming) {
+      std::vector<double> best(snapshot.network.size(), -1);
+      thread_of_.assign(snapshot.network.size(), nullptr);
+      for (const StreamingThread& t : snapshot.streaming->threads) {
+        for (size_t k = 0; k < t.elements.size(); ++k) {
+          const NodeIndex e = t.elements[k];
+          if (e < best.size() && t.element_ms[k] > best[e]) {
+            best[e] = t.element_ms[k];
+            thread_of_[e] = &t;
+          }
+        }
+      }
+    }
   }
 
   Subject Make(NodeIndex n) {
@@ -243,6 +257,7 @@ class NodeFacts {
       return st.p50_ms > 0 ? std::optional<double>(x / st.p50_ms) : std::nullopt;
     };
     const Spike* spike = spike_[n] >= 0 ? &a_.spikes[spike_[n]] : nullptr;
+    const StreamingThread* thread = n < thread_of_.size() ? thread_of_[n] : nullptr;
     const bool queue = queue_[n];
     std::optional<double> down_ms, down_share;
     std::string down_id;
@@ -292,11 +307,55 @@ class NodeFacts {
                queue ? st.per_frame_ms : 0.0,
                down_ms,
                down_share,
-               pixels};
+               pixels,
+               thread && thread->cpu_load_pct ? std::optional<double>(*thread->cpu_load_pct / 100)
+                                              : std::nullopt,
+               thread ? thread->utilisation() : std::nullopt};
     s.text = {{"node", s.node->id},       {"type", s.node->type},
               {"family", s.node->family}, {"downstream", down_id.empty() ? "n/a" : down_id},
-              {"engine", pack_.engine},   {"budget_ms", fmt::format("{:.3f}", a_.budget_ms)}};
+              {"engine", pack_.engine},   {"budget_ms", fmt::format("{:.3f}", a_.budget_ms)},
+              {"caps_in", CapsIn(n)},     {"caps_out", CapsOut(*s.node)}};
     return s;
+  }
+
+  // The caps (`<pad>::caps` params of the GStreamer reader) out of `node`:
+  // its first src pad's, cut to the media type and three fields; "n/a" = none.
+  static std::string CapsOut(const Node& node) {
+    for (const auto& [key, value] : node.params) {
+      if (key.ends_with("::caps")) return ShortCaps(value);
+    }
+    return "n/a";
+  }
+
+  // The caps into node `n`: those of the one src pad of an upstream node that
+  // feeds it (the pad whose `<pad>::peer` names `n` when it has several).
+  std::string CapsIn(NodeIndex n) const {
+    const Network& net = snapshot_.network;
+    for (const auto& e : net.edges()) {
+      if (e.kind != EdgeKind::kData || e.to != n) continue;
+      const Node& up = net.node(e.from);
+      const std::string* only = nullptr;
+      int caps = 0;
+      for (const auto& [key, value] : up.params) {
+        if (!key.ends_with("::caps")) continue;
+        ++caps;
+        only = &value;
+        const std::string pad = key.substr(0, key.size() - 6);
+        const std::string* peer = FindParam(up, pad + "::peer");
+        if (peer && *peer == net.node(n).id) return ShortCaps(value);
+      }
+      if (caps == 1) return ShortCaps(*only);
+    }
+    return "n/a";
+  }
+
+  static std::string ShortCaps(std::string_view caps) {
+    size_t end = 0;
+    for (int fields = 0; fields < 4; ++fields) {
+      end = caps.find(", ", end == 0 ? 0 : end + 2);
+      if (end == std::string_view::npos) return std::string(caps);
+    }
+    return std::string(caps.substr(0, end)) + ", …";
   }
 
  private:
@@ -333,7 +392,56 @@ class NodeFacts {
   std::vector<std::pair<bool, std::optional<NodeIndex>>> downstream_;  // cached walks
   std::vector<std::vector<NodeIndex>> data_out_;
   std::vector<bool> queue_;
+  std::vector<const StreamingThread*> thread_of_;  // GStreamer: node -> its thread
 };
+
+// One subject per GStreamer streaming thread with work (metrics/streaming.h).
+std::vector<Subject> ThreadSubjects(const Snapshot& snapshot, const Analysis& a,
+                                    const std::string& engine) {
+  if (!snapshot.streaming) return {};
+  const Streaming& st = *snapshot.streaming;
+  const Network& net = snapshot.network;
+  std::vector<Subject> out;
+  for (size_t i = 0; i < st.threads.size(); ++i) {
+    const StreamingThread& t = st.threads[i];
+    const auto costliest = t.costliest();
+    if (!costliest) continue;
+    double work = 0, element = 0;
+    std::vector<NodeIndex> working;
+    for (size_t k = 0; k < t.elements.size(); ++k) {
+      if (!t.work[k]) continue;
+      work += t.element_ms[k];
+      working.push_back(t.elements[k]);
+      if (t.elements[k] == *costliest) element = t.element_ms[k];
+    }
+    const double buffers = static_cast<double>(std::max<size_t>(t.buffers, 1));
+    Subject s;
+    s.order = i;
+    s.nodes = {*costliest};
+    for (NodeIndex n : working) {
+      if (n != *costliest) s.nodes.push_back(n);
+    }
+    // The order of kThreadFacts in pack_schema.cc.
+    s.facts = {t.busy_ms_per_buffer,
+               t.buffer_period_ms,
+               t.utilisation(),
+               t.buffer_period_ms ? std::optional<double>(*t.buffer_period_ms - t.busy_ms_per_buffer)
+                                  : std::nullopt,
+               t.cpu_load_pct ? std::optional<double>(*t.cpu_load_pct / 100) : std::nullopt,
+               st.bottleneck == i ? 1.0 : 0.0,
+               static_cast<double>(t.buffers),
+               element / buffers,
+               work > 0 ? std::optional<double>(element / work) : std::nullopt,
+               static_cast<double>(st.threads.size())};
+    s.text = {{"thread", t.thread},
+              {"element", net.node(*costliest).id},
+              {"elements", JoinIds(net, working, " → ", 3)},
+              {"engine", engine},
+              {"budget_ms", fmt::format("{:.3f}", a.budget_ms)}};
+    out.push_back(std::move(s));
+  }
+  return out;
+}
 
 std::vector<Subject> LoopSubjects(const Snapshot& snapshot, const Analysis& a,
                                   const std::string& engine) {
@@ -513,7 +621,7 @@ std::string_view SeverityName(Severity severity) {
 std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapshot,
                               const Analysis& analysis) {
   NodeFacts node_facts(pack, snapshot, analysis);
-  std::optional<std::vector<Subject>> loops, paths, frames, gpu;
+  std::optional<std::vector<Subject>> loops, paths, frames, gpu, threads;
   std::vector<Ranked> ranked;
   for (const Rule& rule : pack.rules) {
     std::vector<Subject> hits;
@@ -542,6 +650,10 @@ std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapsho
         if (!gpu) gpu = GpuSubjects(analysis, pack.engine);
         for (const auto& s : *gpu) consider(s);
         break;
+      case RuleScope::kThread:
+        if (!threads) threads = ThreadSubjects(snapshot, analysis, pack.engine);
+        for (const auto& s : *threads) consider(s);
+        break;
     }
     std::stable_sort(hits.begin(), hits.end(), [&](const Subject& x, const Subject& y) {
       const double a = x.facts[rule.order_by].value_or(0), b = y.facts[rule.order_by].value_or(0);
@@ -560,9 +672,10 @@ std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapsho
       for (size_t e : rule.evidence) {
         if (s.facts[e]) r.finding.numbers.emplace_back(std::string(facts[e].name), *s.facts[e]);
       }
-      r.per_frame_ms = rule.scope == RuleScope::kFrames ? FactOr0(s, rule.scope, "mean_frame_ms")
-                       : rule.scope == RuleScope::kGpu  ? FactOr0(s, rule.scope, "idle_ms")
-                                                        : FactOr0(s, rule.scope, "per_frame_ms");
+      r.per_frame_ms = rule.scope == RuleScope::kFrames   ? FactOr0(s, rule.scope, "mean_frame_ms")
+                       : rule.scope == RuleScope::kGpu    ? FactOr0(s, rule.scope, "idle_ms")
+                       : rule.scope == RuleScope::kThread ? FactOr0(s, rule.scope, "busy_ms_per_buffer")
+                                                          : FactOr0(s, rule.scope, "per_frame_ms");
       r.share = rule.scope == RuleScope::kFrames ? FactOr0(s, rule.scope, "over_budget_share")
                                                  : FactOr0(s, rule.scope, "share");
       ranked.push_back(std::move(r));
