@@ -1,5 +1,7 @@
 # gst_record.sh GST_LAUNCH DIR PIPELINE...: runs PIPELINE (gst-launch-1.0
-# words) with the latency tracer on and .dot dumps written, leaving in DIR the
+# words) with the latency tracer (element and pipeline latency) and the rusage
+# tracer (thread-rusage and proc-rusage records: the CPU time of each thread
+# and of the process) on and .dot dumps written, leaving in DIR the
 # dumps (*.dot), the tracer log (trace.log) and the pipeline (pipeline.txt).
 # DIR is emptied first. The ctest fixture of tests/gstreamer.cmake.
 set -u
@@ -7,7 +9,7 @@ launch=$1 dir=$2
 shift 2
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 GST_DEBUG_DUMP_DOT_DIR="$dir" \
-GST_TRACERS="latency(flags=element+pipeline)" \
+GST_TRACERS="latency(flags=element+pipeline);rusage" \
 GST_DEBUG="GST_TRACER:7" \
 GST_DEBUG_NO_COLOR=1 \
 GST_DEBUG_FILE="$dir/trace.log" \
