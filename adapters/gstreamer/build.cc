@@ -88,28 +88,26 @@ std::vector<Cook> CooksOf(const std::vector<const LogElement*>& elements) {
   return cooks;
 }
 
-// CPU load over `points` (rusage records of one thread or the process): CPU
-// time over wall time between the first and the last record, in percent of
-// one core; with one record (or no time between them), the tracer's own
-// average (per mille since the tracer started).
-std::optional<double> LoadPct(const std::vector<RusagePoint>& points) {
-  if (points.empty()) return std::nullopt;
-  const RusagePoint& a = points.front();
-  const RusagePoint& b = points.back();
+// CPU load over a thread's (or the process's) rusage records: CPU time over
+// wall time between the first and the last record, in percent of one core;
+// with one record (or no time between them), the tracer's own average (per
+// mille since the tracer started).
+std::optional<double> LoadPct(const RusageSeries& series) {
+  if (series.records == 0) return std::nullopt;
+  const RusagePoint& a = series.kept.front();
+  const RusagePoint& b = series.last;
   if (b.ts_ns == a.ts_ns) return static_cast<double>(b.average) / 10.0;
   return 100.0 * (static_cast<double>(b.time_ns) - static_cast<double>(a.time_ns)) /
          (static_cast<double>(b.ts_ns) - static_cast<double>(a.ts_ns));
 }
 
 // The load about every 100 ms: a point at each record where ts first reaches
-// the next 100 ms step after the first record, and at the last record; each
-// the load since the point before (the first record for the first point).
-std::vector<std::pair<double, double>> LoadOverTime(const std::vector<RusagePoint>& points) {
-  constexpr uint64_t kStepNs = 100'000'000;
+// the next 100 ms step after the first record (RusageSeries::kept), and at
+// the last; each the load since the point before.
+std::vector<std::pair<double, double>> LoadOverTime(const RusageSeries& series) {
   std::vector<std::pair<double, double>> out;
-  if (points.size() < 2) return out;
-  const RusagePoint* prev = &points.front();
-  uint64_t next = points.front().ts_ns + kStepNs;
+  if (series.records < 2) return out;
+  const RusagePoint* prev = &series.kept.front();
   auto add = [&](const RusagePoint& p) {
     if (p.ts_ns == prev->ts_ns) return;
     out.emplace_back(static_cast<double>(p.ts_ns) / 1e6,
@@ -117,12 +115,8 @@ std::vector<std::pair<double, double>> LoadOverTime(const std::vector<RusagePoin
                          (static_cast<double>(p.ts_ns) - static_cast<double>(prev->ts_ns)));
     prev = &p;
   };
-  for (size_t i = 1; i < points.size(); ++i) {
-    if (points[i].ts_ns < next) continue;
-    add(points[i]);
-    while (next <= points[i].ts_ns) next += kStepNs;
-  }
-  if (prev != &points.back()) add(points.back());
+  for (size_t i = 1; i < series.kept.size(); ++i) add(series.kept[i]);
+  add(series.last);
   return out;
 }
 
@@ -461,8 +455,8 @@ class Builder {
         if (!IsMissing(c.ms)) it->second.ms += c.ms;
       }
     }
-    std::unordered_map<uint64_t, const std::vector<RusagePoint>*> rusage;
-    for (const auto& [id, points] : log_->thread_rusage) rusage.emplace(id, &points);
+    std::unordered_map<uint64_t, const RusageSeries*> rusage;
+    for (const auto& [id, series] : log_->thread_rusage) rusage.emplace(id, &series);
     const double samples_per_buffer = SamplesPerBuffer();
     for (size_t t = 0; t < count; ++t) {
       StreamingThread thread{.thread = log_->threads[t]};
@@ -498,7 +492,7 @@ class Builder {
       const std::string_view hex = std::string_view(thread.thread).substr(2);
       if (std::from_chars(hex.data(), hex.data() + hex.size(), id, 16).ec == std::errc()) {
         if (auto it = rusage.find(id); it != rusage.end()) {
-          thread.cpu_ms = static_cast<double>(it->second->back().time_ns) / 1e6;
+          thread.cpu_ms = static_cast<double>(it->second->last.time_ns) / 1e6;
           thread.cpu_load_pct = LoadPct(*it->second);
           thread.cpu_load_over_time = LoadOverTime(*it->second);
         }

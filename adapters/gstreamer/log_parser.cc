@@ -220,12 +220,12 @@ class LogReader {
                             .average = static_cast<uint32_t>(std::min<uint64_t>(*average, 1000)),
                             .current = static_cast<uint32_t>(std::min<uint64_t>(*current, 1000))};
     if (!thread) {
-      out_.proc_rusage.push_back(point);
+      out_.proc_rusage.Add(point);
       return;
     }
     auto [it, added] = rusage_.try_emplace(*id, out_.thread_rusage.size());
-    if (added) out_.thread_rusage.emplace_back(*id, std::vector<RusagePoint>{});
-    out_.thread_rusage[it->second].second.push_back(point);
+    if (added) out_.thread_rusage.emplace_back(*id, RusageSeries{});
+    out_.thread_rusage[it->second].second.Add(point);
   }
 
   // The index of thread `pointer` in out_.threads (added on its first

@@ -115,6 +115,26 @@ struct RusagePoint {
   uint32_t current = 0;  // current-cpuload, per mille
 };
 
+/// The rusage records of one thread (or the process), in log order, kept in
+/// bounded memory (they are most of a log's volume): the first record, each
+/// record whose ts first reaches the next 100 ms step after it, and the last.
+struct RusageSeries {
+  static constexpr uint64_t kStepNs = 100'000'000;
+  std::vector<RusagePoint> kept;  // the first, then one per step
+  RusagePoint last;
+  uint64_t next_ns = 0;  // the next step's ts
+  size_t records = 0;
+
+  void Add(const RusagePoint& p) {
+    if (records++ == 0 || p.ts_ns >= next_ns) {
+      kept.push_back(p);
+      next_ns = records == 1 ? p.ts_ns : next_ns;
+      while (next_ns <= p.ts_ns) next_ns += kStepNs;
+    }
+    last = p;
+  }
+};
+
 /// The `latency` records (source -> sink) that reached one sink pad, in log
 /// order: the tracer logs at most one per buffer there, naming the source whose
 /// probe reached the pad first (behind a mixer that is not always the same
@@ -141,8 +161,8 @@ struct GstLog {
   std::vector<std::string> threads;
   /// thread-rusage records by thread id (the thread pointer's value), in
   /// order of first record; proc-rusage records of the process.
-  std::vector<std::pair<uint64_t, std::vector<RusagePoint>>> thread_rusage;
-  std::vector<RusagePoint> proc_rusage;
+  std::vector<std::pair<uint64_t, RusageSeries>> thread_rusage;
+  RusageSeries proc_rusage;
   int64_t lines = 0;
   int64_t element_records = 0;  // element-latency records read (malformed ones included)
   int64_t latency_records = 0;
