@@ -124,6 +124,95 @@ TEST(RulesTest, GstreamerQueueWaitsForTheEncoderDownstream) {
   for (const auto& f : run.findings) EXPECT_NE(f.rule, "double-cook");
 }
 
+// A pipeline of two streaming threads, written down by hand: a camera thread
+// that converts, and an encoder thread behind a queue whose software encoder
+// needs `enc_ms` of its `period_ms` buffer period at 90% CPU.
+Examined Threads(double enc_ms, double period_ms) {
+  Snapshot s;
+  s.info.engine = "gstreamer";
+  s.info.fps = 1000.0 / period_ms;
+  auto add = [&](const std::string& id, const std::string& type, const std::string& family) {
+    return *s.network.AddNode({.id = id, .type = type, .family = family});
+  };
+  const NodeIndex conv = add("/p/videoconvert0", "GstVideoConvert", "element");
+  const NodeIndex queue = add("/p/queue0", "GstQueue", "queue");
+  const NodeIndex enc = add("/p/x264enc0", "GstX264Enc", "element");
+  const NodeIndex sink = add("/p/sink", "GstFakeSink", "element");
+  s.network.AddEdge(conv, queue, EdgeKind::kData);
+  s.network.AddEdge(queue, enc, EdgeKind::kData);
+  s.network.AddEdge(enc, sink, EdgeKind::kData);
+  s.samples = Samples(s.network.size());
+  s.samples.SetFrameIndex({0, 1, 2, 3});
+  s.samples.SetSeries(conv, Metric::kCookMs, {0.5, 0.5, 0.5, 0.5});
+  s.samples.SetSeries(queue, Metric::kCookMs, {30, 30, 30, 30});
+  s.samples.SetSeries(enc, Metric::kCookMs, {enc_ms, enc_ms, enc_ms, enc_ms});
+  s.samples.SetFrameMs({enc_ms, enc_ms, enc_ms, enc_ms});  // the slowest thread's work
+  Streaming st;
+  st.threads.push_back({.thread = "0x1",
+                        .elements = {conv},
+                        .work = {true},
+                        .element_ms = {2.0},
+                        .buffers = 4,
+                        .busy_ms_per_buffer = 0.5,
+                        .buffer_period_ms = period_ms,
+                        .cpu_load_pct = 5.0});
+  st.threads.push_back({.thread = "0x2",
+                        .elements = {queue, enc},
+                        .work = {false, true},
+                        .element_ms = {120, 4 * enc_ms},
+                        .buffers = 4,
+                        .busy_ms_per_buffer = enc_ms,
+                        .buffer_period_ms = period_ms,
+                        .cpu_load_pct = 90.0});
+  st.bottleneck = BottleneckThread(st.threads);
+  s.streaming = std::move(st);
+  auto pack = BuiltinPack("gstreamer");
+  EXPECT_TRUE(pack.ok()) << pack.error().Format();
+  Examined run{std::move(s), {}, {}};
+  run.analysis = Analyse(run.snapshot);
+  run.findings = Evaluate(*pack, run.snapshot, run.analysis);
+  return run;
+}
+
+TEST(RulesTest, GstreamerNamesTheBottleneckThreadAndItsElement) {
+  const Examined run = Threads(20.0, 33.0);  // 20 of 33 ms: 61%, headroom left
+  SCOPED_TRACE(Dump(run));
+  const Finding* b = Find(run, "bottleneck-thread", "/p/x264enc0");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(run.snapshot.network.node(b->nodes[0]).id, "/p/x264enc0");
+  EXPECT_DOUBLE_EQ(Number(*b, "busy_ms_per_buffer"), 20.0);
+  EXPECT_DOUBLE_EQ(Number(*b, "utilisation"), 20.0 / 33.0);
+  EXPECT_DOUBLE_EQ(Number(*b, "element_share"), 1.0);
+  EXPECT_NE(b->title.find("0x2"), std::string::npos);
+  EXPECT_EQ(Find(run, "thread-no-headroom", "/p/x264enc0"), nullptr);
+  EXPECT_EQ(Find(run, "thread-over-rate", "/p/x264enc0"), nullptr);
+  // A software encoder at 90% of its thread's CPU.
+  const Finding* sw = Find(run, "software-encoder-cpu", "/p/x264enc0");
+  ASSERT_NE(sw, nullptr);
+  EXPECT_DOUBLE_EQ(Number(*sw, "thread_cpu_load"), 0.9);
+  // The queue's 30 ms are waiting: back-pressure, never the dominant node.
+  EXPECT_NE(Find(run, "back-pressure", "/p/queue0"), nullptr);
+  for (const auto& f : run.findings) {
+    if (f.rule == "dominant-node") EXPECT_NE(run.snapshot.network.node(f.nodes[0]).id, "/p/queue0");
+  }
+}
+
+TEST(RulesTest, GstreamerThreadsWithoutHeadroomOrOverTheirRate) {
+  const Examined tight = Threads(30.0, 33.0);  // 91%
+  SCOPED_TRACE(Dump(tight));
+  const Finding* h = Find(tight, "thread-no-headroom", "/p/x264enc0");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->severity, Severity::kWarning);
+  EXPECT_DOUBLE_EQ(Number(*h, "headroom_ms"), 3.0);
+  EXPECT_EQ(Find(tight, "thread-over-rate", "/p/x264enc0"), nullptr);
+  const Examined over = Threads(40.0, 33.0);  // 121%
+  const Finding* o = Find(over, "thread-over-rate", "/p/x264enc0");
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->severity, Severity::kCritical);
+  EXPECT_EQ(over.findings.front().severity, Severity::kCritical);  // critical first
+  EXPECT_EQ(Find(over, "thread-no-headroom", "/p/x264enc0"), nullptr);
+}
+
 TEST(RulesTest, PytorchDataLoaderStallIsCritical) {
   const Examined run = Examine("pytorch_model.json", "pytorch");
   SCOPED_TRACE(Dump(run));

@@ -209,6 +209,57 @@ TEST(ScoreJson, DocumentHasEveryKeyWithTheAnalysisValues) {
             a.warnings.end());
 }
 
+TEST(ScoreJson, AGstreamerRecordingHasItsThreadsBottleneckAndLatency) {
+  Snapshot snap = MakeSnapshot();
+  Streaming st;
+  const NodeIndex comp = *snap.network.Find("/p/comp1");
+  const NodeIndex ramp = *snap.network.Find("/p/ramp1");
+  st.threads.push_back({.thread = "0x7f01",
+                        .elements = {ramp, comp},
+                        .work = {false, true},
+                        .element_ms = {1.0, 14.1},
+                        .buffers = 4,
+                        .busy_ms_per_buffer = 3.525,
+                        .buffer_period_ms = 5.0,
+                        .cpu_ms = 12.5,
+                        .cpu_load_pct = 61.0,
+                        .cpu_load_over_time = {{100.0, 60.0}, {200.0, 62.0}}});
+  st.threads.push_back({.thread = "0x7f02", .elements = {ramp}, .work = {true}, .element_ms = {2.0},
+                        .buffers = 4, .busy_ms_per_buffer = 0.5});
+  st.bottleneck = 0;
+  st.latency = LatencyStats{.records = 3, .mean_ms = 20.0, .p95_ms = 29.0, .max_ms = 30.0};
+  snap.streaming = std::move(st);
+  Scored s(std::move(snap));
+  const json doc = json::parse(Render(ScoreFormat::kJson, s));
+  const json& out = doc["snapshots"][0];
+  ASSERT_EQ(out["threads"].size(), 2u);
+  const json& t = out["threads"][0];
+  EXPECT_EQ(t["thread"], "0x7f01");
+  EXPECT_EQ(t["elements"], json({"/p/ramp1", "/p/comp1"}));
+  EXPECT_EQ(t["work_elements"], json({"/p/comp1"}));
+  EXPECT_EQ(t["buffers"], 4);
+  EXPECT_EQ(t["busy_ms_per_buffer"], 3.525);
+  EXPECT_EQ(t["buffer_period_ms"], 5.0);
+  EXPECT_EQ(t["utilisation"], 3.525 / 5.0);
+  EXPECT_EQ(t["cpu_load_pct"], 61.0);
+  EXPECT_EQ(t["cpu_ms"], 12.5);
+  EXPECT_EQ(t["cpu_load_pct_over_time"], json::parse("[[100.0,60.0],[200.0,62.0]]"));
+  // Unknown figures are null, never 0.
+  const json& u = out["threads"][1];
+  EXPECT_TRUE(u["buffer_period_ms"].is_null());
+  EXPECT_TRUE(u["utilisation"].is_null());
+  EXPECT_TRUE(u["cpu_load_pct"].is_null());
+  EXPECT_EQ(u["cpu_load_pct_over_time"], json::array());
+  EXPECT_TRUE(out["process_cpu_load_pct"].is_null());
+  EXPECT_EQ(out["bottleneck_thread"]["thread"], "0x7f01");
+  EXPECT_EQ(out["bottleneck_thread"]["element"], "/p/comp1");
+  EXPECT_EQ(out["latency_ms"], json::parse(R"({"records":3,"mean":20.0,"p95":29.0,"max":30.0})"));
+  // Without a recording's threads there are no such keys.
+  const json plain = json::parse(Render(ScoreFormat::kJson, Scored(MakeSnapshot())));
+  EXPECT_FALSE(plain["snapshots"][0].contains("threads"));
+  EXPECT_FALSE(plain["snapshots"][0].contains("latency_ms"));
+}
+
 TEST(ScoreJson, SeveralSnapshotsMakeOneValidDocument) {
   Scored s(MakeSnapshot());
   std::string out = RenderScoreHeader(ScoreFormat::kJson, {});

@@ -1,11 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "metrics/analysis.h"
 #include "writers/heatmap/color_scale.h"
 #include "writers/heatmap/heatmap_select.h"
 #include "writers/heatmap/heatmap_svg.h"
@@ -248,6 +250,46 @@ TEST(DrawHeatmap, MarksTheCriticalPathFeedbackAndLegend) {
   EXPECT_NE(svg.find("id=\"legend&#45;feedback\""), std::string::npos);
   EXPECT_NE(svg.find("id=\"legend&#45;critical&#45;path\""), std::string::npos);
   EXPECT_EQ(svg.find("id=\"legend&#45;launch\""), std::string::npos) << "no launch edge is drawn";
+}
+
+TEST(DrawHeatmap, AQueueWaitsOffTheScaleAndTheSlowElementIsHottest) {
+  // src -> queue (waits 80 ms a buffer) -> slow (5 ms) -> sink.
+  Snapshot s;
+  s.info.engine = "gstreamer";
+  for (auto [id, family] : {std::pair{"/p/src", "element"}, std::pair{"/p/queue0", "queue"},
+                            std::pair{"/p/slow", "element"}, std::pair{"/p/sink", "element"}}) {
+    EXPECT_TRUE(s.network.AddNode({.id = id, .type = "t", .family = family}));
+  }
+  for (NodeIndex n = 0; n < 3; ++n) s.network.AddEdge(n, n + 1, EdgeKind::kData);
+  s.samples = Samples(s.network.size());
+  s.samples.SetFrameIndex({0, 1});
+  s.samples.SetSeries(0, Metric::kCookMs, {0.2, 0.2});
+  s.samples.SetSeries(1, Metric::kCookMs, {70.0, 90.0});
+  s.samples.SetSeries(2, Metric::kCookMs, {5.0, 5.0});
+  const Analysis a = Analyse(s);
+  Result<Heatmap> h = DrawHeatmap("in.json", s, a);
+  ASSERT_TRUE(h) << h.error().Format();
+  const std::string& svg = h->svg;
+  const std::regex group(R"re(<g id="node&#45;(\d+)" class="node ([a-z ]+)">)re");
+  std::map<NodeIndex, std::string> cls;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), group);
+       it != std::sregex_iterator(); ++it) {
+    cls[static_cast<NodeIndex>(std::stoul((*it)[1]))] = (*it)[2];
+  }
+  EXPECT_EQ(cls[1], "waiting");           // not "cooked", not "critical"
+  EXPECT_EQ(cls[2], "cooked critical");   // the slow element carries the path
+  EXPECT_FALSE(a.on_critical_path[1]);
+  // The slow element has the top of the scale (viridis #fde725), the queue the
+  // pale blue of waiting, labelled with its wait.
+  auto fill_of = [&](NodeIndex n) {
+    const size_t at = svg.find("<g id=\"node&#45;" + std::to_string(n) + "\"");
+    const size_t fill = svg.find("fill=\"", at);
+    return svg.substr(fill + 6, 7);
+  };
+  EXPECT_EQ(fill_of(2), "#fde725");
+  EXPECT_EQ(fill_of(1), "#dbe6f2");
+  EXPECT_NE(svg.find("waits 80.000 ms"), std::string::npos);
+  EXPECT_NE(svg.find("pale blue: waits"), std::string::npos);
 }
 
 TEST(DrawHeatmap, ConcurrentCallsAgree) {
