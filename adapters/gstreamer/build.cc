@@ -402,6 +402,14 @@ class Builder {
                        fmt::format("{} sampled elements × {} buffers make more samples than",
                                    series.size(), frames))};
     }
+    // FrameMs holds a buffer time per thread and frame: bounded as samples are.
+    if (frames > 0 && log_->threads.size() > limits_.samples / frames) {
+      return Error{.file = log_file_,
+                   .message = LimitMessage(
+                       limits_, &InputLimits::samples,
+                       fmt::format("{} streaming threads × {} buffers make more samples than",
+                                   log_->threads.size(), frames))};
+    }
     std::vector<int64_t> index(frames);
     for (size_t f = 0; f < frames; ++f) index[f] = static_cast<int64_t>(f);
     samples.SetFrameIndex(std::move(index));

@@ -189,8 +189,10 @@ class LogReader {
     if (element == nullptr) return;
     const uint32_t pad_index = PadOf(*element, pad);
     const auto time_ts = TimeAndTs(s.substr(time_at + 16));
+    const auto thread = ThreadOf(ThreadField(line), number);
+    if (!thread) return;
     LogRecord record{.pad = pad_index,
-                     .thread = ThreadOf(ThreadField(line)),
+                     .thread = *thread,
                      .ms = Ms(time_ts, line, number),
                      .line = number};
     if (!IsMissing(record.ms) && time_ts->ts >= time_ts->time) {
@@ -223,19 +225,45 @@ class LogReader {
       out_.proc_rusage.Add(point);
       return;
     }
-    auto [it, added] = rusage_.try_emplace(*id, out_.thread_rusage.size());
-    if (added) out_.thread_rusage.emplace_back(*id, RusageSeries{});
+    auto it = rusage_.find(*id);
+    if (it == rusage_.end()) {
+      if (!ThreadsFit(out_.thread_rusage.size(), "thread-rusage records of more threads than",
+                      number)) {
+        return;
+      }
+      it = rusage_.emplace(*id, out_.thread_rusage.size()).first;
+      out_.thread_rusage.emplace_back(*id, RusageSeries{});
+    }
     out_.thread_rusage[it->second].second.Add(point);
   }
 
   // The index of thread `pointer` in out_.threads (added on its first
-  // record); kNoThread for a line without one.
-  uint32_t ThreadOf(std::string_view pointer) {
+  // record); kNoThread for a line without one; nullopt (with error_) past the
+  // name-length or nodes limit.
+  std::optional<uint32_t> ThreadOf(std::string_view pointer, int64_t number) {
     if (pointer.empty()) return kNoThread;
+    if (!NamesFit({{"thread", pointer}}, number)) return std::nullopt;
     std::string key = Lower(pointer);
-    auto [it, added] = threads_.try_emplace(key, out_.threads.size());
-    if (added) out_.threads.push_back(std::move(key));
+    auto it = threads_.find(key);
+    if (it == threads_.end()) {
+      if (!ThreadsFit(out_.threads.size(), "records of more threads than", number)) {
+        return std::nullopt;
+      }
+      it = threads_.emplace(key, out_.threads.size()).first;
+      out_.threads.push_back(std::move(key));
+    }
     return static_cast<uint32_t>(it->second);
+  }
+
+  // False (with error_) when `count` threads already reach the nodes limit:
+  // a thread is one more thing the snapshot keeps, like an element.
+  bool ThreadsFit(size_t count, std::string_view what, int64_t number) {
+    if (count < source_.limits().nodes) return true;
+    error_ = Error{.file = source_.name(),
+                   .line = number,
+                   .message = LimitMessage(source_.limits(), &InputLimits::nodes,
+                                           "the log has " + std::string(what))};
+    return false;
   }
 
   void Latency(std::string_view line, size_t at, int64_t number) {

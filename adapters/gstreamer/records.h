@@ -118,18 +118,24 @@ struct RusagePoint {
 /// The rusage records of one thread (or the process), in log order, kept in
 /// bounded memory (they are most of a log's volume): the first record, each
 /// record whose ts first reaches the next 100 ms step after it, and the last.
+/// Past an hour of steps the step doubles (and again each further 36000
+/// points), so even hostile timestamps keep a few MB at most.
 struct RusageSeries {
   static constexpr uint64_t kStepNs = 100'000'000;
+  static constexpr size_t kPointsPerStep = 36'000;
   std::vector<RusagePoint> kept;  // the first, then one per step
   RusagePoint last;
+  uint64_t step_ns = kStepNs;
   uint64_t next_ns = 0;  // the next step's ts
   size_t records = 0;
 
   void Add(const RusagePoint& p) {
     if (records++ == 0 || p.ts_ns >= next_ns) {
       kept.push_back(p);
-      next_ns = records == 1 ? p.ts_ns : next_ns;
-      while (next_ns <= p.ts_ns) next_ns += kStepNs;
+      if (kept.size() % kPointsPerStep == 0 && step_ns <= UINT64_MAX / 2) step_ns *= 2;
+      // The smallest next step past p: from the first record, in whole steps.
+      next_ns = p.ts_ns > UINT64_MAX - step_ns ? UINT64_MAX : p.ts_ns + step_ns;
+      if (records > 1) next_ns -= (p.ts_ns - kept.front().ts_ns) % step_ns;
     }
     last = p;
   }

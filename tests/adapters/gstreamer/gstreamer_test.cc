@@ -7,6 +7,7 @@
 
 #include "adapters/gstreamer/gstreamer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -498,6 +499,62 @@ TEST(Gstreamer, ALogWithoutRecordsIsAnError) {
   EXPECT_NE(s.error().message.find("no element-latency or latency records in 1 lines"),
             std::string::npos)
       << s.error().message;
+}
+
+TEST(Gstreamer, ThreadsArePastTheNodesLimitAnErrorWithTheLine) {
+  // A thread is kept like an element: tee_bin's 10 nodes and 4 threads fit a
+  // nodes limit of 12; 20 more threads logging split's records do not.
+  const std::string log = Data("tee_bin.log");
+  auto fits = ParseGstreamer(Data("tee_bin.dot"), log, "tee_bin.dot", "tee_bin.log",
+                             InputLimits{.nodes = 12});
+  ASSERT_TRUE(fits) << ErrorOf(fits);
+  std::string threads, rusage;
+  for (int i = 0; i < 20; ++i) {
+    threads += fmt::format(
+        "0:00:00.1 1 0x7f{:04x} TRACE GST_TRACER :0:: element-latency, "
+        "element-id=(string)0x5600000000a2, element=(string)split, src=(string)src_0, "
+        "time=(guint64)1, ts=(guint64){};\n",
+        i, 100 + i);
+    rusage += fmt::format(
+        "0:00:00.1 1 0x1 TRACE GST_TRACER :0:: thread-rusage, thread-id=(guint64){}, "
+        "ts=(guint64)1, average-cpuload=(uint)1, current-cpuload=(uint)1, time=(guint64)1;\n",
+        1000 + i);
+  }
+  auto past = ParseGstreamer(Data("tee_bin.dot"), log + threads, "tee_bin.dot", "tee_bin.log",
+                             InputLimits{.nodes = 12});
+  ASSERT_FALSE(past);
+  EXPECT_EQ(past.error().file, "tee_bin.log");
+  EXPECT_GT(past.error().line, 24);  // the first line past the limit
+  EXPECT_NE(past.error().message.find("records of more threads than"), std::string::npos)
+      << past.error().message;
+  auto many = ParseGstreamer(Data("tee_bin.dot"), log + rusage, "tee_bin.dot", "tee_bin.log",
+                             InputLimits{.nodes = 12});
+  ASSERT_FALSE(many);
+  EXPECT_NE(many.error().message.find("thread-rusage records of more threads"), std::string::npos)
+      << many.error().message;
+  // A thread field longer than the name-length limit is refused, not kept.
+  const std::string long_thread =
+      "0:00:00.1 1 0x" + std::string(200, 'a') +
+      " TRACE GST_TRACER :0:: element-latency, element-id=(string)0x5600000000a2, "
+      "element=(string)split, src=(string)src_0, time=(guint64)1, ts=(guint64)2;\n";
+  auto named = ParseGstreamer(Data("tee_bin.dot"), log + long_thread, "tee_bin.dot",
+                              "tee_bin.log", InputLimits{.name_length = 100});
+  ASSERT_FALSE(named);
+  EXPECT_NE(named.error().message.find("thread"), std::string::npos) << named.error().message;
+}
+
+TEST(Gstreamer, RusageSeriesStayBoundedWhateverTheirTimestamps) {
+  gst::RusageSeries series;
+  // A record every 100 ms for 20 hours, then hostile jumps of 2^60 ns.
+  for (uint64_t i = 0; i < 720'000; ++i) {
+    series.Add({.ts_ns = i * gst::RusageSeries::kStepNs, .time_ns = i});
+  }
+  for (uint64_t i = 1; i < 16; ++i) series.Add({.ts_ns = i << 60, .time_ns = i});
+  EXPECT_EQ(series.records, 720'015u);
+  EXPECT_LT(series.kept.size(), 200'000u);  // not one per record
+  EXPECT_EQ(series.last.ts_ns, uint64_t{15} << 60);
+  // The first hour keeps every 100 ms step.
+  EXPECT_EQ(series.kept[35'999].ts_ns, 35'999 * gst::RusageSeries::kStepNs);
 }
 
 TEST(Gstreamer, ACorruptGzipLogIsAnError) {
