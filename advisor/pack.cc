@@ -215,7 +215,7 @@ class PackParser : public YamlFields {
     }
     if (!found) {
       Fail(node["scope"], where,
-           "bad scope '" + scope + "' (expected node, loop, critical_path or frames)");
+           "bad scope '" + scope + "' (expected node, loop, critical_path, frames, gpu or thread)");
     }
     r.title = Text(node["title"], where + ".title");
     r.suggestion = Text(node["suggestion"], where + ".suggestion");

@@ -312,7 +312,7 @@ class PromptWriter {
                                             f.family.empty() ? "no family" : Clip(f.family, 32),
                                             Number(f.per_frame_ms), Percent(f.share));
                        }));
-    const size_t n = frames.frame_ms.size();
+    const size_t n = frames.counted;
     if (!in_.analysis.has_budget) {
       // Steps (docs/architecture.md#steps-are-not-frames): no budget to be over.
       out += fmt::format("steps: {}; no step-time budget given\n", n);

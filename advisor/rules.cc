@@ -350,12 +350,13 @@ class NodeFacts {
   }
 
   static std::string ShortCaps(std::string_view caps) {
-    size_t end = 0;
+    size_t from = 0;
     for (int fields = 0; fields < 4; ++fields) {
-      end = caps.find(", ", end == 0 ? 0 : end + 2);
-      if (end == std::string_view::npos) return std::string(caps);
+      const size_t comma = caps.find(", ", from);
+      if (comma == std::string_view::npos) return std::string(caps);
+      from = comma + 2;
     }
-    return std::string(caps.substr(0, end)) + ", …";
+    return std::string(caps.substr(0, from - 2)) + ", …";
   }
 
  private:
@@ -498,7 +499,7 @@ std::vector<Subject> FrameSubjects(const Snapshot& snapshot, const Analysis& a,
   double overrun = 0;
   for (size_t i : f.over_budget) overrun += f.frame_ms[i] - f.budget_ms;
   for (size_t i = 0; i < a.spikes.size() && i < 3; ++i) s.nodes.push_back(a.spikes[i].node);
-  const double count = static_cast<double>(f.frame_ms.size());
+  const double count = static_cast<double>(f.counted);
   const double over = static_cast<double>(f.over_budget.size());
   s.facts = {overrun,
              f.mean_ms,

@@ -23,6 +23,19 @@ int RunConvert(const ConvertArgs& args) {
     return kExitInput;
   }
   for (const std::string& w : snapshot->warnings) PrintWarning(args.input.name(), w);
+  // What the native format has no place for (docs/commands.md#cookgraph-convert).
+  if (!snapshot->timelines.empty()) {
+    PrintWarning(args.input.name(),
+                 "the native snapshot keeps the nodes, edges and per-frame samples, not the "
+                 "trace's timeline: the event critical path, GPU time, memory and ranks are "
+                 "left out");
+  }
+  if (snapshot->streaming) {
+    PrintWarning(args.input.name(),
+                 "the native snapshot keeps the elements, edges, samples and frame times, not "
+                 "the streaming threads and latency; buffers no thread worked on are written "
+                 "without a frame time, so reading it back counts their nodes' times as theirs");
+  }
   Status written = WriteSnapshotFile(*snapshot, args.output);
   if (!written) {
     PrintError(written.error());

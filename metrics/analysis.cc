@@ -78,7 +78,8 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   analysis.stats.resize(n);
   auto stats_of = [&](NodeIndex from, NodeIndex to) {
     for (NodeIndex node = from; node < to; ++node) {
-      analysis.stats[node] = ComputeNodeStats(samples, node, analysis.frames.mean_ms);
+      analysis.stats[node] =
+          ComputeNodeStats(samples, node, analysis.frames.mean_ms, analysis.frames.counted);
     }
   };
   constexpr size_t kParallelSamples = size_t{1} << 20;
@@ -107,6 +108,7 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   const Condensation condensation = Condense(network, adjacency);
   analysis.order = condensation.order;
   analysis.critical_path = CriticalPath(adjacency, condensation, weight);
+  analysis.critical_route = analysis.critical_path;
   // A waiting node is a hand-over between streaming threads, not a step of
   // work: the path passes through it without naming it.
   std::erase_if(analysis.critical_path.nodes,
@@ -158,6 +160,7 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
     // A trace's critical path is the events' (docs/architecture.md#event-critical-path),
     // never the chain of merged nodes: its nodes, and its length in ms.
     analysis.critical_path = Path{};
+    analysis.critical_route = Path{};
     analysis.on_critical_path.assign(n, false);
     if (analysis.trace->path) {
       const StepPath& p = *analysis.trace->path;
@@ -166,6 +169,7 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
         if (node < n) analysis.critical_path.nodes.push_back(node);
       }
       analysis.critical_path.weight = p.length_ms;
+      analysis.critical_route = analysis.critical_path;
       analysis.on_critical_path.assign(n, false);
       for (NodeIndex node : analysis.critical_path.nodes) analysis.on_critical_path[node] = true;
     }

@@ -57,6 +57,9 @@ struct Analysis {
   std::vector<NodeIndex> order;     // topological order (docs/architecture.md#topological-order)
   std::vector<LoopReport> loops;    // costliest first (ties: kind, then first node)
   Path critical_path;               // weighted by per_frame_ms
+  /// The critical path with the waiting nodes it passes through (a queue
+  /// between two threads): what the drawings follow to colour its edges.
+  Path critical_route;
   std::vector<Spike> spikes;
   /// Traces (snapshots with timelines): GPU time, memory, ranks, the slowest step.
   std::optional<TraceSummary> trace;

@@ -42,6 +42,9 @@ FrameSummary SummariseFrames(const Samples& samples, std::optional<double> budge
   std::vector<bool> counted(frame_count, !skip_unmeasured);
   if (skip_unmeasured) {
     for (size_t f = 0; f < measured.size(); ++f) counted[f] = !IsMissing(measured[f]);
+    for (size_t f = 0; f < frame_count; ++f) {
+      if (!counted[f]) frame_ms[f] = kMissing;
+    }
   } else if (!all_measured) {
     // Sum cook_ms node by node: each series is contiguous, so this walks memory
     // in order instead of striding across nodes frame by frame.
@@ -66,6 +69,7 @@ FrameSummary SummariseFrames(const Samples& samples, std::optional<double> budge
     sorted.push_back(frame_ms[f]);
     if (summary.has_budget && frame_ms[f] > budget_ms) summary.over_budget.push_back(f);
   }
+  summary.counted = sorted.size();
   if (sorted.empty()) return summary;
   summary.mean_ms = sum / static_cast<double>(sorted.size());
   std::sort(sorted.begin(), sorted.end());

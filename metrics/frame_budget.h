@@ -22,11 +22,14 @@ double FrameBudgetMs(std::optional<double> frame_budget_ms, std::optional<double
 
 struct FrameSummary {
   /// Per frame (ms): the measured frame_ms when the frame has one, else the sum
-  /// of cook_ms over all nodes in that frame (or 0 for a frame without work,
-  /// Samples::unmeasured_frames_idle).
+  /// of cook_ms over all nodes in that frame; NaN for a frame without work
+  /// (Samples::unmeasured_frames_idle).
   std::vector<double> frame_ms;
+  /// The frames the statistics are over: all of them, less those without work.
+  /// Per-frame costs, shares and over-budget percentages divide by it.
+  size_t counted = 0;
   bool measured = false;  // true when the input gave frame_ms
-  /// Over the frames (without those that had no work); 0 when there are none.
+  /// Over the counted frames; 0 when there are none.
   double mean_ms = 0, p95_ms = 0, max_ms = 0;
   double budget_ms = 0;              // 0 when there is no budget
   bool has_budget = true;           // false: steps without a budget; over_budget is empty

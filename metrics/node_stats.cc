@@ -33,11 +33,12 @@ std::optional<double> MeanOfPresent(std::span<const double> values) {
 
 }  // namespace
 
-NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_frame_ms) {
+NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_frame_ms,
+                           size_t counted_frames) {
   NodeStats stats;
   const size_t frame_count = samples.frame_count();
   if (frame_count == 0) return stats;
-  const auto frames = static_cast<double>(frame_count);
+  const auto frames = static_cast<double>(counted_frames > 0 ? counted_frames : frame_count);
 
   // The cooked values, gathered once for the percentiles and max.
   // One scratch buffer per thread, so ranking 100k nodes does not allocate per node.

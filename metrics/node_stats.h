@@ -28,7 +28,10 @@ struct NodeStats {
 };
 
 /// Statistics of `node`; `mean_frame_ms` is the mean frame time used for share.
-NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_frame_ms);
+/// `counted_frames` (0 = every frame) is what per-frame values divide by: the
+/// frames of FrameSummary::counted, when frames without work are left out.
+NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_frame_ms,
+                           size_t counted_frames = 0);
 
 }  // namespace cookgraph
 

@@ -143,8 +143,12 @@ void Render(const Snapshot& snapshot, const Analysis& analysis,
         cursor += each;
         flush(false);
       }
-      end[n] = ready + cook[f];
-      makespan = std::max(makespan, recorded ? cursor - frame_start : end[n]);
+      // A waiting node (a queue between two streaming threads) is drawn with
+      // its wait, but the work after it does not wait for it to end, and it
+      // does not lengthen the frame (docs/architecture.md#waiting-nodes).
+      const bool waits = n < analysis.waiting.size() && analysis.waiting[n];
+      end[n] = waits ? ready : ready + cook[f];
+      if (!waits) makespan = std::max(makespan, recorded ? cursor - frame_start : end[n]);
     }
     // The critical path: a flow from each node's first cook to the next one's.
     for (size_t i = 0; i + 1 < path.size(); ++i) {

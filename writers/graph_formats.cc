@@ -33,7 +33,9 @@ GraphFacts Facts(const Network& network, const Analysis& analysis) {
   int64_t step = -1;
   uint32_t last = UINT32_MAX;
   // A component on the path contributes all its members, one after the other.
-  for (NodeIndex n : analysis.critical_path.nodes) {
+  // The route: with the waiting nodes the path passes through, so that the
+  // edges into and out of a queue on the way are drawn as the path's.
+  for (NodeIndex n : analysis.critical_route.nodes) {
     if (n >= f.condensation.component.size()) continue;
     const uint32_t c = f.condensation.component[n];
     if (c != last) f.path_step[c] = ++step;

@@ -161,6 +161,10 @@ std::vector<std::string> TitleParts(const ScoredSnapshot& scored, const TextFn& 
     return parts;
   }
   parts.push_back(fmt::format("{} frame{}", frames, frames == 1 ? "" : "s"));
+  if (a.frames.counted != frames) {
+    // GStreamer: buffer indexes no streaming thread worked on (only queues).
+    parts.push_back(fmt::format("{} with work", a.frames.counted));
+  }
   parts.push_back(fmt::format("frame time mean {} / p95 {} / max {} ms ({}), budget {} ms",
                               Ms(a.frames.mean_ms), Ms(a.frames.p95_ms), Ms(a.frames.max_ms),
                               a.frames.measured ? "measured" : "sum of cooks", Ms(a.budget_ms)));
@@ -168,7 +172,8 @@ std::vector<std::string> TitleParts(const ScoredSnapshot& scored, const TextFn& 
   parts.push_back(
       frames == 0 ? fmt::format("{} over budget", over)
                   : fmt::format("{} over budget ({})", over,
-                                Percent(static_cast<double>(over) / static_cast<double>(frames))));
+                                Percent(static_cast<double>(over) /
+                                        static_cast<double>(std::max<size_t>(a.frames.counted, 1)))));
   return parts;
 }
 

@@ -89,14 +89,18 @@ std::vector<Cook> CooksOf(const std::vector<const LogElement*>& elements) {
 }
 
 // CPU load over a thread's (or the process's) rusage records: CPU time over
-// wall time between the first and the last record, in percent of one core;
-// with one record (or no time between them), the tracer's own average (per
-// mille since the tracer started).
-std::optional<double> LoadPct(const RusageSeries& series) {
+// wall time between the first and the last record, in percent of one core.
+// With one record (or no time between them), a thread's is the tracer's own
+// average (per mille since the tracer started); the process's has none, as the
+// tracer's divides by a number of cores the log does not give.
+std::optional<double> LoadPct(const RusageSeries& series, bool process) {
   if (series.records == 0) return std::nullopt;
   const RusagePoint& a = series.kept.front();
   const RusagePoint& b = series.last;
-  if (b.ts_ns == a.ts_ns) return static_cast<double>(b.average) / 10.0;
+  if (b.ts_ns == a.ts_ns) {
+    if (process) return std::nullopt;
+    return static_cast<double>(b.average) / 10.0;
+  }
   return 100.0 * (static_cast<double>(b.time_ns) - static_cast<double>(a.time_ns)) /
          (static_cast<double>(b.ts_ns) - static_cast<double>(a.ts_ns));
 }
@@ -132,6 +136,7 @@ class Builder {
     s_.info.source.push_back(dot_file_);
     if (log_) s_.info.source.push_back(log_file_);
     ResolveLinks();
+    IndexCaps();
     JoinLog();
     if (Status status = AddNodes(); !status) return status.error();
     AddEdges();
@@ -185,6 +190,20 @@ class Builder {
         dead_link_example_ =
             fmt::format("{}:{}: {} -> {}", dot_file_, link.line, link.from, link.to);
       }
+    }
+  }
+
+  // The caps by dot element: of its src pads, and (distinct) into it; so that
+  // looking them up costs the element's own links, not all of them.
+  void IndexCaps() {
+    out_caps_.assign(dot_.elements.size(), {});
+    in_caps_.assign(dot_.elements.size(), {});
+    for (const auto& [element, pad, caps] : caps_) {
+      out_caps_[element].emplace_back(pad, caps);
+      auto it = peers_.find({element, pad});
+      if (it == peers_.end()) continue;
+      std::vector<std::string_view>& in = in_caps_[it->second];
+      if (std::find(in.begin(), in.end(), caps) == in.end()) in.push_back(caps);
     }
   }
 
@@ -308,8 +327,8 @@ class Builder {
                 .parent = e.parent < 0 ? root : ids_[e.parent],
                 .params = e.params,
                 .output = !e.bin && ((has_sink && !has_src) || sinks_.count(i) > 0)};
-      for (const auto& [element, pad, caps] : caps_) {
-        if (element == i) node.params.emplace_back(pad + "::caps", caps);
+      for (const auto& [pad, caps] : out_caps_[i]) {
+        node.params.emplace_back(std::string(pad) + "::caps", std::string(caps));
       }
       if (auto it = dot_pads_.find(i); it != dot_pads_.end()) PadParams(i, it->second, node.params);
       auto index = net.AddNode(std::move(node));
@@ -320,9 +339,15 @@ class Builder {
                      .message = index.error().message};
       }
       node_[i] = *index;
+      element_of_node_.emplace(*index, i);
     }
     for (size_t i : extra) {
-      Node node{.id = extra_ids_[i], .type = "", .family = "element", .parent = root};
+      // Its GType is unknown; a default name (queue5, multiqueue0) still says a
+      // queue, whose time is waiting.
+      Node node{.id = extra_ids_[i],
+                .type = "",
+                .family = IsQueueType(log_->elements[i].name) ? "queue" : "element",
+                .parent = root};
       std::vector<const LogPad*> pads;
       for (const LogPad& p : log_->elements[i].pads) pads.push_back(&p);
       PadParams(-1, pads, node.params);
@@ -501,13 +526,13 @@ class Builder {
       if (std::from_chars(hex.data(), hex.data() + hex.size(), id, 16).ec == std::errc()) {
         if (auto it = rusage.find(id); it != rusage.end()) {
           thread.cpu_ms = static_cast<double>(it->second->last.time_ns) / 1e6;
-          thread.cpu_load_pct = LoadPct(*it->second);
+          thread.cpu_load_pct = LoadPct(*it->second, false);
           thread.cpu_load_over_time = LoadOverTime(*it->second);
         }
       }
       out.threads.push_back(std::move(thread));
     }
-    out.process_cpu_load_pct = LoadPct(log_->proc_rusage);
+    out.process_cpu_load_pct = LoadPct(log_->proc_rusage, true);
     std::vector<std::string> rates;
     for (const StreamingThread& t : out.threads) {
       if (t.buffer_period_ms) rates.push_back(fmt::format("{} {:.3f}", t.thread, *t.buffer_period_ms));
@@ -555,18 +580,14 @@ class Builder {
       if (const double fps = Framerate(caps); fps > 0) return 1000.0 / fps;
       return AudioPeriodMs(caps, samples_per_buffer);
     };
-    for (const auto& [element, pad, caps] : caps_) {
-      if (node_[element] != n || !pads.count(pad)) continue;
+    auto element = element_of_node_.find(n);
+    if (element == element_of_node_.end()) return 0;  // an element the dump lacks
+    for (const auto& [pad, caps] : out_caps_[element->second]) {
+      if (!pads.count(pad)) continue;
       if (const double ms = period(caps); ms > 0) return ms;
     }
-    const std::string* input = nullptr;
-    for (const auto& [element, pad, caps] : caps_) {
-      auto it = peers_.find({element, pad});
-      if (it == peers_.end() || node_[it->second] != n) continue;
-      if (input != nullptr && *input != caps) return 0;
-      input = &caps;
-    }
-    return input != nullptr ? period(*input) : 0;
+    const std::vector<std::string_view>& in = in_caps_[element->second];
+    return in.size() == 1 ? period(in[0]) : 0;
   }
 
   // frame_ms of frame k: the largest, over streaming threads, of the sum of
@@ -735,6 +756,10 @@ class Builder {
   std::set<std::pair<int, int>> edges_;               // dot element -> dot element
   std::map<std::pair<int, std::string>, int> peers_;  // (element, src pad) -> element it feeds
   std::vector<std::tuple<int, std::string, std::string>> caps_;  // element, src pad, caps
+  std::vector<std::vector<std::pair<std::string_view, std::string_view>>>
+      out_caps_;  // dot element -> (src pad, caps) of caps_
+  std::vector<std::vector<std::string_view>> in_caps_;  // dot element -> distinct caps into it
+  std::unordered_map<NodeIndex, int> element_of_node_;  // node -> dot element
   std::vector<int> joined_;                             // log element -> dot element; -1 = none
   std::set<int> sinks_;                                 // dot elements that end latency records
   std::set<std::string_view> linked_to_;                // pad ids some link ends at

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -92,7 +93,8 @@ std::optional<TimeTs> TimeAndTs(std::string_view tail) {
 
 // The thread pointer of a line in the debug log layout ("0:00:00.039 18768
 // 0x5594 TRACE ..."): its third field, when the first holds ':' and the third
-// starts with "0x"; "" otherwise.
+// is "0x" and hex digits (a pointer, so nothing else reaches the output); ""
+// otherwise.
 std::string_view ThreadField(std::string_view line) {
   std::string_view fields[3];
   size_t i = 0;
@@ -102,8 +104,14 @@ std::string_view ThreadField(std::string_view line) {
     while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
     f = line.substr(start, i - start);
   }
-  if (fields[0].find(':') == std::string_view::npos || fields[2].substr(0, 2) != "0x") return {};
-  return fields[2];
+  const std::string_view t = fields[2];
+  if (fields[0].find(':') == std::string_view::npos || t.size() < 3 || t.substr(0, 2) != "0x") {
+    return {};
+  }
+  for (char c : t.substr(2)) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return {};
+  }
+  return t;
 }
 
 // The number after `key` in `s` ("ts=(guint64)" -> 123 in "ts=(guint64)123,"),
@@ -187,6 +195,15 @@ class LogReader {
     if (!NamesFit({{"element-id", *id}, {"element", name}, {"src", pad}}, number)) return;
     LogElement* element = ElementOf(*id, name, number);
     if (element == nullptr) return;
+    // Each record becomes a sample: one element alone past the samples limit
+    // is refused here, before it is held.
+    if (element->records.size() >= source_.limits().samples) {
+      error_ = Error{.file = source_.name(),
+                     .line = number,
+                     .message = LimitMessage(source_.limits(), &InputLimits::samples,
+                                             "one element has more records than")};
+      return;
+    }
     const uint32_t pad_index = PadOf(*element, pad);
     const auto time_ts = TimeAndTs(s.substr(time_at + 16));
     const auto thread = ThreadOf(ThreadField(line), number);

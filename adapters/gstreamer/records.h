@@ -127,17 +127,23 @@ struct RusageSeries {
   RusagePoint last;
   uint64_t step_ns = kStepNs;
   uint64_t next_ns = 0;  // the next step's ts
+  bool past_end = false;  // the next step would pass 2^64 ns: keep no more
   size_t records = 0;
 
   void Add(const RusagePoint& p) {
-    if (records++ == 0 || p.ts_ns >= next_ns) {
-      kept.push_back(p);
-      if (kept.size() % kPointsPerStep == 0 && step_ns <= UINT64_MAX / 2) step_ns *= 2;
-      // The smallest next step past p: from the first record, in whole steps.
-      next_ns = p.ts_ns > UINT64_MAX - step_ns ? UINT64_MAX : p.ts_ns + step_ns;
-      if (records > 1) next_ns -= (p.ts_ns - kept.front().ts_ns) % step_ns;
-    }
     last = p;
+    if (records++ > 0 && (past_end || p.ts_ns < next_ns)) return;
+    kept.push_back(p);
+    if (kept.size() % kPointsPerStep == 0 && step_ns <= UINT64_MAX / 2) step_ns *= 2;
+    // The first step past p on the grid of steps from the first record
+    // (p.ts_ns >= next_ns > the first's ts, so no difference underflows).
+    const uint64_t from = kept.front().ts_ns;
+    const uint64_t steps = (p.ts_ns - from) / step_ns + 1;
+    if (steps > (UINT64_MAX - from) / step_ns) {
+      past_end = true;
+    } else {
+      next_ns = from + steps * step_ns;
+    }
   }
 };
 

@@ -104,10 +104,10 @@ void Summary(const ReportInput& in, std::string& out) {
       fmt::format("mean {} ms, p95 {} ms, max {} ms ({})", Ms(f.mean_ms), Ms(f.p95_ms),
                   Ms(f.max_ms), f.measured ? "measured" : "sum of the nodes' cook times"));
   const double over_share =
-      f.frame_ms.empty() ? 0 : static_cast<double>(f.over_budget.size()) / f.frame_ms.size();
+      f.counted == 0 ? 0 : static_cast<double>(f.over_budget.size()) / f.counted;
   Row(out, "over budget",
       fmt::format("<span class=\"{}\">{} of {} frames ({})</span>",
-                  f.over_budget.empty() ? "ok" : "bad", f.over_budget.size(), f.frame_ms.size(),
+                  f.over_budget.empty() ? "ok" : "bad", f.over_budget.size(), f.counted,
                   Percent(over_share)));
   Row(out, "findings", std::to_string(in.findings.size()));
   out += "</table></section>\n";

@@ -74,7 +74,7 @@ void Summary(const ReportInput& in, std::string& out) {
   const SnapshotInfo& info = in.snapshot.info;
   const FrameSummary& f = in.analysis.frames;
   const double over_share =
-      f.frame_ms.empty() ? 0 : static_cast<double>(f.over_budget.size()) / f.frame_ms.size();
+      f.counted == 0 ? 0 : static_cast<double>(f.over_budget.size()) / f.counted;
   out += "## Summary\n\n";
   TableHead(out, {"field", "value"});
   TableRow(out, {"file", MarkdownText(in.file)});
@@ -101,7 +101,7 @@ void Summary(const ReportInput& in, std::string& out) {
             fmt::format("mean {} ms, p95 {} ms, max {} ms ({})", Ms(f.mean_ms), Ms(f.p95_ms),
                         Ms(f.max_ms), f.measured ? "measured" : "sum of the nodes' cook times")});
   TableRow(out, {"over budget", fmt::format("{} of {} frames ({})", f.over_budget.size(),
-                                            f.frame_ms.size(), Percent(over_share))});
+                                            f.counted, Percent(over_share))});
   TableRow(out, {"findings", std::to_string(in.findings.size())});
   out += '\n';
 }

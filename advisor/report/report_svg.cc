@@ -39,7 +39,7 @@ std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
       analysis.has_budget
           ? fmt::format("Frame time per frame (ms) against the budget of {} ms; {} of {} frames "
                         "over budget",
-                        Ms(analysis.budget_ms), frames.over_budget.size(), ms.size())
+                        Ms(analysis.budget_ms), frames.over_budget.size(), frames.counted)
           : fmt::format("Step time per step (ms), {} steps, no budget", ms.size()));
   if (ms.empty()) {
     out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\">no frames</text>\n</svg>\n", kLeft,

@@ -208,8 +208,7 @@ TEST(RulesTest, GstreamerThreadsWithoutHeadroomOrOverTheirRate) {
   const Examined over = Threads(40.0, 33.0);  // 121%
   const Finding* o = Find(over, "thread-over-rate", "/p/x264enc0");
   ASSERT_NE(o, nullptr);
-  EXPECT_EQ(o->severity, Severity::kCritical);
-  EXPECT_EQ(over.findings.front().severity, Severity::kCritical);  // critical first
+  EXPECT_EQ(o->severity, Severity::kWarning);  // a file may run slower than real time
   EXPECT_EQ(Find(over, "thread-no-headroom", "/p/x264enc0"), nullptr);
 }
 

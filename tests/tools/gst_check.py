@@ -454,13 +454,16 @@ def percentile(values, p):
     return v[lo] + (h - lo) * (v[hi] - v[lo])
 
 
-def load_pct(recs):
-    """cpu load (percent of one core) over rusage records [(ts, average-cpuload, time)]."""
+def load_pct(recs, process=False):
+    """cpu load (percent of one core) over rusage records [(ts, average-cpuload, time)].
+
+    Without time between the first and last record: a thread's own average
+    (per mille), none for the process (GStreamer divides its by the cores)."""
     if not recs:
         return None
     if recs[-1][0] != recs[0][0]:
         return 100 * (recs[-1][2] - recs[0][2]) / (recs[-1][0] - recs[0][0])
-    return recs[-1][1] / 10
+    return None if process else recs[-1][1] / 10
 
 
 def load_over_time(recs):
@@ -590,7 +593,7 @@ def expected(directory):
                 cooks={nid: [c[0] for c in cs] for nid, cs in cooks.items()},
                 frame_ms=frame_ms, frame_summary=frame_summary, threads=threads,
                 bottleneck=bottleneck, latency=latency, budget=dump.budget_ms(outputs),
-                process_cpu=load_pct(log["proc"]), waiting=waiting)
+                process_cpu=load_pct(log["proc"], process=True), waiting=waiting)
 
 
 def perturb(exp, what, args):

@@ -149,7 +149,7 @@ class HeatmapBuilder {
       : net_(snapshot.network),
         analysis_(analysis),
         selection_(selection),
-        critical_(snapshot.network, analysis.critical_path) {
+        critical_(snapshot.network, analysis.critical_route) {
     double max_score = 0;
     // The scale's top is the largest score of the whole network, so that a
     // reduced picture keeps the colours of the whole one.

@@ -555,6 +555,66 @@ TEST(Gstreamer, RusageSeriesStayBoundedWhateverTheirTimestamps) {
   EXPECT_EQ(series.last.ts_ns, uint64_t{15} << 60);
   // The first hour keeps every 100 ms step.
   EXPECT_EQ(series.kept[35'999].ts_ns, 35'999 * gst::RusageSeries::kStepNs);
+  // Timestamps at the end of the range keep nothing more, however many.
+  gst::RusageSeries end;
+  end.Add({.ts_ns = 0});
+  for (int i = 0; i < 100'000; ++i) end.Add({.ts_ns = UINT64_MAX, .time_ns = 1});
+  EXPECT_LT(end.kept.size(), 100u);
+  EXPECT_EQ(end.last.ts_ns, UINT64_MAX);
+}
+
+TEST(Gstreamer, BuffersNoThreadWorkedOnAreNotFramesOfWork) {
+  // q-fast logs two more buffers than anything else (its own thread, no work):
+  // frames 3 and 4 have no frame time and are left out of the statistics, so
+  // per-frame values divide by the 3 frames with work.
+  std::string log = Data("tee_bin.log");
+  for (int i = 0; i < 2; ++i) {
+    log += fmt::format(
+        "0:00:00.06{} 10671 0x55ad108f4c01 TRACE GST_TRACER :0:: element-latency, "
+        "element-id=(string)0x5600000000a6, element=(string)q-fast, src=(string)src, "
+        "time=(guint64)40000, ts=(guint64){};\n",
+        i, 60000000 + i * 1000000);
+  }
+  auto s = ParseGstreamer(Data("tee_bin.dot"), log);
+  ASSERT_TRUE(s) << ErrorOf(s);
+  ASSERT_EQ(s->samples.frame_count(), 5u);
+  const Analysis a = Analyse(*s);
+  EXPECT_EQ(a.frames.counted, 3u);
+  EXPECT_TRUE(std::isnan(a.frames.frame_ms[3]));
+  EXPECT_DOUBLE_EQ(a.frames.mean_ms, (4.1 + 0.012 + 4.0) / 3);
+  const NodeIndex split = *s->network.Find("/pipeline0/split");
+  EXPECT_DOUBLE_EQ(a.stats[split].per_frame_ms, 0.033 / 3);
+  EXPECT_DOUBLE_EQ(a.stats[split].cooks_per_frame, 1.0);
+}
+
+TEST(Gstreamer, AThreadFieldThatIsNotAPointerNamesNoThread) {
+  // A third field that is not "0x" and hex digits (an escape sequence, text)
+  // is not a thread: the record counts, with no thread.
+  std::string log = Data("tee_bin.log");
+  const std::string from = "10671 0x55ad108f4c09 TRACE";
+  ASSERT_NE(log.find(from), std::string::npos);
+  log.replace(log.find(from), from.size(), "10671 0x55|`x`\x1b]0;X\x07 TRACE");
+  auto s = ParseGstreamer(Data("tee_bin.dot"), log);
+  ASSERT_TRUE(s) << ErrorOf(s);
+  EXPECT_EQ(s->streaming->threads.size(), 3u);  // late-comer's thread is gone
+  EXPECT_DOUBLE_EQ(Cook(*s, "/pipeline0/late-comer")[0], 0.007);
+  for (const StreamingThread& t : s->streaming->threads) {
+    EXPECT_EQ(t.thread.find_first_not_of("0123456789abcdefx"), std::string::npos) << t.thread;
+  }
+}
+
+TEST(Gstreamer, AQueueTheDumpLacksStillWaits) {
+  // A queue made after the dump (a dynamic branch): its default name says so.
+  std::string log = Data("tee_bin.log");
+  log += "0:00:00.07 10671 0x55ad108f4c0a TRACE GST_TRACER :0:: element-latency, "
+         "element-id=(string)0x56000000beef, element=(string)queue7, src=(string)src, "
+         "time=(guint64)90000000, ts=(guint64)99000000;\n";
+  auto s = ParseGstreamer(Data("tee_bin.dot"), log);
+  ASSERT_TRUE(s) << ErrorOf(s);
+  EXPECT_EQ(NodeOf(*s, "/pipeline0/queue7").family, "queue");
+  EXPECT_EQ(NodeOf(*s, "/pipeline0/late-comer").family, "element");
+  // Its 90 ms wait is no thread's work.
+  EXPECT_EQ(s->streaming->threads.back().busy_ms_per_buffer, 0.0);
 }
 
 TEST(Gstreamer, ACorruptGzipLogIsAnError) {
