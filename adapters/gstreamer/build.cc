@@ -489,7 +489,7 @@ class Builder {
       }
     }
     std::unordered_map<uint64_t, const RusageSeries*> rusage;
-    for (const auto& [id, series] : log_->thread_rusage) rusage.emplace(id, &series);
+    for (const auto& [id, points] : log_->thread_rusage) rusage.emplace(id, &points);
     const double samples_per_buffer = SamplesPerBuffer();
     for (size_t t = 0; t < count; ++t) {
       StreamingThread thread{.thread = log_->threads[t]};
