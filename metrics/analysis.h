@@ -68,13 +68,7 @@ struct Analysis {
 
 Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options = {});
 
-/// True for the families of nodes whose time is waiting, not work (see
-/// Analysis::waiting): "queue" (a GStreamer queue, whose time includes the
-/// time buffers wait for the slow element downstream) and "mixer" (an
-/// aggregator or muxer, whose time includes the wait for its other inputs).
-inline bool IsWaitingFamily(std::string_view family) {
-  return family == "queue" || family == "mixer";
-}
+// IsWaitingFamily (metrics/snapshot.h) says which families are waiting.
 
 /// The nodes in ranking order for `key`: nodes that cooked and work, largest
 /// first (ties by score, then by NodeIndex); then nodes that cooked and wait

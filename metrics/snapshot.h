@@ -6,6 +6,7 @@
 #include <optional>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/network.h"
@@ -15,6 +16,15 @@
 #include "metrics/timeline.h"
 
 namespace cookgraph {
+
+/// True for the families of nodes whose time is waiting, not work (see
+/// Analysis::waiting, docs/architecture.md#waiting-nodes): "queue" (a
+/// GStreamer queue, whose time includes the time buffers wait for the slow
+/// element downstream) and "mixer" (an aggregator or muxer, whose time
+/// includes the wait for its other inputs).
+inline bool IsWaitingFamily(std::string_view family) {
+  return family == "queue" || family == "mixer";
+}
 
 struct SnapshotInfo {
   std::string engine;    // touchdesigner, gstreamer, pytorch, ... or free text

@@ -463,8 +463,6 @@ class Builder {
     return {};
   }
 
-  static bool Works(std::string_view family) { return family != "queue" && family != "mixer"; }
-
   // The streaming threads: which elements each ran, its work per buffer, its
   // buffer period from the caps and its CPU load from the rusage tracer.
   Streaming Threads(const std::vector<std::pair<NodeIndex, std::vector<Cook>>>& series) {
@@ -500,7 +498,7 @@ class Builder {
       bool rate_noted = false;
       for (const auto& [line, n] : order) {
         const Member& m = members[t][n];
-        const bool work = Works(net.node(n).family);
+        const bool work = !IsWaitingFamily(net.node(n).family);
         thread.elements.push_back(n);
         thread.work.push_back(work);
         thread.element_ms.push_back(m.ms);
@@ -600,7 +598,7 @@ class Builder {
     std::vector<double> per_thread(threads * frames, kMissing);  // [thread][k]
     std::vector<size_t> k(threads);
     for (const auto& [n, cooks] : series) {
-      if (!Works(s_.network.node(n).family)) continue;
+      if (IsWaitingFamily(s_.network.node(n).family)) continue;
       std::fill(k.begin(), k.end(), 0);
       for (const Cook& c : cooks) {
         if (c.thread == kNoThread) continue;

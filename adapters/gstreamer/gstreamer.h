@@ -28,7 +28,7 @@
 //   `*queue*` say); "mixer" for an element with two or more linked sink pads
 //   and a src pad (compositor, audiomixer, muxers), whose time holds the wait
 //   for its other inputs; "element" for the others. Queues and mixers keep
-//   their numbers but are waiting (metrics/analysis.h, IsWaitingFamily): the
+//   their numbers but are waiting (IsWaitingFamily, metrics/snapshot.h): the
 //   advisor's back-pressure rule names the costliest element downstream of a
 //   queue as the cause (advisor/rules.cc).
 // - Outputs: leaf elements with sink pads and no src pads (sinks), and every
