@@ -38,6 +38,7 @@ std::function<int()> SetupAsk(CLI::App& sub);
 std::function<int()> SetupTrace(CLI::App& sub);
 std::function<int()> SetupDiff(CLI::App& sub);
 std::function<int()> SetupWatch(CLI::App& sub);
+std::function<int()> SetupServe(CLI::App& sub);
 
 /// Prints "cookgraph: error: <file:line:col: ...>" on standard error.
 void PrintError(const Error& error);

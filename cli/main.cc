@@ -23,6 +23,8 @@ const CommandEntry kCommands[] = {
      SetupDiff},
     {"watch", "live mode: rank nodes from per-frame metrics streamed over UDP, with alerts",
      SetupWatch},
+    {"serve", "the local web explorer: the network, its frames, findings and questions, in a browser",
+     SetupServe},
 };
 
 int Main(int argc, char** argv) {

@@ -1,0 +1,257 @@
+// `cookgraph serve INPUT... [--port N] [--open]`: the local web explorer
+// (docs/commands.md#serve). One input is one view; two files are BEFORE and
+// AFTER with their comparison; a folder is one view per input it holds, with
+// a summary row each. Everything is read and analysed before the server
+// starts; Ctrl-C stops it.
+
+#include "cli/serve.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "adapters/input_files.h"
+#include "adapters/input_reader.h"
+#include "advisor/llm/chat_client.h"
+#include "advisor/llm/chat_response.h"
+#include "advisor/llm/secret_filter.h"
+#include "advisor/pack.h"
+#include "advisor/prompt.h"
+#include "advisor/rules.h"
+#include "base/text.h"
+#include "cli/command.h"
+#include "cli/input.h"
+#include "cli/llm.h"
+#include "metrics/diff.h"
+
+extern char** environ;
+
+namespace cookgraph::cli {
+
+Result<std::shared_ptr<const server::View>> MakeView(std::string file, Snapshot snapshot,
+                                                     std::optional<double> budget_ms,
+                                                     const std::string& pack_path) {
+  auto view = std::make_shared<server::View>();
+  view->file = std::move(file);
+  view->snapshot = std::move(snapshot);
+  view->analysis = Analyse(view->snapshot, AnalysisOptions{.budget_ms = budget_ms});
+  Result<KnowledgePack> pack =
+      pack_path.empty() ? BuiltinPack(view->snapshot.info.engine) : LoadPack(pack_path);
+  if (!pack) return pack.error();
+  view->pack = std::move(*pack);
+  view->findings = Evaluate(view->pack, view->snapshot, view->analysis);
+  server::Prepare(*view);
+  return std::shared_ptr<const server::View>(std::move(view));
+}
+
+server::AskHooks MakeAskHooks(const AdvisorSettings& settings) {
+  server::AskHooks hooks;
+  if (settings.endpoint.base_url.empty() || settings.model.empty()) {
+    hooks.not_configured =
+        "No LLM endpoint is configured. Set COOKGRAPH_BASE_URL (or OPENAI_BASE_URL), "
+        "COOKGRAPH_MODEL and OPENAI_API_KEY, or llm: {base_url, model} in ./cookgraph.yaml, and "
+        "start cookgraph serve again. The findings are the offline advice.";
+  }
+  auto s = std::make_shared<const AdvisorSettings>(settings);
+  auto build = [s](const server::View& v, const std::string& question) -> Result<Prompt> {
+    Result<std::unique_ptr<TokenCounter>> counter = OpenTokenCounter(*s);
+    if (!counter) return counter.error();
+    return BuildPrompt({.file = v.file,
+                        .snapshot = v.snapshot,
+                        .analysis = v.analysis,
+                        .pack = v.pack,
+                        .findings = v.findings,
+                        .question = question,
+                        .persona = s->persona},
+                       **counter, s->budget_tokens);
+  };
+  hooks.preview = [s, build](const server::View& v,
+                             const std::string& question) -> Result<server::PromptPreview> {
+    Result<Prompt> prompt = build(v, question);
+    if (!prompt) return prompt.error();
+    server::PromptPreview preview{.tokens = prompt->tokens,
+                                  .budget_tokens = s->budget_tokens,
+                                  .model = s->model};
+    for (const ChatMessage& m : prompt->messages) {
+      preview.text += "## " + m.role + "\n\n" + m.content + "\n\n";
+    }
+    return preview;
+  };
+  if (!hooks.not_configured.empty()) return hooks;
+  hooks.ask = [s, build](const server::View& v, const std::string& question,
+                         const std::function<bool(std::string_view)>& on_piece) -> Status {
+    Result<Prompt> prompt = build(v, question);
+    if (!prompt) return prompt.error();
+    // The key never reaches the page: an endpoint that echoes it has it
+    // replaced (also across pieces); a cut stream drops the held-back tail.
+    SecretFilter filter(s->endpoint.api_key);
+    bool open = true;
+    Result<ChatResult> answer =
+        ChatClient(s->endpoint).Complete(MakeChatRequest(*s, *prompt), [&](std::string_view piece) {
+          const std::string text = filter.Feed(piece);
+          if (open && !text.empty()) open = on_piece(text);
+        });
+    if (!answer) return answer.error();
+    const std::string tail = filter.Finish();
+    if (open && !tail.empty()) on_piece(tail);
+    if (answer->content.empty()) {
+      return Error{.message = s->model + " sent no answer text"};
+    }
+    return {};
+  };
+  return hooks;
+}
+
+Result<server::ServeOptions> MakeServeOptions(const ServeFlags& flags) {
+  server::ServeOptions o;
+  o.host = flags.listen;
+  o.port = flags.port;
+  if (!server::IsLoopback(flags.listen)) {
+    if (!flags.allow_remote) {
+      return Error{.where = "--listen",
+                   .message = flags.listen +
+                              " is not a loopback address: anyone who can reach it could read "
+                              "your inputs; add --allow-remote to serve it (an access token is "
+                              "then required)"};
+    }
+    o.token = server::RandomToken();
+  }
+  return o;
+}
+
+void AnnounceServer(const server::ExplorerServer& server, bool open) {
+  const std::string url = server.Url();
+  std::printf("cookgraph: explorer at %s (Ctrl-C stops)\n", url.c_str());
+  std::fflush(stdout);
+  if (!open) return;
+  // The desktop's opener, without a shell; its failure is only a warning.
+  const char* argv[] = {"xdg-open", url.c_str(), nullptr};
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "xdg-open", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) {
+    PrintWarning("", "--open: cannot run xdg-open; open " + url + " in a browser");
+  }
+}
+
+namespace {
+
+std::atomic<int> g_serve_signal{0};
+extern "C" void OnServeSignal(int signal_number) { g_serve_signal.store(signal_number); }
+
+void CatchServeSignals() {
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction action = {};
+    sigaction(sig, nullptr, &action);
+    if (action.sa_handler == SIG_IGN) continue;
+    action.sa_handler = OnServeSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;
+    sigaction(sig, &action, nullptr);
+  }
+  // A page that leaves mid-stream must not kill the server.
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+struct ServeArgs {
+  std::vector<std::string> paths;
+  InputArgs input;  // the format options (paths unused)
+  ServeFlags flags;
+  LlmFlags llm;
+};
+
+int RunServe(const ServeArgs& args) {
+  Result<AdvisorSettings> settings = ResolveSettings(args.llm);
+  if (!settings) {
+    PrintError(settings.error());
+    return kExitInput;
+  }
+  Result<server::ServeOptions> options = MakeServeOptions(args.flags);
+  if (!options) {
+    PrintError(options.error());
+    return kExitInput;
+  }
+  const InputList list = ExpandInputs(args.paths);
+  for (const Error& w : list.warnings) PrintWarning(w.file, w.message);
+  for (const Error& e : list.errors) PrintError(e);
+  if (!list.errors.empty()) return kExitInput;
+  // Two files given as two arguments are BEFORE and AFTER.
+  const bool compare = args.paths.size() == 2 && list.inputs.size() == 2;
+  std::vector<Input> inputs = list.inputs;
+  if (compare) {  // in the order given, not sorted
+    if (inputs[0].paths != std::vector<std::string>{args.paths[0]}) std::swap(inputs[0], inputs[1]);
+  }
+
+  server::Dataset data;
+  ReadOptions read = args.input.options();
+  for (const Input& in : inputs) {
+    Result<Snapshot> snapshot = ReadInput(in.paths, read);
+    if (!snapshot) {
+      PrintError(snapshot.error());
+      return kExitInput;
+    }
+    for (const std::string& w : snapshot->warnings) PrintWarning(in.name(), w);
+    auto view = MakeView(in.name(), std::move(*snapshot), args.input.budget_ms, settings->pack);
+    if (!view) {
+      PrintError(view.error());
+      return settings->pack.empty() ? kExitInternal : kExitInput;
+    }
+    data.views.push_back(std::move(*view));
+  }
+  if (compare) {
+    const server::View& before = *data.views[0];
+    const server::View& after = *data.views[1];
+    data.diff = CompareSnapshots(before.snapshot, before.analysis, after.snapshot, after.analysis);
+  }
+  const size_t views = data.views.size();
+  server::Explorer explorer(std::move(data), MakeAskHooks(*settings));
+  server::ExplorerServer server(explorer, *options);
+  g_serve_signal.store(0);
+  CatchServeSignals();
+  if (Status started = server.Start(); !started) {
+    PrintError(started.error());
+    return kExitInput;
+  }
+  std::fprintf(stderr, "cookgraph: serving %zu view%s%s\n", views, views == 1 ? "" : "s",
+               compare ? " (BEFORE, AFTER and their comparison)" : "");
+  AnnounceServer(server, args.flags.open);
+  while (g_serve_signal.load() == 0 && server.running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  server.Stop();
+  std::fprintf(stderr, "cookgraph: stopped\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddServeOptions(CLI::App& sub, ServeFlags& flags) {
+  sub.add_option("--port", flags.port, "the port to listen on (default 8765; 0 = any free port)")
+      ->check(CLI::Range(0, 65535));
+  sub.add_option("--listen", flags.listen,
+                 "the address to listen on (default 127.0.0.1; any other needs --allow-remote)");
+  sub.add_flag("--allow-remote", flags.allow_remote,
+               "serve on a non-loopback --listen address, behind a random access token");
+  sub.add_flag("--open", flags.open, "open the explorer in the desktop's browser");
+}
+
+std::function<int()> SetupServe(CLI::App& sub) {
+  auto args = std::make_shared<ServeArgs>();
+  sub.add_option("INPUT", args->paths,
+                 "inputs to explore: one (a snapshot, a trace, a GStreamer recording), two "
+                 "files (BEFORE AFTER: their comparison), or a folder (one view per input)")
+      ->required();
+  AddFormatOptions(sub, args->input);
+  AddBudgetOption(sub, args->input.budget_ms);
+  AddServeOptions(sub, args->flags);
+  AddLlmOptions(sub, args->llm);
+  return [args] { return RunServe(*args); };
+}
+
+}  // namespace cookgraph::cli

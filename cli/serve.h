@@ -1,0 +1,52 @@
+#ifndef COOKGRAPH_CLI_SERVE_H_
+#define COOKGRAPH_CLI_SERVE_H_
+
+// What `serve` and `watch --serve` share: a snapshot made into an explorer
+// view (analysed, judged by its knowledge pack), the ask box's hooks over the
+// advisor's settings, and the server's options (docs/commands.md#serve).
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "advisor/settings.h"
+#include "metrics/snapshot.h"
+#include "server/explorer.h"
+#include "server/http_server.h"
+
+namespace cookgraph::cli {
+
+/// --port and --listen of `serve` (and `watch --serve`'s).
+struct ServeFlags {
+  int port = 8765;
+  std::string listen = "127.0.0.1";
+  bool allow_remote = false;  // --allow-remote: required for a non-loopback --listen
+  bool open = false;
+};
+
+/// Adds --port, --listen, --allow-remote and --open.
+void AddServeOptions(CLI::App& sub, ServeFlags& flags);
+
+/// `snapshot` analysed (with `budget_ms` when given) and judged by `pack_path`
+/// (or its engine's built-in pack). An Error when the pack cannot be loaded.
+Result<std::shared_ptr<const server::View>> MakeView(std::string file, Snapshot snapshot,
+                                                     std::optional<double> budget_ms,
+                                                     const std::string& pack_path);
+
+/// The ask box over `settings` (copied): a preview of the prompt and the
+/// streamed answer, or, without an endpoint, how to configure one.
+server::AskHooks MakeAskHooks(const AdvisorSettings& settings);
+
+/// The server's options from the flags: a non-loopback address without
+/// --allow-remote is an error; with it, a random token.
+Result<server::ServeOptions> MakeServeOptions(const ServeFlags& flags);
+
+/// Prints the address on standard output ("cookgraph: explorer at URL") and,
+/// with --open, asks the desktop to open it.
+void AnnounceServer(const server::ExplorerServer& server, bool open);
+
+}  // namespace cookgraph::cli
+
+#endif  // COOKGRAPH_CLI_SERVE_H_

@@ -1,0 +1,113 @@
+#ifndef COOKGRAPH_SERVER_EXPLORER_H_
+#define COOKGRAPH_SERVER_EXPLORER_H_
+
+// What `cookgraph serve` shows, as the JSON documents of its API
+// (docs/commands.md#serve): one or more analysed inputs ("views"), each with
+// its network one container at a time, its nodes, frames, timelines and
+// findings; the comparison of two; and the live view of `watch --serve`,
+// whose data is replaced while pages read it.
+//
+// Thread-safe: requests run on the HTTP server's threads and read an
+// immutable Dataset; Replace() swaps in a new one.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "advisor/findings.h"
+#include "advisor/pack.h"
+#include "base/error.h"
+#include "graph/containers.h"
+#include "metrics/analysis.h"
+#include "metrics/diff.h"
+#include "metrics/snapshot.h"
+
+namespace cookgraph::server {
+
+/// One analysed input.
+struct View {
+  std::string file;  // as the user named it
+  Snapshot snapshot;
+  Analysis analysis;
+  KnowledgePack pack;  // the prompt's guidelines
+  std::vector<Finding> findings;
+  std::vector<Container> containers;  // Containers(snapshot.network)
+  std::vector<NodeIndex> rank;        // Rank(analysis, kScore)
+};
+
+/// Fills a View's derived parts (containers, ranking).
+void Prepare(View& view);
+
+/// Everything the server shows at one moment.
+struct Dataset {
+  std::vector<std::shared_ptr<const View>> views;
+  /// With two inputs (`serve BEFORE AFTER`): views[1] against views[0].
+  std::optional<SnapshotDiff> diff;
+  bool live = false;                 // `watch --serve`
+  uint64_t version = 0;              // grows with every Replace()
+  std::vector<std::string> alerts;   // live: the recent alerts, newest last
+  std::string status;                // live: one line on the stream
+};
+
+/// A prompt as the ask box shows it before sending.
+struct PromptPreview {
+  std::string text;  // every message, with its role
+  size_t tokens = 0;
+  size_t budget_tokens = 0;
+  std::string model;
+};
+
+/// How the ask box reaches the LLM: given by the command line, which owns the
+/// settings and the key (the key never reaches the server's pages).
+struct AskHooks {
+  /// "" when an endpoint is configured; else how to configure one.
+  std::string not_configured;
+  std::function<Result<PromptPreview>(const View&, const std::string& question)> preview;
+  /// Streams the answer: `on_piece` gets each piece of text (already free of
+  /// the key) and returns false when the page has gone (the rest is dropped).
+  std::function<Status(const View&, const std::string& question,
+                       const std::function<bool(std::string_view)>& on_piece)>
+      ask;
+};
+
+class Explorer {
+ public:
+  explicit Explorer(Dataset data, AskHooks hooks = {});
+
+  /// The current data (never null).
+  std::shared_ptr<const Dataset> data() const;
+  /// Swaps in new data; the version grows by one.
+  void Replace(Dataset data);
+  uint64_t version() const;
+
+  const AskHooks& hooks() const { return hooks_; }
+
+  // The API's documents (docs/commands.md#serve-api). An Error's message is
+  // the reason a page shows; `where` is "not found" for unknown names.
+  std::string IndexJson() const;
+  Result<std::string> SummaryJson(size_t view) const;
+  Result<std::string> GraphJson(size_t view, std::string_view container) const;
+  Result<std::string> NodeJson(size_t view, std::string_view id) const;
+  Result<std::string> SearchJson(size_t view, std::string_view query) const;
+  Result<std::string> FramesJson(size_t view) const;
+  Result<std::string> TimelineJson(size_t view, size_t frame) const;
+  Result<std::string> FindingsJson(size_t view) const;
+  Result<std::string> DiffJson() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Dataset> data_;
+  AskHooks hooks_;
+};
+
+/// Error::where of the lookups that found nothing (HTTP 404).
+inline constexpr const char* kNotFound = "not found";
+
+}  // namespace cookgraph::server
+
+#endif  // COOKGRAPH_SERVER_EXPLORER_H_

@@ -1,0 +1,408 @@
+#include "server/http_server.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "server/assets.h"
+
+namespace cookgraph::server {
+namespace {
+
+using nlohmann::json;
+
+// What every response carries: the page may load only its own scripts and
+// styles and talk only to this server (docs/commands.md#serve-safety).
+const httplib::Headers kSecurityHeaders = {
+    {"Content-Security-Policy",
+     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+    {"X-Content-Type-Options", "nosniff"},
+    {"Referrer-Policy", "no-referrer"},
+    {"X-Frame-Options", "DENY"},
+    {"Cross-Origin-Resource-Policy", "same-origin"},
+};
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Compares without stopping at the first difference (the token).
+bool SameSecret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+void SendJson(httplib::Response& res, int status, const std::string& body) {
+  res.status = status;
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(body, "application/json; charset=utf-8");
+}
+
+void SendError(httplib::Response& res, int status, const std::string& message) {
+  SendJson(res, status, json{{"error", message}}.dump());
+}
+
+void Send(httplib::Response& res, const Result<std::string>& doc) {
+  if (doc) {
+    SendJson(res, 200, *doc);
+  } else {
+    SendError(res, doc.error().where == kNotFound ? 404 : 400, doc.error().message);
+  }
+}
+
+// The view number of /api/v/N/...; nullopt when it is not a small number.
+std::optional<size_t> ViewNumber(const std::string& text) {
+  if (text.empty() || text.size() > 6) return std::nullopt;
+  size_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<size_t>(c - '0');
+  }
+  return v;
+}
+
+std::string SseEvent(std::string_view event, const json& data) {
+  return fmt::format("event: {}\ndata: {}\n\n", event, data.dump());
+}
+
+// The value of cookie `name` in a Cookie header, or "".
+std::string CookieValue(const std::string& header, std::string_view name) {
+  size_t at = 0;
+  while (at < header.size()) {
+    size_t end = header.find(';', at);
+    if (end == std::string::npos) end = header.size();
+    std::string_view part(header.data() + at, end - at);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=') {
+      return std::string(part.substr(name.size() + 1));
+    }
+    at = end + 1;
+  }
+  return "";
+}
+
+constexpr std::string_view kTokenCookie = "cookgraph_token";
+
+}  // namespace
+
+bool IsLoopback(const std::string& host) {
+  const std::string h = Lower(host);
+  return h == "localhost" || h == "::1" || h == "[::1]" || h.rfind("127.", 0) == 0;
+}
+
+std::string RandomToken() {
+  std::random_device device;
+  std::string token;
+  for (int i = 0; i < 4; ++i) token += fmt::format("{:08x}", device());
+  return token;
+}
+
+struct ExplorerServer::Impl {
+  httplib::Server http;
+  std::atomic<size_t> streams{0};
+  std::atomic<bool> stopping{false};
+  std::mutex mutex;
+  std::condition_variable stopped;
+  bool running = false;
+};
+
+namespace {
+
+// Counts an open stream for as long as it lives; `ok` false when there were
+// already as many as allowed.
+class StreamSlot {
+ public:
+  StreamSlot(std::atomic<size_t>& count, size_t limit) : count_(count) {
+    ok_ = count_.fetch_add(1) < limit;
+  }
+  ~StreamSlot() { count_.fetch_sub(1); }
+  bool ok() const { return ok_; }
+
+ private:
+  std::atomic<size_t>& count_;
+  bool ok_ = false;
+};
+
+}  // namespace
+
+ExplorerServer::ExplorerServer(Explorer& explorer, ServeOptions options)
+    : explorer_(explorer), options_(std::move(options)), impl_(std::make_unique<Impl>()) {}
+
+ExplorerServer::~ExplorerServer() { Stop(); }
+
+std::string ExplorerServer::Url() const {
+  const std::string host = options_.host.find(':') != std::string::npos ? "[" + options_.host + "]"
+                                                                         : options_.host;
+  std::string url = fmt::format("http://{}:{}/", host, port_);
+  if (!options_.token.empty()) url += "?token=" + options_.token;
+  return url;
+}
+
+Status ExplorerServer::Start() {
+  httplib::Server& http = impl_->http;
+  Impl* impl = impl_.get();
+  const ServeOptions& o = options_;
+  Explorer& ex = explorer_;
+  int* bound_port = &port_;
+
+  http.set_payload_max_length(o.max_body_bytes);
+  http.set_default_headers(kSecurityHeaders);
+  http.set_keep_alive_max_count(100);
+  // Streams hold a thread each: enough threads that the page's other requests
+  // are still answered with every stream open.
+  const size_t threads = o.max_streams + 8;
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    SendError(res, 500, "internal error");
+  });
+
+  // Every request: the Host must name this server (a page elsewhere that
+  // rebinds its name to 127.0.0.1 sends its own); an Origin, when sent, must
+  // be this server's; a cross-site fetch is refused; off loopback, the token.
+  http.set_pre_routing_handler([impl, &o, bound_port](const httplib::Request& req,
+                                                       httplib::Response& res) {
+    const int port = *bound_port;
+    std::vector<std::string> hosts = {fmt::format("127.0.0.1:{}", port),
+                                      fmt::format("localhost:{}", port),
+                                      fmt::format("[::1]:{}", port)};
+    if (!IsLoopback(o.host)) {
+      hosts.push_back(Lower(o.host.find(':') != std::string::npos
+                                ? fmt::format("[{}]:{}", o.host, port)
+                                : fmt::format("{}:{}", o.host, port)));
+    }
+    const std::string host = Lower(req.get_header_value("Host"));
+    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) {
+      SendError(res, 403, "refused: the Host header does not name this server");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (req.has_header("Origin")) {
+      const std::string origin = Lower(req.get_header_value("Origin"));
+      bool ours = false;
+      for (const std::string& h : hosts) ours |= origin == "http://" + h;
+      if (!ours) {
+        SendError(res, 403, "refused: a request from another origin");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    }
+    if (Lower(req.get_header_value("Sec-Fetch-Site")) == "cross-site") {
+      SendError(res, 403, "refused: a cross-site request");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (!o.token.empty()) {
+      const std::string query = req.get_param_value("token");
+      const std::string cookie = CookieValue(req.get_header_value("Cookie"), kTokenCookie);
+      const std::string bearer = req.get_header_value("Authorization");
+      const bool ok = SameSecret(query, o.token) || SameSecret(cookie, o.token) ||
+                      SameSecret(bearer, "Bearer " + o.token);
+      if (!ok) {
+        SendError(res, 401, "refused: this server needs its access token (open the address it printed)");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      if (SameSecret(query, o.token)) {
+        res.set_header("Set-Cookie", fmt::format("{}={}; HttpOnly; SameSite=Strict; Path=/",
+                                                 kTokenCookie, o.token));
+      }
+    }
+    (void)impl;
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  auto asset = [](const std::string& name, httplib::Response& res) {
+    const Asset* a = FindAsset(name);
+    if (a == nullptr) {
+      SendError(res, 404, "no such page");
+      return;
+    }
+    res.set_header("Cache-Control", "no-cache");
+    res.set_content(std::string(a->body), std::string(a->type));
+  };
+  http.Get("/", [asset](const httplib::Request&, httplib::Response& res) { asset("index.html", res); });
+  http.Get(R"(/assets/([A-Za-z0-9_.\-]+))", [asset](const httplib::Request& req, httplib::Response& res) {
+    asset(req.matches[1], res);
+  });
+
+  // Browsers ask for it on their own: no icon, and no error in the console.
+  http.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
+
+  http.Get("/api/index", [&ex](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, 200, ex.IndexJson());
+  });
+  http.Get("/api/diff", [&ex](const httplib::Request&, httplib::Response& res) { Send(res, ex.DiffJson()); });
+
+  // /api/v/N/<what>: one view's documents.
+  http.Get(R"(/api/v/([0-9]+)/(summary|graph|node|search|frames|timeline|findings|prompt))",
+           [&ex, &o](const httplib::Request& req, httplib::Response& res) {
+             const std::optional<size_t> v = ViewNumber(req.matches[1]);
+             if (!v) {
+               SendError(res, 404, "no such view");
+               return;
+             }
+             const std::string what = req.matches[2];
+             if (what == "summary") return Send(res, ex.SummaryJson(*v));
+             if (what == "graph") return Send(res, ex.GraphJson(*v, req.get_param_value("container")));
+             if (what == "node") return Send(res, ex.NodeJson(*v, req.get_param_value("id")));
+             if (what == "search") return Send(res, ex.SearchJson(*v, req.get_param_value("q")));
+             if (what == "frames") return Send(res, ex.FramesJson(*v));
+             if (what == "findings") return Send(res, ex.FindingsJson(*v));
+             if (what == "timeline") {
+               const std::string f = req.get_param_value("frame");
+               const std::optional<size_t> frame = ViewNumber(f.size() <= 6 ? f : "x");
+               if (!frame) return SendError(res, 400, "frame: give a frame position (0, 1, ...)");
+               return Send(res, ex.TimelineJson(*v, *frame));
+             }
+             // prompt
+             const std::string q = req.get_param_value("q");
+             if (q.size() > o.max_question_chars) {
+               return SendError(res, 413, fmt::format("the question is longer than {} bytes", o.max_question_chars));
+             }
+             const AskHooks& hooks = ex.hooks();
+             if (!hooks.preview) return SendError(res, 400, hooks.not_configured);
+             const std::shared_ptr<const Dataset> d = ex.data();
+             if (*v >= d->views.size()) return SendError(res, 404, "no such view");
+             Result<PromptPreview> p = hooks.preview(*d->views[*v], q.empty() ? "(your question)" : q);
+             if (!p) return SendError(res, 400, p.error().Format());
+             SendJson(res, 200, json{{"text", p->text},
+                                     {"tokens", p->tokens},
+                                     {"budget_tokens", p->budget_tokens},
+                                     {"model", p->model}}
+                                    .dump());
+           });
+
+  // The ask box: POST {"question": "..."}; the answer streams back as
+  // server-sent events "piece" ({"text"}), then "done" or "error" ({"message"}).
+  http.Post(R"(/api/v/([0-9]+)/ask)", [&ex, &o, impl](const httplib::Request& req,
+                                                         httplib::Response& res) {
+    const std::optional<size_t> v = ViewNumber(req.matches[1]);
+    const std::shared_ptr<const Dataset> d = ex.data();
+    if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
+    if (Lower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
+      return SendError(res, 415, "send the question as application/json");
+    }
+    json body = json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("question") || !body["question"].is_string()) {
+      return SendError(res, 400, R"(send {"question": "..."})");
+    }
+    const std::string question = body["question"].get<std::string>();
+    if (question.empty()) return SendError(res, 400, "the question is empty");
+    if (question.size() > o.max_question_chars) {
+      return SendError(res, 413, fmt::format("the question is longer than {} bytes", o.max_question_chars));
+    }
+    const AskHooks& hooks = ex.hooks();
+    if (!hooks.ask || !hooks.not_configured.empty()) {
+      return SendError(res, 400, hooks.not_configured.empty() ? "no endpoint" : hooks.not_configured);
+    }
+    auto slot = std::make_shared<StreamSlot>(impl->streams, o.max_streams);
+    if (!slot->ok()) return SendError(res, 503, "too many open streams: close a tab or wait");
+    std::shared_ptr<const View> view = d->views[*v];
+    res.set_header("Cache-Control", "no-store");
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [&ex, view, question, slot](size_t, httplib::DataSink& sink) {
+          bool open = true;
+          auto put = [&](const std::string& event) {
+            if (open && !sink.write(event.data(), event.size())) open = false;
+            return open;
+          };
+          const Status answered = ex.hooks().ask(*view, question, [&](std::string_view piece) {
+            return put(SseEvent("piece", json{{"text", std::string(piece)}}));
+          });
+          if (answered) {
+            put(SseEvent("done", json::object()));
+          } else {
+            put(SseEvent("error", json{{"message", answered.error().Format()}}));
+          }
+          sink.done();
+          return true;
+        });
+  });
+
+  // The live view: an event "version" whenever the data changes (and once at
+  // the start), a comment every 10 s so that proxies keep it open.
+  http.Get("/api/live", [&ex, &o, impl](const httplib::Request&, httplib::Response& res) {
+    auto slot = std::make_shared<StreamSlot>(impl->streams, o.max_streams);
+    if (!slot->ok()) return SendError(res, 503, "too many open streams: close a tab or wait");
+    res.set_header("Cache-Control", "no-store");
+    res.set_chunked_content_provider(
+        "text/event-stream", [&ex, impl, slot](size_t, httplib::DataSink& sink) {
+          uint64_t sent = UINT64_MAX;
+          auto last_write = std::chrono::steady_clock::now();
+          while (!impl->stopping.load()) {
+            const std::shared_ptr<const Dataset> d = ex.data();
+            const auto now = std::chrono::steady_clock::now();
+            std::string event;
+            if (d->version != sent) {
+              sent = d->version;
+              event = SseEvent("version", json{{"version", d->version}, {"status", d->status}});
+            } else if (now - last_write > std::chrono::seconds(10)) {
+              event = ": keep-alive\n\n";
+            }
+            if (!event.empty()) {
+              if (!sink.write(event.data(), event.size())) return false;
+              last_write = now;
+            }
+            if (!sink.is_writable()) return false;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          }
+          sink.done();
+          return true;
+        });
+  });
+
+  const std::string bind_host = o.host;
+  if (o.port == 0) {
+    port_ = http.bind_to_any_port(bind_host);
+    if (port_ <= 0) {
+      return Error{.where = "--listen", .message = fmt::format("cannot listen on {}: no free port", bind_host)};
+    }
+  } else if (!http.bind_to_port(bind_host, o.port)) {
+    return Error{.where = "--port",
+                 .message = fmt::format("cannot listen on {}:{} (in use, or not this machine's address)",
+                                        bind_host, o.port)};
+  } else {
+    port_ = o.port;
+  }
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    impl->running = true;
+  }
+  thread_ = std::thread([impl] {
+    impl->http.listen_after_bind();
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    impl->running = false;
+    impl->stopped.notify_all();
+  });
+  return {};
+}
+
+void ExplorerServer::Stop() {
+  if (!impl_) return;
+  impl_->stopping = true;
+  impl_->http.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ExplorerServer::Wait() {
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  impl_->stopped.wait(lock, [this] { return !impl_->running; });
+}
+
+bool ExplorerServer::running() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->running;
+}
+
+}  // namespace cookgraph::server

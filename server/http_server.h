@@ -1,0 +1,77 @@
+#ifndef COOKGRAPH_SERVER_HTTP_SERVER_H_
+#define COOKGRAPH_SERVER_HTTP_SERVER_H_
+
+// The explorer's HTTP server (docs/commands.md#serve): the page and its
+// assets built into the binary, the JSON API over an Explorer, the ask box's
+// server-sent events and the live view's change stream. cpp-httplib's
+// threaded server underneath.
+//
+// Safety (docs/commands.md#serve-safety): it listens on 127.0.0.1 unless told
+// otherwise; on any other address every request needs the access token;
+// requests whose Host is not the server's own name, or whose Origin is not its
+// own address, are refused (DNS rebinding, cross-site requests); only fixed
+// routes exist (no file system paths); request bodies and the number of open
+// streams are bounded.
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "base/error.h"
+#include "server/explorer.h"
+
+namespace cookgraph::server {
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";
+  int port = 8765;  // 0 = any free port
+  /// Required on every request when `host` is not a loopback address: as
+  /// ?token= (the page's first load, which sets a cookie), the cookie, or
+  /// "Authorization: Bearer TOKEN". "" = none (loopback only).
+  std::string token;
+  size_t max_streams = 4;          // open ask and live streams at once
+  size_t max_body_bytes = 16384;   // a POST body (the question)
+  size_t max_question_chars = 4000;
+};
+
+/// True for 127.0.0.0/8, ::1 and "localhost".
+bool IsLoopback(const std::string& host);
+
+/// A random token of 32 hex digits (from the system's random device).
+std::string RandomToken();
+
+class ExplorerServer {
+ public:
+  ExplorerServer(Explorer& explorer, ServeOptions options);
+  ~ExplorerServer();
+  ExplorerServer(const ExplorerServer&) = delete;
+  ExplorerServer& operator=(const ExplorerServer&) = delete;
+
+  /// Binds and starts serving on a background thread. An Error names the
+  /// address when it cannot be bound.
+  Status Start();
+  /// The bound port (after Start).
+  int port() const { return port_; }
+  /// The address to open: http://HOST:PORT/ (with ?token= when one is needed).
+  std::string Url() const;
+  /// Stops serving and joins the thread; open streams end.
+  void Stop();
+  /// Blocks until Stop() (from another thread or a signal handler's flag).
+  void Wait();
+  bool running() const;
+
+  struct Impl;
+
+ private:
+  Explorer& explorer_;
+  ServeOptions options_;
+  int port_ = 0;
+  std::unique_ptr<Impl> impl_;
+  std::thread thread_;
+};
+
+}  // namespace cookgraph::server
+
+#endif  // COOKGRAPH_SERVER_HTTP_SERVER_H_

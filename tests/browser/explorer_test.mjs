@@ -1,0 +1,183 @@
+// Drives `cookgraph serve` in Debian's headless Chromium (docs/testing.md#browser-tests).
+//
+//   node explorer_test.mjs --cookgraph BIN --input PATH [--input PATH2] --out DIR
+//                          --fake-llm tests/tools/fake_llm_server.py [--hostile]
+//
+// On one input: the network draws; a double-click enters a container (when
+// the input has one); a search finds the top node by name and opens its
+// panel, whose numbers must equal `cookgraph score --format json`'s; the
+// worst frame's timeline opens; the ask box streams an answer from the fake
+// LLM server (the question echoed back, Markdown with hostile HTML in it)
+// and renders it as Markdown with nothing able to run; no console error, no
+// dialog. Screenshots go to DIR. --hostile also searches for the node named
+// `<img src=x onerror=...>` and checks that it shows as text.
+// Exits 0 on success, 1 with one line per failed check.
+import { spawn, execFileSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+const args = { input: [] };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a === '--hostile') args.hostile = true;
+  else if (a === '--input') args.input.push(process.argv[++i]);
+  else args[a.replace(/^--/, '').replace(/-/g, '_')] = process.argv[++i];
+}
+const failures = [];
+const check = (ok, what) => { if (!ok) failures.push(what); return ok; };
+mkdirSync(args.out, { recursive: true });
+
+function firstLine(child, pattern, what) {
+  return new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    const timer = setTimeout(() => reject(new Error(what + ': nothing after 60 s')), 60000);
+    rl.on('line', (line) => {
+      const m = line.match(pattern);
+      if (m) { clearTimeout(timer); resolve(m); }
+    });
+    child.on('exit', (code) => reject(new Error(what + ' exited with ' + code)));
+  });
+}
+
+const KEY = 'sk-test-4f1d9c-never-in-the-page';
+const fake = spawn('python3', [args.fake_llm, '--lifetime', '280'], { stdio: ['pipe', 'pipe', 'inherit'] });
+const fakePort = (await firstLine(fake, /^(\d+)$/, 'fake LLM server'))[1];
+const env = {
+  ...process.env,
+  COOKGRAPH_BASE_URL: `http://127.0.0.1:${fakePort}/case/echo-question`,
+  COOKGRAPH_MODEL: 'fake-model',
+  OPENAI_API_KEY: KEY,
+};
+delete env.OPENAI_BASE_URL;
+const serve = spawn(args.cookgraph, ['serve', ...args.input, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+let browser;
+try {
+  const url = (await firstLine(serve, /explorer at (http:\/\/\S+)/, 'cookgraph serve'))[1];
+  const score = JSON.parse(execFileSync(args.cookgraph, ['score', ...args.input, '--format', 'json'], { maxBuffer: 1 << 30 }).toString());
+  const expected = score.snapshots[0];
+  const top = expected.nodes[0];
+
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const consoleErrors = [];
+  const dialogs = [];
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('pageerror', (e) => consoleErrors.push('page error: ' + e.message));
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  const bodies = [];
+  page.on('response', async (r) => { try { bodies.push(await r.text()); } catch { /* streams */ } });
+
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  const drawn = await page.evaluate(() => window.cookgraph.drawn);
+  check(drawn > 0, `the network drew nothing (drawn = ${drawn})`);
+  await page.screenshot({ path: `${args.out}/network.png` });
+
+  // A double-click enters a container.
+  const items = await page.evaluate(() => window.cookgraph.items());
+  const container = items.find((i) => i.flags & 16);
+  if (container) {
+    await page.evaluate((id) => window.cookgraph.focus(id), container.id);
+    const again = (await page.evaluate(() => window.cookgraph.items())).find((i) => i.id === container.id);
+    await page.mouse.dblclick(again.x, again.y);
+    try {
+      await page.waitForFunction((id) => document.body.dataset.container === id, container.id, { timeout: 10000 });
+      const crumbs = await page.$$eval('#breadcrumb a', (as) => as.map((a) => a.dataset.id));
+      check(crumbs[crumbs.length - 1] === container.id, `the breadcrumb does not end at ${container.id}: ${crumbs}`);
+      await page.screenshot({ path: `${args.out}/container.png` });
+    } catch {
+      check(false, `a double-click on ${container.id} did not enter it`);
+    }
+  } else {
+    console.log(`explorer_test: ${args.input.join(' ')} has no container at its top level: no double-click`);
+  }
+
+  // Search finds the top node by its name and opens its panel with score's numbers.
+  const name = top.id.includes('/') ? top.id.slice(top.id.lastIndexOf('/') + 1) || top.id : top.id;
+  await page.fill('#search', name);
+  await page.press('#search', 'Enter');
+  try {
+    await page.waitForFunction((id) => document.getElementById('panel').dataset.ready === id, top.id, { timeout: 15000 });
+  } catch {
+    check(false, `searching "${name}" did not open the panel of ${top.id}`);
+  }
+  const shown = await page.$$eval('#panel-stats tr[data-stat]', (rows) =>
+    Object.fromEntries(rows.map((r) => [r.dataset.stat, r.querySelector('td').dataset.value])));
+  let compared = 0;
+  for (const [key, value] of Object.entries(shown)) {
+    if (!(key in top)) { check(false, `panel shows ${key}, which score --format json does not have`); continue; }
+    const want = top[key];
+    const got = value === '' ? null : Number(value);
+    check(want === got, `panel ${key} = ${value}, score --format json says ${want}`);
+    compared++;
+  }
+  check(compared >= 10, `the panel showed only ${compared} of score's numbers`);
+  check(await page.$eval('#panel-title', (e) => e.textContent) === top.id, 'the panel title is not the node id');
+  await page.screenshot({ path: `${args.out}/panel.png` });
+
+  // The worst frame's timeline opens first.
+  await page.click('[data-tab=frames]');
+  const worst = await page.evaluate(async () => (await (await fetch('/api/v/0/frames')).json()).worst);
+  try {
+    await page.waitForFunction((w) => document.body.dataset.frame === String(w), worst, { timeout: 15000 });
+    const head = await page.$eval('#timeline-head', (e) => e.textContent);
+    check(/lane/.test(head), `the timeline head says no lanes: ${head}`);
+  } catch {
+    check(false, `the worst frame (${worst}) did not open`);
+  }
+  await page.screenshot({ path: `${args.out}/timeline.png` });
+
+  // Ask: the fake server echoes the question, streamed in 7-byte pieces.
+  await page.click('[data-tab=ask]');
+  const question = 'Reply with **bold** and a list:\n\n- first <img src=x onerror="alert(1)">\n- [link](javascript:alert(2))\n\n<script>alert(3)</script>';
+  await page.fill('#question', question);
+  await page.click('#ask-prompt');
+  await page.waitForFunction(() => /prompt tokens/.test(document.getElementById('prompt-info').textContent), null, { timeout: 10000 });
+  await page.click('#ask-send');
+  try {
+    await page.waitForSelector('#answer[data-state="done"]', { timeout: 30000 });
+  } catch {
+    check(false, `the answer did not finish: ${await page.$eval('#answer', (e) => e.dataset.state + ' ' + e.textContent)}`);
+  }
+  const answer = await page.$eval('#answer', (e) => ({
+    pieces: Number(e.dataset.pieces || 0), strong: e.querySelectorAll('strong').length, li: e.querySelectorAll('li').length,
+    img: e.querySelectorAll('img').length, script: e.querySelectorAll('script').length,
+    jsLinks: [...e.querySelectorAll('a')].filter((a) => /^\s*javascript:/i.test(a.getAttribute('href') || '')).length,
+    text: e.textContent,
+  }));
+  check(answer.pieces > 3, `the answer came in ${answer.pieces} pieces, not streamed`);
+  check(answer.strong === 1 && answer.li === 2, `the answer's Markdown was not rendered (strong ${answer.strong}, li ${answer.li})`);
+  check(answer.img === 0 && answer.script === 0 && answer.jsLinks === 0, `the answer made elements that could run: ${JSON.stringify(answer)}`);
+  check(answer.text.includes('<img src=x'), 'the answer\'s raw HTML is not shown as text');
+  await page.screenshot({ path: `${args.out}/ask.png` });
+
+  if (args.hostile) {
+    await page.click('[data-tab=network]');
+    await page.fill('#search', 'onerror');
+    await page.press('#search', 'Enter');
+    await page.waitForFunction(() => /onerror/.test(document.getElementById('panel').dataset.ready || ''), null, { timeout: 15000 });
+    const title = await page.$eval('#panel-title', (e) => e.textContent);
+    check(title.includes('<img src=x onerror='), `the hostile node's id is not shown as text: ${title}`);
+    check(await page.$$eval('#panel img, #search-results img, #breadcrumb img', (x) => x.length) === 0, 'an <img> from a node id reached the page');
+    await page.screenshot({ path: `${args.out}/hostile.png` });
+  }
+  const pwned = await page.evaluate(() => window.__pwned);
+  check(pwned === undefined, 'a script from the input ran (window.__pwned is set)');
+  check(dialogs.length === 0, `dialogs opened: ${dialogs.join(' | ')}`);
+  check(consoleErrors.length === 0, `console errors: ${consoleErrors.join(' | ')}`);
+  check(!bodies.some((b) => b.includes(KEY)), 'the API key reached the page');
+} catch (e) {
+  failures.push(String(e && e.stack ? e.stack : e));
+} finally {
+  if (browser) await browser.close();
+  serve.kill('SIGTERM');
+  fake.stdin.end();
+  fake.kill();
+}
+if (failures.length) {
+  for (const f of failures) console.error('explorer_test: FAIL: ' + f);
+  process.exit(1);
+}
+console.log(`explorer_test: ${args.input.join(' ')}: every check passed; screenshots in ${args.out}`);
+process.exit(0);
