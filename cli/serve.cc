@@ -116,7 +116,7 @@ Result<server::ServeOptions> MakeServeOptions(const ServeFlags& flags) {
   o.port = flags.port;
   if (!server::IsLoopback(flags.listen)) {
     if (!flags.allow_remote) {
-      return Error{.where = "--listen",
+      return Error{.where = flags.listen_flag,
                    .message = flags.listen +
                               " is not a loopback address: anyone who can reach it could read "
                               "your inputs; add --allow-remote to serve it (an access token is "

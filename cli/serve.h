@@ -24,6 +24,7 @@ struct ServeFlags {
   std::string listen = "127.0.0.1";
   bool allow_remote = false;  // --allow-remote: required for a non-loopback --listen
   bool open = false;
+  std::string listen_flag = "--listen";  // how errors name the address's flag
 };
 
 /// Adds --port, --listen, --allow-remote and --open.

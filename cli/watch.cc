@@ -18,6 +18,7 @@
 
 #include "advisor/settings.h"
 #include "cli/command.h"
+#include "cli/serve.h"
 #include "cli/watch_session.h"
 #include "live/alerts.h"
 #include "live/udp_receiver.h"
@@ -41,6 +42,8 @@ struct WatchArgs {
   double refresh_s = 1;
   std::string engine = "live";
   std::string name;
+  std::optional<int> serve;  // --serve [PORT]: the explorer, live
+  ServeFlags serve_flags;     // --serve-listen, --allow-remote, --open
 };
 
 constexpr size_t kDefaultWindow = 600;  // 10 s at 60 fps
@@ -143,12 +146,53 @@ int RunWatch(const WatchArgs& args) {
   WatchSession watcher({.url = where,
                         .window = window,
                         .thresholds = thresholds,
-                        .info = std::move(info),
+                        .info = info,
                         .frames = args.frames,
                         .record = args.record,
                         .json = args.format == "json",
                         .top = args.top,
                         .sort = args.sort});
+  // --serve: the explorer on the rolling window, redrawn as frames arrive
+  // (docs/commands.md#watch-serve); the page is told within 250 ms.
+  std::unique_ptr<server::Explorer> explorer;
+  std::unique_ptr<server::ExplorerServer> web;
+  if (args.serve) {
+    ServeFlags flags = args.serve_flags;
+    flags.port = *args.serve;
+    flags.listen_flag = "--serve-listen";
+    Result<server::ServeOptions> options = MakeServeOptions(flags);
+    if (!options) {
+      PrintError(options.error());
+      return kExitInput;
+    }
+    explorer = std::make_unique<server::Explorer>(
+        server::Dataset{.live = true, .status = "waiting for frames on " + where},
+        MakeAskHooks(*settings));
+    web = std::make_unique<server::ExplorerServer>(*explorer, *options);
+    std::signal(SIGPIPE, SIG_IGN);  // a page that leaves mid-stream
+    if (Status started = web->Start(); !started) {
+      PrintError(started.error());
+      return kExitInput;
+    }
+    AnnounceServer(*web, flags.open);
+  }
+  const auto publish_every = std::chrono::milliseconds(250);
+  Clock::time_point next_publish = Clock::now();
+  auto publish = [&] {
+    std::optional<WatchSession::Live> live = watcher.TakeLive();
+    if (!live) return;
+    Result<std::shared_ptr<const server::View>> view =
+        MakeView(info.name, std::move(live->window), std::nullopt, settings->pack);
+    if (!view) {
+      PrintError(view.error());
+      return;
+    }
+    explorer->Replace(server::Dataset{.views = {std::move(*view)},
+                                      .live = true,
+                                      .alerts = std::move(live->alerts),
+                                      .status = std::move(live->status)});
+  };
+
   const bool live_screen = args.format == "table" && isatty(STDOUT_FILENO) == 1;
   g_stop_signal.store(0);
   CatchStopSignals(true);
@@ -169,6 +213,10 @@ int RunWatch(const WatchArgs& args) {
       watcher.Draw();
       next_draw = std::max(next_draw + refresh, Clock::now());
     }
+    if (explorer && Clock::now() >= next_publish) {
+      publish();
+      next_publish = Clock::now() + publish_every;
+    }
     if (batch.empty() && !done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   socket.Stop();  // reads what the socket still holds
@@ -178,6 +226,10 @@ int RunWatch(const WatchArgs& args) {
     watcher.Process(batch);
   }
   watcher.Finish(socket);
+  if (web) {
+    publish();
+    web->Stop();
+  }
   const double elapsed = seconds();
   const int signal_number = g_stop_signal.load();
   if (signal_number != 0) {
@@ -231,6 +283,17 @@ std::function<int()> SetupWatch(CLI::App& sub) {
       ->check(CLI::Range(0.05, 3600.0));
   sub.add_option("--engine", args->engine, "the engine named in --record (default live)");
   sub.add_option("--name", args->name, "the name in --record (default \"live URL\")");
+  sub.add_option("--serve", args->serve,
+                 "also serve the explorer on http://127.0.0.1:PORT, updated as frames arrive "
+                 "(default port 8765; 0 = any free port)")
+      ->expected(0, 1)
+      ->default_str("8765")
+      ->check(CLI::Range(0, 65535));
+  sub.add_option("--serve-listen", args->serve_flags.listen,
+                 "the address --serve listens on (default 127.0.0.1; any other needs --allow-remote)");
+  sub.add_flag("--allow-remote", args->serve_flags.allow_remote,
+               "let --serve listen on a non-loopback address, behind a random access token");
+  sub.add_flag("--open", args->serve_flags.open, "open the explorer of --serve in the desktop's browser");
   sub.footer(
       "Messages, one per UDP datagram:\n"
       "  JSON lines: {\"frame\": 1201, \"frame_ms\": 16.4, \"nodes\": {\"/p/noise1\": 0.61,\n"
@@ -244,7 +307,8 @@ std::function<int()> SetupWatch(CLI::App& sub) {
       "Examples:\n"
       "  cookgraph watch --listen udp://127.0.0.1:9000 --node-ms 5\n"
       "  cookgraph watch --listen udp://0.0.0.0:9000 --duration 60 --record live.json\n"
-      "  cookgraph watch --listen udp://127.0.0.1:9000 --frames 600 --format json > last.json");
+      "  cookgraph watch --listen udp://127.0.0.1:9000 --frames 600 --format json > last.json\n"
+      "  cookgraph watch --listen udp://127.0.0.1:9000 --serve     (the explorer, live)");
   return [args] { return RunWatch(*args); };
 }
 

@@ -43,6 +43,7 @@ WatchSession::WatchSession(WatchSessionOptions options)
   window_.OnFrame([this](const LiveFrame& frame) {
     last_at_ = Clock::now();
     if (!first_at_) first_at_ = last_at_;
+    ++frames_seen_;
     for (size_t i : alerts_.Observe(frame, window_.ids())) {
       std::string line = "cookgraph: alert: " + AlertLine(alerts_.episodes()[i]);
       std::fprintf(stderr, "%s\n", line.c_str());
@@ -143,6 +144,14 @@ int WatchSession::Record() {
   std::fprintf(stderr, "cookgraph: wrote %s (%zu nodes, %zu frames)\n", o_.record.c_str(),
                snapshot->network.size(), snapshot->samples.frame_count());
   return kExitOk;
+}
+
+std::optional<WatchSession::Live> WatchSession::TakeLive() {
+  if (frames_seen_ == frames_served_) return std::nullopt;
+  frames_served_ = frames_seen_;
+  return Live{.window = window_.WindowSnapshot(o_.info),
+              .alerts = {recent_alerts_.begin(), recent_alerts_.end()},
+              .status = StatusText()};
 }
 
 ScoreOptions WatchSession::Options() const {

@@ -59,6 +59,15 @@ class WatchSession {
   /// Writes --record; the exit code.
   int Record();
 
+  /// For `watch --serve` (docs/commands.md#watch-serve): what the page shows.
+  struct Live {
+    Snapshot window;                  // the rolling window as a snapshot
+    std::vector<std::string> alerts;  // the recent alert lines, oldest first
+    std::string status;               // the status line
+  };
+  /// The window now, or nullopt when no frame completed since the last call.
+  std::optional<Live> TakeLive();
+
  private:
   using Clock = std::chrono::steady_clock;
 
@@ -76,6 +85,8 @@ class WatchSession {
   ReceiveCounts received_;
   std::vector<FrameRecord> records_;  // scratch, reused per datagram
   std::deque<std::string> recent_alerts_;
+  uint64_t frames_seen_ = 0;    // complete frames so far (OnFrame)
+  uint64_t frames_served_ = 0;  // frames_seen_ at the last TakeLive()
   std::string first_malformed_;
 };
 

@@ -8,6 +8,7 @@
 // the most of its buffer period limits the pipeline.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,8 +52,18 @@ struct LatencyStats {
   double mean_ms = 0, p95_ms = 0, max_ms = 0;
 };
 
+/// "No thread" in Streaming::cook_thread.
+inline constexpr uint32_t kNoStreamingThread = UINT32_MAX;
+
 struct Streaming {
   std::vector<StreamingThread> threads;  // in order of their first record in the log
+  /// When each element's k-th cook began (its buffer entered the element:
+  /// element-latency's ts - time), in ms since the earliest such entry, and
+  /// the thread that ran it (an index into `threads`): [node][k], as long as
+  /// the node's cooks; NaN / kNoStreamingThread where the log does not say.
+  /// Empty without a readable entry time. What the explorer's timeline draws.
+  std::vector<std::vector<double>> cook_start_ms;
+  std::vector<std::vector<uint32_t>> cook_thread;
   std::optional<double> process_cpu_load_pct;  // proc-rusage: % of one core
   std::optional<size_t> bottleneck;            // index into threads
   std::optional<LatencyStats> latency;

@@ -248,9 +248,10 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
                                  {"per_frame_ms", Num(v.analysis.critical_path.weight)}}},
               {"loops", std::move(loops)},
               {"threads", std::move(threads)},
-              {"timeline", !v.snapshot.timelines.empty()    ? "recorded"
-                           : v.snapshot.streaming.has_value() ? "threads"
-                                                              : "dependency"},
+              {"timeline", !v.snapshot.timelines.empty() ||
+                                   (v.snapshot.streaming && !v.snapshot.streaming->cook_start_ms.empty())
+                               ? "recorded"
+                               : "dependency"},
               {"warnings", v.analysis.warnings}};
   return doc.dump();
 }
@@ -772,6 +773,49 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
       if (from == position.end() || to == position.end()) continue;
       lanes[from->second.first].link[from->second.second] = {to->second.first, to->second.second};
     }
+  } else if (s.streaming && !s.streaming->cook_start_ms.empty()) {
+    // A GStreamer recording: each element's cook of this buffer index where
+    // the latency tracer says it began, on the thread that ran it; waiting
+    // elements (queues, mixers) on a row of their own below the work.
+    layout = "recorded";
+    const Streaming& st = *s.streaming;
+    lanes.resize(st.threads.size() + 1);
+    for (size_t t = 0; t < st.threads.size(); ++t) {
+      lanes[t].label = "thread " + st.threads[t].thread + (st.bottleneck == t ? " (bottleneck)" : "");
+    }
+    lanes.back().label = "thread not logged";
+    double origin = INFINITY, end = -INFINITY;
+    for (NodeIndex n = 0; n < st.cook_start_ms.size() && n < net.size(); ++n) {
+      const auto& starts = st.cook_start_ms[n];
+      const auto cook = s.samples.series(n, Metric::kCookMs);
+      if (frame >= starts.size() || !std::isfinite(starts[frame]) || frame >= cook.size() ||
+          !std::isfinite(cook[frame])) {
+        continue;
+      }
+      origin = std::min(origin, starts[frame]);
+      end = std::max(end, starts[frame] + cook[frame]);
+    }
+    for (NodeIndex n = 0; n < st.cook_start_ms.size() && n < net.size(); ++n) {
+      const auto& starts = st.cook_start_ms[n];
+      const auto cook = s.samples.series(n, Metric::kCookMs);
+      if (frame >= starts.size() || !std::isfinite(starts[frame]) || frame >= cook.size() ||
+          !std::isfinite(cook[frame])) {
+        continue;
+      }
+      const uint32_t t = st.cook_thread[n][frame];
+      Lane& l = lanes[t < st.threads.size() ? t : st.threads.size()];
+      const bool waiting = v.analysis.waiting.size() > n && v.analysis.waiting[n];
+      l.start.push_back(starts[frame] - origin);
+      l.dur.push_back(cook[frame]);
+      l.name.push_back(intern(ShortName(net.node(n).id)));
+      l.depth.push_back(waiting ? 1 : 0);
+      l.kind.push_back(waiting ? "waiting" : "cook");
+      l.node.push_back(net.node(n).id);
+      l.link.push_back(nullptr);
+      ++total;
+    }
+    kept = total;
+    span_ms = total ? end - origin : 0;
   } else {
     // No recorded times: the frame's cooks laid out in the order their inputs
     // allow (the topological order), one after another on one lane per
@@ -792,20 +836,24 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
       lanes.resize(1);
       lanes[0].label = s.info.engine == "touchdesigner" ? "main thread" : "cooks";
     }
+    // A waiting node (a queue, a mixer: docs/architecture.md#waiting-nodes)
+    // is drawn on the row below, from where its buffer arrived, and takes no
+    // time from the lane: its time is waiting for others, not work.
     std::vector<double> at(lanes.size(), 0);
     for (NodeIndex n : v.analysis.order) {
       const auto cook = s.samples.series(n, Metric::kCookMs);
       if (cook.empty() || frame >= cook.size() || !std::isfinite(cook[frame])) continue;
+      const bool waiting = v.analysis.waiting.size() > n && v.analysis.waiting[n];
       Lane& l = lanes[lane_of_node[n]];
       double& t = at[lane_of_node[n]];
       l.start.push_back(t);
       l.dur.push_back(cook[frame]);
       l.name.push_back(intern(ShortName(net.node(n).id)));
-      l.depth.push_back(0);
-      l.kind.push_back(v.analysis.waiting.size() > n && v.analysis.waiting[n] ? "waiting" : "cook");
+      l.depth.push_back(waiting ? 1 : 0);
+      l.kind.push_back(waiting ? "waiting" : "cook");
       l.node.push_back(net.node(n).id);
       l.link.push_back(nullptr);
-      t += cook[frame];
+      if (!waiting) t += cook[frame];
       span_ms = std::max(span_ms, t);
       ++total;
     }

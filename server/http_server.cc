@@ -97,6 +97,30 @@ std::string CookieValue(const std::string& header, std::string_view name) {
 
 constexpr std::string_view kTokenCookie = "cookgraph_token";
 
+// True for an IP address written as a URL host: digits and dots (IPv4) or
+// in brackets (IPv6). A DNS rebinding attack needs a name: an address cannot
+// be rebound.
+bool IsAddressLiteral(std::string_view host) {
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    return host.find_first_not_of("0123456789abcdef:.", 1) == host.size() - 1;
+  }
+  return !host.empty() && host.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
+// Whether a request's Host header ("name:port", lower case) names this
+// server (docs/commands.md#serve-safety): on loopback, 127.0.0.1, localhost
+// or [::1] with its port; on a given address, that address too; on every
+// address (0.0.0.0, ::), any address literal with its port, never a name.
+bool HostIsOurs(const std::string& header, const std::string& bound, int port) {
+  const size_t colon = header.rfind(':');
+  if (colon == std::string::npos || header.substr(colon + 1) != std::to_string(port)) return false;
+  const std::string name = header.substr(0, colon);
+  if (name == "127.0.0.1" || name == "localhost" || name == "[::1]") return true;
+  const std::string b = Lower(bound);
+  if (b == "0.0.0.0" || b == "::" || b == "[::]") return IsAddressLiteral(name);
+  return name == (b.find(':') != std::string::npos ? "[" + b + "]" : b);
+}
+
 }  // namespace
 
 bool IsLoopback(const std::string& host) {
@@ -173,30 +197,17 @@ Status ExplorerServer::Start() {
   // Every request: the Host must name this server (a page elsewhere that
   // rebinds its name to 127.0.0.1 sends its own); an Origin, when sent, must
   // be this server's; a cross-site fetch is refused; off loopback, the token.
-  http.set_pre_routing_handler([impl, &o, bound_port](const httplib::Request& req,
-                                                       httplib::Response& res) {
-    const int port = *bound_port;
-    std::vector<std::string> hosts = {fmt::format("127.0.0.1:{}", port),
-                                      fmt::format("localhost:{}", port),
-                                      fmt::format("[::1]:{}", port)};
-    if (!IsLoopback(o.host)) {
-      hosts.push_back(Lower(o.host.find(':') != std::string::npos
-                                ? fmt::format("[{}]:{}", o.host, port)
-                                : fmt::format("{}:{}", o.host, port)));
-    }
+  http.set_pre_routing_handler([&o, bound_port](const httplib::Request& req,
+                                                 httplib::Response& res) {
     const std::string host = Lower(req.get_header_value("Host"));
-    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) {
+    if (!HostIsOurs(host, o.host, *bound_port)) {
       SendError(res, 403, "refused: the Host header does not name this server");
       return httplib::Server::HandlerResponse::Handled;
     }
-    if (req.has_header("Origin")) {
-      const std::string origin = Lower(req.get_header_value("Origin"));
-      bool ours = false;
-      for (const std::string& h : hosts) ours |= origin == "http://" + h;
-      if (!ours) {
-        SendError(res, 403, "refused: a request from another origin");
-        return httplib::Server::HandlerResponse::Handled;
-      }
+    // Same origin: the page this server sent, at the address the request used.
+    if (req.has_header("Origin") && Lower(req.get_header_value("Origin")) != "http://" + host) {
+      SendError(res, 403, "refused: a request from another origin");
+      return httplib::Server::HandlerResponse::Handled;
     }
     if (Lower(req.get_header_value("Sec-Fetch-Site")) == "cross-site") {
       SendError(res, 403, "refused: a cross-site request");
@@ -217,7 +228,6 @@ Status ExplorerServer::Start() {
                                                  kTokenCookie, o.token));
       }
     }
-    (void)impl;
     return httplib::Server::HandlerResponse::Unhandled;
   });
 

@@ -64,6 +64,7 @@ struct Cook {
   uint32_t thread = kNoThread;
   int64_t line = 0;       // of its first record
   std::string_view pad;  // of its first record
+  int64_t entry_ns = -1;  // when the buffer entered the element (ts - time); -1 = unknown
 };
 
 // The cooks of an element from all its records, in log order: consecutive
@@ -79,8 +80,11 @@ std::vector<Cook> CooksOf(const std::vector<const LogElement*>& elements) {
         Cook& c = cooks.back();
         if (!IsMissing(r.ms) && (IsMissing(c.ms) || r.ms < c.ms)) c.ms = r.ms;
       } else {
-        cooks.push_back(
-            Cook{.ms = r.ms, .thread = r.thread, .line = r.line, .pad = e->pads[r.pad].name});
+        cooks.push_back(Cook{.ms = r.ms,
+                             .thread = r.thread,
+                             .line = r.line,
+                             .pad = e->pads[r.pad].name,
+                             .entry_ns = r.entry_ns});
       }
       last_entry = r.entry_ns;
     }
@@ -455,12 +459,38 @@ class Builder {
       // it) is not a frame of work: out of the frame statistics.
       samples.SetUnmeasuredFramesIdle(true);
     }
+    CookTimes(series, streaming);
     streaming.latency = Latency();
     streaming.bottleneck = BottleneckThread(streaming.threads);
     s_.samples = std::move(samples);
     s_.streaming = std::move(streaming);
     CountWarning(counts);
     return {};
+  }
+
+  // When each cook began and on which thread (Streaming::cook_start_ms), in
+  // ms since the earliest known entry.
+  void CookTimes(const std::vector<std::pair<NodeIndex, std::vector<Cook>>>& series,
+                 Streaming& out) const {
+    int64_t origin = INT64_MAX;
+    for (const auto& [n, cooks] : series) {
+      for (const Cook& c : cooks) {
+        if (c.entry_ns >= 0) origin = std::min(origin, c.entry_ns);
+      }
+    }
+    if (origin == INT64_MAX) return;
+    out.cook_start_ms.resize(s_.network.size());
+    out.cook_thread.resize(s_.network.size());
+    for (const auto& [n, cooks] : series) {
+      auto& start = out.cook_start_ms[n];
+      auto& thread = out.cook_thread[n];
+      start.reserve(cooks.size());
+      thread.reserve(cooks.size());
+      for (const Cook& c : cooks) {
+        start.push_back(c.entry_ns >= 0 ? static_cast<double>(c.entry_ns - origin) / 1e6 : kMissing);
+        thread.push_back(c.thread == kNoThread ? kNoStreamingThread : c.thread);
+      }
+    }
   }
 
   // The streaming threads: which elements each ran, its work per buffer, its

@@ -564,7 +564,7 @@
     state.timeline = t;
     tl.view = [0, Math.max(t.span_ms, 1e-6)];
     const unit = state.frames && state.frames.steps ? 'step' : 'frame';
-    const layout = t.layout === 'recorded' ? 'recorded times' :
+    const layout = t.layout === 'recorded' ? 'recorded times' + (state.summary && state.summary.engine === 'gstreamer' ? ' (when each buffer entered each element; pale: waiting)' : '') :
       'dependency order (the input gives each cook\'s time, not when it ran)';
     $('timeline-head').textContent = unit + ' ' + t.step + ' · ' + fmt(t.frame_ms) + ' ms · ' + plural(t.lanes.length, 'lane') + ' · ' +
       plural(t.events, 'event') + (t.kept < t.events ? ' (the ' + t.kept + ' longest drawn)' : '') + ' · ' + layout + ' · wheel zooms, drag pans';

@@ -1,0 +1,52 @@
+# `cookgraph serve` and `watch --serve` (docs/commands.md#serve), tested as a
+# user meets them: tests/tools/serve_safety.py sends hostile requests (Host,
+# Origin, token, '..' paths, sizes, streams) in every build, the sanitizer
+# builds included; the browser tests drive the page in Debian's headless
+# Chromium through playwright-core (tests/browser/, installed by the fixture
+# explorer_browser) on the TouchDesigner example, a real GStreamer recording
+# (the "bins" pipeline of gstreamer.cmake, nested bins to enter), a PyTorch
+# trace with steps and a snapshot of hostile names, and the live page of
+# `watch --serve`. Screenshots go to test-artifacts/browser/. The browser
+# tests are left out of the sanitizer builds (scripts/test-sanitizers.sh):
+# they test the page, which the normal build serves the same.
+# Included from tests/CMakeLists.txt, after gstreamer.cmake.
+add_test(NAME serve_safety
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/serve_safety.py
+    $<TARGET_FILE:cookgraph> ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json)
+set_tests_properties(serve_safety PROPERTIES TIMEOUT 180)
+
+if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
+  set(browser_artifacts ${PROJECT_BINARY_DIR}/test-artifacts/browser)
+  add_test(NAME explorer_browser_setup COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/browser/setup.sh)
+  set_tests_properties(explorer_browser_setup PROPERTIES FIXTURES_SETUP explorer_browser TIMEOUT 600)
+  set(explorer_inputs
+    "touchdesigner|${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json"
+    "gstreamer|${CMAKE_CURRENT_BINARY_DIR}/gstreamer/bins"
+    "pytorch|${CMAKE_CURRENT_SOURCE_DIR}/data/fixtures/traces/kineto_nccl_rank0_5steps.json.gz"
+    "hostile|${CMAKE_CURRENT_SOURCE_DIR}/data/explorer/hostile.json|--hostile")
+  foreach(entry ${explorer_inputs})
+    string(REPLACE "|" ";" parts "${entry}")
+    list(GET parts 0 name)
+    list(GET parts 1 input)
+    list(LENGTH parts n)
+    set(extra)
+    if(n GREATER 2)
+      list(GET parts 2 extra)
+    endif()
+    add_test(NAME explorer_browser_${name}
+      COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/explorer_test.mjs
+        --cookgraph $<TARGET_FILE:cookgraph> --input ${input} --out ${browser_artifacts}/${name}
+        --fake-llm ${CMAKE_CURRENT_SOURCE_DIR}/tools/fake_llm_server.py ${extra})
+    set(fixtures explorer_browser)
+    if(name STREQUAL "gstreamer")
+      list(APPEND fixtures gst_bins)
+    endif()
+    set_tests_properties(explorer_browser_${name} PROPERTIES
+      FIXTURES_REQUIRED "${fixtures}" RESOURCE_LOCK chromium TIMEOUT 300)
+  endforeach()
+  add_test(NAME explorer_browser_live
+    COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/live_test.mjs
+      --cookgraph $<TARGET_FILE:cookgraph> --out ${browser_artifacts}/live)
+  set_tests_properties(explorer_browser_live PROPERTIES
+    FIXTURES_REQUIRED explorer_browser RESOURCE_LOCK chromium TIMEOUT 300)
+endif()

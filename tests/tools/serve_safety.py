@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Hostile requests against `cookgraph serve` (docs/commands.md#serve-safety).
+
+usage: serve_safety.py COOKGRAPH INPUT
+
+Starts the server on a free loopback port and checks, with raw HTTP requests
+(http.client, so that Host and Origin are whatever the test says):
+  - a foreign Host (DNS rebinding) is refused (403), on the page and the API;
+    127.0.0.1, localhost and [::1] with the right port are served;
+  - a foreign, "null" or other-port Origin is refused (403), and so is
+    Sec-Fetch-Site: cross-site; the server's own origin is served;
+  - '..' paths, encoded or not, and paths outside the routes return nothing
+    of the file system (404; no byte of a file outside the assets);
+  - the page carries its Content-Security-Policy;
+  - a body over the limit (413), a question over the limit (413), a question
+    not sent as JSON (415), unknown views, nodes and frames (404, 400) get JSON
+    errors; the server keeps serving after each;
+  - open streams are bounded: with 4 live streams open the 5th is refused
+    (503) and served again once one closes;
+  - a non-loopback --listen without --allow-remote is refused (exit 2, one
+    line naming --allow-remote); with it, every request needs the token
+    (401 without; 200 with ?token=, which sets an HttpOnly SameSite=Strict
+    cookie, with the cookie, or with Authorization: Bearer), a name in Host
+    is refused even with the token, an address literal is served.
+Exits 1 with one line per failed check. Standard library only.
+"""
+
+import http.client
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def start(cookgraph, args):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COOKGRAPH_BASE_URL", "OPENAI_BASE_URL", "COOKGRAPH_MODEL", "OPENAI_API_KEY")}
+    p = subprocess.Popen([cookgraph, "serve", *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    line = p.stdout.readline()
+    m = re.search(r"explorer at (http://(\S+?):(\d+)/(\S*))", line)
+    if not m:
+        p.kill()
+        raise SystemExit(f"serve_safety: no address from cookgraph serve {args}: {line!r} {p.stderr.read()}")
+    return p, int(m.group(3)), m.group(1)
+
+
+def request(port, method, path, headers=None, body=None, host=None, raw_host=None):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    c.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+    c.putheader("Host", raw_host if raw_host is not None else (host if host is not None else f"127.0.0.1:{port}"))
+    for k, v in (headers or {}).items():
+        c.putheader(k, v)
+    if body is not None:
+        c.putheader("Content-Length", str(len(body)))
+    c.endheaders(body)
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
+
+
+def main():
+    cookgraph, example = sys.argv[1], sys.argv[2]
+    repo_files = [b"cmake_minimum_required", b"root:x:0:0", b"namespace cookgraph"]
+    p, port, _ = start(cookgraph, [example, "--port", "0"])
+    try:
+        s, h, b = request(port, "GET", "/")
+        check(s == 200 and b"<canvas id=\"graph\">" in b, f"the page: {s}")
+        csp = h.get("content-security-policy", "")
+        check("script-src 'self'" in csp and "default-src 'none'" in csp, f"no CSP on the page: {csp!r}")
+        check(h.get("x-content-type-options") == "nosniff", "no nosniff")
+        for host in (f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}"):
+            s, _, _ = request(port, "GET", "/api/index", host=host)
+            check(s == 200, f"Host {host}: {s}, not served")
+        for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1.evil.example:{port}",
+                     f"127.0.0.1:{port + 1}", "", f"127.0.0.1:{port}@evil.example"):
+            for path in ("/", "/api/index", "/assets/app.js"):
+                s, _, b = request(port, "GET", path, raw_host=host)
+                check(s == 403, f"Host {host!r} {path}: {s}, not refused")
+        # Perturbation: the check above must fail for a Host that is ours.
+        s, _, _ = request(port, "GET", "/api/index", host=f"127.0.0.1:{port}")
+        check(s == 200, "the server's own Host was refused")
+
+        for origin in ("http://evil.example", "null", f"http://127.0.0.1:{port + 1}",
+                       f"https://127.0.0.1:{port}", f"http://localhost.evil.example:{port}"):
+            s, _, _ = request(port, "GET", "/api/index", {"Origin": origin})
+            check(s == 403, f"GET with Origin {origin}: {s}, not refused")
+            s, _, _ = request(port, "POST", "/api/v/0/ask",
+                              {"Origin": origin, "Content-Type": "application/json"},
+                              json.dumps({"question": "hi"}).encode())
+            check(s == 403, f"POST ask with Origin {origin}: {s}, not refused")
+        s, _, _ = request(port, "GET", "/api/index", {"Origin": f"http://127.0.0.1:{port}"})
+        check(s == 200, f"the server's own Origin was refused: {s}")
+        s, _, _ = request(port, "GET", "/api/index", {"Sec-Fetch-Site": "cross-site"})
+        check(s == 403, f"Sec-Fetch-Site: cross-site: {s}")
+
+        for path in ("/../../etc/passwd", "/assets/../../CMakeLists.txt", "/assets/..%2f..%2fCMakeLists.txt",
+                     "/assets/%2e%2e/%2e%2e/CMakeLists.txt", "/assets/app.js/../../../etc/passwd",
+                     "//etc/passwd", "/assets//etc/passwd", "/CMakeLists.txt", "/server/explorer.cc",
+                     "/assets/..", "/assets/.", "/assets/%00app.js", "/assets/app.js%00.css",
+                     "/api/../CMakeLists.txt", "/assets/vendor/markdown-it.min.js", "/etc/passwd"):
+            s, _, b = request(port, "GET", path)
+            check(s in (400, 404), f"GET {path}: {s}, not refused")
+            check(not any(x in b for x in repo_files), f"GET {path} returned a file's bytes")
+        s, h, b = request(port, "GET", "/assets/vendor-markdown-it.min.js")
+        check(s == 200 and b.startswith(b"/*! markdown-it"), f"the vendored markdown-it: {s}")
+
+        s, _, b = request(port, "POST", "/api/v/0/ask", {"Content-Type": "application/json"},
+                          b'{"question": "' + b"x" * 40000 + b'"}')
+        check(s == 413, f"a 40 kB body: {s}")
+        s, _, b = request(port, "POST", "/api/v/0/ask", {"Content-Type": "application/json"},
+                          json.dumps({"question": "x" * 4001}).encode())
+        check(s in (400, 413), f"a 4001-byte question: {s}")
+        s, _, b = request(port, "POST", "/api/v/0/ask", {"Content-Type": "text/plain"}, b"hi")
+        check(s == 415, f"a question as text/plain: {s}")
+        s, _, b = request(port, "POST", "/api/v/0/ask", {"Content-Type": "application/json"}, b"{not json")
+        check(s == 400 and b"error" in b, f"a question that is not JSON: {s}")
+        s, _, b = request(port, "GET", "/api/v/0/prompt?q=" + "x" * 4001)
+        check(s in (400, 413), f"a 4001-byte prompt question: {s}")
+        for path, want in (("/api/v/99/summary", 404), ("/api/v/0/node?id=%2Fno%2Fsuch", 404),
+                           ("/api/v/0/timeline?frame=abc", 400), ("/api/v/0/timeline?frame=999999", 404),
+                           ("/api/v/0/graph?container=%2Fno%2Fsuch", 404), ("/api/v/99999999999/summary", 404),
+                           ("/api/diff", 404), ("/api/v/0/nothing", 404)):
+            s, _, b = request(port, "GET", path)
+            check(s == want, f"GET {path}: {s}, expected {want}")
+            if s != 404 or path != "/api/v/0/nothing":
+                check(b.startswith(b"{") and b"error" in b, f"GET {path}: not a JSON error: {b[:80]!r}")
+        s, _, _ = request(port, "GET", "/api/index")
+        check(s == 200, "the server stopped serving after the bad requests")
+
+        # Streams: 4 open live streams, the 5th refused, then served once one closes.
+        streams = []
+        for _ in range(4):
+            c = socket.create_connection(("127.0.0.1", port), timeout=10)
+            c.sendall(f"GET /api/live HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            first = c.recv(4096)
+            check(first.startswith(b"HTTP/1.1 200"), f"live stream: {first[:40]!r}")
+            streams.append(c)
+        s, _, b = request(port, "GET", "/api/live")
+        check(s == 503, f"a 5th stream: {s}, not refused")
+        s, _, _ = request(port, "GET", "/api/index")
+        check(s == 200, "with 4 streams open, the API is not answered")
+        streams.pop().close()
+        ok = False
+        for _ in range(30):  # the server notices the closed stream within its poll
+            time.sleep(0.2)
+            c = socket.create_connection(("127.0.0.1", port), timeout=10)
+            c.sendall(f"GET /api/live HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            first = c.recv(4096)
+            c.close()
+            if first.startswith(b"HTTP/1.1 200"):
+                ok = True
+                break
+        check(ok, "a stream was refused after one closed")
+        for c in streams:
+            c.close()
+    finally:
+        p.terminate()
+        p.wait(timeout=20)
+    check(p.returncode == 0, f"serve exited with {p.returncode} on SIGTERM")
+
+    # Off loopback.
+    r = subprocess.run([cookgraph, "serve", example, "--listen", "0.0.0.0", "--port", "0"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2, f"--listen 0.0.0.0 without --allow-remote: exit {r.returncode}")
+    check("--allow-remote" in r.stderr and r.stdout == "", f"--listen 0.0.0.0: {r.stderr!r} {r.stdout!r}")
+    p, port, url = start(cookgraph, [example, "--listen", "0.0.0.0", "--port", "0", "--allow-remote"])
+    try:
+        m = re.search(r"\?token=([0-9a-f]{32})$", url)
+        check(m is not None, f"no token in {url}")
+        token = m.group(1) if m else ""
+        s, _, b = request(port, "GET", "/api/index")
+        check(s == 401 and b"token" in b, f"no token: {s}")
+        s, _, b = request(port, "GET", "/?token=" + "0" * 32)
+        check(s == 401, f"a wrong token: {s}")
+        s, h, b = request(port, "GET", "/?token=" + token)
+        cookie = h.get("set-cookie", "")
+        check(s == 200 and "HttpOnly" in cookie and "SameSite=Strict" in cookie, f"?token=: {s} {cookie!r}")
+        s, _, _ = request(port, "GET", "/api/index", {"Cookie": f"cookgraph_token={token}"})
+        check(s == 200, f"the cookie: {s}")
+        s, _, _ = request(port, "GET", "/api/index", {"Authorization": f"Bearer {token}"})
+        check(s == 200, f"Authorization: Bearer: {s}")
+        s, _, _ = request(port, "GET", "/api/index", {"Authorization": f"Bearer {token}"},
+                          host=f"10.1.2.3:{port}")
+        check(s == 200, f"an address literal Host: {s}")
+        s, _, _ = request(port, "GET", "/api/index", {"Authorization": f"Bearer {token}"},
+                          host=f"rebind.example:{port}")
+        check(s == 403, f"a name in Host with the token: {s}")
+    finally:
+        p.terminate()
+        p.wait(timeout=20)
+
+    if failures:
+        for f in failures:
+            print("serve_safety: FAIL: " + f)
+        return 1
+    print("serve_safety: every check passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
