@@ -219,12 +219,16 @@ class NodeFacts {
         a_(analysis),
         spike_(snapshot.network.size(), -1),
         downstream_(snapshot.network.size()),
-        data_out_(snapshot.network.size()) {
+        data_out_(snapshot.network.size()),
+        data_in_(snapshot.network.size()) {
     for (size_t i = 0; i < a_.spikes.size(); ++i) {
       if (spike_[a_.spikes[i].node] < 0) spike_[a_.spikes[i].node] = static_cast<int>(i);
     }
     for (const auto& e : snapshot.network.edges()) {
-      if (e.kind == EdgeKind::kData) data_out_[e.from].push_back(e.to);
+      if (e.kind == EdgeKind::kData) {
+        data_out_[e.from].push_back(e.to);
+        data_in_[e.to].push_back(e.from);  // in edge order, as CapsIn reads them
+      }
     }
     for (NodeIndex i = 0; i < snapshot.network.size(); ++i) {
       queue_.push_back(IsQueue(pack, snapshot.network.node(i)));
@@ -331,9 +335,8 @@ class NodeFacts {
   // feeds it (the pad whose `<pad>::peer` names `n` when it has several).
   std::string CapsIn(NodeIndex n) const {
     const Network& net = snapshot_.network;
-    for (const auto& e : net.edges()) {
-      if (e.kind != EdgeKind::kData || e.to != n) continue;
-      const Node& up = net.node(e.from);
+    for (const NodeIndex from : data_in_[n]) {
+      const Node& up = net.node(from);
       const std::string* only = nullptr;
       int caps = 0;
       for (const auto& [key, value] : up.params) {
@@ -392,6 +395,7 @@ class NodeFacts {
   std::vector<int> spike_;  // node -> index into spikes; -1 = none
   std::vector<std::pair<bool, std::optional<NodeIndex>>> downstream_;  // cached walks
   std::vector<std::vector<NodeIndex>> data_out_;
+  std::vector<std::vector<NodeIndex>> data_in_;  // data inputs of each node (CapsIn), O(1) to find
   std::vector<bool> queue_;
   std::vector<const StreamingThread*> thread_of_;  // GStreamer: node -> its thread
 };
