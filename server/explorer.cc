@@ -8,7 +8,10 @@
 #include <unordered_set>
 #include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "base/text.h"
 
 #include "writers/score_columns.h"
 
@@ -417,51 +420,63 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
     column += static_cast<double>(std::max<size_t>(1, (items.size() + kMaxRows - 1) / kMaxRows));
   }
 
-  json ids = json::array(), names = json::array(), types = json::array(), families = json::array();
-  json jx = json::array(), jy = json::array(), jf = json::array(), jscore = json::array(),
-       jper = json::array(), jgpu = json::array(), jup = json::array();
-  for (size_t i = 0; i < k; ++i) {
-    ids.push_back(item_id[i]);
-    names.push_back(ShortName(item_id[i]));
-    if (item_node[i] >= 0) {
-      const Node& node = net.node(static_cast<NodeIndex>(item_node[i]));
-      types.push_back(node.type);
-      families.push_back(node.family);
-    } else {
-      types.push_back("container");
-      families.push_back("");
+  // Written directly: at 100k items a json value per number costs more than
+  // the layout (docs/performance.md#the-explorer).
+  std::string out;
+  out.reserve(k * 160 + edge_flat.size() * 8 + 1024);
+  auto strings = [&](const char* key, auto&& get) {
+    out += fmt::format(",\"{}\":[", key);
+    for (size_t i = 0; i < k; ++i) {
+      if (i) out += ',';
+      AppendJsonString(out, get(i));
     }
-    jx.push_back(xs[i]);
-    jy.push_back(ys[i]);
-    jf.push_back(flags[i]);
-    jscore.push_back(Num(score[i]));
-    jper.push_back(Num(per_frame[i]));
-    jgpu.push_back(has_gpu[i] ? Num(gpu[i]) : json(nullptr));
-    jup.push_back(Num(upstream[i]));
-  }
+    out += ']';
+  };
+  auto numbers = [&](const char* key, auto&& get) {
+    out += fmt::format(",\"{}\":[", key);
+    for (size_t i = 0; i < k; ++i) {
+      if (i) out += ',';
+      const std::optional<double> v = get(i);
+      if (v && std::isfinite(*v)) {
+        fmt::format_to(std::back_inserter(out), "{}", *v);
+      } else {
+        out += "null";
+      }
+    }
+    out += ']';
+  };
   json crumbs = json::array();
   for (const std::string& c : Breadcrumb(v, cindex, here)) {
     crumbs.push_back({{"id", c}, {"name", c.empty() ? std::string("top") : std::string(ShortName(c))}});
   }
-  json doc = {{"view", index},
-              {"container", here},
-              {"breadcrumb", std::move(crumbs)},
-              {"width", column * kColumnWidth},
-              {"height", height},
-              {"items",
-               {{"id", std::move(ids)},
-                {"name", std::move(names)},
-                {"type", std::move(types)},
-                {"family", std::move(families)},
-                {"x", std::move(jx)},
-                {"y", std::move(jy)},
-                {"flags", std::move(jf)},
-                {"score", std::move(jscore)},
-                {"per_frame_ms", std::move(jper)},
-                {"gpu_ms", std::move(jgpu)},
-                {"upstream_ms", std::move(jup)}}},
-              {"edges", edge_flat}};
-  return doc.dump();
+  out += fmt::format("{{\"view\":{},\"container\":", index);
+  AppendJsonString(out, here);
+  out += fmt::format(",\"breadcrumb\":{},\"width\":{},\"height\":{},\"items\":{{\"n\":{}",
+                     crumbs.dump(), column * kColumnWidth, height, k);
+  strings("id", [&](size_t i) { return item_id[i]; });
+  strings("name", [&](size_t i) { return ShortName(item_id[i]); });
+  strings("type", [&](size_t i) -> std::string_view {
+    return item_node[i] >= 0 ? std::string_view(net.node(static_cast<NodeIndex>(item_node[i])).type)
+                             : std::string_view("container");
+  });
+  strings("family", [&](size_t i) -> std::string_view {
+    return item_node[i] >= 0 ? std::string_view(net.node(static_cast<NodeIndex>(item_node[i])).family)
+                             : std::string_view();
+  });
+  numbers("x", [&](size_t i) { return std::optional<double>(xs[i]); });
+  numbers("y", [&](size_t i) { return std::optional<double>(ys[i]); });
+  numbers("flags", [&](size_t i) { return std::optional<double>(flags[i]); });
+  numbers("score", [&](size_t i) { return std::optional<double>(score[i]); });
+  numbers("per_frame_ms", [&](size_t i) { return std::optional<double>(per_frame[i]); });
+  numbers("gpu_ms", [&](size_t i) { return has_gpu[i] ? std::optional<double>(gpu[i]) : std::nullopt; });
+  numbers("upstream_ms", [&](size_t i) { return std::optional<double>(upstream[i]); });
+  out += "},\"edges\":[";
+  for (size_t i = 0; i < edge_flat.size(); ++i) {
+    if (i) out += ',';
+    fmt::format_to(std::back_inserter(out), "{}", edge_flat[i]);
+  }
+  out += "]}";
+  return out;
 }
 
 Result<std::string> Explorer::NodeJson(size_t index, std::string_view id) const {

@@ -121,6 +121,7 @@
   function toWorld(sx, sy) { return [sx / state.cam.k + state.cam.x, sy / state.cam.k + state.cam.y]; }
 
   function draw() {
+    const t0 = performance.now();
     dirty = false;
     const g = state.graph;
     const dpr = window.devicePixelRatio || 1;
@@ -139,7 +140,8 @@
     }
     // Edges: all of them when few enough are in view, else only the critical ones.
     const e = g.edges, edges = e.length / 4;
-    const allEdges = edges <= 60000 || count < 5000;
+    const allEdges = count <= DENSE || edges <= 30000;
+    const straight = count > DENSE;
     ctx.lineWidth = 1;
     for (let pass = 0; pass < 2; pass++) {
       ctx.beginPath();
@@ -159,7 +161,9 @@
         const [ax, ay] = toScreen(it.x[a] + BOX_W, it.y[a] + BOX_H / 2);
         const [bx, by] = toScreen(it.x[b], it.y[b] + BOX_H / 2);
         ctx.moveTo(ax, ay);
-        if (bx > ax) {
+        if (straight) {
+          ctx.lineTo(bx, by);
+        } else if (bx > ax) {
           const mx = (ax + bx) / 2;
           ctx.bezierCurveTo(mx, ay, mx, by, bx, by);
         } else {  // a feedback edge or one back across layers
@@ -170,8 +174,66 @@
     }
     const max = metricMax(g) || 1;
     const vals = it[state.metric] || [];
+    if (count > DENSE) {
+      // Many items in view: each colour filled as one path, outlines only for
+      // the critical path and loops, no labels (zoom in for them).
+      const buckets = colourBuckets(g, vals, max);
+      const paths = Array.from({ length: BUCKETS + 2 }, () => new Path2D());
+      const crit = new Path2D(), loops = new Path2D();
+      for (let i = 0; i < n; i++) {
+        if (!visible[i]) continue;
+        const [sx, sy] = toScreen(it.x[i], it.y[i]);
+        const w = Math.max(1, BOX_W * k), h = Math.max(1, BOX_H * k);
+        paths[buckets[i]].rect(sx, sy, w, h);
+        if (it.flags[i] & F.critical) crit.rect(sx, sy, w, h);
+        else if (it.flags[i] & F.loop) loops.rect(sx, sy, w, h);
+      }
+      for (let b = 0; b < paths.length; b++) {
+        ctx.fillStyle = b === BUCKETS ? '#dbe6f2' : b === BUCKETS + 1 ? '#eceff3' : ramp(Math.sqrt((b + 0.5) / BUCKETS));
+        ctx.fill(paths[b]);
+      }
+      ctx.lineWidth = 1.5;
+      ctx.strokeStyle = '#7b1fa2';
+      ctx.stroke(loops);
+      ctx.strokeStyle = '#d32f2f';
+      ctx.stroke(crit);
+      if (state.selected !== null && visible[state.selected]) {
+        const [sx, sy] = toScreen(it.x[state.selected], it.y[state.selected]);
+        ctx.lineWidth = 3;
+        ctx.strokeStyle = '#1565c0';
+        ctx.strokeRect(sx - 2, sy - 2, Math.max(1, BOX_W * k) + 4, Math.max(1, BOX_H * k) + 4);
+      }
+    } else {
+      drawDetailed(it, n, visible, vals, max, k);
+    }
+    $('graph-note').textContent = plural(n, 'item') + ' · ' + plural(count, 'drawn item', 'drawn items') +
+      (count > DENSE ? ' · zoom in for names' + (allEdges ? '' : ' and every edge (only the critical path\'s are drawn now)') : '');
+    api.drawn = count;
+    api.timings.draw_ms = performance.now() - t0;
+    if (!api.timings.first_view_ms) {
+      api.timings.first_view_ms = performance.now();
+      performance.mark('cookgraph:first-view');
+    }
+  }
+  // Above this many items in view the network is drawn without labels or
+  // outlines (one path per colour): a frame stays fast at 100k items.
+  const DENSE = 2500;
+  const BUCKETS = 48;
+  let bucketCache = null;
+  function colourBuckets(g, vals, max) {
+    if (bucketCache && bucketCache.g === g && bucketCache.metric === state.metric) return bucketCache.b;
+    const b = new Uint8Array(vals.length);
+    for (let i = 0; i < vals.length; i++) {
+      const v = vals[i];
+      b[i] = g.items.flags[i] & F.waiting ? BUCKETS : v === null || v === undefined ? BUCKETS + 1
+        : Math.min(BUCKETS - 1, Math.floor((v / max) * BUCKETS));
+    }
+    bucketCache = { g, metric: state.metric, b };
+    return b;
+  }
+
+  function drawDetailed(it, n, visible, vals, max, k) {
     const labels = k >= 0.33;
-    ctx.font = '12px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     for (let i = 0; i < n; i++) {
       if (!visible[i]) continue;
@@ -203,13 +265,8 @@
         ctx.restore();
       }
     }
-    $('graph-note').textContent = plural(n, 'item') + ' · ' + plural(count, 'drawn item', 'drawn items');
-    api.drawn = count;
-    if (!api.timings.first_view_ms) {
-      api.timings.first_view_ms = performance.now();
-      performance.mark('cookgraph:first-view');
-    }
   }
+
   function loop() {
     if (dirty && state.tab === 'network') draw();
     requestAnimationFrame(loop);
