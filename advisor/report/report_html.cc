@@ -1,6 +1,7 @@
 // The HTML report: one self-contained page. Inline CSS (light and dark), inline
 // SVG charts, no JavaScript and no URL of any kind, so it opens offline and a
-// node id cannot run or load anything: every input string goes through EscapeHtml().
+// node id cannot run or load anything: every input string goes through
+// EscapeHtml(), and the LLM's answer through cmark (report_advice.h).
 
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "advisor/report/report_advice.h"
 #include "advisor/report/report_model.h"
 #include "advisor/report/report_renderers.h"
 #include "advisor/report/report_svg.h"
@@ -57,13 +59,14 @@ td.id, td.name { min-width: 16ch; }
 .sev { text-transform: uppercase; font-size: 0.8em; font-weight: 700; letter-spacing: 0.05em; }
 .finding.critical .sev { color: var(--bad); } .finding.warning .sev { color: var(--warn); }
 .heatmap { overflow: auto; max-height: 85vh; background: #ffffff; border: 1px solid var(--line);
-pre.advice { white-space: pre-wrap; background: var(--panel); padding: 12px; border-radius: 6px; }
   border-radius: 6px; margin: 8px 0; }
 .heatmap-fit { width: var(--fit); margin: 0 auto; }
 .heatmap-fit svg { display: block; width: 100%; height: 100%; }
 .heatmap-size[open] ~ .heatmap .heatmap-fit { width: var(--full); }
 .heatmap-size summary { cursor: pointer; color: var(--accent); }
 .heatmap-size[open] .closed, .heatmap-size:not([open]) .open { display: none; }
+.advice { background: var(--panel); padding: 4px 16px; border-radius: 6px; overflow-wrap: anywhere; }
+.advice pre { white-space: pre-wrap; }
 )";
 
 // How many loops, path nodes and finding nodes are listed before "and N more".
@@ -471,15 +474,8 @@ void Advice(const ReportInput& in, std::string& out) {
   if (in.advice.empty()) {
     out += "<p class=\"muted\">" + EscapeHtml(in.advice_note) + "</p>\n";
   } else {
-    // Line by line: EscapeHtml() turns control characters (newlines too) into '?'.
-    out += "<pre class=\"advice\">";
-    size_t start = 0;
-    while (start <= in.advice.size()) {
-      size_t end = std::min(in.advice.find('\n', start), in.advice.size());
-      out += EscapeHtml(std::string_view(in.advice).substr(start, end - start)) + "\n";
-      start = end + 1;
-    }
-    out += "</pre>\n";
+    // Markdown, defused and rendered by cmark in its safe mode (report_advice.h).
+    out += "<div class=\"advice\">\n" + AdviceHtml(in.advice) + "</div>\n";
   }
   out += "</section>\n";
 }

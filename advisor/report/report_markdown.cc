@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "advisor/report/report_advice.h"
 #include "advisor/report/report_model.h"
 #include "advisor/report/report_renderers.h"
 #include "base/text.h"
@@ -326,18 +327,11 @@ void Advice(const ReportInput& in, std::string& out) {
     out += MarkdownText(in.advice_note) + "\n";
     return;
   }
-  // Control characters but the line breaks (NUL, a terminal's escape
-  // sequences, tabs) become '?', so a model's answer cannot drive the
-  // terminal of someone who reads the file there.
-  const std::string text = Printable(in.advice, "\n");
-  // Fenced as text, with a fence longer than any run of backticks inside.
-  size_t run = 0, longest = 0;
-  for (char c : text) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  const std::string fence(std::max<size_t>(3, longest + 1), '`');
-  out += fence + "text\n" + text + (EndsWith(text, "\n") ? "" : "\n") + fence + "\n";
+  // Markdown, defused (report_advice.h): control characters but line breaks and
+  // tabs become '?', so the answer cannot drive the terminal of someone who
+  // reads the file there, and raw HTML is text, so it cannot run where the
+  // file is rendered.
+  out += AdviceMarkdown(in.advice);
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ TEST_F(ReportTest, HtmlEscapesEveryInputString) {
   EXPECT_NE(html.find("Heavy TOP &lt;img src=x&gt; costs 5.5 ms"), std::string::npos);
   EXPECT_NE(html.find("Halve the resolution &amp; use &quot;8-bit&quot; &#39;fixed&#39;"),
             std::string::npos);
-  EXPECT_NE(html.find("Try &lt;b&gt;this&lt;/b&gt; &amp; &quot;that&quot;\nsecond line"),
+  EXPECT_NE(html.find("<p>Try &lt;b&gt;this&lt;/b&gt; &amp; &quot;that&quot;\nsecond line</p>"),
             std::string::npos);
   EXPECT_EQ(html.find("<b>"), std::string::npos);
   EXPECT_EQ(html.find("<img"), std::string::npos);
@@ -237,9 +237,55 @@ TEST_F(ReportTest, MarkdownEscapesAndKeepsTheNumbers) {
   EXPECT_NE(md.find("Over-budget frames: 12 (14.350 ms)."), std::string::npos);
 }
 
-TEST_F(ReportTest, MarkdownFencesTheAdvice) {
-  const std::string md = RenderReportMarkdown(Input("Use ```code``` here\n"));
-  EXPECT_NE(md.find("````text\nUse ```code``` here\n````\n"), std::string::npos);
+// The answer is Markdown: the report shows it so (it was once a block of
+// raw text), with nothing in it that runs, loads or links.
+const char* kMarkdownAdvice =
+    "# Plan\n\n1. **Halve** `noise1` (saves 2 ms)\n2. Read [the docs](https://docs.example/top)"
+    " or <https://docs.example/auto>\n\n```cpp\nstd::vector<int> v;\n```\n\n"
+    "<script>alert(1)</script>\n\n"
+    "Then <img src=x onerror=alert(2)> and [x](javascript:alert(3)) and "
+    "![pixel](https://tracker.example/p.png) and <b onclick=alert(4)>bold</b>.\n";
+
+TEST_F(ReportTest, HtmlRendersTheAdviceAsMarkdownAndNothingInItRuns) {
+  const std::string html = RenderReportHtml(Input(kMarkdownAdvice));
+  const size_t begin = html.find("<section id=\"advice\">");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string advice = html.substr(begin, html.find("</section>", begin) - begin);
+  // Markdown, rendered; headings under the section's own.
+  EXPECT_NE(advice.find("<h3>Plan</h3>"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("<ol>\n<li><strong>Halve</strong> <code>noise1</code> (saves 2 ms)</li>"),
+            std::string::npos) << advice;
+  EXPECT_NE(advice.find("<pre><code class=\"language-cpp\">std::vector&lt;int&gt; v;\n</code></pre>"),
+            std::string::npos) << advice;
+  // Links are their text and web URL, as text; raw HTML is text.
+  EXPECT_NE(advice.find("Read the docs (https://docs.example/top) or https://docs.example/auto</li>"),
+            std::string::npos) << advice;
+  EXPECT_NE(advice.find("<pre><code>&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre>"),
+            std::string::npos) << advice;
+  EXPECT_NE(advice.find("Then &lt;img src=x onerror=alert(2)&gt; and x and pixel (image: "
+                        "https://tracker.example/p.png) and &lt;b onclick=alert(4)&gt;bold&lt;/b&gt;."),
+            std::string::npos) << advice;
+  for (const char* live : {"<script", "<img", "<a ", "href", "src=\"", "<b ", "javascript:"}) {
+    EXPECT_EQ(advice.find(live), std::string::npos) << live << " in " << advice;
+  }
+  EXPECT_FALSE(std::regex_search(advice, std::regex("<[a-z0-9]+ on[a-z]+=")));
+}
+
+TEST_F(ReportTest, MarkdownAdviceIsMarkdownThatHoldsNoHtml) {
+  const std::string md = RenderReportMarkdown(Input(kMarkdownAdvice));
+  const std::string advice = md.substr(md.find("## LLM advice\n\n"));
+  EXPECT_EQ(advice.find("```text"), std::string::npos) << advice;  // not fenced as text
+  EXPECT_NE(advice.find("\n### Plan\n"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("1.  **Halve** `noise1` (saves 2 ms)"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("``` cpp\nstd::vector<int> v;\n```"), std::string::npos) << advice;
+  // Raw HTML is code or, outside code, has every '<' escaped, so no renderer
+  // takes it for HTML.
+  EXPECT_NE(advice.find("\n<script>alert(1)</script>\n```\n"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("Then \\<img src=x onerror=alert(2)\\> and x and pixel"), std::string::npos)
+      << advice;
+  EXPECT_EQ(advice.find("](") , std::string::npos) << advice;  // no link or image syntax
+  EXPECT_EQ(advice.find("javascript:"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("\\<b onclick=alert(4)\\>bold\\</b\\>."), std::string::npos) << advice;
 }
 
 // A single thing is counted in the singular everywhere (it was "1 findings",
@@ -361,10 +407,11 @@ TEST_F(ReportTest, ControlCharactersOfTheAdviceNeverReachTheFile) {
                              " end\r\n\xc2\x9b"
                              "2J";
   const std::string md = RenderReportMarkdown(Input(advice));
-  EXPECT_NE(md.find("```text\nred ?[31mtext?]0;title?\nnul ? end?\n?2J\n```\n"), std::string::npos)
+  EXPECT_NE(md.find("## LLM advice\n\nred ?\\[31mtext?\\]0;title?\nnul ? end?\n?2J\n"),
+            std::string::npos)
       << md;
   const std::string html = RenderReportHtml(Input(advice));
-  EXPECT_NE(html.find("<pre class=\"advice\">red ?[31mtext?]0;title?\nnul ? end?\n?2J\n</pre>"),
+  EXPECT_NE(html.find("<div class=\"advice\">\n<p>red ?[31mtext?]0;title?\nnul ? end?\n?2J</p>"),
             std::string::npos);
   for (const std::string* text : {&md, &html}) {
     EXPECT_EQ(text->find('\x1b'), std::string::npos);
