@@ -193,15 +193,18 @@ std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s) {
   return out;
 }
 
+// The ids of `nodes` joined by `sep`; a list longer than 2 * keep_each_end + 1
+// keeps keep_each_end ids at each end, "(N more)" between them.
 std::string JoinIds(const Network& net, const std::vector<NodeIndex>& nodes, std::string_view sep,
                     size_t keep_each_end) {
   std::string out;
   const size_t n = nodes.size();
   for (size_t i = 0; i < n; ++i) {
     if (n > 2 * keep_each_end + 1 && i == keep_each_end) {
-      out += fmt::format("{}({} more){}", i ? sep : "", n - 2 * keep_each_end, sep);
+      // The middle as one "(N more)"; the loop goes on with the last
+      // keep_each_end ids, each written once.
+      out += fmt::format("{}({} more)", i ? sep : "", n - 2 * keep_each_end);
       i = n - keep_each_end - 1;
-      out += net.node(nodes[i + 1]).id;
       continue;
     }
     if (i) out += sep;

@@ -7,10 +7,13 @@
 
 #include "advisor/report/report_renderers.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 
 #include "adapters/input_reader.h"
 #include "advisor/llm/chat_client.h"
@@ -171,9 +174,13 @@ int RunReport(const ReportArgs& args) {
     PrintError(written.error());
     return kExitInput;
   }
-  std::fprintf(stderr, "cookgraph: wrote %s (%zu nodes, %zu frames, %zu findings%s)\n",
-               Printable(args.output).c_str(), judged.snapshot.network.size(),
-               judged.snapshot.samples.frame_count(), judged.findings.size(),
+  auto counted = [](size_t n, std::string_view noun) {
+    return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+  };
+  std::fprintf(stderr, "cookgraph: wrote %s (%s, %s, %s%s)\n", Printable(args.output).c_str(),
+               counted(judged.snapshot.network.size(), "node").c_str(),
+               counted(judged.snapshot.samples.frame_count(), "frame").c_str(),
+               counted(judged.findings.size(), "finding").c_str(),
                advice.text.empty() ? "" : ", LLM advice");
   return exit_code;
 }

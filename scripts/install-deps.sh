@@ -17,6 +17,7 @@ packages=(
   liblo-dev                                     # `cookgraph watch`: OSC bundles (liblo decodes messages; the test sender encodes them)
   libgraphviz-dev                               # libgvc + libcgraph: dot layout and SVG of the network heatmap, in memory
   libfmt-dev                                    # formatting of tables and messages
+  libcmark-dev                                  # the report renders the LLM's Markdown answer (CommonMark's reference library, safe mode)
   libgtest-dev libgmock-dev                     # unit tests
   clang libclang-rt-14-dev                      # scripts/test-sanitizers.sh: libFuzzer targets, ASan+UBSan build of the suite
   libbenchmark-dev                              # microbenchmarks in bench/

@@ -1,11 +1,15 @@
 // The HTML report: one self-contained page. Inline CSS (light and dark), inline
 // SVG charts, no JavaScript and no URL of any kind, so it opens offline and a
-// node id cannot run or load anything: every input string goes through EscapeHtml().
+// node id cannot run or load anything: every input string goes through
+// EscapeHtml(), and the LLM's answer through cmark (report_advice.h).
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
+#include "advisor/report/report_advice.h"
 #include "advisor/report/report_model.h"
 #include "advisor/report/report_renderers.h"
 #include "advisor/report/report_svg.h"
@@ -35,7 +39,7 @@ th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: lef
   vertical-align: top; } td.n, th.n { text-align: right; white-space: nowrap; }
 th { background: var(--panel); } code, .id { font-family: ui-monospace, monospace;
   font-size: 0.92em; overflow-wrap: anywhere; }
-.nowrap { white-space: nowrap; }
+td.id, td.name { min-width: 16ch; }
 .chart { display: block; background: var(--panel); border-radius: 6px; margin: 8px 0; }
 .chart .grid { stroke: var(--line); stroke-width: 1; }
 .chart .label { fill: var(--muted); font: 12px system-ui, sans-serif; }
@@ -55,12 +59,29 @@ th { background: var(--panel); } code, .id { font-family: ui-monospace, monospac
 .sev { text-transform: uppercase; font-size: 0.8em; font-weight: 700; letter-spacing: 0.05em; }
 .finding.critical .sev { color: var(--bad); } .finding.warning .sev { color: var(--warn); }
 .heatmap { overflow: auto; max-height: 85vh; background: #ffffff; border: 1px solid var(--line);
-  border-radius: 6px; margin: 8px 0; } .heatmap svg { display: block; }
-pre.advice { white-space: pre-wrap; background: var(--panel); padding: 12px; border-radius: 6px; }
+  border-radius: 6px; margin: 8px 0; }
+.heatmap-fit { width: var(--fit); margin: 0 auto; }
+.heatmap-fit svg { display: block; width: 100%; height: 100%; }
+.heatmap-size[open] ~ .heatmap .heatmap-fit { width: var(--full); }
+.heatmap-size summary { cursor: pointer; color: var(--accent); }
+.heatmap-size[open] .closed, .heatmap-size:not([open]) .open { display: none; }
+.advice { background: var(--panel); padding: 4px 16px; border-radius: 6px; overflow-wrap: anywhere; }
+.advice pre { white-space: pre-wrap; }
 )";
 
 // How many loops, path nodes and finding nodes are listed before "and N more".
 constexpr size_t kListLimit = 50;
+
+// Names in tables are cut to kCellWidth columns, in lists to kListWidth.
+constexpr size_t kCellWidth = 48, kListWidth = 96;
+
+// A name of any length (a C++ kernel's signature runs to hundreds of
+// characters) cut in the middle, the full text on hover.
+std::string Elided(const std::string& name, size_t width) {
+  const std::string shown = TruncateMiddle(name, width);
+  if (shown == name) return EscapeHtml(name);
+  return fmt::format("<span title=\"{}\">{}</span>", EscapeHtml(name), EscapeHtml(shown));
+}
 
 void Row(std::string& out, std::string_view head, const std::string& value_html) {
   out += fmt::format("<tr><th scope=\"row\">{}</th><td>{}</td></tr>\n", head, value_html);
@@ -71,7 +92,7 @@ std::string IdList(const Snapshot& snapshot, const std::vector<NodeIndex>& nodes
   std::string out;
   for (size_t i = 0; i < nodes.size() && i < kListLimit; ++i) {
     if (i) out += separator;
-    out += "<span class=\"id\">" + EscapeHtml(Id(snapshot, nodes[i])) + "</span>";
+    out += "<span class=\"id\">" + Elided(Id(snapshot, nodes[i]), kListWidth) + "</span>";
   }
   if (nodes.size() > kListLimit) out += fmt::format(" … and {} more", nodes.size() - kListLimit);
   return out;
@@ -86,8 +107,8 @@ void Summary(const ReportInput& in, std::string& out) {
   Row(out, "name", EscapeHtml(info.name.empty() ? "(not given)" : info.name));
   if (!info.captured.empty()) Row(out, "captured", EscapeHtml(info.captured));
   Row(out, "nodes",
-      fmt::format("{} ({} cooked), {} edges", in.snapshot.network.size(), CookedCount(in.analysis),
-                  in.snapshot.network.edges().size()));
+      fmt::format("{} ({} cooked), {}", in.snapshot.network.size(), CookedCount(in.analysis),
+                  Counted(in.snapshot.network.edges().size(), "edge")));
   Row(out, "frames", std::to_string(f.frame_ms.size()));
   Row(out, "fps", info.fps ? Number(*info.fps) : "(not given)");
   if (!in.analysis.has_budget) {
@@ -106,8 +127,9 @@ void Summary(const ReportInput& in, std::string& out) {
   const double over_share =
       f.counted == 0 ? 0 : static_cast<double>(f.over_budget.size()) / f.counted;
   Row(out, "over budget",
-      fmt::format("<span class=\"{}\">{} of {} frames ({})</span>",
-                  f.over_budget.empty() ? "ok" : "bad", f.over_budget.size(), f.counted,
+      fmt::format("<span class=\"{}\">{} of {} ({})</span>",
+                  f.over_budget.empty() ? "ok" : "bad", f.over_budget.size(),
+                  Counted(f.counted, "frame"),
                   Percent(over_share)));
   Row(out, "findings", std::to_string(in.findings.size()));
   out += "</table></section>\n";
@@ -147,21 +169,22 @@ void Comparison(const ReportInput& in, std::string& out) {
           "<tr><td class=\"id\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
           "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
           "<td class=\"n\">{}</td><td class=\"n\">{}</td><td{}>{}</td></tr>\n",
-          EscapeHtml(d->id), avg(d->before_stats), avg(d->after_stats), ChangeText(d->avg_pct),
+          Elided(d->id, kCellWidth), avg(d->before_stats), avg(d->after_stats), ChangeText(d->avg_pct),
           ChangeText(d->p95_pct), ChangeText(d->per_frame_pct), ChangeText(d->score_pct),
           PValueText(d->p_value()), d->regression ? " class=\"bad\"" : "", EscapeHtml(Verdict(*d)));
     }
     out += "</tbody></table>\n";
     if (rows.size() < diff.nodes.size()) {
-      out += fmt::format("<p class=\"muted\">… and {} more matched nodes.</p>\n",
-                         diff.nodes.size() - rows.size());
+      out += fmt::format("<p class=\"muted\">… and {}.</p>\n",
+                         Counted(diff.nodes.size() - rows.size(), "more matched node"));
     }
   }
   auto ids = [&](const char* title, const std::vector<std::string>& list) {
     if (list.empty()) return;
     out += fmt::format("<p>{} ({}): ", title, list.size());
     for (size_t i = 0; i < list.size() && i < kListLimit; ++i) {
-      out += std::string(i ? ", " : "") + "<span class=\"id\">" + EscapeHtml(list[i]) + "</span>";
+      out += std::string(i ? ", " : "") + "<span class=\"id\">" + Elided(list[i], kListWidth) +
+             "</span>";
     }
     if (list.size() > kListLimit) out += fmt::format(" … and {} more", list.size() - kListLimit);
     out += "</p>\n";
@@ -174,22 +197,13 @@ void Comparison(const ReportInput& in, std::string& out) {
   out += "</section>\n";
 }
 
-// A name of any length (a C++ kernel's signature runs to hundreds of
-// characters) as one line: cut in the middle, the full text on hover.
-std::string Elided(const std::string& name, size_t width) {
-  const std::string shown = TruncateMiddle(name, width);
-  if (shown == name) return EscapeHtml(name);
-  return fmt::format("<span title=\"{}\">{}</span>", EscapeHtml(name), EscapeHtml(shown));
-}
-
 void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::string& out) {
   out += fmt::format(
-      "<section id=\"top-nodes\"><h2>Top nodes</h2>\n<p class=\"muted\">The {} costliest of {} "
-      "cooked nodes by score (avg × (1 + std)); times in ms; per-frame = the node's cook time "
+      "<section id=\"top-nodes\"><h2>Top nodes</h2>\n<p class=\"muted\">{} of {} by score (avg × (1 + std)); times in ms; per-frame = the node's cook time "
       "summed over its frames / all frames; share = per-frame / mean frame time. Bars: per-frame "
       "ms, orange when the node is on "
       "the critical path.</p>\n",
-      rows.size(), CookedCount(in.analysis));
+      Costliest(rows.size()), Counted(CookedCount(in.analysis), "cooked node"));
   if (rows.empty()) {
     out += "<p>No node cooked in any frame.</p></section>\n";
     return;
@@ -204,11 +218,12 @@ void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::strin
     const NodeStats& s = in.analysis.stats[r.node];
     const Node& node = in.snapshot.network.node(r.node);
     out += fmt::format(
-        "<tr><td class=\"n\">{}</td><td class=\"id nowrap\">{}</td><td class=\"nowrap\">{}</td>"
+        "<tr><td class=\"n\">{}</td><td class=\"id\">{}</td><td class=\"name\">{}</td>"
         "<td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
-        r.rank, Elided(node.id, 48), node.type == node.id ? "" : Elided(node.type, 32), Ms(s.score),
+        r.rank, Elided(node.id, kCellWidth), node.type == node.id ? "" : Elided(node.type, 32),
+        Ms(s.score),
         Ms(s.avg_ms), Ms(s.p95_ms),
         Ms(s.max_ms), Ms(s.per_frame_ms), Percent(s.share), Flags(in.analysis, r.node));
   }
@@ -245,8 +260,9 @@ void Loops(const ReportInput& in, std::string& out) {
     std::string nodes = IdList(in.snapshot, l.loop.nodes, " → ");
     if (l.loop.kind == LoopKind::kFeedback) {
       nodes += "<br><span class=\"muted\">closed by the feedback edge </span><span class=\"id\">" +
-               EscapeHtml(Id(in.snapshot, l.loop.feedback_from)) + "</span> → <span class=\"id\">" +
-               EscapeHtml(Id(in.snapshot, l.loop.feedback_to)) + "</span>";
+               Elided(Id(in.snapshot, l.loop.feedback_from), kListWidth) +
+               "</span> → <span class=\"id\">" + Elided(Id(in.snapshot, l.loop.feedback_to), kListWidth) +
+               "</span>";
     }
     out += fmt::format(
         "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
@@ -255,8 +271,8 @@ void Loops(const ReportInput& in, std::string& out) {
   }
   out += "</tbody></table>\n";
   if (in.analysis.loops.size() > kListLimit) {
-    out += fmt::format("<p class=\"muted\">… and {} more loops.</p>\n",
-                       in.analysis.loops.size() - kListLimit);
+    out += fmt::format("<p class=\"muted\">… and {}.</p>\n",
+                       Counted(in.analysis.loops.size() - kListLimit, "more loop"));
   }
   out += "</section>\n";
 }
@@ -274,7 +290,8 @@ void CriticalPathSection(const ReportInput& in, std::string& out) {
     out += "<p>" + EscapeHtml(EventPathHeadline(p)) + "</p>\n<ol>\n";
     for (size_t i = 0; i < p.per_node_ms.size() && i < kListLimit; ++i) {
       out += fmt::format("<li><span class=\"id\">{}</span> <span class=\"muted\">{} ms</span></li>\n",
-                         Elided(Id(in.snapshot, p.per_node_ms[i].first), 96), Ms(p.per_node_ms[i].second));
+                         Elided(Id(in.snapshot, p.per_node_ms[i].first), kListWidth),
+                         Ms(p.per_node_ms[i].second));
     }
     out += "</ol></section>\n";
     return;
@@ -284,19 +301,34 @@ void CriticalPathSection(const ReportInput& in, std::string& out) {
     return;
   }
   out += fmt::format(
-      "<p>{} nodes, {} ms per frame ({} of the mean frame time), source to sink:</p>\n<ol>\n",
-      path.nodes.size(), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0));
+      "<p>{}, {} ms per frame ({} of the mean frame time), source to sink:</p>\n<ol>\n",
+      Counted(path.nodes.size(), "node"), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0));
   for (size_t i = 0; i < path.nodes.size() && i < kListLimit; ++i) {
     const NodeIndex n = path.nodes[i];
     out += fmt::format("<li><span class=\"id\">{}</span> <span class=\"muted\">{} ms</span></li>\n",
-                       EscapeHtml(Id(in.snapshot, n)), Ms(in.analysis.stats[n].per_frame_ms));
+                       Elided(Id(in.snapshot, n), kListWidth), Ms(in.analysis.stats[n].per_frame_ms));
   }
   out += "</ol>\n";
   if (path.nodes.size() > kListLimit) {
-    out += fmt::format("<p class=\"muted\">… and {} more nodes.</p>\n",
-                       path.nodes.size() - kListLimit);
+    out += fmt::format("<p class=\"muted\">… and {}.</p>\n",
+                       Counted(path.nodes.size() - kListLimit, "more node"));
   }
   out += "</section>\n";
+}
+
+// The heatmap's box, as CSS (docs/commands.md#cookgraph-report): the whole
+// picture, scaled down to the section's width and to 80% of the window's
+// height, never enlarged; its shorter side never under kMinSide px (or its own
+// size), so that a long chain (pytorch_model.json draws 53,219 × 22,557 pt)
+// stays visible and the box scrolls. --full is its own size, for the toggle.
+constexpr double kMinSide = 240;
+std::string FitStyle(const Heatmap& heatmap) {
+  const double w = heatmap.width_pt * 4 / 3, h = heatmap.height_pt * 4 / 3;  // CSS px: 96 per 72 pt
+  const double ratio = w / h;
+  return fmt::format(
+      "--fit: max(min(100%, {0:.0f}px, {1:.2f}vh), {2:.0f}px); --full: {0:.0f}px; "
+      "aspect-ratio: {0:.0f} / {3:.0f}",
+      w, 80 * ratio, std::min(w, kMinSide * std::max(1.0, ratio)), h);
 }
 
 // The heatmap drawn by Graphviz, inline. Graphviz's SVG escapes every label
@@ -312,12 +344,24 @@ void HeatmapSection(const ReportInput& in, std::string& out) {
   out += fmt::format(
       "<p class=\"muted\">Nodes filled by score on the viridis scale (log scale, legend in the "
       "picture; grey: did not cook), containers as boxes, the critical path in red; feedback "
-      "edges dashed, references dotted. Showing {} of {} nodes{}. Hover a node for its id and "
-      "numbers.</p>\n",
-      s.nodes.size(), s.total,
+      "edges dashed, references dotted. Showing {} of {}{}. Hover a node for its id and "
+      "numbers; the whole network fits the box, and \"Show at full size\" shows it at its own "
+      "size, to scroll through.</p>\n",
+      s.nodes.size(), Counted(s.total, "node"),
       s.reduced() ? ": the costliest by score, the critical path and their neighbours" : "");
   if (!in.heatmap_note.empty()) out += "<p class=\"muted\">" + EscapeHtml(in.heatmap_note) + "</p>\n";
-  out += "<div class=\"heatmap\">" + InlineSvg(in.heatmap->svg) + "</div>\n</section>\n";
+  const Heatmap& h = *in.heatmap;
+  if (h.width_pt <= 0 || h.height_pt <= 0) {  // no size to scale by: as Graphviz drew it
+    out += "<div class=\"heatmap\">" + InlineSvg(h.svg) + "</div>\n</section>\n";
+    return;
+  }
+  // A <details> toggles the size with CSS alone: the page has no script.
+  out += fmt::format(
+      "<details class=\"heatmap-size\"><summary><span class=\"closed\">Show at full size ({} × {} "
+      "pt)</span><span class=\"open\">Fit to the box</span></summary></details>\n"
+      "<div class=\"heatmap\"><div class=\"heatmap-fit\" style=\"{}\">{}</div></div>\n</section>\n",
+      Thousands(static_cast<uint64_t>(std::lround(h.width_pt))),
+      Thousands(static_cast<uint64_t>(std::lround(h.height_pt))), FitStyle(h), InlineSvg(h.svg));
 }
 
 // GStreamer: the streaming threads and the pipeline's latency.
@@ -326,21 +370,22 @@ void StreamingSection(const ReportInput& in, std::string& out) {
   const Streaming& st = *in.snapshot.streaming;
   out += "<section id=\"threads\"><h2>Streaming threads</h2>\n<p>Each thread's work per buffer "
          "(queues and mixers wait, they do not work) against its buffer period from the "
-         "caps.</p>\n<table><thead><tr><th>thread</th><th>work ms/buffer</th><th>period "
-         "ms</th><th>of period</th><th>CPU</th><th>buffers</th><th>costliest</th>"
-         "<th>elements</th></tr></thead><tbody>\n";
+         "caps.</p>\n<table><thead><tr><th>thread</th><th class=\"n\">work ms/buffer</th>"
+         "<th class=\"n\">period ms</th><th class=\"n\">of period</th><th class=\"n\">CPU</th>"
+         "<th class=\"n\">buffers</th><th>costliest</th><th>elements</th></tr></thead><tbody>\n";
   for (const ThreadRow& r : ThreadRows(st)) {
     std::string elements;
     for (size_t i = 0; i < r.elements.size(); ++i) {
       elements += (i ? " → " : "") + std::string("<span class=\"id\">") +
-                  EscapeHtml(Id(in.snapshot, r.elements[i])) + "</span>" +
+                  Elided(Id(in.snapshot, r.elements[i]), kListWidth) + "</span>" +
                   (r.work[i] ? "" : " (waits)");
     }
     out += fmt::format(
-        "<tr><td class=\"id\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<tr><td class=\"id\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"id\">{}</td><td>{}</td></tr>\n",
-        EscapeHtml(r.thread), r.work_ms, r.period_ms, r.utilisation, r.cpu_load, r.buffers,
-        r.costliest ? EscapeHtml(Id(in.snapshot, *r.costliest)) : "-", elements);
+        Elided(r.thread, kCellWidth), r.work_ms, r.period_ms, r.utilisation, r.cpu_load, r.buffers,
+        r.costliest ? Elided(Id(in.snapshot, *r.costliest), kCellWidth) : "-", elements);
   }
   out += "</tbody></table>\n";
   if (st.process_cpu_load_pct) {
@@ -359,15 +404,17 @@ void TraceSections(const ReportInput& in, std::string& out) {
   if (!t.gpu.empty()) {
     out += "<section id=\"gpu-time\"><h2>GPU time</h2>\n";
     out += GpuBreakdownSvg(t);
-    out += "<table><thead><tr><th>rank</th><th>stream</th><th>kernels</th><th>kernel ms</th>"
-           "<th>idle ms</th><th>host wait</th><th>kernel wait</th><th>other</th></tr></thead>"
+    out += "<table><thead><tr><th class=\"n\">rank</th><th>stream</th><th class=\"n\">kernels"
+           "</th><th class=\"n\">kernel ms</th><th class=\"n\">idle ms</th><th class=\"n\">host "
+           "wait</th><th class=\"n\">kernel wait</th><th class=\"n\">other</th></tr></thead>"
            "<tbody>\n";
     for (const RankGpuTime& r : t.gpu.ranks) {
       for (const StreamTime& s : r.streams) {
         out += fmt::format(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-            "<td>{}</td></tr>\n",
-            r.rank, EscapeHtml(s.label), s.kernels, Ms(s.kernel_ms), Ms(s.idle_ms),
+            "<tr><td class=\"n\">{}</td><td class=\"name\">{}</td><td class=\"n\">{}</td>"
+            "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+            "<td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
+            r.rank, Elided(s.label, kCellWidth), s.kernels, Ms(s.kernel_ms), Ms(s.idle_ms),
             Ms(s.idle_host_wait_ms), Ms(s.idle_kernel_wait_ms), Ms(s.idle_other_ms));
       }
     }
@@ -375,10 +422,11 @@ void TraceSections(const ReportInput& in, std::string& out) {
     const LaunchStats& l = t.gpu.launches;
     if (l.count > 0) {
       out += fmt::format(
-          "<p>{} launches: delay mean {} ms, p50 {} ms, p95 {} ms, max {} ms; {} ms in launch "
-          "calls; {} kernels under 10 µs ({}).</p>\n",
-          l.count, Ms(l.delay_mean_ms), Ms(l.delay_p50_ms), Ms(l.delay_p95_ms), Ms(l.delay_max_ms),
-          Ms(l.cpu_ms), l.kernels_under_10us,
+          "<p>{}: delay mean {} ms, p50 {} ms, p95 {} ms, max {} ms; {} ms in launch "
+          "calls; {} under 10 µs ({}).</p>\n",
+          Counted(l.count, "launch", "launches"), Ms(l.delay_mean_ms), Ms(l.delay_p50_ms),
+          Ms(l.delay_p95_ms), Ms(l.delay_max_ms), Ms(l.cpu_ms),
+          Counted(l.kernels_under_10us, "kernel"),
           Percent(static_cast<double>(l.kernels_under_10us) / static_cast<double>(l.count)));
     }
     out += "</section>\n";
@@ -426,15 +474,8 @@ void Advice(const ReportInput& in, std::string& out) {
   if (in.advice.empty()) {
     out += "<p class=\"muted\">" + EscapeHtml(in.advice_note) + "</p>\n";
   } else {
-    // Line by line: EscapeHtml() turns control characters (newlines too) into '?'.
-    out += "<pre class=\"advice\">";
-    size_t start = 0;
-    while (start <= in.advice.size()) {
-      size_t end = std::min(in.advice.find('\n', start), in.advice.size());
-      out += EscapeHtml(std::string_view(in.advice).substr(start, end - start)) + "\n";
-      start = end + 1;
-    }
-    out += "</pre>\n";
+    // Markdown, defused and rendered by cmark in its safe mode (report_advice.h).
+    out += "<div class=\"advice\">\n" + AdviceHtml(in.advice) + "</div>\n";
   }
   out += "</section>\n";
 }

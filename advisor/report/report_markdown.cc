@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "advisor/report/report_advice.h"
 #include "advisor/report/report_model.h"
 #include "advisor/report/report_renderers.h"
 #include "base/text.h"
@@ -82,8 +83,9 @@ void Summary(const ReportInput& in, std::string& out) {
   TableRow(out, {"name", info.name.empty() ? "(not given)" : MarkdownText(info.name)});
   if (!info.captured.empty()) TableRow(out, {"captured", MarkdownText(info.captured)});
   TableRow(out,
-           {"nodes", fmt::format("{} ({} cooked), {} edges", in.snapshot.network.size(),
-                                 CookedCount(in.analysis), in.snapshot.network.edges().size())});
+           {"nodes", fmt::format("{} ({} cooked), {}", in.snapshot.network.size(),
+                                 CookedCount(in.analysis),
+                                 Counted(in.snapshot.network.edges().size(), "edge"))});
   TableRow(out, {"frames", std::to_string(f.frame_ms.size())});
   TableRow(out, {"fps", info.fps ? Number(*info.fps) : "(not given)"});
   if (!in.analysis.has_budget) {
@@ -100,8 +102,8 @@ void Summary(const ReportInput& in, std::string& out) {
            {"frame time",
             fmt::format("mean {} ms, p95 {} ms, max {} ms ({})", Ms(f.mean_ms), Ms(f.p95_ms),
                         Ms(f.max_ms), f.measured ? "measured" : "sum of the nodes' cook times")});
-  TableRow(out, {"over budget", fmt::format("{} of {} frames ({})", f.over_budget.size(),
-                                            f.counted, Percent(over_share))});
+  TableRow(out, {"over budget", fmt::format("{} of {} ({})", f.over_budget.size(),
+                                            Counted(f.counted, "frame"), Percent(over_share))});
   TableRow(out, {"findings", std::to_string(in.findings.size())});
   out += '\n';
 }
@@ -130,7 +132,7 @@ void Comparison(const ReportInput& in, std::string& out) {
                      d->regression ? "**regression**" : MarkdownText(verdict)});
     }
     if (rows.size() < diff.nodes.size()) {
-      out += fmt::format("\n… and {} more matched nodes.\n", diff.nodes.size() - rows.size());
+      out += fmt::format("\n… and {}.\n", Counted(diff.nodes.size() - rows.size(), "more matched node"));
     }
     out += '\n';
   }
@@ -180,10 +182,10 @@ void FrameTime(const ReportInput& in, std::string& out) {
 void TopNodes(const ReportInput& in, std::string& out) {
   const std::vector<TopRow> rows = TopRows(in.analysis, in.top);
   out += fmt::format(
-      "## Top nodes\n\nThe {} costliest of {} cooked nodes by score (avg × (1 + std)); times in "
+      "## Top nodes\n\n{} of {} by score (avg × (1 + std)); times in "
       "ms; per-frame = cook time summed over the node's frames / all frames; share = per-frame / "
       "mean frame time.\n\n",
-      rows.size(), CookedCount(in.analysis));
+      Costliest(rows.size()), Counted(CookedCount(in.analysis), "cooked node"));
   if (rows.empty()) {
     out += "No node cooked in any frame.\n\n";
     return;
@@ -230,7 +232,7 @@ void Loops(const ReportInput& in, std::string& out) {
                    Percent(mean > 0 ? l.per_frame_ms / mean : 0), nodes});
   }
   if (in.analysis.loops.size() > kListLimit) {
-    out += fmt::format("\n… and {} more loops.\n", in.analysis.loops.size() - kListLimit);
+    out += fmt::format("\n… and {}.\n", Counted(in.analysis.loops.size() - kListLimit, "more loop"));
   }
   out += '\n';
 }
@@ -286,15 +288,15 @@ void CriticalPathSection(const ReportInput& in, std::string& out) {
     return;
   }
   out +=
-      fmt::format("{} nodes, {} ms per frame ({} of the mean frame time), source to sink:\n\n",
-                  path.nodes.size(), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0));
+      fmt::format("{}, {} ms per frame ({} of the mean frame time), source to sink:\n\n",
+                  Counted(path.nodes.size(), "node"), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0));
   for (size_t i = 0; i < path.nodes.size() && i < kListLimit; ++i) {
     const NodeIndex n = path.nodes[i];
     out += fmt::format("{}. {} ({} ms)\n", i + 1, MarkdownText(Id(in.snapshot, n)),
                        Ms(in.analysis.stats[n].per_frame_ms));
   }
   if (path.nodes.size() > kListLimit) {
-    out += fmt::format("\n… and {} more nodes.\n", path.nodes.size() - kListLimit);
+    out += fmt::format("\n… and {}.\n", Counted(path.nodes.size() - kListLimit, "more node"));
   }
   out += '\n';
 }
@@ -325,18 +327,11 @@ void Advice(const ReportInput& in, std::string& out) {
     out += MarkdownText(in.advice_note) + "\n";
     return;
   }
-  // Control characters but the line breaks (NUL, a terminal's escape
-  // sequences, tabs) become '?', so a model's answer cannot drive the
-  // terminal of someone who reads the file there.
-  const std::string text = Printable(in.advice, "\n");
-  // Fenced as text, with a fence longer than any run of backticks inside.
-  size_t run = 0, longest = 0;
-  for (char c : text) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  const std::string fence(std::max<size_t>(3, longest + 1), '`');
-  out += fence + "text\n" + text + (EndsWith(text, "\n") ? "" : "\n") + fence + "\n";
+  // Markdown, defused (report_advice.h): control characters but line breaks and
+  // tabs become '?', so the answer cannot drive the terminal of someone who
+  // reads the file there, and raw HTML is text, so it cannot run where the
+  // file is rendered.
+  out += AdviceMarkdown(in.advice);
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ std::vector<ThreadRow> ThreadRows(const Streaming& streaming) {
 std::string LatencyLine(const Streaming& streaming) {
   if (!streaming.latency) return "";
   const LatencyStats& l = *streaming.latency;
-  return fmt::format("{} records: mean {} ms, p95 {} ms, max {} ms", l.records, Ms(l.mean_ms),
+  return fmt::format("{}: mean {} ms, p95 {} ms, max {} ms", Counted(l.records, "record"), Ms(l.mean_ms),
                      Ms(l.p95_ms), Ms(l.max_ms));
 }
 
@@ -93,6 +93,15 @@ std::string Flags(const Analysis& analysis, NodeIndex n) {
   return out;
 }
 
+std::string Counted(size_t n, std::string_view singular, std::string_view plural) {
+  if (n == 1) return fmt::format("1 {}", singular);
+  return plural.empty() ? fmt::format("{} {}s", n, singular) : fmt::format("{} {}", n, plural);
+}
+
+std::string Costliest(size_t shown) {
+  return shown == 1 ? "The costliest" : fmt::format("The {} costliest", shown);
+}
+
 std::string Ms(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-"; }
 
 std::string Percent(double fraction) {
@@ -120,9 +129,9 @@ std::string EventPathHeadline(const StepPath& p) {
   for (const StepPath::Event& e : p.events) gpu += e.gpu ? 1 : 0;
   return fmt::format(
       "The critical path of {} on rank {}, built from its events as Holistic Trace Analysis "
-      "builds it: {} ms of the step's {} ms, {} events, {} of them on the GPU. Its time by node:",
+      "builds it: {} ms of the step's {} ms, {}, {} of them on the GPU. Its time by node:",
       p.step ? fmt::format("step {}", *p.step) : std::string("the whole trace"), p.rank,
-      Ms(p.length_ms), Ms(p.window_ms), p.events.size(), gpu);
+      Ms(p.length_ms), Ms(p.window_ms), Counted(p.events.size(), "event"), gpu);
 }
 
 }  // namespace cookgraph::report_internal

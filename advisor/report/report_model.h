@@ -59,6 +59,13 @@ std::vector<const NodeDiff*> ComparisonRows(const SnapshotDiff& diff, size_t top
 /// "loop", "critical", "dead" joined by ", " ("" when none).
 std::string Flags(const Analysis& analysis, NodeIndex n);
 
+/// `n` and the noun for it: "1 finding", "2 findings", "0 findings"; `plural`
+/// for a noun that does not just add an "s" ("launch", "launches").
+std::string Counted(size_t n, std::string_view singular, std::string_view plural = {});
+
+/// The top-nodes table's "The 20 costliest" ("The costliest" for one row).
+std::string Costliest(size_t shown);
+
 /// Milliseconds with three decimals ("4.358"); "-" when not finite.
 std::string Ms(double v);
 

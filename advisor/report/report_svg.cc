@@ -37,10 +37,11 @@ std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
       "<title id=\"frame-chart-title\">{}</title>\n",
       kWidth, kHeight,
       analysis.has_budget
-          ? fmt::format("Frame time per frame (ms) against the budget of {} ms; {} of {} frames "
+          ? fmt::format("Frame time per frame (ms) against the budget of {} ms; {} of {} "
                         "over budget",
-                        Ms(analysis.budget_ms), frames.over_budget.size(), frames.counted)
-          : fmt::format("Step time per step (ms), {} steps, no budget", ms.size()));
+                        Ms(analysis.budget_ms), frames.over_budget.size(),
+                        Counted(frames.counted, "frame"))
+          : fmt::format("Step time per step (ms), {}, no budget", Counted(ms.size(), "step")));
   if (ms.empty()) {
     out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\">no frames</text>\n</svg>\n", kLeft,
                        kTop + plot_h / 2);
@@ -105,9 +106,9 @@ std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
       "<text class=\"label\" x=\"{}\" y=\"{}\">frame {}</text>"
       "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">frame {}</text>\n"
       "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">frames ({} shown as "
-      "{} columns{})</text>\n</svg>\n",
+      "{}{})</text>\n</svg>\n",
       kLeft, kHeight - 22, frame_label(0), kLeft + plot_w, kHeight - 22, frame_label(ms.size() - 1),
-      kLeft + plot_w / 2, kHeight - 6, ms.size(), columns,
+      kLeft + plot_w / 2, kHeight - 6, ms.size(), Counted(columns, "column"),
       columns < ms.size() ? ", each the maximum of its frames" : "");
   return out;
 }
@@ -119,8 +120,8 @@ std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,
   std::string out = fmt::format(
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-labelledby=\"top-chart-title\">\n"
-      "<title id=\"top-chart-title\">Per-frame cost (ms) of the top {} nodes</title>\n",
-      kWidth, C(height), rows.size());
+      "<title id=\"top-chart-title\">Per-frame cost (ms) of the top {}</title>\n",
+      kWidth, C(height), Counted(rows.size(), "node"));
   double max = 0;
   for (const TopRow& r : rows) max = std::max(max, analysis.stats[r.node].per_frame_ms);
   if (max <= 0) max = 1;

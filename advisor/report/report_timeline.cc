@@ -82,8 +82,9 @@ std::string StepTimelineSvg(const Snapshot& snapshot, size_t frame) {
   std::string out = fmt::format(
       "<svg class=\"chart timeline\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-labelledby=\"timeline-title\">\n<title id=\"timeline-title\">Timeline of step {} of "
-      "rank {}: {} ms, {} events on {} threads and streams</title>\n",
-      kWidth, C(height), EscapeHtml(step), t.rank, Ms(span_ms), events.size(), lane_y.size());
+      "rank {}: {} ms, {} on {}</title>\n",
+      kWidth, C(height), EscapeHtml(step), t.rank, Ms(span_ms), Counted(events.size(), "event"),
+      Counted(lane_y.size(), "thread or stream", "threads and streams"));
   for (const auto& [track, top] : lane_y) {
     out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
                        kLeft - 6, C(top + kRow - 3),

@@ -1,5 +1,6 @@
 #include "advisor/rules.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -257,6 +258,55 @@ rules:
   EXPECT_EQ(findings[0].title, "/project1/scene/render1 (renderTOP) antialias 4: 0.369 ms, 2.7%");
   ASSERT_EQ(findings[0].numbers.size(), 2u);
   EXPECT_EQ(findings[0].numbers[0].first, "per_frame_ms");
+}
+
+// A chain of `n` nodes n0 -> n1 -> ... (one cook each of 1 ms, 2 frames): its
+// critical path is the whole chain.
+Snapshot Chain(size_t n) {
+  std::string nodes, series;
+  for (size_t i = 0; i < n; ++i) {
+    nodes += (i ? ", " : "") + fmt::format(R"({{"id": "n{}"{}}})", i,
+                                           i ? fmt::format(R"(, "inputs": ["n{}"])", i - 1) : "");
+    series += (i ? ", " : "") + fmt::format(R"("n{}": {{"cook_ms": [1, 1]}})", i);
+  }
+  auto snapshot = ParseSnapshot(fmt::format(R"({{"cookgraph": 1, "nodes": [{}], "frames": )"
+                                            R"({{"index": [0, 1], "series": {{{}}}}}}})",
+                                            nodes, series),
+                                Spelling::kJson, "chain.json");
+  EXPECT_TRUE(snapshot.ok()) << snapshot.error().Format();
+  return std::move(*snapshot);
+}
+
+// A long path is shortened to both ends and "(N more)", each node named once
+// (the last shown ids were once written twice: "... -> n7 -> n7 -> n8 -> n9").
+TEST(RulesTest, ShortenedCriticalPathNamesEachNodeOnce) {
+  auto pack = ParsePack(R"(engine: mine
+rules:
+  - id: path
+    severity: info
+    scope: critical_path
+    when:
+      - {fact: length, ge: 1}
+    title: "{path_nodes}"
+    suggestion: "from {first} to {last}"
+)",
+                        "mine.yaml");
+  ASSERT_TRUE(pack.ok()) << pack.error().Format();
+  const std::pair<size_t, const char*> cases[] = {
+      {10, "n0 -> n1 -> n2 -> (4 more) -> n7 -> n8 -> n9"},
+      {8, "n0 -> n1 -> n2 -> (2 more) -> n5 -> n6 -> n7"},
+      {7, "n0 -> n1 -> n2 -> n3 -> n4 -> n5 -> n6"},  // one more is not worth "(1 more)"
+      {2, "n0 -> n1"},
+  };
+  for (const auto& [length, expected] : cases) {
+    const Snapshot snapshot = Chain(length);
+    const Analysis analysis = Analyse(snapshot);
+    ASSERT_EQ(analysis.critical_path.nodes.size(), length);
+    const auto findings = Evaluate(*pack, snapshot, analysis);
+    ASSERT_EQ(findings.size(), 1u) << length;
+    EXPECT_EQ(findings[0].title, expected);
+    EXPECT_EQ(findings[0].suggestion, fmt::format("from n0 to n{}", length - 1));
+  }
 }
 
 }  // namespace

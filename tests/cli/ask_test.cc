@@ -231,7 +231,7 @@ TEST_F(AskCli, ReportHoldsTheAdviceWhenAnEndpointIsConfigured) {
                             Endpoint("stream"));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string text = Slurp(html);
-  EXPECT_NE(text.find("<pre class=\"advice\">Hello, world!"), std::string::npos);
+  EXPECT_NE(text.find("<div class=\"advice\">\n<p>Hello, world!</p>"), std::string::npos);
   EXPECT_EQ(text.find(kKey), std::string::npos);
   const std::vector<json> requests = Requests("stream");
   ASSERT_EQ(requests.size(), 1u);

@@ -87,8 +87,8 @@ TEST_F(ReportCli, HtmlAndMarkdownNumbersMatchScoreJson) {
     const std::string id = node["id"];  // the example's ids need no HTML escaping
     const std::string rank = std::to_string(node["rank"].get<int>());
     const std::string type = node["type"];
-    const std::string html_row = "<tr><td class=\"n\">" + rank + "</td><td class=\"id nowrap\">" + id +
-                                 "</td><td class=\"nowrap\">" + type + "</td><td class=\"n\">" + ms("score") +
+    const std::string html_row = "<tr><td class=\"n\">" + rank + "</td><td class=\"id\">" + id +
+                                 "</td><td class=\"name\">" + type + "</td><td class=\"n\">" + ms("score") +
                                  "</td><td class=\"n\">" + ms("avg_ms") + "</td><td class=\"n\">" +
                                  ms("p95_ms") + "</td><td class=\"n\">" + ms("max_ms") +
                                  "</td><td class=\"n\">" + ms("per_frame_ms") + "</td>";
@@ -157,6 +157,28 @@ TEST_F(ReportCli, MissingInputNamesTheFileAndWritesNothing) {
 TEST_F(ReportCli, UnwritableOutputNamesTheFile) {
   EXPECT_EQ(Run("report " + kExample + " -o " + Path("missing/dir/r.html")), 2);
   EXPECT_NE(err_.find("missing/dir/r.html"), std::string::npos) << err_;
+}
+
+// One node, one frame, one finding: each in the singular (it said "1 findings").
+TEST_F(ReportCli, CountsOfOneAreSingularInTheMessage) {
+  std::ofstream(Path("one.json")) << R"({"cookgraph": 1, "nodes": [{"id": "a"}],
+      "frames": {"index": [1], "series": {"a": {"cook_ms": [2.5]}}}})";
+  std::ofstream(Path("pack.yaml")) << R"(engine: mine
+rules:
+  - id: any
+    severity: info
+    scope: node
+    when:
+      - {fact: per_frame_ms, gt: 0}
+    title: "{node} cooks"
+    suggestion: "none"
+)";
+  ASSERT_EQ(Run("report " + Path("one.json") + " -o " + Path("r.md") + " --no-llm --pack " +
+                Path("pack.yaml")),
+            0)
+      << err_;
+  EXPECT_NE(err_.find("wrote " + Path("r.md") + " (1 node, 1 frame, 1 finding)"), std::string::npos)
+      << err_;
 }
 
 TEST_F(ReportCli, UserPackThatDoesNotExistIsAnInputError) {

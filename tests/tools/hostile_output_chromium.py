@@ -8,7 +8,10 @@ families, parameter keys and values, containers, the snapshot's name, engine,
 capture time and sources, unknown keys that become warnings, and the input
 file's own name), plus an LLM answer that is one too (`report --ask` against
 tests/tools/fake_llm_server.py's echo-question case, which answers with the
-question). Each payload that runs would call fetch() on a tripwire HTTP server
+question): every attack, then a paragraph of Markdown that a renderer would
+make a javascript: link, an image from the tripwire and an <img onerror> and
+a <script> (the reports render the answer as Markdown). Each payload that
+runs would call fetch() on a tripwire HTTP server
 of this script (each with its own path), and the payloads that cannot hold a
 URL set document.title; so the test sees any execution, even one that leaves
 the DOM alone.
@@ -25,9 +28,11 @@ a virtual-time budget so that error and load handlers get their chance:
 For each: no tripwire request, no console message (none of the pages has
 scripts), the title unchanged, no element or attribute that could run or
 load anything (script, iframe, img, on* attributes, href, src, ...), no XML
-parse error, and every payload present in the DOM as text (the title,
-heading, advice and tables exactly). A copy of the HTML report with one
-escape undone must fail these checks: the test proves it can fail.
+parse error, and every payload present in the DOM as text (the title and
+heading exactly). In both reports the answer's Markdown is rendered (its
+**bold** is a <strong>) and its <img onerror> and <script> are shown as text.
+A copy of the HTML report with one escape undone must fail these checks: the
+test proves it can fail.
 """
 
 import html
@@ -97,6 +102,17 @@ def payloads(port):
     }
 
 
+def markdown_answer(port):
+    """Markdown whose link, image and raw HTML would each call the tripwire if live."""
+    def js(tag):
+        return f"fetch('http://127.0.0.1:{port}/{tag}')"
+    img = f"<img src=x onerror=\"{js('answer-img')}\">"
+    script = f"<script>{js('answer-script')}</script>"
+    text = (f"**rendered** [x](javascript:{js('answer-link')}) "
+            f"![i](http://127.0.0.1:{port}/answer-pixel) {img}\n\n{script}\n")
+    return text, [img, script]
+
+
 def shown(text):
     """What cookgraph shows of `text`: control characters other than line breaks become '?'."""
     return "".join("?" if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F else c
@@ -138,21 +154,29 @@ class Dom(html.parser.HTMLParser):
         self.text = []      # text nodes and attribute values
         self.stack = []
         self.by_tag = {}    # tag -> texts directly inside it
+        self.sections = []  # ids of the open <section>s
+        self.by_section = {}  # section id -> texts inside it
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, attrs))
         self.text += [v for _, v in attrs if v]
         self.stack.append(tag)
+        if tag == "section":
+            self.sections.append(dict(attrs).get("id", ""))
 
     def handle_endtag(self, tag):
         while self.stack:
             if self.stack.pop() == tag:
                 break
+        if tag == "section" and self.sections:
+            self.sections.pop()
 
     def handle_data(self, data):
         self.text.append(data)
         if self.stack:
             self.by_tag.setdefault(self.stack[-1], []).append(data)
+        for section in self.sections:
+            self.by_section.setdefault(section, []).append(data)
 
 
 def chromium(binary, profile, url, log):
@@ -161,8 +185,9 @@ def chromium(binary, profile, url, log):
                               stdout=subprocess.PIPE, stderr=err, text=True, timeout=90)
 
 
-def check_page(label, binary, profile, path, attacks, exact, problems):
-    """Loads `path`; appends what is wrong to `problems`. `exact`: tag -> texts that must be in it."""
+def check_page(label, binary, profile, path, attacks, exact, problems, answer=None):
+    """Loads `path`; appends what is wrong to `problems`. `exact`: tag -> texts that must be in it.
+    `answer`: the texts the LLM's answer must show, as text (the Markdown was rendered)."""
     before = len(hits)
     log = path.with_suffix(path.suffix + ".chromium.log")
     run = chromium(binary, profile, path.as_uri(), log)
@@ -191,6 +216,13 @@ def check_page(label, binary, profile, path, attacks, exact, problems):
         for e in expected:
             if shown(e) not in got:
                 mine.append(f"<{tag}> does not hold {shown(e)[:80]!r}...: {got[:200]!r}")
+    if answer is not None:
+        advice = "".join(dom.by_section.get("advice", [])) or text
+        if "rendered" not in "".join(dom.by_tag.get("strong", [])):
+            mine.append("the answer's Markdown was not rendered: no <strong>rendered</strong>")
+        for a in answer:
+            if a not in advice:
+                mine.append(f"the answer's {a[:40]!r}... is not shown as text")
     for m in mine:
         problems.append(f"{label}: {m}")
     return mine
@@ -214,7 +246,8 @@ def main():
     file_attacks = dict(attacks, file=file_attack)
 
     # The LLM's answer: the question, echoed (a command line cannot hold NUL).
-    question = "\n".join(v for v in attacks.values() if "\x00" not in v)
+    markdown, answer_texts = markdown_answer(port)
+    question = "\n".join(v for v in attacks.values() if "\x00" not in v) + "\n\n" + markdown
     llm = subprocess.Popen([sys.executable, fake_server, "--lifetime", "120"],
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     llm_port = int(llm.stdout.readline())
@@ -264,9 +297,9 @@ def main():
     profile = tempfile.mkdtemp()
     try:
         check_page("html report", browser, profile + "/html", work / "report.html", file_attacks,
-                   {"title": [title], "h1": [title], "pre": [question]}, problems)
+                   {"title": [title], "h1": [title]}, problems, answer_texts)
         check_page("markdown report", browser, profile + "/md", md_page, file_attacks,
-                   {"h1": [title], "code": [question]}, problems)
+                   {"h1": [title]}, problems, answer_texts)
         check_page("graph svg", browser, profile + "/svg", work / "graph.svg", file_attacks,
                    {}, problems)
         # The check can fail: the report with the title's escaping undone.

@@ -4,6 +4,7 @@
 #include <graphviz/cgraph.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <unordered_map>
 
@@ -371,11 +372,12 @@ class HeatmapBuilder {
         "<TR><TD COLSPAN=\"11\" ALIGN=\"LEFT\" BGCOLOR=\"{}\">pale blue: waits (queue, "
         "mixer), not work</TD></TR>"
         "<TR><TD COLSPAN=\"11\" ALIGN=\"LEFT\"><FONT COLOR=\"{}\">red outline and edges: critical "
-        "path ({} of {} nodes shown)</FONT></TD></TR>",
+        "path ({} of {} node{} shown)</FONT></TD></TR>",
         kUncookedFill, kWaitingFill, kCriticalColor, selection_.critical_shown,
-        selection_.critical_total);
-    table += fmt::format("<TR><TD COLSPAN=\"11\" ALIGN=\"LEFT\">showing {} of {} nodes</TD></TR>",
-                         selection_.nodes.size(), selection_.total);
+        selection_.critical_total, selection_.critical_total == 1 ? "" : "s");
+    table += fmt::format("<TR><TD COLSPAN=\"11\" ALIGN=\"LEFT\">showing {} of {} node{}</TD></TR>",
+                         selection_.nodes.size(), selection_.total,
+                         selection_.total == 1 ? "" : "s");
     if (selection_.reduced()) {
       table +=
           "<TR><TD COLSPAN=\"11\" ALIGN=\"LEFT\">(the costliest by score, the critical path, "
@@ -460,8 +462,27 @@ std::string Title(const std::string& file, const Snapshot& snapshot,
   std::string title = file;
   if (!snapshot.info.engine.empty()) title += " · " + snapshot.info.engine;
   if (!snapshot.info.name.empty()) title += " · " + snapshot.info.name;
-  title += fmt::format(" · showing {} of {} nodes", selection.nodes.size(), selection.total);
+  title += fmt::format(" · showing {} of {} node{}", selection.nodes.size(), selection.total,
+                       selection.total == 1 ? "" : "s");
   return title;
+}
+
+// A length attribute of the SVG root ("3424pt", as Graphviz writes it) in
+// points; 0 when it is missing or in another unit.
+double RootLength(std::string_view svg, std::string_view attribute) {
+  const size_t root = svg.find("<svg");
+  if (root == std::string_view::npos) return 0;
+  const std::string_view tag = svg.substr(root, svg.find('>', root) - root);
+  const size_t at = tag.find(fmt::format(" {}=\"", attribute));
+  if (at == std::string_view::npos) return 0;
+  const size_t start = at + attribute.size() + 3;
+  const size_t end = tag.find('"', start);
+  std::string_view value = tag.substr(start, end == std::string_view::npos ? 0 : end - start);
+  if (!value.ends_with("pt")) return 0;
+  value.remove_suffix(2);
+  double points = 0;
+  const auto [rest, error] = std::from_chars(value.data(), value.data() + value.size(), points);
+  return error == std::errc() && rest == value.data() + value.size() && points > 0 ? points : 0;
 }
 
 }  // namespace
@@ -477,6 +498,8 @@ Result<Heatmap> DrawHeatmap(const std::string& file, const Snapshot& snapshot,
       RenderDotSvg(file, [&](Agraph_t* graph) { builder.Build(graph, title); });
   if (!drawn) return drawn.error();
   heatmap.svg = std::move(drawn->svg);
+  heatmap.width_pt = RootLength(heatmap.svg, "width");
+  heatmap.height_pt = RootLength(heatmap.svg, "height");
   heatmap.warnings = std::move(drawn->warnings);
   return heatmap;
 }

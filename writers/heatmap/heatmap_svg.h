@@ -20,6 +20,9 @@ namespace cookgraph {
 
 struct Heatmap {
   std::string svg;  // a complete SVG document, as Graphviz writes it
+  /// The picture's own size (the root's width and height), in points;
+  /// 0 = unknown. Its viewBox is the same size, so it scales to any box.
+  double width_pt = 0, height_pt = 0;
   HeatmapSelection selection;
   /// Graphviz's own warnings (it would print them on standard error), one
   /// line each, at most a few.

@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
 #include "adapters/native/snapshot_reader.h"
+#include "base/text.h"
 
 namespace cookgraph {
 namespace {
@@ -95,8 +97,8 @@ TEST_F(ReportTest, HtmlNumbersAreTheAnalysis) {
   const NodeStats& top = analysis_.stats[Top()];
   // The top node's row: rank 1, its escaped id, score, avg, p95, max, per-frame.
   const std::string row = fmt::format(
-      "<tr><td class=\"n\">1</td><td class=\"id nowrap\">&lt;script&gt;alert(1)&lt;/script&gt;</td>"
-      "<td class=\"nowrap\">noiseTOP</td><td class=\"n\">{:.3f}</td><td class=\"n\">{:.3f}</td>"
+      "<tr><td class=\"n\">1</td><td class=\"id\">&lt;script&gt;alert(1)&lt;/script&gt;</td>"
+      "<td class=\"name\">noiseTOP</td><td class=\"n\">{:.3f}</td><td class=\"n\">{:.3f}</td>"
       "<td class=\"n\">{:.3f}</td><td class=\"n\">{:.3f}</td><td class=\"n\">{:.3f}</td>",
       top.score, top.avg_ms, top.p95_ms, top.max_ms, top.per_frame_ms);
   EXPECT_NE(html.find(row), std::string::npos) << row;
@@ -120,7 +122,7 @@ TEST_F(ReportTest, HtmlEscapesEveryInputString) {
   EXPECT_NE(html.find("Heavy TOP &lt;img src=x&gt; costs 5.5 ms"), std::string::npos);
   EXPECT_NE(html.find("Halve the resolution &amp; use &quot;8-bit&quot; &#39;fixed&#39;"),
             std::string::npos);
-  EXPECT_NE(html.find("Try &lt;b&gt;this&lt;/b&gt; &amp; &quot;that&quot;\nsecond line"),
+  EXPECT_NE(html.find("<p>Try &lt;b&gt;this&lt;/b&gt; &amp; &quot;that&quot;\nsecond line</p>"),
             std::string::npos);
   EXPECT_EQ(html.find("<b>"), std::string::npos);
   EXPECT_EQ(html.find("<img"), std::string::npos);
@@ -158,7 +160,7 @@ TEST_F(ReportTest, HtmlEmbedsTheHeatmapAsInlineSvg) {
   const std::string html = RenderReportHtml(input);
   const size_t section = html.find("<section id=\"heatmap\"><h2>Network heatmap</h2>");
   ASSERT_NE(section, std::string::npos);
-  const size_t svg = html.find("<div class=\"heatmap\"><svg width=\"", section);
+  const size_t svg = html.find("<svg width=\"", html.find("<div class=\"heatmap\">", section));
   ASSERT_NE(svg, std::string::npos);
   EXPECT_LT(svg, html.find("</section>", section));
   EXPECT_NE(html.find("Showing 6 of 6 nodes."), std::string::npos);
@@ -235,9 +237,167 @@ TEST_F(ReportTest, MarkdownEscapesAndKeepsTheNumbers) {
   EXPECT_NE(md.find("Over-budget frames: 12 (14.350 ms)."), std::string::npos);
 }
 
-TEST_F(ReportTest, MarkdownFencesTheAdvice) {
-  const std::string md = RenderReportMarkdown(Input("Use ```code``` here\n"));
-  EXPECT_NE(md.find("````text\nUse ```code``` here\n````\n"), std::string::npos);
+// The answer is Markdown: the report shows it so (it was once a block of
+// raw text), with nothing in it that runs, loads or links.
+const char* kMarkdownAdvice =
+    "# Plan\n\n1. **Halve** `noise1` (saves 2 ms)\n2. Read [the docs](https://docs.example/top)"
+    " or <https://docs.example/auto>\n\n```cpp\nstd::vector<int> v;\n```\n\n"
+    "<script>alert(1)</script>\n\n"
+    "Then <img src=x onerror=alert(2)> and [x](javascript:alert(3)) and "
+    "![pixel](https://tracker.example/p.png) and <b onclick=alert(4)>bold</b>.\n";
+
+TEST_F(ReportTest, HtmlRendersTheAdviceAsMarkdownAndNothingInItRuns) {
+  const std::string html = RenderReportHtml(Input(kMarkdownAdvice));
+  const size_t begin = html.find("<section id=\"advice\">");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string advice = html.substr(begin, html.find("</section>", begin) - begin);
+  // Markdown, rendered; headings under the section's own.
+  EXPECT_NE(advice.find("<h3>Plan</h3>"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("<ol>\n<li><strong>Halve</strong> <code>noise1</code> (saves 2 ms)</li>"),
+            std::string::npos) << advice;
+  EXPECT_NE(advice.find("<pre><code class=\"language-cpp\">std::vector&lt;int&gt; v;\n</code></pre>"),
+            std::string::npos) << advice;
+  // Links are their text and web URL, as text; raw HTML is text.
+  EXPECT_NE(advice.find("Read the docs (https://docs.example/top) or https://docs.example/auto</li>"),
+            std::string::npos) << advice;
+  EXPECT_NE(advice.find("<pre><code>&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre>"),
+            std::string::npos) << advice;
+  EXPECT_NE(advice.find("Then &lt;img src=x onerror=alert(2)&gt; and x and pixel (image: "
+                        "https://tracker.example/p.png) and &lt;b onclick=alert(4)&gt;bold&lt;/b&gt;."),
+            std::string::npos) << advice;
+  for (const char* live : {"<script", "<img", "<a ", "href", "src=\"", "<b ", "javascript:"}) {
+    EXPECT_EQ(advice.find(live), std::string::npos) << live << " in " << advice;
+  }
+  EXPECT_FALSE(std::regex_search(advice, std::regex("<[a-z0-9]+ on[a-z]+=")));
+}
+
+TEST_F(ReportTest, MarkdownAdviceIsMarkdownThatHoldsNoHtml) {
+  const std::string md = RenderReportMarkdown(Input(kMarkdownAdvice));
+  const std::string advice = md.substr(md.find("## LLM advice\n\n"));
+  EXPECT_EQ(advice.find("```text"), std::string::npos) << advice;  // not fenced as text
+  EXPECT_NE(advice.find("\n### Plan\n"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("1.  **Halve** `noise1` (saves 2 ms)"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("``` cpp\nstd::vector<int> v;\n```"), std::string::npos) << advice;
+  // Raw HTML is code or, outside code, has every '<' escaped, so no renderer
+  // takes it for HTML.
+  EXPECT_NE(advice.find("\n<script>alert(1)</script>\n```\n"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("Then \\<img src=x onerror=alert(2)\\> and x and pixel"), std::string::npos)
+      << advice;
+  EXPECT_EQ(advice.find("](") , std::string::npos) << advice;  // no link or image syntax
+  EXPECT_EQ(advice.find("javascript:"), std::string::npos) << advice;
+  EXPECT_NE(advice.find("\\<b onclick=alert(4)\\>bold\\</b\\>."), std::string::npos) << advice;
+}
+
+// A single thing is counted in the singular everywhere (it was "1 findings",
+// "1 nodes").
+TEST(ReportCounts, OneOfEachIsSingular) {
+  Result<Snapshot> one = ParseSnapshot(
+      R"({"cookgraph": 1, "fps": 100, "nodes": [{"id": "a", "type": "noiseTOP"}],
+          "frames": {"index": [7], "series": {"a": {"cook_ms": [20]}}}})",
+      Spelling::kJson, "one.json");
+  ASSERT_TRUE(one) << one.error().Format();
+  const Analysis analysis = Analyse(*one);
+  Result<Heatmap> heatmap = DrawHeatmap("one.json", *one, analysis);
+  ASSERT_TRUE(heatmap) << heatmap.error().Format();
+  std::vector<Finding> findings(1);
+  findings[0].title = "one";
+  ReportInput input{.file = "one.json", .snapshot = *one, .analysis = analysis,
+                    .findings = findings, .heatmap = &*heatmap};
+  const std::string html = RenderReportHtml(input);
+  const std::string md = RenderReportMarkdown(input);
+  for (const std::string* text : {&html, &md}) {
+    EXPECT_NE(text->find("1 (1 cooked), 0 edges"), std::string::npos);
+    EXPECT_NE(text->find("1 of 1 frame (100.0%)"), std::string::npos);
+    EXPECT_NE(text->find("The costliest of 1 cooked node by score"), std::string::npos);
+    EXPECT_NE(text->find("1 node, 20.000 ms per frame"), std::string::npos);
+    std::smatch plural;
+    EXPECT_FALSE(std::regex_search(
+        *text, plural,
+        std::regex(R"(\b1 (nodes|frames|edges|findings|columns|events|steps|records|loops))")))
+        << plural.str();
+  }
+  EXPECT_NE(html.find("against the budget of 10.000 ms; 1 of 1 frame over budget"), std::string::npos);
+  EXPECT_NE(html.find("frames (1 shown as 1 column)"), std::string::npos);
+  EXPECT_NE(html.find("of the top 1 node</title>"), std::string::npos);
+  EXPECT_NE(html.find("Showing 1 of 1 node."), std::string::npos);
+  EXPECT_NE(html.find("showing 1 of 1 node</text>"), std::string::npos);
+}
+
+// Names of any length (a kernel's signature) never squeeze a table: cut in the
+// middle with the whole name on hover, in every table, and the name columns
+// keep a minimum width while numbers never wrap.
+TEST(ReportNames, TablesHoldNamesOfAnyLength) {
+  const std::string kernel = "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>(" +
+                             std::string(240, 'x') + ")";
+  const std::string text = fmt::format(
+      R"({{"cookgraph": 1, "fps": 60, "nodes": [{{"id": "{0}", "type": "kernel {0}"}}, {{"id": "b"}}],
+          "frames": {{"index": [1, 2], "series": {{"{0}": {{"cook_ms": [{1}, {1}]}},
+          "b": {{"cook_ms": [1, 1]}}}}}}}})",
+      kernel, 4);
+  Result<Snapshot> before = ParseSnapshot(text, Spelling::kJson, "before.json");
+  ASSERT_TRUE(before) << before.error().Format();
+  Result<Snapshot> after = ParseSnapshot(text, Spelling::kJson, "after.json");
+  ASSERT_TRUE(after) << after.error().Format();
+  const Analysis before_analysis = Analyse(*before), analysis = Analyse(*after);
+  const SnapshotDiff diff = CompareSnapshots(*before, before_analysis, *after, analysis);
+  std::vector<Finding> none;
+  const std::string html = RenderReportHtml({.file = "after.json", .snapshot = *after,
+                                             .analysis = analysis, .findings = none,
+                                             .comparison = &diff, .baseline_file = "before.json"});
+  const std::string cut = TruncateMiddle(kernel, 48);
+  // The top nodes' id and type, the comparison's id: cut, whole in the title.
+  const std::string cell = "<span title=\"" + EscapeHtml(kernel) + "\">" + EscapeHtml(cut) + "</span>";
+  EXPECT_NE(html.find("<td class=\"id\">" + cell + "</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"id\">" + cell + "</td><td class=\"n\">4.000</td>"),
+            std::string::npos);  // the comparison's row
+  EXPECT_NE(html.find("<td class=\"name\"><span title=\"kernel " + EscapeHtml(kernel) + "\">"),
+            std::string::npos);
+  EXPECT_EQ(html.find(" nowrap\""), std::string::npos);  // names wrap when they must
+  EXPECT_EQ(html.find("\"nowrap\""), std::string::npos);
+  EXPECT_NE(html.find("td.id, td.name { min-width: 16ch; }"), std::string::npos);
+  EXPECT_NE(html.find("td.n, th.n { text-align: right; white-space: nowrap; }"), std::string::npos);
+}
+
+// The heatmap scales to its box and keeps its viewBox; a toggle shows it at
+// its own size (the picture of the TouchDesigner example, 3424 × 3505 pt, was
+// once shown at that size in a fixed box: its empty top-left corner).
+TEST_F(ReportTest, HtmlHeatmapFitsItsBoxWithTheFullSizeOneClickAway) {
+  Result<Heatmap> heatmap = DrawHeatmap("net.json", snapshot_, analysis_);
+  ASSERT_TRUE(heatmap) << heatmap.error().Format();
+  std::smatch size;
+  ASSERT_TRUE(std::regex_search(heatmap->svg, size,
+                                std::regex(R"re(<svg width="(\d+)pt" height="(\d+)pt")re")));
+  EXPECT_EQ(heatmap->width_pt, std::stod(size[1]));
+  EXPECT_EQ(heatmap->height_pt, std::stod(size[2]));
+  ReportInput input = Input();
+  input.heatmap = &*heatmap;
+  const std::string html = RenderReportHtml(input);
+  const double w = heatmap->width_pt * 4 / 3, h = heatmap->height_pt * 4 / 3;
+  const std::string fit = fmt::format(
+      "<div class=\"heatmap\"><div class=\"heatmap-fit\" style=\"--fit: max(min(100%, {0:.0f}px, "
+      "{1:.2f}vh), {2:.0f}px); --full: {0:.0f}px; aspect-ratio: {0:.0f} / {3:.0f}\"><svg width=",
+      w, 80 * w / h, std::min(w, 240 * std::max(1.0, w / h)), h);
+  const size_t box = html.find(fit);
+  ASSERT_NE(box, std::string::npos) << fit;
+  const size_t toggle = html.find("<details class=\"heatmap-size\"><summary>");
+  ASSERT_NE(toggle, std::string::npos);
+  EXPECT_LT(toggle, box);
+  EXPECT_NE(html.find("viewBox=\"", box), std::string::npos);
+  EXPECT_NE(html.find(".heatmap-fit svg { display: block; width: 100%; height: 100%; }"),
+            std::string::npos);
+  EXPECT_NE(html.find(".heatmap-size[open] ~ .heatmap .heatmap-fit { width: var(--full); }"),
+            std::string::npos);
+
+  // A long chain: 53,219 × 2,000 pt keeps 240 px of height, and the box scrolls.
+  Heatmap wide;
+  wide.svg = R"(<svg width="53219pt" height="2000pt" viewBox="0.00 0.00 53219.00 2000.00"></svg>)";
+  wide.width_pt = 53219;
+  wide.height_pt = 2000;
+  input.heatmap = &wide;
+  EXPECT_NE(RenderReportHtml(input).find(
+                "--fit: max(min(100%, 70959px, 2128.76vh), 6386px); --full: 70959px; "
+                "aspect-ratio: 70959 / 2667"),
+            std::string::npos);
 }
 
 // The answer is input too: control characters (a terminal's escape sequences,
@@ -247,10 +407,11 @@ TEST_F(ReportTest, ControlCharactersOfTheAdviceNeverReachTheFile) {
                              " end\r\n\xc2\x9b"
                              "2J";
   const std::string md = RenderReportMarkdown(Input(advice));
-  EXPECT_NE(md.find("```text\nred ?[31mtext?]0;title?\nnul ? end?\n?2J\n```\n"), std::string::npos)
+  EXPECT_NE(md.find("## LLM advice\n\nred ?\\[31mtext?\\]0;title?\nnul ? end?\n?2J\n"),
+            std::string::npos)
       << md;
   const std::string html = RenderReportHtml(Input(advice));
-  EXPECT_NE(html.find("<pre class=\"advice\">red ?[31mtext?]0;title?\nnul ? end?\n?2J\n</pre>"),
+  EXPECT_NE(html.find("<div class=\"advice\">\n<p>red ?[31mtext?]0;title?\nnul ? end?\n?2J</p>"),
             std::string::npos);
   for (const std::string* text : {&md, &html}) {
     EXPECT_EQ(text->find('\x1b'), std::string::npos);
