@@ -13,6 +13,7 @@ packages=(
   zlib1g-dev                                    # .json.gz reading and writing
   libcli11-dev                                  # command-line parsing
   libcurl4-openssl-dev                          # the OpenAI-compatible client (advisor/llm/)
+  libcpp-httplib-dev                            # `cookgraph serve`: the explorer's HTTP server (server/)
   libpcre2-dev                                  # exact tokenizer: the pre-tokenizer's Unicode regex
   liblo-dev                                     # `cookgraph watch`: OSC bundles (liblo decodes messages; the test sender encodes them)
   libgraphviz-dev                               # libgvc + libcgraph: dot layout and SVG of the network heatmap, in memory
@@ -28,7 +29,7 @@ packages=(
   time                                          # /usr/bin/time: wall time and peak memory in bench/run.sh and the ask fault tests
   openssl                                       # the self-signed loopback certificate of the TLS fault tests (tests/fake_llm_server.h)
   bsdutils                                      # script(1): tests run cookgraph on a pseudo-terminal
-  chromium                                      # headless checks of `report`'s HTML and the heatmap (ctest hostile_input_never_runs_in_chromium, report_heatmap_renders)
+  chromium                                      # headless checks of `report`'s HTML, the heatmap and the explorer (ctest hostile_input_never_runs_in_chromium, report_heatmap_renders, explorer_browser_*)
   python3-markdown-it                           # renders the Markdown report to HTML, raw HTML allowed, for the hostile-input test
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good  # real pipelines for the GStreamer adapter's tests (gst-launch-1.0)
 )
