@@ -45,7 +45,7 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-// Flags of a drawn item (docs/commands.md#serve-api): one bit each.
+// Flags of a drawn item (docs/commands.md#the-explorers-api): one bit each.
 enum ItemFlag : uint32_t {
   kLoop = 1,
   kCritical = 2,
@@ -124,7 +124,7 @@ std::vector<uint32_t> Layers(size_t k, const std::vector<std::pair<uint32_t, uin
   return layer;
 }
 
-// Item geometry (docs/commands.md#serve-api): columns of layers, rows within.
+// Item geometry (docs/commands.md#the-explorers-api): columns of layers, rows within.
 constexpr double kColumnWidth = 220, kRowHeight = 56;
 // A layer taller than this many rows wraps into more columns, so that a flat
 // network of 100k nodes is a block, not a line.

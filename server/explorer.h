@@ -2,7 +2,7 @@
 #define COOKGRAPH_SERVER_EXPLORER_H_
 
 // What `cookgraph serve` shows, as the JSON documents of its API
-// (docs/commands.md#serve): one or more analysed inputs ("views"), each with
+// (docs/commands.md#cookgraph-serve): one or more analysed inputs ("views"), each with
 // its network one container at a time, its nodes, frames, timelines and
 // findings; the comparison of two; and the live view of `watch --serve`,
 // whose data is replaced while pages read it.
@@ -87,7 +87,7 @@ class Explorer {
 
   const AskHooks& hooks() const { return hooks_; }
 
-  // The API's documents (docs/commands.md#serve-api). An Error's message is
+  // The API's documents (docs/commands.md#the-explorers-api). An Error's message is
   // the reason a page shows; `where` is "not found" for unknown names.
   std::string IndexJson() const;
   Result<std::string> SummaryJson(size_t view) const;

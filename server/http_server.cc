@@ -21,7 +21,7 @@ namespace {
 using nlohmann::json;
 
 // What every response carries: the page may load only its own scripts and
-// styles and talk only to this server (docs/commands.md#serve-safety).
+// styles and talk only to this server (docs/commands.md#the-explorers-safety).
 const httplib::Headers kSecurityHeaders = {
     {"Content-Security-Policy",
      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -108,7 +108,7 @@ bool IsAddressLiteral(std::string_view host) {
 }
 
 // Whether a request's Host header ("name:port", lower case) names this
-// server (docs/commands.md#serve-safety): on loopback, 127.0.0.1, localhost
+// server (docs/commands.md#the-explorers-safety): on loopback, 127.0.0.1, localhost
 // or [::1] with its port; on a given address, that address too; on every
 // address (0.0.0.0, ::), any address literal with its port, never a name.
 bool HostIsOurs(const std::string& header, const std::string& bound, int port) {
@@ -125,7 +125,8 @@ bool HostIsOurs(const std::string& header, const std::string& bound, int port) {
 
 bool IsLoopback(const std::string& host) {
   const std::string h = Lower(host);
-  return h == "localhost" || h == "::1" || h == "[::1]" || h.rfind("127.", 0) == 0;
+  return h == "localhost" || h == "::1" || h == "[::1]" ||
+         (h.rfind("127.", 0) == 0 && IsAddressLiteral(h));
 }
 
 std::string RandomToken() {

@@ -1,12 +1,12 @@
 #ifndef COOKGRAPH_SERVER_HTTP_SERVER_H_
 #define COOKGRAPH_SERVER_HTTP_SERVER_H_
 
-// The explorer's HTTP server (docs/commands.md#serve): the page and its
+// The explorer's HTTP server (docs/commands.md#cookgraph-serve): the page and its
 // assets built into the binary, the JSON API over an Explorer, the ask box's
 // server-sent events and the live view's change stream. cpp-httplib's
 // threaded server underneath.
 //
-// Safety (docs/commands.md#serve-safety): it listens on 127.0.0.1 unless told
+// Safety (docs/commands.md#the-explorers-safety): it listens on 127.0.0.1 unless told
 // otherwise; on any other address every request needs the access token;
 // requests whose Host is not the server's own name, or whose Origin is not its
 // own address, are refused (DNS rebinding, cross-site requests); only fixed

@@ -1,4 +1,4 @@
-// cookgraph explorer: the page of `cookgraph serve` (docs/commands.md#serve).
+// cookgraph explorer: the page of `cookgraph serve` (docs/commands.md#cookgraph-serve).
 // Every string from an input is shown as text (textContent, canvas text);
 // the only HTML built from data is the LLM's answer, rendered by markdown-it
 // with raw HTML off and unsafe links refused.

@@ -735,5 +735,43 @@ TEST(Gstreamer, AReportQuotingLogLinesIsNotALog) {
   EXPECT_NE(named.error().message.find("neither a GStreamer .dot dump"), std::string::npos);
 }
 
+// When each cook began (Streaming::cook_start_ms): the record's ts - time, in
+// ms since the earliest entry in the log (split's first buffer, ts 35000000 -
+// time 10000), worked out by hand from tests/data/gstreamer/tee_bin.log; a
+// tee's two pushes of one buffer are one cook; a record whose time cannot be
+// read keeps its place with no start.
+TEST(Gstreamer, EachCookStartsWhenItsBufferEnteredTheElementOnItsThread) {
+  auto s = TeeBin();
+  ASSERT_TRUE(s) << ErrorOf(s);
+  ASSERT_TRUE(s->streaming);
+  const Streaming& st = *s->streaming;
+  ASSERT_EQ(st.cook_start_ms.size(), s->network.size());
+  auto start = [&](const std::string& id, size_t k) {
+    const NodeIndex n = *s->network.Find(id);
+    return k < st.cook_start_ms[n].size() ? st.cook_start_ms[n][k] : -1.0;
+  };
+  auto thread = [&](const std::string& id, size_t k) -> std::string {
+    const NodeIndex n = *s->network.Find(id);
+    const uint32_t t = st.cook_thread[n][k];
+    return t < st.threads.size() ? st.threads[t].thread : "none";
+  };
+  const std::string p = "/pipeline0/";
+  auto id = [&](const std::string& name) {
+    for (const Node& node : s->network.nodes()) {
+      if (node.id.ends_with("/" + name)) return node.id;
+    }
+    return p + name;
+  };
+  EXPECT_NEAR(start(id("split"), 0), 0.0, 1e-9);
+  EXPECT_NEAR(start(id("q-slow"), 0), 0.010, 1e-9);   // 36000000 - 1000000
+  EXPECT_NEAR(start(id("slow"), 0), 1.010, 1e-9);     // 40100000 - 4100000
+  EXPECT_NEAR(start(id("q-fast"), 0), 1.090, 1e-9);   // 36100000 - 20000
+  EXPECT_NEAR(start(id("split"), 1), 5.998, 1e-9);    // 41000000 - 12000; src_1's 41013000 - 25000 too
+  EXPECT_TRUE(std::isnan(start(id("slow"), 1)));      // time=(guint64)4x00000: unreadable
+  EXPECT_EQ(thread(id("split"), 0), "0x55ad108f4c60");
+  EXPECT_EQ(thread(id("slow"), 0), "0x55ad108f4c00");
+  EXPECT_EQ(thread(id("q-fast"), 0), "0x55ad108f4c01");
+}
+
 }  // namespace
 }  // namespace cookgraph
