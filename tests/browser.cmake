@@ -1,4 +1,4 @@
-# `cookgraph serve` and `watch --serve` (docs/commands.md#serve), tested as a
+# `cookgraph serve` and `watch --serve` (docs/commands.md#cookgraph-serve), tested as a
 # user meets them: tests/tools/serve_safety.py sends hostile requests (Host,
 # Origin, token, '..' paths, sizes, streams) in every build, the sanitizer
 # builds included; the browser tests drive the page in Debian's headless
@@ -6,7 +6,8 @@
 # explorer_browser) on the TouchDesigner example, a real GStreamer recording
 # (the "bins" pipeline of gstreamer.cmake, nested bins to enter), a PyTorch
 # trace with steps and a snapshot of hostile names, and the live page of
-# `watch --serve`. Screenshots go to test-artifacts/browser/. The browser
+# `watch --serve`; the comparison of two snapshots and a folder's summary
+# (tests/browser/views_test.mjs). Screenshots go to test-artifacts/browser/. The browser
 # tests are left out of the sanitizer builds (scripts/test-sanitizers.sh):
 # they test the page, which the normal build serves the same.
 # Included from tests/CMakeLists.txt, after gstreamer.cmake.
@@ -44,6 +45,13 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
     set_tests_properties(explorer_browser_${name} PROPERTIES
       FIXTURES_REQUIRED "${fixtures}" RESOURCE_LOCK chromium TIMEOUT 300)
   endforeach()
+  add_test(NAME explorer_browser_views
+    COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/views_test.mjs
+      --cookgraph $<TARGET_FILE:cookgraph> --work ${CMAKE_CURRENT_BINARY_DIR}/explorer_views
+      --out ${browser_artifacts}/views --gen-pair ${CMAKE_CURRENT_SOURCE_DIR}/tools/gen_diff_pair.py
+      --examples ${PROJECT_SOURCE_DIR}/examples)
+  set_tests_properties(explorer_browser_views PROPERTIES
+    FIXTURES_REQUIRED explorer_browser RESOURCE_LOCK chromium TIMEOUT 300)
   add_test(NAME explorer_browser_live
     COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/live_test.mjs
       --cookgraph $<TARGET_FILE:cookgraph> --out ${browser_artifacts}/live)

@@ -852,8 +852,8 @@
     head.appendChild(s);
     sortableTable($('diff-table'), [
       { key: 'id', label: 'node' },
-      { key: 'before_avg_ms', label: 'avg before', num: true, format: fmt },
-      { key: 'after_avg_ms', label: 'avg after', num: true, format: fmt },
+      { key: 'before_avg_ms', label: 'avg before', num: true, format: (v) => fmt(v) },
+      { key: 'after_avg_ms', label: 'avg after', num: true, format: (v) => fmt(v) },
       { key: 'avg_pct', label: 'change', num: true, format: (v) => (v === null ? '-' : (v > 0 ? '+' : '') + fmt(v, 1) + '%') },
       { key: 'p_value', label: 'p', num: true, format: (v) => fmt(v, 4) },
       { key: 'regression', label: 'verdict', format: (v, r) => (r.regression ? 'regression' : r.improvement ? 'improvement' : r.note || ''), cls: (r) => (r.regression ? 'regression' : r.improvement ? 'improvement' : '') },
@@ -870,9 +870,9 @@
       { key: 'engine', label: 'engine' },
       { key: 'nodes', label: 'nodes', num: true },
       { key: 'frames', label: 'frames', num: true },
-      { key: 'mean_ms', label: 'mean ms', num: true, format: fmt },
-      { key: 'p95_ms', label: 'p95 ms', num: true, format: fmt },
-      { key: 'max_ms', label: 'max ms', num: true, format: fmt },
+      { key: 'mean_ms', label: 'mean ms', num: true, format: (v) => fmt(v) },
+      { key: 'p95_ms', label: 'p95 ms', num: true, format: (v) => fmt(v) },
+      { key: 'max_ms', label: 'max ms', num: true, format: (v) => fmt(v) },
       { key: 'over_budget', label: 'over budget', num: true },
       { key: 'findings', label: 'findings', num: true },
       { key: 'top', label: 'top node' },
