@@ -6,8 +6,10 @@
 #     (fuzz_smoke_*, COOKGRAPH_FUZZ_SMOKE_SECONDS each);
 #  2. build-tsan: g++, ThreadSanitizer: batch scoring with -j 2 over good and
 #     bad inputs (tests/tools/tsan_batch.sh, and the whole bad-input corpus
-#     with tests/tools/bad_input_batch.py), and the reader, graph and
-#     statistics tests (the JSON reader's second thread, RunBoth's halves).
+#     with tests/tools/bad_input_batch.py), the explorer's server under
+#     hostile requests (tests/tools/serve_safety.py), and the reader, graph,
+#     statistics and explorer tests (the JSON reader's second thread,
+#     RunBoth's halves, pages reading while live data is replaced).
 # Suppressions, each with its reason: tests/sanitizers/*.supp.
 # Assumes scripts/install-deps.sh has run.
 set -euo pipefail
@@ -30,7 +32,7 @@ cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
   -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS="$sanitize -fsanitize=fuzzer-no-link" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DCOOKGRAPH_FUZZ=ON -DCOOKGRAPH_BENCH=OFF >/dev/null
+  -DCOOKGRAPH_FUZZ=ON -DCOOKGRAPH_FUZZ_SMOKE_SECONDS=6 -DCOOKGRAPH_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
 (cd build-asan && ctest --output-on-failure -j "$jobs")
 
@@ -38,8 +40,10 @@ export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/te
 cmake -S . -B build-tsan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
   -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
   -DCOOKGRAPH_BENCH=OFF >/dev/null
-cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests
+cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests server_tests
 bash tests/tools/tsan_batch.sh build-tsan/cli/cookgraph
+# The explorer's server: hostile requests and four streams at once.
+"$python" tests/tools/serve_safety.py build-tsan/cli/cookgraph examples/touchdesigner_feedback.json
 # The bad-input corpus with good inputs in one batch, -j 1 against -j 2 and
 # each input alone (the ctest bad_input_batch_loses_nothing, here under TSan),
 # with the large inputs the ASan suite generated (bad_input_generate).
@@ -48,7 +52,7 @@ bash tests/tools/tsan_batch.sh build-tsan/cli/cookgraph
 # the other (they take about as long in all); any failure fails the script.
 build-tsan/tests/adapters_tests --gtest_brief=1 &
 adapters=$!
-for t in metrics_tests graph_tests; do
+for t in metrics_tests graph_tests server_tests; do
   "build-tsan/tests/$t" --gtest_brief=1
 done
 wait "$adapters"

@@ -12,8 +12,11 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <atomic>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "adapters/input_reader.h"
 #include "advisor/pack.h"
@@ -220,6 +223,44 @@ TEST(Explorer, LiveDataIsReplacedWholeAndTheVersionGrows) {
   EXPECT_EQ(index["views"].size(), 1u);
   EXPECT_EQ(index["status"], "3 frames");
   EXPECT_TRUE(index["live"].get<bool>());
+}
+
+// Pages read while watch --serve replaces the data: every reader sees one
+// whole dataset (run under ThreadSanitizer by scripts/test-sanitizers.sh).
+TEST(Explorer, ReadersSeeWholeDatasetsWhileTheyAreReplaced) {
+  const std::shared_ptr<const View> td = Load(kTd);
+  Explorer ex(Dataset{.live = true});
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> reads{0}, torn{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        const json index = json::parse(ex.IndexJson());
+        const size_t views = index["views"].size();
+        // A dataset is built with its status; never one without the other.
+        if (views > 0 && index["status"] != "with a view") ++torn;
+        if (views > 0) {
+          const Result<std::string> g = ex.GraphJson(0, "/project1/control");
+          if (!g) ++torn;
+        }
+        ++reads;
+      }
+    });
+  }
+  for (int i = 0; i < 200; ++i) {
+    Dataset d{.live = true};
+    if (i % 2) {
+      d.views.push_back(td);
+      d.status = "with a view";
+    }
+    ex.Replace(std::move(d));
+  }
+  while (reads.load() < 50) std::this_thread::yield();
+  stop = true;
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(torn.load(), 0u);
+  EXPECT_EQ(ex.version(), 200u);
 }
 
 TEST(Explorer, AssetsAreFoundByExactNameOnly) {
