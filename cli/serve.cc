@@ -1,5 +1,5 @@
 // `cookgraph serve INPUT... [--port N] [--open]`: the local web explorer
-// (docs/commands.md#serve). One input is one view; two files are BEFORE and
+// (docs/commands.md#cookgraph-serve). One input is one view; two files are BEFORE and
 // AFTER with their comparison; a folder is one view per input it holds, with
 // a summary row each. Everything is read and analysed before the server
 // starts; Ctrl-C stops it.

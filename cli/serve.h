@@ -3,7 +3,7 @@
 
 // What `serve` and `watch --serve` share: a snapshot made into an explorer
 // view (analysed, judged by its knowledge pack), the ask box's hooks over the
-// advisor's settings, and the server's options (docs/commands.md#serve).
+// advisor's settings, and the server's options (docs/commands.md#cookgraph-serve).
 
 #include <memory>
 #include <optional>

@@ -153,7 +153,7 @@ int RunWatch(const WatchArgs& args) {
                         .top = args.top,
                         .sort = args.sort});
   // --serve: the explorer on the rolling window, redrawn as frames arrive
-  // (docs/commands.md#watch-serve); the page is told within 250 ms.
+  // (docs/commands.md#watch---serve); the page is told within 250 ms.
   std::unique_ptr<server::Explorer> explorer;
   std::unique_ptr<server::ExplorerServer> web;
   if (args.serve) {

@@ -59,7 +59,7 @@ class WatchSession {
   /// Writes --record; the exit code.
   int Record();
 
-  /// For `watch --serve` (docs/commands.md#watch-serve): what the page shows.
+  /// For `watch --serve` (docs/commands.md#watch---serve): what the page shows.
   struct Live {
     Snapshot window;                  // the rolling window as a snapshot
     std::vector<std::string> alerts;  // the recent alert lines, oldest first

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile requests against `cookgraph serve` (docs/commands.md#serve-safety).
+"""Hostile requests against `cookgraph serve` (docs/commands.md#the-explorers-safety).
 
 usage: serve_safety.py COOKGRAPH INPUT
 
