@@ -31,6 +31,18 @@ Error NotFound(std::string message) {
   return Error{.where = kNotFound, .message = std::move(message)};
 }
 
+// A view with the dataset that holds it (kept alive while a request reads it).
+struct ViewRef {
+  std::shared_ptr<const Dataset> data;
+  const View* view = nullptr;
+};
+
+Result<ViewRef> ViewOf(std::shared_ptr<const Dataset> d, size_t index) {
+  if (index >= d->views.size()) return NotFound("no view " + std::to_string(index));
+  const View* view = d->views[index].get();
+  return ViewRef{std::move(d), view};
+}
+
 // The last part of a '/'-separated id ("/project1/noise1" -> "noise1"); the
 // whole id when that part would be empty.
 std::string_view ShortName(std::string_view id) {
@@ -197,9 +209,9 @@ std::string Explorer::IndexJson() const {
 }
 
 Result<std::string> Explorer::SummaryJson(size_t index) const {
-  const std::shared_ptr<const Dataset> d = data();
-  if (index >= d->views.size()) return NotFound("no view " + std::to_string(index));
-  const View& v = *d->views[index];
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
   const Network& net = v.snapshot.network;
   const FrameSummary& f = v.analysis.frames;
   json path = json::array();
@@ -260,9 +272,9 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
 }
 
 Result<std::string> Explorer::GraphJson(size_t index, std::string_view container) const {
-  const std::shared_ptr<const Dataset> d = data();
-  if (index >= d->views.size()) return NotFound("no view " + std::to_string(index));
-  const View& v = *d->views[index];
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
   const Network& net = v.snapshot.network;
   const Analysis& a = v.analysis;
   const auto cindex = ContainerIndex(v);
@@ -480,9 +492,9 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
 }
 
 Result<std::string> Explorer::NodeJson(size_t index, std::string_view id) const {
-  const std::shared_ptr<const Dataset> d = data();
-  if (index >= d->views.size()) return NotFound("no view " + std::to_string(index));
-  const View& v = *d->views[index];
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
   const Network& net = v.snapshot.network;
   const std::optional<NodeIndex> found = net.Find(id);
   const auto cindex = ContainerIndex(v);
@@ -579,9 +591,9 @@ Result<std::string> Explorer::NodeJson(size_t index, std::string_view id) const 
 }
 
 Result<std::string> Explorer::SearchJson(size_t index, std::string_view query) const {
-  const std::shared_ptr<const Dataset> d = data();
-  if (index >= d->views.size()) return NotFound("no view " + std::to_string(index));
-  const View& v = *d->views[index];
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
   const Network& net = v.snapshot.network;
   const std::string q = Lower(query);
   constexpr size_t kLimit = 50;
@@ -629,9 +641,9 @@ Result<std::string> Explorer::SearchJson(size_t index, std::string_view query) c
 }
 
 Result<std::string> Explorer::FramesJson(size_t index) const {
-  const std::shared_ptr<const Dataset> d = data();
-  if (index >= d->views.size()) return NotFound("no view " + std::to_string(index));
-  const View& v = *d->views[index];
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
   const FrameSummary& f = v.analysis.frames;
   json ms = json::array(), frames = json::array(), over = json::array();
   size_t worst = 0;
@@ -696,9 +708,9 @@ json LaneJson(Lane& l) {
 }  // namespace
 
 Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
-  const std::shared_ptr<const Dataset> d = data();
-  if (index >= d->views.size()) return NotFound("no view " + std::to_string(index));
-  const View& v = *d->views[index];
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
   const Snapshot& s = v.snapshot;
   if (frame >= s.samples.frame_count()) {
     return NotFound("no frame at position " + std::to_string(frame) + " in " + v.file);
@@ -799,29 +811,32 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
       lanes[t].label = "thread " + st.threads[t].thread + (st.bottleneck == t ? " (bottleneck)" : "");
     }
     lanes.back().label = "thread not logged";
+    // Node n's cook of this frame as (start, ms), when both are known.
+    auto cook_of = [&](NodeIndex n) -> std::optional<std::pair<double, double>> {
+      const auto& starts = st.cook_start_ms[n];
+      const auto cook = s.samples.series(n, Metric::kCookMs);
+      if (frame >= starts.size() || !std::isfinite(starts[frame]) || frame >= cook.size() ||
+          !std::isfinite(cook[frame])) {
+        return std::nullopt;
+      }
+      return std::pair{starts[frame], cook[frame]};
+    };
+    const NodeIndex nodes = static_cast<NodeIndex>(std::min(st.cook_start_ms.size(), net.size()));
     double origin = INFINITY, end = -INFINITY;
-    for (NodeIndex n = 0; n < st.cook_start_ms.size() && n < net.size(); ++n) {
-      const auto& starts = st.cook_start_ms[n];
-      const auto cook = s.samples.series(n, Metric::kCookMs);
-      if (frame >= starts.size() || !std::isfinite(starts[frame]) || frame >= cook.size() ||
-          !std::isfinite(cook[frame])) {
-        continue;
+    for (NodeIndex n = 0; n < nodes; ++n) {
+      if (const auto c = cook_of(n)) {
+        origin = std::min(origin, c->first);
+        end = std::max(end, c->first + c->second);
       }
-      origin = std::min(origin, starts[frame]);
-      end = std::max(end, starts[frame] + cook[frame]);
     }
-    for (NodeIndex n = 0; n < st.cook_start_ms.size() && n < net.size(); ++n) {
-      const auto& starts = st.cook_start_ms[n];
-      const auto cook = s.samples.series(n, Metric::kCookMs);
-      if (frame >= starts.size() || !std::isfinite(starts[frame]) || frame >= cook.size() ||
-          !std::isfinite(cook[frame])) {
-        continue;
-      }
+    for (NodeIndex n = 0; n < nodes; ++n) {
+      const auto c = cook_of(n);
+      if (!c) continue;
       const uint32_t t = st.cook_thread[n][frame];
       Lane& l = lanes[t < st.threads.size() ? t : st.threads.size()];
       const bool waiting = v.analysis.waiting.size() > n && v.analysis.waiting[n];
-      l.start.push_back(starts[frame] - origin);
-      l.dur.push_back(cook[frame]);
+      l.start.push_back(c->first - origin);
+      l.dur.push_back(c->second);
       l.name.push_back(intern(ShortName(net.node(n).id)));
       l.depth.push_back(waiting ? 1 : 0);
       l.kind.push_back(waiting ? "waiting" : "cook");
@@ -893,9 +908,9 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
 }
 
 Result<std::string> Explorer::FindingsJson(size_t index) const {
-  const std::shared_ptr<const Dataset> d = data();
-  if (index >= d->views.size()) return NotFound("no view " + std::to_string(index));
-  const View& v = *d->views[index];
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
   json list = json::array();
   for (const Finding& f : v.findings) {
     json nodes = json::array(), numbers = json::array();
