@@ -150,8 +150,68 @@ std::string StepLabel(const Snapshot& s, size_t frame) {
 
 }  // namespace
 
+namespace {
+
+// A trace's nodes are operators named by what they are ("aten::conv2d"), not
+// by where they sit, so they have no containers. The explorer shows them as
+// their call tree (docs/commands.md#what-the-page-shows): each node under the
+// first node that calls or launches it, earlier in the topological order
+// (which keeps the tree free of cycles); the roots (steps, annotations, the
+// first ops) at the top level. Nodes nested past kMaxContainerDepth stay at
+// the top level.
+std::vector<std::string> CallTreeParents(const View& view) {
+  const Network& net = view.snapshot.network;
+  std::vector<size_t> position(net.size(), SIZE_MAX);
+  for (size_t i = 0; i < view.analysis.order.size(); ++i) position[view.analysis.order[i]] = i;
+  std::vector<int64_t> parent(net.size(), -1);
+  for (const Edge& e : net.edges()) {
+    if (e.kind != EdgeKind::kCall && e.kind != EdgeKind::kLaunch) continue;
+    if (parent[e.to] >= 0 || position[e.from] >= position[e.to]) continue;
+    parent[e.to] = e.from;
+  }
+  // Depth by the order: a parent comes earlier, so its depth is known.
+  std::vector<size_t> depth(net.size(), 0);
+  std::vector<std::string> parents(net.size());
+  for (NodeIndex n : view.analysis.order) {
+    if (parent[n] < 0) continue;
+    const auto p = static_cast<NodeIndex>(parent[n]);
+    if (depth[p] + 1 >= kMaxContainerDepth) continue;
+    depth[n] = depth[p] + 1;
+    parents[n] = net.node(p).id;
+  }
+  return parents;
+}
+
+bool HasContainers(const Network& net) {
+  for (const Node& n : net.nodes()) {
+    if (!n.parent.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void Prepare(View& view) {
-  view.containers = Containers(view.snapshot.network);
+  const Network& net = view.snapshot.network;
+  view.parents.clear();
+  if (!view.snapshot.timelines.empty() && !HasContainers(net)) {
+    view.parents = CallTreeParents(view);
+    // The containers of that tree: the same nodes, their parents replaced.
+    Network tree;
+    tree.Reserve(net.size(), 0);
+    for (NodeIndex n = 0; n < net.size(); ++n) {
+      Node copy{.id = net.node(n).id, .parent = view.parents[n]};
+      if (!tree.AddNode(std::move(copy))) {  // deeper than allowed: at the top
+        view.parents[n].clear();
+        (void)tree.AddNode(Node{.id = net.node(n).id});
+      }
+    }
+    view.containers = Containers(tree);
+  } else {
+    view.parents.reserve(net.size());
+    for (const Node& n : net.nodes()) view.parents.push_back(n.parent);
+    view.containers = Containers(net);
+  }
   view.rank = Rank(view.analysis, SortKey::kScore);
 }
 
@@ -299,7 +359,7 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
     return it->second;
   };
   for (NodeIndex n = 0; n < net.size(); ++n) {
-    if (net.node(n).parent == here) add(net.node(n).id, n);
+    if (v.parents[n] == here) add(net.node(n).id, n);
   }
   std::vector<bool> enterable;
   for (const Container& c : v.containers) {
@@ -317,7 +377,7 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
   std::vector<uint32_t> node_item(net.size(), UINT32_MAX);
   for (NodeIndex n = 0; n < net.size(); ++n) {
     std::string_view at = net.node(n).id;
-    std::string_view parent = net.node(n).parent;
+    std::string_view parent = v.parents[n];
     for (size_t guard = 0; guard <= kMaxContainerDepth + 1; ++guard) {
       if (parent == here) {
         auto it = item_of_id.find(at);
@@ -518,7 +578,7 @@ Result<std::string> Explorer::NodeJson(size_t index, std::string_view id) const 
   }
   // The parent container to enter to see the node.
   const std::string parent =
-      found ? net.node(*found).parent : v.containers[container->second].parent;
+      found ? v.parents[*found] : v.containers[container->second].parent;
   doc["parent"] = parent;
   if (!found) return doc.dump();
   const NodeIndex n = *found;
@@ -634,7 +694,7 @@ Result<std::string> Explorer::SearchJson(size_t index, std::string_view query) c
     results.push_back({{"id", node.id},
                        {"name", ShortName(node.id)},
                        {"type", node.type},
-                       {"parent", node.parent},
+                       {"parent", v.parents[n]},
                        {"score", Num(v.analysis.stats[n].score)}});
   }
   return json{{"query", std::string(query)}, {"total", total}, {"results", std::move(results)}}.dump();

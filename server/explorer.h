@@ -36,11 +36,14 @@ struct View {
   Analysis analysis;
   KnowledgePack pack;  // the prompt's guidelines
   std::vector<Finding> findings;
-  std::vector<Container> containers;  // Containers(snapshot.network)
+  /// Per node, the container the explorer shows it in: its parent; for a
+  /// trace (no parents), its caller in the call tree (Prepare).
+  std::vector<std::string> parents;
+  std::vector<Container> containers;  // of those parents
   std::vector<NodeIndex> rank;        // Rank(analysis, kScore)
 };
 
-/// Fills a View's derived parts (containers, ranking).
+/// Fills a View's derived parts (parents, containers, ranking).
 void Prepare(View& view);
 
 /// Everything the server shows at one moment.

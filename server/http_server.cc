@@ -1,5 +1,7 @@
 #include "server/http_server.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -184,6 +186,13 @@ Status ExplorerServer::Start() {
   Explorer& ex = explorer_;
   int* bound_port = &port_;
 
+  // SO_REUSEADDR (a restart binds at once past TIME_WAIT), never
+  // cpp-httplib's default SO_REUSEPORT: with it a second server on the same
+  // port would bind too and take half of the connections.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   http.set_payload_max_length(o.max_body_bytes);
   http.set_default_headers(kSecurityHeaders);
   http.set_keep_alive_max_count(100);

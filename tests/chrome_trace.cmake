@@ -19,7 +19,7 @@ endforeach()
 list(APPEND chrome_traces ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/synthetic_kineto.json)
 foreach(path ${chrome_traces})
   get_filename_component(trace ${path} NAME)
-  foreach(variant check perturbed)
+  foreach(variant ${checker_variants})
     set(name ChromeTraceIndependent.${trace}.${variant})
     set(extra)
     if(variant STREQUAL perturbed)
@@ -45,7 +45,7 @@ foreach(trace kineto_2021_schema.json kineto_alexnet_sync.json.gz kineto_cpu_onl
         kineto_cuda_event_sync.json.gz kineto_event_sync_multi_stream.json.gz
         kineto_memory_rank1_of_2.json.gz kineto_nccl_rank0_5steps.json.gz
         kineto_resnet50_workers4.json.gz tf1_timeline_cpu_step.json hta_two_ranks)
-  foreach(variant check perturbed)
+  foreach(variant ${checker_variants})
     set(name HtaBreakdown.${trace}.${variant})
     set(extra)
     if(variant STREQUAL perturbed)

@@ -211,6 +211,44 @@ TEST(Explorer, ATraceStepHasOneLanePerThreadAndStreamWithLaunchLinks) {
   EXPECT_EQ(t["events"], t["kept"]);
 }
 
+// A trace has no containers: the explorer shows its call tree, each node
+// inside a node that calls or launches it, with no cycle.
+TEST(Explorer, ATraceIsShownAsItsCallTree) {
+  Dataset d;
+  d.views.push_back(Load("tests/data/fixtures/traces/kineto_nccl_rank0_5steps.json.gz"));
+  Explorer ex(std::move(d));
+  const View& v = *ex.data()->views[0];
+  const Network& net = v.snapshot.network;
+  ASSERT_EQ(v.parents.size(), net.size());
+  std::set<std::pair<std::string, std::string>> callers;
+  for (const Edge& e : net.edges()) {
+    if (e.kind == EdgeKind::kCall || e.kind == EdgeKind::kLaunch) {
+      callers.insert({net.node(e.from).id, net.node(e.to).id});
+    }
+  }
+  size_t nested = 0;
+  for (NodeIndex n = 0; n < net.size(); ++n) {
+    if (v.parents[n].empty()) continue;
+    ++nested;
+    EXPECT_TRUE(callers.contains({v.parents[n], net.node(n).id})) << net.node(n).id;
+    // Up the chain: it ends at the top level.
+    std::string at = v.parents[n];
+    size_t steps = 0;
+    while (!at.empty() && steps++ <= net.size()) at = v.parents[*net.Find(at)];
+    EXPECT_TRUE(at.empty()) << net.node(n).id << " is in a cycle of parents";
+  }
+  EXPECT_GT(nested, net.size() / 2);
+  // The top level holds containers to enter, and a launch call holds kernels.
+  const json top = Doc(ex.GraphJson(0, ""));
+  size_t enterable = 0;
+  for (const json& f : top["items"]["flags"]) enterable += (f.get<int>() & 16) != 0;
+  EXPECT_GT(enterable, 0u);
+  const json launch = Doc(ex.GraphJson(0, "cudaLaunchKernel"));
+  bool kernel = false;
+  for (const json& family : launch["items"]["family"]) kernel |= family == "kernel";
+  EXPECT_TRUE(kernel);
+}
+
 TEST(Explorer, LiveDataIsReplacedWholeAndTheVersionGrows) {
   Explorer ex(Dataset{.live = true});
   EXPECT_EQ(ex.version(), 0u);

@@ -17,6 +17,8 @@ Starts the server on a free loopback port and checks, with raw HTTP requests
     errors; the server keeps serving after each;
   - open streams are bounded: with 4 live streams open the 5th is refused
     (503) and served again once one closes;
+  - a port in use and a missing input are one-line errors with exit 2, and
+    nothing is served;
   - a non-loopback --listen without --allow-remote is refused (exit 2, one
     line naming --allow-remote); with it, every request needs the token
     (401 without; 200 with ?token=, which sets an HttpOnly SameSite=Strict
@@ -166,10 +168,25 @@ def main():
         check(ok, "a stream was refused after one closed")
         for c in streams:
             c.close()
+        # A second server on the same port: one line naming the port, exit 2.
+        try:
+            r = subprocess.run([cookgraph, "serve", example, "--port", str(port)],
+                               capture_output=True, text=True, timeout=30)
+        except subprocess.TimeoutExpired:  # it bound the same port and served
+            r = subprocess.CompletedProcess([], -1, "", "still serving after 30 s")
+        check(r.returncode == 2 and r.stdout == "", f"a port in use: exit {r.returncode}, {r.stdout!r}")
+        lines = [x for x in r.stderr.splitlines() if "error" in x]
+        check(len(lines) == 1 and f"--port: cannot listen on 127.0.0.1:{port}" in lines[0],
+              f"a port in use: {r.stderr!r}")
     finally:
         p.terminate()
         p.wait(timeout=20)
     check(p.returncode == 0, f"serve exited with {p.returncode} on SIGTERM")
+    # A bad input: exit 2 before anything is served, the file named.
+    r = subprocess.run([cookgraph, "serve", "/no/such/file.json", "--port", "0"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and r.stdout == "" and "/no/such/file.json" in r.stderr,
+          f"a missing input: exit {r.returncode}, {r.stderr!r}")
 
     # Off loopback.
     r = subprocess.run([cookgraph, "serve", example, "--listen", "0.0.0.0", "--port", "0"],
