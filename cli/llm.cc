@@ -54,18 +54,24 @@ std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
     return kExitInput;
   }
   judged->snapshot = std::move(*snapshot);
-  judged->analysis = Analyse(judged->snapshot, AnalysisOptions{.budget_ms = input.budget_ms});
+  const Status judging = Judge(*judged, input.budget_ms, pack_path);
   for (const std::string& w : judged->analysis.warnings) PrintWarning(input.name(), w);
-  Result<KnowledgePack> pack = pack_path.empty() ? BuiltinPack(judged->snapshot.info.engine)
-                                                 : LoadPack(pack_path);
-  if (!pack) {
-    PrintError(pack.error());
+  if (!judging) {
+    PrintError(judging.error());
     // A user's pack is input; a built-in one that fails to load is our fault.
     return pack_path.empty() ? kExitInternal : kExitInput;
   }
-  judged->pack = std::move(*pack);
-  judged->findings = Evaluate(judged->pack, judged->snapshot, judged->analysis);
   return judged;
+}
+
+Status Judge(Judged& judged, std::optional<double> budget_ms, const std::string& pack_path) {
+  judged.analysis = Analyse(judged.snapshot, AnalysisOptions{.budget_ms = budget_ms});
+  Result<KnowledgePack> pack = pack_path.empty() ? BuiltinPack(judged.snapshot.info.engine)
+                                                 : LoadPack(pack_path);
+  if (!pack) return pack.error();
+  judged.pack = std::move(*pack);
+  judged.findings = Evaluate(judged.pack, judged.snapshot, judged.analysis);
+  return {};
 }
 
 ChatRequest MakeChatRequest(const AdvisorSettings& settings, const Prompt& prompt) {

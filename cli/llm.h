@@ -50,6 +50,11 @@ struct Judged {
 
 /// Reads `input`, analyses it and evaluates `pack_path` (or the engine's
 /// built-in pack). On failure prints the error and gives the exit code.
+/// Analyses `judged.snapshot` (with `budget_ms` when given) and evaluates
+/// `pack_path` (or the engine's built-in pack) into `judged`; the Error of a
+/// pack that cannot be loaded. What ReadAndJudge and the explorer's views share.
+Status Judge(Judged& judged, std::optional<double> budget_ms, const std::string& pack_path);
+
 std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
                                                         const std::string& pack_path);
 

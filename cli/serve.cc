@@ -23,9 +23,7 @@
 #include "advisor/llm/chat_client.h"
 #include "advisor/llm/chat_response.h"
 #include "advisor/llm/secret_filter.h"
-#include "advisor/pack.h"
 #include "advisor/prompt.h"
-#include "advisor/rules.h"
 #include "base/text.h"
 #include "cli/command.h"
 #include "cli/input.h"
@@ -39,15 +37,14 @@ namespace cookgraph::cli {
 Result<std::shared_ptr<const server::View>> MakeView(std::string file, Snapshot snapshot,
                                                      std::optional<double> budget_ms,
                                                      const std::string& pack_path) {
+  Judged judged{.snapshot = std::move(snapshot)};
+  if (const Status judging = Judge(judged, budget_ms, pack_path); !judging) return judging.error();
   auto view = std::make_shared<server::View>();
   view->file = std::move(file);
-  view->snapshot = std::move(snapshot);
-  view->analysis = Analyse(view->snapshot, AnalysisOptions{.budget_ms = budget_ms});
-  Result<KnowledgePack> pack =
-      pack_path.empty() ? BuiltinPack(view->snapshot.info.engine) : LoadPack(pack_path);
-  if (!pack) return pack.error();
-  view->pack = std::move(*pack);
-  view->findings = Evaluate(view->pack, view->snapshot, view->analysis);
+  view->snapshot = std::move(judged.snapshot);
+  view->analysis = std::move(judged.analysis);
+  view->pack = std::move(judged.pack);
+  view->findings = std::move(judged.findings);
   server::Prepare(*view);
   return std::shared_ptr<const server::View>(std::move(view));
 }

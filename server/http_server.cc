@@ -280,7 +280,7 @@ Status ExplorerServer::Start() {
              if (what == "findings") return Send(res, ex.FindingsJson(*v));
              if (what == "timeline") {
                const std::string f = req.get_param_value("frame");
-               const std::optional<size_t> frame = ViewNumber(f.size() <= 6 ? f : "x");
+               const std::optional<size_t> frame = ViewNumber(f);
                if (!frame) return SendError(res, 400, "frame: give a frame position (0, 1, ...)");
                return Send(res, ex.TimelineJson(*v, *frame));
              }
