@@ -15,10 +15,11 @@ using score_internal::JsonFragment;
 using score_internal::MarkdownFragment;
 using score_internal::TableFragment;
 
-std::string RenderScoreHeader(ScoreFormat format, const ScoreOptions& options) {
+std::string RenderScoreHeader(ScoreFormat format, const ScoreOptions& options,
+                              std::string_view extra) {
   switch (format) {
     case ScoreFormat::kJson:
-      return "{\"cookgraph\":1,\"snapshots\":[";
+      return "{\"cookgraph\":1," + std::string(extra) + "\"snapshots\":[";
     case ScoreFormat::kCsv:
       return CsvHeader(options);
     case ScoreFormat::kTable:

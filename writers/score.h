@@ -5,8 +5,10 @@
 // Each snapshot renders to a self-contained fragment so that a batch can be
 // written in input order while later files are still being scored.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "base/error.h"
@@ -39,8 +41,10 @@ struct ScoredSnapshot {
 };
 
 /// The text before the first snapshot's fragment: the CSV header row, the JSON
-/// document's opening; empty for table and Markdown.
-std::string RenderScoreHeader(ScoreFormat format, const ScoreOptions& options);
+/// document's opening (with `extra`, a member and its comma such as a shard's
+/// record, after "cookgraph":1); empty for table and Markdown.
+std::string RenderScoreHeader(ScoreFormat format, const ScoreOptions& options,
+                              std::string_view extra = {});
 
 /// One snapshot's fragment. Fragments are rendered independently (by worker
 /// threads, in any order) and written in input order.
@@ -54,6 +58,19 @@ std::string_view RenderScoreSeparator(ScoreFormat format);
 /// The text after the last fragment: for JSON, the end of "snapshots", the
 /// "errors" array and the closing brace; empty otherwise.
 std::string RenderScoreFooter(ScoreFormat format, const std::vector<Error>& errors);
+
+/// One cell of ScoreRows: monostate is an empty CSV cell (JSON null; a
+/// non-finite number is one too).
+using ScoreValue = std::variant<std::monostate, std::string, double, uint64_t, int64_t, bool>;
+
+/// The columns and rows that `score --format csv` writes for one snapshot, as
+/// values rather than text: what the Python module's `nodes()` and the history
+/// store (`--store`) read, so that they cannot drift from the CSV.
+struct ScoreTable {
+  std::vector<std::string> columns;  // the CSV header's names
+  std::vector<std::vector<ScoreValue>> rows;
+};
+ScoreTable ScoreRows(const ScoredSnapshot& scored, const ScoreOptions& options);
 
 }  // namespace cookgraph
 

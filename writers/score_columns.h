@@ -1,10 +1,12 @@
 #ifndef COOKGRAPH_WRITERS_SCORE_COLUMNS_H_
 #define COOKGRAPH_WRITERS_SCORE_COLUMNS_H_
 
-// Internal to adapters/: not a public header, include it only from the score
-// writers' .cc files. The rows of `cookgraph score`: one list of columns and one
-// way to fill them (for JSON and CSV), the ranking that --top cuts, and the
-// number formatting shared by all formats, so that the formats cannot drift apart.
+// Not a public header: include it only from the .cc files of writers that
+// must write cells exactly as `score` does (the score formats, the summary,
+// the history's formats, the explorer's API). The rows of `cookgraph score`:
+// one list of columns and one way to fill them (for JSON and CSV), the ranking
+// that --top cuts, and the number formatting shared by all formats, so that the
+// formats cannot drift apart.
 
 #include <array>
 #include <cstdint>
@@ -63,6 +65,11 @@ void BaselineValues(const NodeDiff* d, std::vector<Value>& out);
 
 /// The values of kContainerColumns for `c`.
 void ContainerValues(const ContainerStats& c, std::vector<Value>& out);
+
+/// Appends one CSV cell: RFC 4180 quoting, and a text that a spreadsheet would
+/// take for a formula quoted with a leading ' (score_csv.cc).
+void AppendCsvField(std::string& out, std::string_view s);
+void AppendCsvValue(std::string& out, const Value& v);
 
 // ---------------------------------------------------------------------------
 // Which rows, in which order.

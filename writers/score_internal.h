@@ -6,6 +6,7 @@
 // score`; score.cc picks one and adds what goes around the fragments.
 
 #include <string>
+#include <vector>
 
 #include "writers/score.h"
 
@@ -13,6 +14,9 @@ namespace cookgraph::score_internal {
 
 /// One snapshot as an object of the "snapshots" array (score_json.cc).
 std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options);
+
+/// The CSV header's column names (score_csv.cc).
+std::vector<std::string> CsvColumns(const ScoreOptions& options);
 
 /// The CSV header row, ending in "\n" (score_csv.cc).
 std::string CsvHeader(const ScoreOptions& options);
