@@ -273,6 +273,45 @@ Result<AdvisorSettings> LoadSettings(const Getenv& getenv) {
   return settings;
 }
 
+Result<AdvisorSettings> ResolveSettings(const SettingsOverrides& overrides, const Getenv& getenv) {
+  Result<AdvisorSettings> loaded = LoadSettings(getenv);
+  if (!loaded) return loaded;
+  AdvisorSettings& s = *loaded;
+  if (overrides.persona) {
+    const std::optional<Persona> persona = ParsePersona(*overrides.persona);
+    if (!persona) {
+      return Error{.where = "persona",
+                   .message = "expected " + PersonaNames() + ", got '" +
+                              overrides.persona->substr(0, 40) + "'"};
+    }
+    s.persona = *persona;
+  }
+  if (overrides.model) {
+    s.model = *overrides.model;
+    s.model_from = overrides.model_from;
+  }
+  if (overrides.budget_tokens) s.budget_tokens = *overrides.budget_tokens;
+  if (overrides.base_url) {
+    s.endpoint.base_url = *overrides.base_url;
+    s.base_url_from = overrides.base_url_from;
+  }
+  if (overrides.tokenizer) s.tokenizer = *overrides.tokenizer;
+  if (overrides.pack) s.pack = *overrides.pack;
+  if (overrides.no_stream) s.stream = false;
+  return loaded;
+}
+
+ChatRequest MakeChatRequest(const AdvisorSettings& settings, const Prompt& prompt) {
+  ChatRequest request;
+  request.model = settings.model;
+  request.messages = prompt.messages;
+  request.temperature = settings.temperature;
+  request.max_output_tokens = settings.max_output_tokens;
+  request.max_tokens_field = settings.max_tokens_field;
+  request.stream = settings.stream;
+  return request;
+}
+
 Encoding EncodingForModel(std::string_view model) {
   // After a vendor prefix such as "openai/" or "azure/".
   if (size_t slash = model.rfind('/'); slash != std::string_view::npos) {

@@ -110,6 +110,29 @@ std::string UserConfigPath(const Getenv& getenv);
 /// folder), then the environment. Flags are applied by the caller.
 Result<AdvisorSettings> LoadSettings(const Getenv& getenv);
 
+/// What the caller sets over the config files and the environment: the CLI's
+/// flags (cli/llm.h binds them here), the Python module's keyword arguments.
+/// Unset ones change nothing.
+struct SettingsOverrides {
+  std::optional<std::string> persona;  // a PersonaName
+  std::optional<std::string> model;
+  std::optional<size_t> budget_tokens;
+  std::optional<std::string> base_url;
+  std::optional<std::string> tokenizer;
+  std::optional<std::string> pack;
+  bool no_stream = false;
+  /// How AdvisorSettings::model_from and base_url_from name these overrides.
+  std::string model_from = "--model", base_url_from = "--base-url";
+};
+
+/// LoadSettings(getenv), then `overrides` over it (docs/architecture.md#settings).
+/// A bad config file is an error, and so is a persona that is no PersonaName.
+Result<AdvisorSettings> ResolveSettings(const SettingsOverrides& overrides,
+                                        const Getenv& getenv = ProcessEnvironment());
+
+/// The chat request that asks `prompt` under `settings`.
+ChatRequest MakeChatRequest(const AdvisorSettings& settings, const Prompt& prompt);
+
 /// The tokenizer of a model: cl100k_base for gpt-4 (not gpt-4o, gpt-4.1, gpt-4.5)
 /// and gpt-3.5; o200k_base otherwise, the tokenizer of current OpenAI models
 /// and a close stand-in for other vendors' ones.

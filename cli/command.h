@@ -39,6 +39,8 @@ std::function<int()> SetupTrace(CLI::App& sub);
 std::function<int()> SetupDiff(CLI::App& sub);
 std::function<int()> SetupWatch(CLI::App& sub);
 std::function<int()> SetupServe(CLI::App& sub);
+std::function<int()> SetupHistory(CLI::App& sub);
+std::function<int()> SetupMerge(CLI::App& sub);
 
 /// Prints "cookgraph: error: <file:line:col: ...>" on standard error.
 void PrintError(const Error& error);

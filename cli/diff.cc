@@ -91,6 +91,8 @@ int RunDiff(const DiffArgs& args) {
     format = DiffFormat::kJson;
   else if (args.format == "md")
     format = DiffFormat::kMarkdown;
+  else if (args.format == "csv")
+    format = DiffFormat::kCsv;
   const std::string text = RenderDiff(format, {before_file, after_file, *before, *after, diff},
                                       {.top = static_cast<size_t>(args.top)});
   if (!WriteStdout(text) || std::fflush(stdout) != 0) {
@@ -119,11 +121,13 @@ std::function<int()> SetupDiff(CLI::App& sub) {
   sub.add_option("BEFORE", args->before_file, "the baseline: " + what)->required();
   sub.add_option("AFTER", args->after_file, "the run to judge: " + what)->required();
   AddFormatOptions(sub, args->input);
-  sub.add_option("--format", args->format, "output: table (default), json or md")
-      ->check(CLI::IsMember({"table", "json", "md"}));
+  sub.add_option("--format", args->format,
+                 "output: table (default), json, csv (a row per node: matched, added, removed) "
+                 "or md")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
   sub.add_option("--top", args->top,
                  "node rows of the table and md besides every regression and improvement; 0 = "
-                 "all (default 20; json lists all)")
+                 "all (default 20; json and csv list all)")
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--alpha", args->alpha,
                  "significance level of the one-sided Welch t-test (default 0.01)")

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "advisor/rules.h"
 #include "cli/command.h"
 
 namespace cookgraph::cli {
@@ -25,26 +24,6 @@ void AddLlmOptions(CLI::App& sub, LlmFlags& flags) {
   sub.add_flag("--no-stream", flags.no_stream, "ask for the whole answer at once, not streamed");
 }
 
-Result<AdvisorSettings> ResolveSettings(const LlmFlags& flags) {
-  Result<AdvisorSettings> loaded = LoadSettings(ProcessEnvironment());
-  if (!loaded) return loaded;
-  AdvisorSettings& s = *loaded;
-  if (flags.persona) s.persona = *ParsePersona(*flags.persona);  // CLI::IsMember checked it
-  if (flags.model) {
-    s.model = *flags.model;
-    s.model_from = "--model";
-  }
-  if (flags.budget_tokens) s.budget_tokens = *flags.budget_tokens;
-  if (flags.base_url) {
-    s.endpoint.base_url = *flags.base_url;
-    s.base_url_from = "--base-url";
-  }
-  if (flags.tokenizer) s.tokenizer = *flags.tokenizer;
-  if (flags.pack) s.pack = *flags.pack;
-  if (flags.no_stream) s.stream = false;
-  return loaded;
-}
-
 std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
                                                         const std::string& pack_path) {
   auto judged = std::make_unique<Judged>();
@@ -62,27 +41,6 @@ std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
     return pack_path.empty() ? kExitInternal : kExitInput;
   }
   return judged;
-}
-
-Status Judge(Judged& judged, std::optional<double> budget_ms, const std::string& pack_path) {
-  judged.analysis = Analyse(judged.snapshot, AnalysisOptions{.budget_ms = budget_ms});
-  Result<KnowledgePack> pack = pack_path.empty() ? BuiltinPack(judged.snapshot.info.engine)
-                                                 : LoadPack(pack_path);
-  if (!pack) return pack.error();
-  judged.pack = std::move(*pack);
-  judged.findings = Evaluate(judged.pack, judged.snapshot, judged.analysis);
-  return {};
-}
-
-ChatRequest MakeChatRequest(const AdvisorSettings& settings, const Prompt& prompt) {
-  ChatRequest request;
-  request.model = settings.model;
-  request.messages = prompt.messages;
-  request.temperature = settings.temperature;
-  request.max_output_tokens = settings.max_output_tokens;
-  request.max_tokens_field = settings.max_tokens_field;
-  request.stream = settings.stream;
-  return request;
 }
 
 }  // namespace cookgraph::cli

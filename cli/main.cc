@@ -11,6 +11,8 @@ namespace {
 
 const CommandEntry kCommands[] = {
     {"score", "rank the nodes of one or many snapshots by cost", SetupScore},
+    {"merge", "join the JSON or CSV parts of a sharded score into what one run writes",
+     SetupMerge},
     {"graph", "topological order, feedback loops, critical path and edges of a network",
      SetupGraph},
     {"convert", "any input as a native snapshot: JSON, gzip-compressed JSON or YAML", SetupConvert},
@@ -21,6 +23,8 @@ const CommandEntry kCommands[] = {
      SetupTrace},
     {"diff", "what changed between two snapshots: per-node changes, Welch's t-test, regressions",
      SetupDiff},
+    {"history", "the trend of stored runs (score --store) and the runs that got significantly worse",
+     SetupHistory},
     {"watch", "live mode: rank nodes from per-frame metrics streamed over UDP, with alerts",
      SetupWatch},
     {"serve", "the local web explorer: the network, its frames, findings and questions, in a browser",
@@ -29,10 +33,10 @@ const CommandEntry kCommands[] = {
 
 int Main(int argc, char** argv) {
   CLI::App app{"cookgraph: a profiler for node-graph dataflow engines", "cookgraph"};
-  app.set_version_flag("--version", "cookgraph 0.1.0");
+  app.set_version_flag("--version", "cookgraph " COOKGRAPH_VERSION);
   app.require_subcommand(1);
   app.footer("Exit codes: 0 ok, 1 internal error, 2 usage or input error, 3 LLM endpoint error,\n"
-             "4 diff found a regression (--fail-on-regression).\n"
+             "4 diff or history found a regression (--fail-on-regression).\n"
              "Run `cookgraph COMMAND --help` for a command's options and an example.");
   std::map<CLI::App*, std::function<int()>> runners;
   for (const CommandEntry& command : kCommands) {

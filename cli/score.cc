@@ -4,6 +4,8 @@
 // result in input order as soon as it and all before it are done, so output
 // starts early and memory holds only the results not yet written.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -14,14 +16,23 @@
 #include <optional>
 #include <thread>
 
+#include <cstdlib>
+#include <map>
+
 #include "adapters/input_files.h"
 #include "adapters/input_reader.h"
+#include "advisor/pack.h"
+#include "advisor/rules.h"
+#include "base/text.h"
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/progress.h"
+#include "cli/shard.h"
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
+#include "store/store.h"
 #include "writers/score.h"
+#include "writers/summary.h"
 
 namespace cookgraph::cli {
 namespace {
@@ -37,58 +48,85 @@ struct ScoreArgs {
   unsigned jobs = 0;  // 0 = one per core
   std::string shard;
   std::string baseline;  // --baseline FILE; "" = none
+  std::string store;     // --store DB; "" = none
+  std::string label;     // --label TEXT
 };
-
-// The K-th (1-based) of N contiguous slices of `files`. A slice may be empty
-// (more shards than files): that is not an error, an array job just has
-// nothing to do.
-Result<std::vector<Input>> Shard(const std::vector<Input>& files,
-                                       const std::string& spec) {
-  auto bad = [&] {
-    return Error{.where = "--shard",
-                 .message = "expected K/N with 1 <= K <= N <= 1000000 (e.g. 2/8), got '" +
-                            spec.substr(0, 40) + "'"};
-  };
-  size_t slash = spec.find('/');
-  if (slash == std::string::npos) return bad();
-  auto number = [](std::string_view text, uint64_t& out) {
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return ec == std::errc() && end == text.data() + text.size() && !text.empty();
-  };
-  uint64_t k = 0, n = 0;
-  if (!number(std::string_view(spec).substr(0, slash), k) ||
-      !number(std::string_view(spec).substr(slash + 1), n) || n == 0 || n > 1000000 || k == 0 ||
-      k > n) {
-    return bad();
-  }
-  size_t begin = files.size() * (k - 1) / n;
-  size_t end = files.size() * k / n;
-  return std::vector<Input>(files.begin() + begin, files.begin() + end);
-}
 
 // What one worker made of one file.
 struct Outcome {
   bool done = false;
   bool internal = false;              // the error is cookgraph's, not the input's
   std::string text;                   // the rendered fragment
+  SnapshotSummary summary;            // --format summary*, --store
+  ScoreTable nodes;                   // --store: every node, ranked by score
   std::vector<std::string> warnings;  // to print on standard error
   std::optional<Error> error;
 };
 
+// The options that shape the output, for a shard's record: parts made with
+// different ones cannot be merged (docs/commands.md#shards-and-merging).
+std::string OptionsText(const ScoreArgs& args) {
+  auto or_dash = [](const std::optional<std::string>& v) { return v ? *v : std::string("-"); };
+  std::string limits;
+  for (const std::string& l : args.input.limits) limits += (limits.empty() ? "" : ";") + l;
+  return fmt::format(
+      "format={} sort={} top={} budget-ms={} group-by={} baseline={} format-in={} "
+      "frame-marker={} limit={}",
+      args.format, args.sort, args.top, args.budget_ms ? fmt::format("{}", *args.budget_ms) : "-",
+      args.group_by.empty() ? "-" : args.group_by, args.baseline.empty() ? "-" : args.baseline,
+      or_dash(args.input.format_in), or_dash(args.input.frame_marker),
+      limits.empty() ? "-" : limits);
+}
+
+// Knowledge packs by engine, loaded once per batch for the summary's findings.
+class PackCache {
+ public:
+  const KnowledgePack* For(const std::string& engine) {
+    const std::string name(PackNameForEngine(engine));
+    std::lock_guard lock(mutex_);
+    auto it = packs_.find(name);
+    if (it == packs_.end()) it = packs_.emplace(name, BuiltinPack(engine)).first;
+    return it->second ? &*it->second : nullptr;
+  }
+  Error ErrorFor(const std::string& engine) {
+    std::lock_guard lock(mutex_);
+    return packs_.at(std::string(PackNameForEngine(engine))).error();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, Result<KnowledgePack>> packs_;
+};
+
+SnapshotSummary FailedSummary(const std::string& file, const Error& error) {
+  SnapshotSummary s;
+  s.file = file;
+  s.error = error.Format();
+  return s;
+}
+
 int RunScore(const ScoreArgs& args) {
   ScoreFormat format = ScoreFormat::kTable;
+  std::optional<SummaryFormat> summary;
   if (args.format == "json") format = ScoreFormat::kJson;
   else if (args.format == "csv") format = ScoreFormat::kCsv;
   else if (args.format == "md") format = ScoreFormat::kMarkdown;
+  else if (args.format == "summary") summary = SummaryFormat::kTable;
+  else if (args.format == "summary-csv") summary = SummaryFormat::kCsv;
+  else if (args.format == "summary-json") summary = SummaryFormat::kJson;
 
   ScoreOptions options;
   options.sort = *ParseSortKey(args.sort);  // CLI11 checked the choice
   const bool human = format == ScoreFormat::kTable || format == ScoreFormat::kMarkdown;
   options.top = args.top >= 0 ? static_cast<size_t>(args.top) : (human ? 20 : 0);
   options.group_by_container = args.group_by == "container";
-  options.color = format == ScoreFormat::kTable && UseColor();
+  options.color = !summary && format == ScoreFormat::kTable && UseColor();
   AnalysisOptions analysis_options;
   analysis_options.budget_ms = args.budget_ms;
+  if (!args.label.empty() && args.store.empty()) {
+    PrintError(Error{.where = "--label", .message = "names a stored run: give --store DB too"});
+    return kExitInput;
+  }
 
   // The baseline is read and analysed once; workers only read it.
   std::optional<Snapshot> baseline;
@@ -110,18 +148,49 @@ int RunScore(const ScoreArgs& args) {
   }
 
   InputList inputs = ExpandInputs(args.inputs);
-  std::vector<Error> errors = inputs.errors;
-  for (const Error& e : errors) PrintError(e);
+  for (const Error& e : inputs.errors) PrintError(e);
   for (const Error& w : inputs.warnings) PrintWarning(w.file, w.message);
   std::vector<Input> files = std::move(inputs.inputs);
+  // Errors of arguments that gave no input belong to the first shard alone,
+  // so that the merged parts report each once, as one unsharded run does.
+  std::vector<Error> errors = inputs.errors;
+  std::string shard_json;  // the shard's record in JSON and CSV output
   if (!args.shard.empty()) {
-    auto sharded = Shard(files, args.shard);
-    if (!sharded) {
-      PrintError(sharded.error());
+    Result<ShardSpec> shard =
+        ParseShard(args.shard, [](const char* name) { return std::getenv(name); });
+    if (!shard) {
+      PrintError(shard.error());
       return kExitInput;
     }
-    files = std::move(*sharded);
+    shard_json = ShardRecordJson(ShardRecord{.shard = *shard,
+                                             .inputs = files.size(),
+                                             .list = ListDigest(files),
+                                             .options = OptionsText(args)});
+    if (shard->index != 0) errors.clear();
+    files = Slice(files, *shard);
   }
+
+  // The history store is opened before any work, so that a wrong DB fails fast.
+  std::unique_ptr<RunStore> store;
+  int64_t run_id = 0;
+  if (!args.store.empty()) {
+    Result<std::unique_ptr<RunStore>> opened = OpenRunStore(args.store);
+    if (!opened) {
+      PrintError(opened.error());
+      return kExitInput;
+    }
+    store = std::move(*opened);
+    Result<int64_t> begun = store->BeginRun(RunInfo{
+        .label = args.label, .options = OptionsText(args), .version = COOKGRAPH_VERSION});
+    if (!begun) {
+      PrintError(begun.error());
+      return kExitInternal;
+    }
+    run_id = *begun;
+  }
+  const bool want_summary = summary.has_value() || store != nullptr;
+  PackCache packs;
+  ScoreOptions store_options;  // every node, ranked by score, as `score --format csv` writes them
 
   std::vector<Outcome> outcomes(files.size());
   std::mutex mutex;
@@ -130,6 +199,7 @@ int RunScore(const ScoreArgs& args) {
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < files.size();) {
       Outcome outcome;
+      const std::string name = files[i].name();
       // A worker must not throw: one file's failure (even out of memory) is
       // that file's error, and the batch goes on.
       try {
@@ -139,21 +209,40 @@ int RunScore(const ScoreArgs& args) {
         } else {
           Analysis analysis = Analyse(*snapshot, analysis_options);
           outcome.warnings = analysis.warnings;
-          std::optional<SnapshotDiff> diff;
-          if (baseline) {
-            diff = CompareSnapshots(*baseline, *baseline_analysis, *snapshot, analysis);
+          if (want_summary) {
+            outcome.summary = Summarise(name, *snapshot, analysis);
+            if (const KnowledgePack* pack = packs.For(snapshot->info.engine)) {
+              for (const Finding& f : Evaluate(*pack, *snapshot, analysis)) {
+                switch (f.severity) {
+                  case Severity::kCritical: ++outcome.summary.critical; break;
+                  case Severity::kWarning: ++outcome.summary.warnings; break;
+                  case Severity::kInfo: ++outcome.summary.info; break;
+                }
+              }
+            } else {
+              outcome.warnings.push_back("findings not counted: " +
+                                         packs.ErrorFor(snapshot->info.engine).Format());
+            }
           }
-          const std::string name = files[i].name();
-          outcome.text = RenderScoreSnapshot(
-              format, {name, *snapshot, analysis, diff ? &*diff : nullptr, args.baseline}, options);
+          if (store) {
+            outcome.nodes = ScoreRows({name, *snapshot, analysis}, store_options);
+          }
+          if (!summary) {
+            std::optional<SnapshotDiff> diff;
+            if (baseline) {
+              diff = CompareSnapshots(*baseline, *baseline_analysis, *snapshot, analysis);
+            }
+            outcome.text = RenderScoreSnapshot(
+                format, {name, *snapshot, analysis, diff ? &*diff : nullptr, args.baseline},
+                options);
+          }
         }
       } catch (const std::bad_alloc&) {
         outcome = Outcome{.internal = true};
-        outcome.error = Error{.file = files[i].name(), .message = "out of memory"};
+        outcome.error = Error{.file = name, .message = "out of memory"};
       } catch (const std::exception& e) {
         outcome = Outcome{.internal = true};
-        outcome.error =
-            Error{.file = files[i].name(), .message = std::string("internal error: ") + e.what()};
+        outcome.error = Error{.file = name, .message = std::string("internal error: ") + e.what()};
       }
       outcome.done = true;
       std::lock_guard lock(mutex);
@@ -167,9 +256,37 @@ int RunScore(const ScoreArgs& args) {
   for (unsigned j = 0; j < jobs; ++j) workers.emplace_back(work);
 
   Progress progress(files.size(), StderrIsTerminal() && files.size() > 1);
-  bool written_ok = WriteStdout(RenderScoreHeader(format, options));
+  bool written_ok = true;
+  if (!shard_json.empty() && (args.format == "csv" || args.format == "summary-csv")) {
+    written_ok &= WriteStdout(std::string(kCsvShardPrefix) + shard_json + "\n");
+  }
+  const std::string extra = shard_json.empty() ? "" : "\"shard\":" + shard_json + ",";
+  written_ok &= WriteStdout(summary ? RenderSummaryHeader(*summary, extra)
+                                    : RenderScoreHeader(format, options, extra));
+  std::vector<SnapshotSummary> table;  // --format summary: drawn at the end, aligned
   bool first = true;
+  auto put_summary = [&](const SnapshotSummary& row) {
+    if (*summary == SummaryFormat::kTable) {
+      table.push_back(row);
+      return;
+    }
+    if (!first && *summary == SummaryFormat::kJson) written_ok &= WriteStdout(",");
+    first = false;
+    written_ok &= WriteStdout(RenderSummaryRow(*summary, row));
+  };
+  if (summary) {
+    for (const Error& e : errors) put_summary(FailedSummary(e.file, e));
+  }
   bool internal = false;
+  std::optional<Error> store_failed;
+  auto keep = [&](StoredSnapshot stored) {
+    if (!store || store_failed) return;
+    Status added = store->AddSnapshot(run_id, stored);
+    if (!added) {
+      store_failed = added.error();
+      PrintError(*store_failed);
+    }
+  };
   for (size_t i = 0; i < files.size(); ++i) {
     Outcome outcome;
     {
@@ -183,23 +300,44 @@ int RunScore(const ScoreArgs& args) {
       PrintError(*outcome.error);
       errors.push_back(*outcome.error);
       internal |= outcome.internal;
+      const SnapshotSummary failed = FailedSummary(files[i].name(), *outcome.error);
+      if (summary) put_summary(failed);
+      keep(StoredSnapshot{.summary = failed});
       continue;
     }
     if (!outcome.warnings.empty()) progress.Clear();
     for (const std::string& w : outcome.warnings) PrintWarning(files[i].name(), w);
-    if (!first) written_ok &= WriteStdout(RenderScoreSeparator(format));
-    first = false;
-    written_ok &= WriteStdout(outcome.text);
+    if (summary) {
+      put_summary(outcome.summary);
+    } else {
+      if (!first) written_ok &= WriteStdout(RenderScoreSeparator(format));
+      first = false;
+      written_ok &= WriteStdout(outcome.text);
+    }
+    keep(StoredSnapshot{.summary = std::move(outcome.summary), .nodes = std::move(outcome.nodes)});
   }
   for (std::thread& t : workers) t.join();
   progress.Clear();
-  written_ok &= WriteStdout(RenderScoreFooter(format, errors));
+  if (summary) {
+    written_ok &= WriteStdout(*summary == SummaryFormat::kTable ? RenderSummaryTable(table)
+                                                                : RenderSummaryFooter(*summary));
+  } else {
+    written_ok &= WriteStdout(RenderScoreFooter(format, errors));
+  }
+  const bool csv_shard = !shard_json.empty() && (args.format == "csv" || args.format == "summary-csv");
+  if (csv_shard) written_ok &= WriteStdout(std::string(kCsvShardEnd) + "\n");
   written_ok &= std::fflush(stdout) == 0;
+  if (store && !store_failed) {
+    if (Status finished = store->FinishRun(run_id); !finished) {
+      store_failed = finished.error();
+      PrintError(*store_failed);
+    }
+  }
   if (!written_ok) {
     PrintError(Error{.file = "-", .message = "cannot write the results to standard output"});
     return kExitInternal;
   }
-  if (internal) return kExitInternal;
+  if (internal || store_failed) return kExitInternal;
   return errors.empty() ? kExitOk : kExitInput;
 }
 
@@ -214,8 +352,10 @@ std::function<int()> SetupScore(CLI::App& sub) {
                  "GStreamer folders)")
       ->required();
   AddFormatOptions(sub, args->input);
-  sub.add_option("--format", args->format, "output: table (default), json, csv or md")
-      ->check(CLI::IsMember({"table", "json", "csv", "md"}));
+  sub.add_option("--format", args->format,
+                 "output: table (default), json, csv or md; or one row per snapshot: "
+                 "summary (a table), summary-csv or summary-json")
+      ->check(CLI::IsMember({"table", "json", "csv", "md", "summary", "summary-csv", "summary-json"}));
   sub.add_option("--top", args->top,
                  "rows per snapshot; 0 = all (default: 20 for table and md, all for json and csv)")
       ->check(CLI::NonNegativeNumber);
@@ -227,7 +367,13 @@ std::function<int()> SetupScore(CLI::App& sub) {
   sub.add_option("-j,--jobs", args->jobs, "worker threads (default: one per core)")
       ->check(CLI::Range(1u, 1024u));
   sub.add_option("--shard", args->shard,
-                 "score only the K-th of N slices of the sorted input list (K/N, e.g. 2/8)");
+                 "score only one of N slices of the sorted input list: K/N (1-based, e.g. 2/8) or "
+                 "auto (0-based from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or "
+                 "JOB_COMPLETION_INDEX/JOB_COMPLETIONS); JSON and CSV parts join with `cookgraph merge`");
+  sub.add_option("--store", args->store,
+                 "record every scored snapshot (summary and node statistics) in a history "
+                 "database: an SQLite file (e.g. runs.db) or a postgresql:// URL; see `cookgraph history`");
+  sub.add_option("--label", args->label, "the stored run's label, e.g. a commit (with --store)");
   sub.add_option("--baseline", args->baseline,
                  "compare every input with this snapshot (as `cookgraph diff` does): adds the "
                  "change of avg, p95, ms/frame and score, the p-value and the flags R "
@@ -237,7 +383,9 @@ std::function<int()> SetupScore(CLI::App& sub) {
       "  cookgraph score examples/touchdesigner_feedback.json --top 10\n"
       "  cookgraph score today.json --baseline yesterday.json\n"
       "  cookgraph score snapshots/ --format csv -j 2 > scores.csv\n"
-      "  cookgraph score snapshots/ --format json --shard 3/8 > shard3.json");
+      "  cookgraph score snapshots/ --format summary\n"
+      "  cookgraph score snapshots/ --format json --shard auto > part-$SLURM_ARRAY_TASK_ID.json\n"
+      "  cookgraph score nightly/ --store runs.db --label $(git rev-parse --short HEAD)");
   return [args] { return RunScore(*args); };
 }
 

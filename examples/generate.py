@@ -1496,6 +1496,18 @@ def big_layout(nodes, plan_seed):
             "refs": [f"{P}/final"], "output": True}, 0.08, 1, False)
 
 
+_NUMBER_TABLE = []
+
+
+def number_table():
+    """fmt(q / 10000) for q in 0..200000 ("null" for 0), built once: what
+    write_big writes most, and what makes thousands of small snapshots (the
+    Dask test, tests/python/test_dask.py) cheap to write."""
+    if not _NUMBER_TABLE:
+        _NUMBER_TABLE.extend(["null"] + [fmt(i / 10000) for i in range(1, 200001)])
+    return _NUMBER_TABLE
+
+
 def write_big(nodes, frames, path, seed):
     """Streams a large snapshot to `path` (.json, or gzip for .gz).
 
@@ -1545,7 +1557,7 @@ def write_big(nodes, frames, path, seed):
     ordered = sorted(frame_q)
     budget = round(ordered[len(ordered) // 2] * 1.05 / 10000, 3)  # all but spike frames fit
 
-    table = ["null"] + [fmt(i / 10000) for i in range(1, 200001)]
+    table = number_table()
 
     def num(q):
         return table[q] if q < len(table) else fmt(q / 10000)

@@ -24,8 +24,16 @@ packages=(
   libbenchmark-dev                              # microbenchmarks in bench/
   libsimdjson-dev                               # bench/simdjson_floor: the JSON floor bench/run.sh compares with
   python3 python3-yaml python3-jsonschema      # example generator, independent checks, schema test
+  pybind11-dev                                  # the Python module's C++ half (python/): pybind11 headers and CMake package
+  python3-dev                                   # Python's headers, for that module (Debian's python3, /usr/bin/python3)
+  python3-pandas                                # the Python module returns pandas DataFrames
+  python3-pytest                                # runs the Python module's tests (tests/python/)
+  python3-distributed                           # cookgraph.dask: scoring on a Dask cluster (brings python3-dask)
   python3-networkx                              # bench/baseline_score.py: the Python baseline of bench/run.sh
   python3-mpmath                                # tests/tools/diff_check.py: Welch p-values recomputed without Boost
+  libsqlite3-dev                                # the history of runs in an SQLite file (score --store, cookgraph history), store/sqlite_store.cc
+  libpq-dev                                     # the history of runs in PostgreSQL (libpq's C API), store/postgres_store.cc
+  postgresql                                    # a real PostgreSQL server for ctest history_store_postgresql (initdb in a temporary directory)
   time                                          # /usr/bin/time: wall time and peak memory in bench/run.sh and the ask fault tests
   openssl                                       # the self-signed loopback certificate of the TLS fault tests (tests/fake_llm_server.h)
   bsdutils                                      # script(1): tests run cookgraph on a pseudo-terminal

@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "base/text.h"
+#include "writers/score_columns.h"
 
 namespace cookgraph {
 namespace {
@@ -235,7 +239,110 @@ std::string RenderMarkdown(const DiffInput& in, const DiffRenderOptions& options
   return out;
 }
 
+// The columns of DiffRows: a node's id and status, each side's statistics
+// (as JSON's "before" and "after"), the changes (as score --baseline names
+// them), the test and the verdict.
+constexpr std::array<std::string_view, 22> kDiffColumns = {"id",
+                                                           "status",
+                                                           "before_cooked_frames",
+                                                           "before_avg_ms",
+                                                           "before_p95_ms",
+                                                           "before_per_frame_ms",
+                                                           "before_score",
+                                                           "after_cooked_frames",
+                                                           "after_avg_ms",
+                                                           "after_p95_ms",
+                                                           "after_per_frame_ms",
+                                                           "after_score",
+                                                           "avg_change_pct",
+                                                           "p95_change_pct",
+                                                           "per_frame_change_pct",
+                                                           "score_change_pct",
+                                                           "p_value",
+                                                           "t",
+                                                           "df",
+                                                           "regression",
+                                                           "improvement",
+                                                           "note"};
+constexpr size_t kRegressionColumn = 19, kImprovementColumn = 20;
+
+ScoreValue Cell(std::optional<double> v) {
+  return v && std::isfinite(*v) ? ScoreValue(*v) : ScoreValue();
+}
+
+void AppendSide(const NodeStats& s, std::vector<ScoreValue>& row) {
+  const bool cooked = s.cooked_frames > 0;
+  auto stat = [cooked](double v) { return cooked ? Cell(v) : ScoreValue(); };
+  row.emplace_back(uint64_t{s.cooked_frames});
+  row.push_back(stat(s.avg_ms));
+  row.push_back(stat(s.p95_ms));
+  row.push_back(Cell(s.per_frame_ms));
+  row.push_back(stat(s.score));
+}
+
+// RFC 4180 rows, text cells quoted as score's CSV quotes them (score_csv.cc).
+std::string RenderCsv(const DiffInput& in) {
+  const ScoreTable table = DiffRows(in);
+  std::string out;
+  for (size_t c = 0; c < table.columns.size(); ++c) out += (c ? "," : "") + table.columns[c];
+  out += '\n';
+  for (const std::vector<ScoreValue>& row : table.rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) out += ',';
+      std::visit(
+          [&out](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+              score_internal::AppendCsvValue(out, std::string_view(x));
+            } else {
+              score_internal::AppendCsvValue(out, x);
+            }
+          },
+          row[c]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
 }  // namespace
+
+ScoreTable DiffRows(const DiffInput& in) {
+  ScoreTable table;
+  table.columns.assign(kDiffColumns.begin(), kDiffColumns.end());
+  const SnapshotDiff& diff = in.diff;
+  for (const NodeDiff& d : diff.nodes) {
+    std::vector<ScoreValue>& row = table.rows.emplace_back();
+    row.reserve(table.columns.size());
+    row.emplace_back(d.id);
+    row.emplace_back(std::string("matched"));
+    AppendSide(d.before_stats, row);
+    AppendSide(d.after_stats, row);
+    for (const std::optional<double>& pct : {d.avg_pct, d.p95_pct, d.per_frame_pct, d.score_pct}) {
+      row.push_back(Cell(pct));
+    }
+    row.push_back(Cell(d.p_value()));
+    const bool tested = d.test.status == WelchStatus::kTested;
+    row.push_back(tested ? Cell(d.test.t) : ScoreValue());
+    row.push_back(tested ? Cell(d.test.df) : ScoreValue());
+    row.emplace_back(d.regression);
+    row.emplace_back(d.improvement);
+    row.push_back(d.note.empty() ? ScoreValue() : ScoreValue(d.note));
+  }
+  // Nodes on one side only: no statistics, neither a regression nor an improvement.
+  auto one_side = [&](const std::vector<std::string>& ids, const char* status) {
+    for (const std::string& id : ids) {
+      std::vector<ScoreValue>& row = table.rows.emplace_back(table.columns.size());
+      row[0] = id;
+      row[1] = std::string(status);
+      row[kRegressionColumn] = false;
+      row[kImprovementColumn] = false;
+    }
+  };
+  one_side(diff.added, "added");
+  one_side(diff.removed, "removed");
+  return table;
+}
 
 std::string RenderDiff(DiffFormat format, const DiffInput& input,
                        const DiffRenderOptions& options) {
@@ -244,6 +351,8 @@ std::string RenderDiff(DiffFormat format, const DiffInput& input,
       return RenderJson(input);
     case DiffFormat::kMarkdown:
       return RenderMarkdown(input, options);
+    case DiffFormat::kCsv:
+      return RenderCsv(input);
     case DiffFormat::kTable:
       break;
   }

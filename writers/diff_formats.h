@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_WRITERS_DIFF_FORMATS_H_
 #define COOKGRAPH_WRITERS_DIFF_FORMATS_H_
 
-// Output of `cookgraph diff`: an aligned table, JSON or Markdown; and the few
+// Output of `cookgraph diff`: an aligned table, JSON, CSV or Markdown; and the few
 // formatting helpers that `score --baseline` and `report --baseline` share with
 // it, so that a change reads the same everywhere.
 
@@ -11,10 +11,11 @@
 
 #include "metrics/diff.h"
 #include "metrics/snapshot.h"
+#include "writers/score.h"
 
 namespace cookgraph {
 
-enum class DiffFormat : uint8_t { kTable, kJson, kMarkdown };
+enum class DiffFormat : uint8_t { kTable, kJson, kMarkdown, kCsv };
 
 /// The two inputs and their comparison. References must outlive the call.
 struct DiffInput {
@@ -27,11 +28,18 @@ struct DiffInput {
 
 struct DiffRenderOptions {
   /// Node rows of the table and Markdown; 0 = all. Regressions and
-  /// improvements are always shown. JSON always lists every matched node.
+  /// improvements are always shown. JSON and CSV always list every node.
   size_t top = 20;
 };
 
 std::string RenderDiff(DiffFormat format, const DiffInput& input, const DiffRenderOptions& options);
+
+/// The columns and rows that `diff --format csv` writes, as values (the same
+/// typed table as ScoreRows): a row per matched node in the diff's order
+/// (status "matched"), then a row per added node ("added", AFTER's order) and
+/// per removed one ("removed", BEFORE's order), whose statistics are empty.
+/// What the Python module's diff() reads, so that it cannot drift from the CSV.
+ScoreTable DiffRows(const DiffInput& input);
 
 /// A percent change with its sign and one decimal ("+30.1%", "-2.0%", "+0.0%");
 /// "-" when there is none.

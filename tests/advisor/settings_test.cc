@@ -80,6 +80,38 @@ TEST(Settings, FlagsThenEnvironmentThenLocalFileThenUserFile) {
   });
 }
 
+TEST(Settings, OverridesGoOverEverySourceAndAnUnknownPersonaIsAnError) {
+  TempDir dir;
+  Write(dir / "work/cookgraph.yaml", "llm:\n  model: local-model\n  stream: true\n");
+  InFolder(dir / "work", [&] {
+    const Getenv env =
+        FakeEnvironment({{"HOME", dir / "nowhere"}, {"COOKGRAPH_BASE_URL", "http://env/v1"}});
+    Result<AdvisorSettings> s = ResolveSettings({}, env);
+    ASSERT_TRUE(s) << s.error().Format();
+    EXPECT_EQ(s->model, "local-model");
+    EXPECT_EQ(s->endpoint.base_url, "http://env/v1");
+    s = ResolveSettings({.persona = "minimalist",
+                         .model = "flag-model",
+                         .budget_tokens = 1234,
+                         .base_url = "http://flag/v1",
+                         .no_stream = true,
+                         .model_from = "model="},
+                        env);
+    ASSERT_TRUE(s) << s.error().Format();
+    EXPECT_EQ(s->persona, Persona::kMinimalist);
+    EXPECT_EQ(s->model, "flag-model");
+    EXPECT_EQ(s->model_from, "model=");
+    EXPECT_EQ(s->budget_tokens, 1234u);
+    EXPECT_EQ(s->endpoint.base_url, "http://flag/v1");
+    EXPECT_EQ(s->base_url_from, "--base-url");
+    EXPECT_FALSE(s->stream);
+    s = ResolveSettings({.persona = "poet"}, env);
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().Format(),
+              "persona: expected debugger|explainer|minimalist|gpu-optimizer, got 'poet'");
+  });
+}
+
 TEST(Settings, UserFileFallsBackToHomeDotConfig) {
   EXPECT_EQ(UserConfigPath(FakeEnvironment({{"HOME", "/h"}})), "/h/.config/cookgraph/config.yaml");
   EXPECT_EQ(UserConfigPath(FakeEnvironment({{"HOME", "/h"}, {"XDG_CONFIG_HOME", "/x"}})),

@@ -153,6 +153,49 @@ TEST_F(DiffCli, TableAndMarkdownNameTheRegression) {
   EXPECT_NE(out_.find("| regression |"), std::string::npos) << out_;
 }
 
+TEST_F(DiffCli, CsvHasARowPerMatchedAddedAndRemovedNodeWithJsonsValues) {
+  ASSERT_EQ(Run("diff before.json after.json --format json"), 0) << err_;
+  const json doc = json::parse(out_);
+  ASSERT_EQ(Run("diff before.json after.json --format csv"), 0) << err_;
+  std::stringstream lines(out_);
+  std::string line;
+  std::getline(lines, line);
+  const std::vector<std::string> header = Split(line);
+  ASSERT_EQ(line,
+            "id,status,before_cooked_frames,before_avg_ms,before_p95_ms,before_per_frame_ms,"
+            "before_score,after_cooked_frames,after_avg_ms,after_p95_ms,after_per_frame_ms,"
+            "after_score,avg_change_pct,p95_change_pct,per_frame_change_pct,score_change_pct,"
+            "p_value,t,df,regression,improvement,note");
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(lines, line)) rows.push_back(Split(line));
+  ASSERT_EQ(rows.size(), 4u) << out_;  // two matched, then one added, one removed
+  auto cell = [&](size_t row, const std::string& column) {
+    const size_t c = std::find(header.begin(), header.end(), column) - header.begin();
+    return rows[row].at(c);
+  };
+  // Matched rows in the JSON's order, with its numbers written shortest round-trip.
+  for (size_t r = 0; r < 2; ++r) {
+    const json& node = doc["nodes"][r];
+    EXPECT_EQ(cell(r, "id"), node["id"]);
+    EXPECT_EQ(cell(r, "status"), "matched");
+    EXPECT_EQ(std::stod(cell(r, "after_avg_ms")), node["after"]["avg_ms"].get<double>());
+    EXPECT_EQ(std::stod(cell(r, "df")), node["df"].get<double>());
+    EXPECT_EQ(cell(r, "regression"), node["regression"].get<bool>() ? "true" : "false");
+  }
+  EXPECT_EQ(cell(0, "id"), "/p/slow");
+  EXPECT_EQ(std::stod(cell(0, "avg_change_pct")), 50.0);
+  EXPECT_EQ(cell(1, "note"), "");
+  EXPECT_EQ(cell(2, "id"), "/p/new");
+  EXPECT_EQ(cell(2, "status"), "added");
+  EXPECT_EQ(cell(3, "id"), "/p/gone");
+  EXPECT_EQ(cell(3, "status"), "removed");
+  for (size_t r = 2; r < 4; ++r) {
+    EXPECT_EQ(cell(r, "before_avg_ms"), "");
+    EXPECT_EQ(cell(r, "p_value"), "");
+    EXPECT_EQ(cell(r, "regression"), "false");
+  }
+}
+
 TEST_F(DiffCli, FailOnRegressionExitsFourOnlyWhenSomethingRegressed) {
   EXPECT_EQ(Run("diff before.json after.json --fail-on-regression"), 4);
   EXPECT_NE(out_.find("/p/slow"), std::string::npos) << "the results are still written";
@@ -197,7 +240,7 @@ TEST_F(DiffCli, BadFileIsOneLineNamingItAndThePlace) {
 TEST_F(DiffCli, BadArgumentsAreUsageErrors) {
   EXPECT_EQ(Run("diff before.json"), 2);
   EXPECT_EQ(Run("diff before.json after.json --alpha 2"), 2);
-  EXPECT_EQ(Run("diff before.json after.json --format csv"), 2);
+  EXPECT_EQ(Run("diff before.json after.json --format xml"), 2);
   EXPECT_EQ(Run("diff before.json after.json --fail-on-regression=much"), 2);
   EXPECT_EQ(Lines(err_), 1u) << err_;
   EXPECT_NE(err_.find("--fail-on-regression: expected a percentage"), std::string::npos) << err_;

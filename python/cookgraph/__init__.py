@@ -1,0 +1,366 @@
+"""cookgraph for Python: profile node-graph dataflow engines from a notebook.
+
+The same reading, analysis and output code as the ``cookgraph`` command, as
+pandas objects (docs/python.md)::
+
+    import cookgraph
+    snap = cookgraph.load("examples/touchdesigner_feedback.json")
+    snap.nodes().head(10)          # the rows of `cookgraph score --format csv`
+    snap.frames()                  # per frame: frame_ms, over_budget, counted
+    snap.findings()                # the knowledge pack's findings
+    cookgraph.score("snapshots/", jobs=4)          # many inputs, one DataFrame
+    cookgraph.diff("before.json", "after.json")    # `cookgraph diff --format csv`
+
+Reading and analysing run in C++ without the GIL. Errors raise
+cookgraph.Error subclasses whose str() is the CLI's one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+import pandas as pd
+
+# The installed package carries the built-in knowledge packs beside itself
+# (python/CMakeLists.txt); the build tree's module reads them from the sources.
+_PACKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "packs")
+if os.path.isdir(_PACKS):
+    os.environ.setdefault("COOKGRAPH_PACKS_DIR", _PACKS)
+
+from . import _cookgraph  # noqa: E402  (after the packs' folder is known)
+from ._cookgraph import Error, InputError, LlmError  # noqa: E402
+
+__all__ = [
+    "Answer",
+    "Error",
+    "InputError",
+    "LlmError",
+    "Snapshot",
+    "diff",
+    "load",
+    "score",
+]
+__version__ = "0.1.0"
+
+PathLike = Union[str, "os.PathLike[str]"]
+Paths = Union[PathLike, Sequence[PathLike]]
+Limits = Mapping[str, Union[int, str]]
+
+
+def _paths(paths: Paths) -> List[str]:
+    """One path or several, as the list of str the C++ side takes."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        return [os.fsdecode(paths)]
+    return [os.fsdecode(p) for p in paths]
+
+
+def _raise(error: Mapping[str, Any]) -> None:
+    """Raises a collected error (score's errors="collect" form) as its class."""
+    cls = Error if error.get("internal") else InputError
+    exception = cls(error["error"])
+    for key in ("file", "line", "column", "where", "message"):
+        setattr(exception, key, error[key])
+    raise exception
+
+
+def _check_errors(errors: str) -> bool:
+    """True for errors="raise"; ValueError for anything but "raise" and "collect"."""
+    if errors not in ("raise", "collect"):
+        raise ValueError(f"errors: expected 'raise' or 'collect', got {errors!r}")
+    return errors == "raise"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What Snapshot.ask() returns. str(answer) is the answer's text."""
+
+    text: str  #: the answer, with the API key (if the endpoint echoed it) redacted
+    reasoning: str  #: a reasoning model's reasoning text, kept out of `text`
+    finish_reason: Optional[str]  #: "stop", "length", "content_filter", ...; None = not reported
+    usage: Optional[Dict[str, int]]  #: the server's token counts, or None
+    attempts: int  #: HTTP requests made, retries included
+    model: str  #: the model asked
+    prompt_tokens: int  #: the request's tokens as cookgraph counted them
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Snapshot:
+    """One input read and analysed: what load() returns.
+
+    Every table is computed by the same code as the CLI's output; nodes()
+    holds exactly the rows of `cookgraph score --format csv`.
+    """
+
+    def __init__(self, core: "_cookgraph.Snapshot") -> None:
+        self._core = core
+
+    # -- what the input is -------------------------------------------------
+
+    @property
+    def file(self) -> str:
+        """The input as given: its path, or the paths joined by " + "."""
+        return self._core.file
+
+    @cached_property
+    def info(self) -> Dict[str, Any]:
+        """Metadata and the frame-time summary: file, engine, name, source,
+        captured, fps, frame_budget_ms (as the input gives them), budget_ms
+        (the budget applied; None for steps without one), nodes, edges,
+        frames, counted_frames, frame_ms {mean, p95, max, measured},
+        over_budget_frames (None without a budget)."""
+        return self._core.info()
+
+    @property
+    def warnings(self) -> List[str]:
+        """What the reader kept going past and what the analysis noticed (the
+        CLI prints them as warnings), one line each."""
+        return self._core.warnings
+
+    # -- tables ------------------------------------------------------------
+
+    def nodes(self, sort: str = "score", top: Optional[int] = None) -> pd.DataFrame:
+        """One row per node, ranked: the columns and values of
+        `cookgraph score FILE --format csv --sort SORT --top TOP`.
+
+        sort: score (default), avg, p95, max, per-frame, gpu or upstream.
+        top: rows to keep; None or 0 = all.
+        """
+        return pd.DataFrame(self._core.nodes(sort, top))
+
+    def containers(self, top: Optional[int] = None) -> pd.DataFrame:
+        """One row per container (COMP, bin, module), costliest first: the
+        rows of `cookgraph score FILE --format csv --group-by container`."""
+        return pd.DataFrame(self._core.nodes("score", top, "container"))
+
+    def frames(self) -> pd.DataFrame:
+        """One row per frame, indexed by the engine's frame number ("frame"):
+        frame_ms (measured, else the sum of the nodes' cook_ms; NaN for a frame
+        without work), over_budget (frame time > the budget) and counted (the
+        frame is in the frame statistics)."""
+        columns = self._core.frames()
+        index = pd.Index(columns.pop("frame"), name="frame")
+        return pd.DataFrame(columns, index=index)
+
+    def series(self, node_id: str, metric: str = "cook_ms") -> pd.Series:
+        """One node's per-frame values of `metric` (cook_ms, gpu_ms,
+        cpu_mem_mb, gpu_mem_mb or cooks), indexed like frames(); NaN where the
+        node did not cook. KeyError for an id the network does not have."""
+        values = self._core.series(node_id, metric)
+        index = pd.Index(self._core.frames()["frame"], name="frame")
+        return pd.Series(values, index=index, name=node_id)
+
+    def findings(self, pack: Optional[PathLike] = None) -> pd.DataFrame:
+        """The findings of the engine's built-in knowledge pack, or of the pack
+        file `pack`, as `cookgraph report` lists them: rule, severity, title,
+        nodes (ids, most important first), numbers (the evidence, name ->
+        value) and suggestion. InputError for a pack that cannot be read."""
+        rows = self._core.findings("" if pack is None else os.fsdecode(pack))
+        columns = ["rule", "severity", "title", "nodes", "numbers", "suggestion"]
+        return pd.DataFrame(rows, columns=columns)
+
+    # -- what `score --format json` adds around the rows -------------------
+
+    @cached_property
+    def _json(self) -> Dict[str, Any]:
+        return json.loads(self._core.score_json())
+
+    @property
+    def loops(self) -> List[Dict[str, Any]]:
+        """Feedback loops and cycles, costliest first: [{kind, nodes,
+        per_frame_ms}] as in `score --format json`."""
+        return self._json["loops"]
+
+    @property
+    def critical_path(self) -> Dict[str, Any]:
+        """The heaviest dependency path by per_frame_ms: {nodes, per_frame_ms}."""
+        return self._json["critical_path"]
+
+    @property
+    def spikes(self) -> pd.DataFrame:
+        """The nodes that grew most in the over-budget frames: id, median_ms,
+        frames, excess_ms, max_excess_ms, worst_frame, share_of_overrun."""
+        columns = ["id", "median_ms", "frames", "excess_ms", "max_excess_ms", "worst_frame",
+                   "share_of_overrun"]
+        return pd.DataFrame(self._json["spikes"], columns=columns)
+
+    @property
+    def trace(self) -> Optional[Dict[str, Any]]:
+        """Traces (PyTorch, TensorFlow, ONNX Runtime, Perfetto): {slowest_step,
+        gpu, memory, ranks} as `score --format json` writes them; None for
+        other inputs."""
+        if "gpu" not in self._json:
+            return None
+        keys = ("slowest_step", "gpu", "memory", "ranks")
+        return {key: self._json.get(key) for key in keys}
+
+    @property
+    def gpu(self) -> Optional[Dict[str, Any]]:
+        """A trace's GPU time (per rank, stream and step; launches; overlap);
+        None without GPU events or for other inputs."""
+        return self._json.get("gpu")
+
+    @property
+    def streaming(self) -> Optional[Dict[str, Any]]:
+        """GStreamer recordings: {threads, process_cpu_load_pct,
+        bottleneck_thread, latency_ms}; None for other inputs."""
+        if "threads" not in self._json:
+            return None
+        keys = ("threads", "process_cpu_load_pct", "bottleneck_thread", "latency_ms")
+        return {key: self._json[key] for key in keys}
+
+    @property
+    def threads(self) -> Optional[List[Dict[str, Any]]]:
+        """GStreamer recordings: the streaming threads, as `score --format
+        json` writes "threads"; None for other inputs."""
+        return self._json.get("threads")
+
+    # -- the LLM advisor ---------------------------------------------------
+
+    def prompt(self, question: str, *, budget_tokens: Optional[int] = None,
+               model: Optional[str] = None, persona: Optional[str] = None,
+               tokenizer: Optional[PathLike] = None, pack: Optional[PathLike] = None,
+               stream: Optional[bool] = None) -> Dict[str, Any]:
+        """The JSON request body that `cookgraph ask FILE QUESTION --dry-run`
+        prints, as a dict. Settings not given are resolved as the CLI resolves
+        them (COOKGRAPH_MODEL, ./cookgraph.yaml, ...). ValueError when no
+        model is configured."""
+        body = self._core.prompt(question, persona=persona, model=model,
+                                 budget_tokens=budget_tokens,
+                                 tokenizer=None if tokenizer is None else os.fsdecode(tokenizer),
+                                 pack=None if pack is None else os.fsdecode(pack), stream=stream)
+        return json.loads(body)
+
+    def ask(self, question: str, *, on_token: Optional[Callable[[str], Any]] = None,
+            base_url: Optional[str] = None, model: Optional[str] = None,
+            persona: Optional[str] = None, budget_tokens: Optional[int] = None,
+            tokenizer: Optional[PathLike] = None, pack: Optional[PathLike] = None,
+            stream: Optional[bool] = None) -> Answer:
+        """Asks the OpenAI-compatible endpoint what `cookgraph ask` would ask,
+        through the same client (retries, timeouts, the key kept out of the
+        answer). Each piece of the answer is passed to on_token as it arrives.
+        LlmError when the endpoint fails; ValueError when no endpoint or model
+        is configured. An exception raised by on_token (or Ctrl-C) is raised
+        once the answer has been read to its end."""
+        result = self._core.ask(question, on_token=on_token, base_url=base_url, model=model,
+                                persona=persona, budget_tokens=budget_tokens,
+                                tokenizer=None if tokenizer is None else os.fsdecode(tokenizer),
+                                pack=None if pack is None else os.fsdecode(pack), stream=stream)
+        return Answer(**result)
+
+    def __repr__(self) -> str:
+        i = self.info
+        text = f"<cookgraph.Snapshot {i['file']!r}: {i['engine']}"
+        if i["name"]:
+            text += f" {i['name']!r}"
+        text += (f", {i['nodes']} nodes, {i['frames']} frames, frame time mean "
+                 f"{i['frame_ms']['mean']:.3f} ms")
+        if i["budget_ms"] is not None:
+            text += f", budget {i['budget_ms']:.3f} ms, {i['over_budget_frames']} over"
+        return text + ">"
+
+
+def load(path: Paths, *, budget_ms: Optional[float] = None, frame_marker: Optional[str] = None,
+         format_in: Optional[str] = None, limits: Optional[Limits] = None) -> Snapshot:
+    """Reads and analyses one input, as `cookgraph score FILE` reads it.
+
+    path: a snapshot or Chrome trace (plain or .gz), a folder holding a
+    GStreamer recording or the ranks of one job, or a list of paths (a
+    GStreamer .dot dump and its log, or a job's rank traces).
+    budget_ms, frame_marker, format_in, limits: as --budget-ms,
+    --frame-marker, --format-in and --limit KEY=VALUE (limits={"depth": 512,
+    "input_size": "1G"}).
+
+    The GIL is released while the input is read and analysed. InputError
+    (str() = the CLI's message) when it cannot be read; ValueError for a bad
+    option.
+    """
+    core = _cookgraph.load(_paths(path), budget_ms=budget_ms, frame_marker=frame_marker,
+                           format_in=format_in, limits=None if limits is None else dict(limits))
+    return Snapshot(core)
+
+
+def _score_options(budget_ms, frame_marker, format_in, limits, sort, top, group_by,
+                   baseline) -> Dict[str, Any]:
+    """score()'s options as _cookgraph.score_inputs takes them (also sent to
+    Dask workers by cookgraph.dask)."""
+    return {"budget_ms": budget_ms, "frame_marker": frame_marker, "format_in": format_in,
+            "limits": None if limits is None else dict(limits), "sort": sort, "top": top,
+            "group_by": group_by,
+            "baseline": None if baseline is None else os.fsdecode(baseline)}
+
+
+def _frame(columns: Mapping[str, Any], errors: List[Dict[str, Any]],
+           warnings: List[Dict[str, Any]]) -> pd.DataFrame:
+    frame = pd.DataFrame(columns)
+    frame.attrs["errors"] = errors
+    frame.attrs["warnings"] = warnings
+    return frame
+
+
+def score(paths: Paths, *, jobs: Optional[int] = None, errors: str = "raise",
+          budget_ms: Optional[float] = None, frame_marker: Optional[str] = None,
+          format_in: Optional[str] = None, limits: Optional[Limits] = None,
+          sort: str = "score", top: Optional[int] = None, group_by: Optional[str] = None,
+          baseline: Optional[PathLike] = None) -> pd.DataFrame:
+    """Scores many inputs into one DataFrame equal to `cookgraph score PATHS
+    --format csv` with the same options: folders are searched as the CLI
+    searches them, the inputs sorted, read on `jobs` threads (default one per
+    core) without the GIL, and their rows concatenated in input order.
+
+    errors="raise" (default): the first bad input, in input order, raises
+    InputError with the CLI's message, and inputs after it are not read.
+    errors="collect": bad inputs are skipped, as the CLI skips them, and listed
+    in df.attrs["errors"] (dicts: file, line, column, where, message, error =
+    the CLI's line). df.attrs["warnings"] holds the warnings ({file, message}).
+    """
+    raise_first = _check_errors(errors)
+    inputs, expand_errors, expand_warnings = _cookgraph.expand_inputs(_paths(paths))
+    if raise_first and expand_errors:
+        _raise(expand_errors[0])
+    options = _score_options(budget_ms, frame_marker, format_in, limits, sort, top, group_by,
+                             baseline)
+    columns, score_errors, warnings = _cookgraph.score_inputs(
+        inputs, jobs=jobs, stop_at_error=raise_first, **options)
+    if raise_first and score_errors:
+        _raise(score_errors[0])
+    return _frame(columns, expand_errors + score_errors, expand_warnings + warnings)
+
+
+def diff(before: Union[PathLike, Snapshot], after: Union[PathLike, Snapshot], *,
+         alpha: Optional[float] = None, min_change: Optional[float] = None,
+         frame_marker: Optional[str] = None, format_in: Optional[str] = None,
+         limits: Optional[Limits] = None) -> pd.DataFrame:
+    """What changed from `before` to `after`: the rows of `cookgraph diff
+    BEFORE AFTER --format csv` (a row per matched node, then the added and
+    the removed ones), with alpha and min_change as --alpha and --min-change.
+
+    df.attrs holds the rest of `diff --format json`: "frame_ms" (the frame
+    time's change: before/after {frames, mean, p95, measured}, change_ms,
+    change_pct, p_value, t, df, regression, improvement, note), "before" and
+    "after" ({file, name, engine, nodes, frames}), "regressions",
+    "improvements", "regressed", "added", "removed", "alpha",
+    "min_change_pct", "test", "warnings" (the comparison's), and
+    "input_warnings" ({file, message}: the analyses' warnings).
+
+    A Snapshot is compared as loaded (with its own budget_ms); a path is read
+    and analysed as the CLI reads it.
+    """
+    def side(x):
+        return x._core if isinstance(x, Snapshot) else os.fsdecode(x)
+
+    columns, text, warnings = _cookgraph.diff(
+        side(before), side(after), alpha=alpha, min_change=min_change, frame_marker=frame_marker,
+        format_in=format_in, limits=None if limits is None else dict(limits))
+    frame = pd.DataFrame(columns)
+    document = json.loads(text)
+    for key, value in document.items():
+        if key not in ("cookgraph", "nodes"):
+            frame.attrs[key] = value
+    frame.attrs["input_warnings"] = warnings
+    return frame

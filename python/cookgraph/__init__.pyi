@@ -1,0 +1,86 @@
+"""Type stubs of the package cookgraph (python/cookgraph/__init__.py; docs/python.md)."""
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+import pandas as pd
+
+from . import _cookgraph
+from ._cookgraph import Error as Error, InputError as InputError, LlmError as LlmError
+
+__version__: str
+
+PathLike = Union[str, os.PathLike[str]]
+Paths = Union[PathLike, Sequence[PathLike]]
+Limits = Mapping[str, Union[int, str]]
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    reasoning: str
+    finish_reason: Optional[str]
+    usage: Optional[Dict[str, int]]
+    attempts: int
+    model: str
+    prompt_tokens: int
+
+class Snapshot:
+    def __init__(self, core: _cookgraph.Snapshot) -> None: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def info(self) -> Dict[str, Any]: ...
+    @property
+    def warnings(self) -> List[str]: ...
+    def nodes(self, sort: str = ..., top: Optional[int] = ...) -> pd.DataFrame: ...
+    def containers(self, top: Optional[int] = ...) -> pd.DataFrame: ...
+    def frames(self) -> pd.DataFrame: ...
+    def series(self, node_id: str, metric: str = ...) -> pd.Series: ...
+    def findings(self, pack: Optional[PathLike] = ...) -> pd.DataFrame: ...
+    @property
+    def loops(self) -> List[Dict[str, Any]]: ...
+    @property
+    def critical_path(self) -> Dict[str, Any]: ...
+    @property
+    def spikes(self) -> pd.DataFrame: ...
+    @property
+    def trace(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def gpu(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def streaming(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def threads(self) -> Optional[List[Dict[str, Any]]]: ...
+    def prompt(self, question: str, *, budget_tokens: Optional[int] = ...,
+               model: Optional[str] = ..., persona: Optional[str] = ...,
+               tokenizer: Optional[PathLike] = ..., pack: Optional[PathLike] = ...,
+               stream: Optional[bool] = ...) -> Dict[str, Any]: ...
+    def ask(self, question: str, *, on_token: Optional[Callable[[str], Any]] = ...,
+            base_url: Optional[str] = ..., model: Optional[str] = ...,
+            persona: Optional[str] = ..., budget_tokens: Optional[int] = ...,
+            tokenizer: Optional[PathLike] = ..., pack: Optional[PathLike] = ...,
+            stream: Optional[bool] = ...) -> Answer: ...
+
+def load(path: Paths, *, budget_ms: Optional[float] = ..., frame_marker: Optional[str] = ...,
+         format_in: Optional[str] = ..., limits: Optional[Limits] = ...) -> Snapshot: ...
+def score(paths: Paths, *, jobs: Optional[int] = ..., errors: str = ...,
+          budget_ms: Optional[float] = ..., frame_marker: Optional[str] = ...,
+          format_in: Optional[str] = ..., limits: Optional[Limits] = ..., sort: str = ...,
+          top: Optional[int] = ..., group_by: Optional[str] = ...,
+          baseline: Optional[PathLike] = ...) -> pd.DataFrame: ...
+def diff(before: Union[PathLike, Snapshot], after: Union[PathLike, Snapshot], *,
+         alpha: Optional[float] = ..., min_change: Optional[float] = ...,
+         frame_marker: Optional[str] = ..., format_in: Optional[str] = ...,
+         limits: Optional[Limits] = ...) -> pd.DataFrame: ...
+
+# Internal helpers that cookgraph.dask shares.
+def _paths(paths: Paths) -> List[str]: ...
+def _raise(error: Mapping[str, Any]) -> None: ...
+def _check_errors(errors: str) -> bool: ...
+def _score_options(budget_ms: Optional[float], frame_marker: Optional[str],
+                   format_in: Optional[str], limits: Optional[Limits], sort: str,
+                   top: Optional[int], group_by: Optional[str],
+                   baseline: Optional[PathLike]) -> Dict[str, Any]: ...
+def _frame(columns: Mapping[str, Any], errors: List[Dict[str, Any]],
+           warnings: List[Dict[str, Any]]) -> pd.DataFrame: ...

@@ -1,0 +1,484 @@
+"""The Python module `cookgraph` (python/, docs/python.md) against the CLI.
+
+Every table the module returns must equal what the CLI writes for the same
+input: nodes() and score() the rows of `score --format csv` (for every
+example, every real trace in tests/data/fixtures/traces, the GStreamer
+recordings of tests/data/gstreamer and what the TouchDesigner exporter
+writes), diff() the rows of `diff --format csv`, prompt() the body of `ask
+--dry-run`, and every error the CLI's message. ask() streams through the
+same client from tests/tools/fake_llm_server.py, and load() lets other
+Python threads run while it reads.
+"""
+
+import glob
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+import cookgraph
+from against_cli import COOKGRAPH, PYTHON, ROOT, assert_equal_to_csv, cli_error, error_lines, run
+
+EXAMPLES = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "examples", "*.json")))
+TRACES_DIR = os.path.join("tests", "data", "fixtures", "traces")
+TRACES = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, TRACES_DIR, "*.json*")))
+GSTREAMER = [[os.path.join("tests", "data", "gstreamer", f"{name}.dot"),
+              os.path.join("tests", "data", "gstreamer", f"{name}.log")]
+             for name in ("tee_bin", "node_prefix")]
+INPUTS = ([[p] for p in EXAMPLES + TRACES] + [[os.path.join(TRACES_DIR, "hta_two_ranks")]]
+          + GSTREAMER)
+
+
+@pytest.fixture(autouse=True)
+def _in_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+def test_inputs_are_found():
+    # The lists above are what the test covers: three examples, the ten real traces.
+    assert len(EXAMPLES) == 3 and len(TRACES) == 9, (EXAMPLES, TRACES)
+
+
+@pytest.mark.parametrize("paths", INPUTS, ids=lambda p: os.path.basename(p[0]))
+def test_nodes_equal_score_csv(paths):
+    snap = cookgraph.load(paths)
+    assert_equal_to_csv(snap.nodes(), run("score", *paths, "--format", "csv").stdout)
+
+
+def test_touchdesigner_exporter_snapshots(tmp_path):
+    # What examples/touchdesigner/cookgraph_export.py writes, run inside the
+    # td stand-in by its own test (tests/touchdesigner_exporter.cmake).
+    subprocess.run([PYTHON, os.path.join("tests", "tools", "td_standin", "check_exporter.py"),
+                    "--cookgraph", COOKGRAPH, "--work", str(tmp_path)], check=True,
+                   capture_output=True)
+    written = sorted(glob.glob(str(tmp_path / "**" / "*.json*"), recursive=True))
+    assert len(written) == 4, written  # planted, re-armed .json.gz, paused, default name
+    for path in written:
+        assert_equal_to_csv(cookgraph.load(path).nodes(),
+                            run("score", path, "--format", "csv").stdout)
+
+
+def test_sort_top_and_containers_equal_score_csv():
+    path = EXAMPLES[-1]
+    snap = cookgraph.load(path)
+    assert_equal_to_csv(snap.nodes(sort="p95", top=7),
+                        run("score", path, "--format", "csv", "--sort", "p95", "--top", "7").stdout)
+    assert_equal_to_csv(snap.nodes(sort="per_frame"),
+                        run("score", path, "--format", "csv", "--sort", "per-frame").stdout)
+    assert_equal_to_csv(snap.containers(),
+                        run("score", path, "--format", "csv", "--group-by", "container").stdout)
+
+
+def test_budget_changes_the_rows_as_the_cli_does():
+    path = os.path.join("examples", "touchdesigner_feedback.json")
+    snap = cookgraph.load(path, budget_ms=12.5)
+    assert snap.info["budget_ms"] == 12.5
+    assert_equal_to_csv(snap.nodes(),
+                        run("score", path, "--format", "csv", "--budget-ms", "12.5").stdout)
+
+
+def recordings(tmp_path):
+    """A folder of two GStreamer recordings (a folder each) and a snapshot."""
+    for dot, log in GSTREAMER:
+        folder = tmp_path / os.path.basename(dot)[:-4]
+        folder.mkdir()
+        for path in (dot, log):
+            (folder / os.path.basename(path)).write_bytes(open(path, "rb").read())
+    (tmp_path / "snapshot.json").write_bytes(open(EXAMPLES[1], "rb").read())
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize("folder,jobs", [("examples", 2), (TRACES_DIR, 1), (recordings, 2)],
+                         ids=["examples", "traces", "recordings"])
+def test_score_of_a_folder_equals_score_csv(folder, jobs, tmp_path):
+    folder = folder if isinstance(folder, str) else folder(tmp_path)
+    frame = cookgraph.score(folder, jobs=jobs, errors="collect")
+    proc = subprocess.run([COOKGRAPH, "score", folder, "--format", "csv"], capture_output=True,
+                          text=True)
+    assert_equal_to_csv(frame, proc.stdout)
+    assert [e["error"] for e in frame.attrs["errors"]] == error_lines(proc.stderr)
+    assert frame["file"].nunique() >= 2
+
+
+def test_score_with_a_baseline_equals_score_csv():
+    before = os.path.join("examples", "touchdesigner_feedback.json")
+    frame = cookgraph.score(EXAMPLES, baseline=before)
+    assert "avg_change_pct" in frame.columns
+    assert_equal_to_csv(frame, run("score", *EXAMPLES, "--baseline", before, "--format", "csv").stdout)
+
+
+def bad_folder(tmp_path):
+    """Two good inputs and two bad ones, in this order once sorted."""
+    good = open(os.path.join(ROOT, EXAMPLES[0]), encoding="utf-8").read()
+    (tmp_path / "a_good.json").write_text(good)
+    (tmp_path / "b_truncated.json").write_text(good[: len(good) // 3])
+    (tmp_path / "c_good.json").write_text(good)
+    (tmp_path / "d_not_a_format.json").write_text("hello\n")
+    return str(tmp_path)
+
+
+def test_score_collects_bad_inputs_as_the_cli_reports_them(tmp_path):
+    folder = bad_folder(tmp_path)
+    frame = cookgraph.score(folder, errors="collect")
+    proc = run("score", folder, "--format", "csv", expect=2)
+    assert_equal_to_csv(frame, proc.stdout)
+    assert sorted(set(frame["file"])) == [f"{folder}/a_good.json", f"{folder}/c_good.json"]
+    errors = frame.attrs["errors"]
+    assert [e["error"] for e in errors] == error_lines(proc.stderr)
+    assert len(errors) == 2 and errors[0]["file"] == f"{folder}/b_truncated.json"
+    assert errors[0]["line"] is not None and errors[0]["column"] is not None
+
+
+def test_score_raises_the_first_bad_input(tmp_path):
+    folder = bad_folder(tmp_path)
+    first = error_lines(run("score", folder, "--format", "csv", expect=2).stderr)[0]
+    with pytest.raises(cookgraph.InputError) as raised:
+        cookgraph.score(folder, jobs=2)
+    assert str(raised.value) == first
+    missing = os.path.join(folder, "missing")
+    with pytest.raises(cookgraph.InputError) as raised:
+        cookgraph.score([missing])
+    assert str(raised.value) == cli_error("score", missing, "--format", "csv")
+
+
+def perturbed_inputs(tmp_path):
+    good = open(os.path.join(ROOT, EXAMPLES[-1]), encoding="utf-8").read()
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text(good[: len(good) // 2])
+    not_a_format = tmp_path / "notes.json"
+    not_a_format.write_text("just some notes\n")
+    bad_utf8 = tmp_path / "bad_utf8.json"
+    bad_utf8.write_bytes(good.encode()[:200] + b"\xff\xfe" + good.encode()[200:])
+    return {
+        "truncated": ([str(truncated)], {}, []),
+        "missing": ([str(tmp_path / "missing.json")], {}, []),
+        "not a format": ([str(not_a_format)], {}, []),
+        "bad utf-8": ([str(bad_utf8)], {}, []),
+        "node limit": ([EXAMPLES[-1]], {"limits": {"nodes": 10}}, ["--limit", "nodes=10"]),
+        "wrong format": ([EXAMPLES[0]], {"format_in": "gstreamer"}, ["--format-in", "gstreamer"]),
+    }
+
+
+def test_load_errors_are_the_cli_messages(tmp_path):
+    for name, (paths, options, flags) in perturbed_inputs(tmp_path).items():
+        with pytest.raises(cookgraph.InputError) as raised:
+            cookgraph.load(paths, **options)
+        want = cli_error("score", *paths, "--format", "csv", *flags)
+        assert str(raised.value) == want, name
+        assert isinstance(raised.value, cookgraph.Error)
+    with pytest.raises(cookgraph.InputError) as raised:
+        cookgraph.load(perturbed_inputs(tmp_path)["truncated"][0])
+    e = raised.value
+    assert e.file.endswith("truncated.json") and e.line > 1 and e.column >= 1 and e.message
+    assert str(e) == f"{e.file}:{e.line}:{e.column}: {e.message}"
+
+
+BAD = sorted(os.path.relpath(p, ROOT) for pattern in ("*.json", "*.yaml", "*.json.gz")
+             for p in glob.glob(os.path.join(ROOT, "tests", "data", "bad", pattern)))
+
+
+@pytest.mark.parametrize("path", BAD, ids=os.path.basename)
+def test_the_bad_input_corpus_raises_the_cli_messages(path):
+    # tests/data/bad/README.md: hand-written inputs, each refused with one message.
+    with pytest.raises(cookgraph.InputError) as raised:
+        cookgraph.load(path)
+    assert str(raised.value) == cli_error("score", path, "--format", "csv")
+
+
+def test_the_accepted_corpus_scores_as_the_cli_scores_it():
+    # tests/data/bad/accepted: unusual inputs that are read (BOMs, CRLF, ...);
+    # configs and packs in the folder are not snapshots, and both sides say so.
+    folder = os.path.join("tests", "data", "bad", "accepted")
+    frame = cookgraph.score(folder, errors="collect")
+    proc = run("score", folder, "--format", "csv", expect=2)
+    assert_equal_to_csv(frame, proc.stdout)
+    assert [e["error"] for e in frame.attrs["errors"]] == error_lines(proc.stderr)
+
+
+def test_texts_that_csv_quotes_are_the_texts_themselves(tmp_path):
+    ids = ["=cmd|' /C calc'!A0", "+1", "-2", "@SUM(1)", "/p/a,b", '/p/"quoted"', "/p/new\nline",
+           "/p/ünïcode", "/p/plain"]
+    nodes = [{"id": i, "type": "" if n == 0 else "=HYPERLINK()", "family": "TOP"}
+             for n, i in enumerate(ids)]
+    series = {i: {"cook_ms": [0.5 + n, None, 1.0 + n]} for n, i in enumerate(ids)}
+    doc = {"cookgraph": 1, "engine": "=engine", "name": "-name", "nodes": nodes,
+           "frames": {"index": [1, 2, 3], "series": series}}
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(doc))
+    frame = cookgraph.load(path).nodes()
+    assert_equal_to_csv(frame, run("score", path, "--format", "csv").stdout)
+    assert set(frame["id"]) == set(ids) and set(frame["engine"]) == {"=engine"}
+    assert frame["type"].isna().sum() == 1  # an empty text is an empty cell, as in the CSV
+
+
+def test_unknown_node_id_is_a_key_error_naming_it():
+    snap = cookgraph.load(os.path.join("examples", "touchdesigner_feedback.json"))
+    with pytest.raises(KeyError) as raised:
+        snap.series("/project1/control/scrpt_osc")
+    assert "'/project1/control/scrpt_osc'" in str(raised.value)
+    assert "did you mean '/project1/control/script_osc'?" in str(raised.value)
+
+
+def test_bad_options_are_value_errors():
+    path = EXAMPLES[0]
+    for options, text in [({"budget_ms": -1}, "budget_ms"), ({"budget_ms": float("nan")}, "budget_ms"),
+                          ({"format_in": "xml"}, "format_in"), ({"limits": {"depth": "deep"}}, "depth"),
+                          ({"limits": {"nonsense": 1}}, "limits")]:
+        with pytest.raises(ValueError, match=text):
+            cookgraph.load(path, **options)
+    with pytest.raises(ValueError) as raised:
+        cookgraph.load(TRACES[0], frame_marker="([")
+    want = cli_error("score", TRACES[0], "--frame-marker", "([")  # a usage error
+    assert str(raised.value) == want.replace("--frame-marker", "frame_marker", 1)
+    with pytest.raises(ValueError, match="sort"):
+        cookgraph.load(path).nodes(sort="fastest")
+    with pytest.raises(ValueError, match="errors"):
+        cookgraph.score(path, errors="ignore")
+    with pytest.raises(ValueError, match="metric"):
+        cookgraph.load(path).series("/pipeline0", metric="bytes")
+    with pytest.raises(ValueError, match="persona"):
+        cookgraph.load(path).prompt("why?", model="m", persona="poet")
+
+
+def cli_json(*paths, flags=()):
+    return json.loads(run("score", *paths, "--format", "json", *flags).stdout)["snapshots"][0]
+
+
+@pytest.mark.parametrize("paths", [[EXAMPLES[-1]], [TRACES[1]], GSTREAMER[0]],
+                         ids=lambda p: os.path.basename(p[0]))
+def test_frames_series_and_summaries_agree_with_score_json(paths):
+    snap = cookgraph.load(paths)
+    doc = cli_json(*paths)
+    info = snap.info
+    assert (info["file"], info["engine"], info["name"], info["frames"]) == (
+        doc["file"], doc["engine"], doc["name"], doc["frames"])
+    assert info["frame_ms"] == doc["frame_ms"]
+    assert info["budget_ms"] == doc["frame_budget_ms"]
+    frames = snap.frames()
+    assert len(frames) == doc["frames"] and frames.index.name == "frame"
+    counted = frames[frames["counted"]]
+    assert counted["frame_ms"].mean() == pytest.approx(doc["frame_ms"]["mean"], rel=1e-12)
+    assert counted["frame_ms"].max() == doc["frame_ms"]["max"]
+    over = int(frames["over_budget"].sum())
+    assert over == (doc["over_budget_frames"] or 0) == (info["over_budget_frames"] or 0)
+    nodes = snap.nodes()
+    for _, node in nodes.head(5).iterrows():
+        series = snap.series(node["id"])
+        assert series.index.equals(frames.index) and series.name == node["id"]
+        assert series.count() == node["cooked_frames"]
+        assert series.mean() == pytest.approx(node["avg_ms"], rel=1e-12)
+    for key in ("loops", "critical_path"):
+        assert getattr(snap, key) == doc[key]
+    assert snap.spikes.to_dict("records") == doc["spikes"]
+    assert snap.gpu == doc.get("gpu")
+    assert snap.threads == doc.get("threads")
+    if "gpu" in doc:
+        assert snap.trace == {k: doc.get(k) for k in ("slowest_step", "gpu", "memory", "ranks")}
+        assert snap.streaming is None
+    if "threads" in doc:
+        assert snap.streaming["bottleneck_thread"] == doc["bottleneck_thread"]
+        assert snap.trace is None
+
+
+def test_a_trace_has_gpu_time_and_a_recording_threads():
+    trace = cookgraph.load(os.path.join(TRACES_DIR, "kineto_nccl_rank0_5steps.json.gz"))
+    assert trace.gpu["ranks"][0]["kernels"] > 0 and trace.threads is None
+    recording = cookgraph.load(GSTREAMER[0])
+    assert len(recording.threads) == 4 and recording.gpu is None  # tests/data/gstreamer/README.md
+
+
+def test_findings_are_the_reports(tmp_path):
+    path = os.path.join("examples", "touchdesigner_feedback.json")
+    report = tmp_path / "report.md"
+    run("report", path, "-o", report, "--no-llm")
+    text = report.read_text()
+    headings = re.findall(r"^### (info|warning|critical): (.*)$", text, re.M)
+    rules = re.findall(r"^- rule: (.*)$", text, re.M)
+    unescape = lambda s: re.sub(r"\\(.)", r"\1", s)  # noqa: E731  (MarkdownText's escapes)
+    findings = cookgraph.load(path).findings()
+    assert len(findings) == len(headings) == len(rules) > 5
+    assert list(findings["severity"]) == [h[0] for h in headings]
+    assert list(findings["title"]) == [unescape(h[1]) for h in headings]
+    assert list(findings["rule"]) == [unescape(r) for r in rules]
+    assert all(isinstance(n, list) and n for n in findings["nodes"])
+
+
+def test_a_bad_pack_is_an_input_error_with_the_cli_message(tmp_path):
+    pack = tmp_path / "pack.yaml"
+    pack.write_text("engine: touchdesigner\nrules: [oops\n")
+    path = EXAMPLES[-1]
+    with pytest.raises(cookgraph.InputError) as raised:
+        cookgraph.load(path).findings(pack)
+    assert str(raised.value) == cli_error("report", path, "-o", tmp_path / "r.md", "--no-llm",
+                                          "--pack", pack)
+
+
+def diff_pair(tmp_path):
+    subprocess.run([PYTHON, os.path.join("tests", "tools", "gen_diff_pair.py"), "--out",
+                    str(tmp_path), "--nodes", "80", "--frames", "160"], check=True)
+    facts = json.loads((tmp_path / "facts.json").read_text())
+    return str(tmp_path / "before.json"), str(tmp_path / "after.json"), facts
+
+
+def test_diff_equals_diff_csv_and_json(tmp_path):
+    before, after, facts = diff_pair(tmp_path)
+    frame = cookgraph.diff(before, after)
+    assert_equal_to_csv(frame, run("diff", before, after, "--format", "csv").stdout)
+    doc = json.loads(run("diff", before, after, "--format", "json").stdout)
+    assert frame.attrs["frame_ms"] == doc["frame_ms"]
+    for key in ("before", "after", "added", "removed", "regressions", "regressed", "warnings"):
+        assert frame.attrs[key] == doc[key], key
+    regressed = sorted(frame.loc[frame["regression"].astype(bool), "id"])
+    assert regressed == sorted(facts["slowed"])
+    assert sorted(frame.loc[frame["status"] == "added", "id"]) == sorted(facts["added"])
+    # The same comparison from loaded snapshots, and with the CLI's options.
+    same = cookgraph.diff(cookgraph.load(before), cookgraph.load(after))
+    pd.testing.assert_frame_equal(same, frame)
+    assert_equal_to_csv(cookgraph.diff(before, after, alpha=0.05, min_change=1),
+                        run("diff", before, after, "--format", "csv", "--alpha", "0.05",
+                            "--min-change", "1").stdout)
+
+
+@pytest.fixture
+def clean_settings(tmp_path, monkeypatch):
+    """No config file and no endpoint variables, for Python and the CLI alike."""
+    for name in ("COOKGRAPH_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "COOKGRAPH_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    work = tmp_path / "work"
+    work.mkdir()
+    return work
+
+
+def test_prompt_is_the_body_of_ask_dry_run(clean_settings, monkeypatch):
+    path = os.path.join(ROOT, "examples", "pytorch_model.json")
+    snap = cookgraph.load(path)
+    monkeypatch.chdir(clean_settings)
+    question = "Which kernels should I fuse first?"
+    for flags, options in [(["--model", "gpt-4o"], {"model": "gpt-4o"}),
+                           (["--model", "llama3.1", "--budget-tokens", "3000", "--persona",
+                             "gpu-optimizer", "--no-stream"],
+                            {"model": "llama3.1", "budget_tokens": 3000,
+                             "persona": "gpu-optimizer", "stream": False})]:
+        body = json.loads(run("ask", path, question, "--dry-run", *flags, cwd=clean_settings).stdout)
+        assert snap.prompt(question, **options) == body
+    # Settings the flags do not give come from the environment and ./cookgraph.yaml, as in the CLI.
+    monkeypatch.setenv("COOKGRAPH_MODEL", "from-env")
+    (clean_settings / "cookgraph.yaml").write_text("advisor:\n  budget_tokens: 2500\n")
+    body = json.loads(run("ask", path, question, "--dry-run", cwd=clean_settings).stdout)
+    prompt = snap.prompt(question)
+    assert prompt == body and prompt["model"] == "from-env"
+    with pytest.raises(ValueError, match="no model configured"):
+        monkeypatch.delenv("COOKGRAPH_MODEL")
+        snap.prompt(question)
+    # A broken config file is an InputError with the CLI's message.
+    (clean_settings / "cookgraph.yaml").write_text("advisor:\n  budget_tokens: [\n")
+    with pytest.raises(cookgraph.InputError) as raised:
+        snap.prompt(question, model="m")
+    want = error_lines(run("ask", path, question, "--dry-run", "--model", "m", expect=2,
+                           cwd=clean_settings).stderr)
+    assert [str(raised.value)] == want and raised.value.line is not None
+
+
+@pytest.fixture
+def fake_llm(tmp_path):
+    log = tmp_path / "requests.jsonl"
+    server = subprocess.Popen([PYTHON, os.path.join(ROOT, "tests", "tools", "fake_llm_server.py"),
+                               "--log", str(log), "--lifetime", "120"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    port = int(server.stdout.readline())
+    yield f"http://127.0.0.1:{port}", log
+    server.stdin.close()
+    server.wait(timeout=10)
+
+
+def test_ask_streams_the_answer_to_on_token(fake_llm, clean_settings):
+    url, log = fake_llm
+    snap = cookgraph.load(os.path.join("examples", "gstreamer_pipeline.json"))
+    pieces = []
+    answer = snap.ask("What limits the frame rate?", on_token=pieces.append,
+                      base_url=f"{url}/case/stream", model="fake")
+    assert pieces == ["Hel", "lo, wor", "ld!"]  # the fake server's three chunks, one call each
+    assert str(answer) == answer.text == "Hello, world!"
+    assert answer.usage == {"prompt_tokens": 12, "completion_tokens": 4, "total_tokens": 16}
+    assert answer.finish_reason == "stop" and answer.attempts == 1 and answer.model == "fake"
+    sent = json.loads(log.read_text().splitlines()[-1])["body"]
+    assert sent == snap.prompt("What limits the frame rate?", model="fake")
+    answer = snap.ask("again", base_url=f"{url}/case/stream", model="fake", stream=False)
+    assert answer.text == "Hello, world!"
+
+
+def test_ask_errors_are_llm_errors_with_the_cli_message(fake_llm, clean_settings, monkeypatch):
+    url, _ = fake_llm
+    path = os.path.join(ROOT, "examples", "gstreamer_pipeline.json")
+    snap = cookgraph.load(path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-123")
+    with pytest.raises(cookgraph.LlmError) as raised:
+        snap.ask("why?", base_url=f"{url}/case/unauthorized", model="fake")
+    want = cli_error("ask", path, "why?", "--base-url", f"{url}/case/unauthorized", "--model",
+                     "fake", expect=3)
+    assert str(raised.value) == want and "HTTP 401" in want
+    assert "sk-test-secret-123" not in str(raised.value)
+    with pytest.raises(ValueError, match="no LLM endpoint configured"):
+        snap.ask("why?", model="fake")
+
+
+def test_an_exception_in_on_token_is_raised(fake_llm, clean_settings):
+    url, _ = fake_llm
+    snap = cookgraph.load(os.path.join("examples", "gstreamer_pipeline.json"))
+    seen = []
+
+    def on_token(text):
+        seen.append(text)
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        snap.ask("why?", on_token=on_token, base_url=f"{url}/case/stream", model="fake")
+    assert seen == ["Hel"]  # called once, not again after it raised
+
+
+@pytest.fixture(scope="module")
+def big_snapshot(tmp_path_factory):
+    path = tmp_path_factory.mktemp("big") / "big.json"
+    subprocess.run([PYTHON, os.path.join(ROOT, "examples", "generate.py"), "--big", "15000", "300",
+                    "--out", str(path)], check=True, capture_output=True)
+    return str(path)
+
+
+def test_load_releases_the_gil(big_snapshot):
+    ticks, stop = [], threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    try:
+        start = time.monotonic()
+        snap = cookgraph.load(big_snapshot)
+        end = time.monotonic()
+    finally:
+        stop.set()
+        thread.join()
+    assert snap.info["nodes"] == 15000
+    inside = [t for t in ticks if start <= t <= end]
+    gaps = [b - a for a, b in zip([start] + inside, inside + [end])]
+    # Holding the GIL for the whole read would leave one gap as long as the load.
+    assert end - start > 0.1, end - start
+    assert len(inside) >= 10 and max(gaps) < (end - start) / 3, (len(inside), max(gaps), end - start)
+
+
+def test_repr_and_info():
+    snap = cookgraph.load(os.path.join("examples", "touchdesigner_feedback.json"))
+    assert repr(snap) == ("<cookgraph.Snapshot 'examples/touchdesigner_feedback.json': touchdesigner "
+                          "'feedback_show', 364 nodes, 300 frames, frame time mean 13.604 ms, "
+                          "budget 16.667 ms, 15 over>")
+    assert snap.file == "examples/touchdesigner_feedback.json"
+    assert snap.info["edges"] > snap.info["nodes"] / 2 and isinstance(snap.warnings, list)
