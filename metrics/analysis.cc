@@ -73,6 +73,7 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   }
 
   analysis.frames = SummariseFrames(samples, budget);
+  analysis.profiler = SummariseProfiler(samples, analysis.frames);
   // Each node's statistics depend on its own series only: a large snapshot's
   // nodes are split in two halves, one per core.
   analysis.stats.resize(n);

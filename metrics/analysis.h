@@ -14,6 +14,7 @@
 #include "graph/loops.h"
 #include "metrics/frame_budget.h"
 #include "metrics/node_stats.h"
+#include "metrics/profiler_overhead.h"
 #include "metrics/snapshot.h"
 #include "metrics/spikes.h"
 #include "metrics/trace_summary.h"
@@ -41,6 +42,9 @@ struct Analysis {
   double budget_ms = 0;     // 0 when there is no budget
   bool has_budget = true;   // false for steps without --budget-ms (SnapshotInfo::budget)
   FrameSummary frames;
+  /// The profiler's own time per frame, when the input gives profiler_ms; it
+  /// changes nothing else here.
+  std::optional<ProfilerOverhead> profiler;
   std::vector<NodeStats> stats;     // per node
   std::vector<double> upstream_ms;  // per node: upstream cost of per_frame_ms
   std::vector<bool> in_loop;        // per node: member of some reported loop

@@ -18,6 +18,17 @@ double FrameBudgetMs(std::optional<double> frame_budget_ms, std::optional<double
   return kDefaultBudgetMs;
 }
 
+MeanP95Max MeanP95MaxOf(std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  MeanP95Max m;
+  m.mean = sum / static_cast<double>(values.size());
+  std::sort(values.begin(), values.end());
+  m.p95 = Percentile(values, 95);
+  m.max = values.back();
+  return m;
+}
+
 FrameSummary SummariseFrames(const Samples& samples, std::optional<double> budget) {
   FrameSummary summary;
   summary.has_budget = budget.has_value();
@@ -60,21 +71,19 @@ FrameSummary SummariseFrames(const Samples& samples, std::optional<double> budge
     if (!IsMissing(measured[f])) frame_ms[f] = measured[f];
   }
 
-  double sum = 0;
-  std::vector<double> sorted;
-  sorted.reserve(frame_count);
+  std::vector<double> counted_ms;
+  counted_ms.reserve(frame_count);
   for (size_t f = 0; f < frame_count; ++f) {
     if (!counted[f]) continue;
-    sum += frame_ms[f];
-    sorted.push_back(frame_ms[f]);
+    counted_ms.push_back(frame_ms[f]);
     if (summary.has_budget && frame_ms[f] > budget_ms) summary.over_budget.push_back(f);
   }
-  summary.counted = sorted.size();
-  if (sorted.empty()) return summary;
-  summary.mean_ms = sum / static_cast<double>(sorted.size());
-  std::sort(sorted.begin(), sorted.end());
-  summary.p95_ms = Percentile(sorted, 95);
-  summary.max_ms = sorted.back();
+  summary.counted = counted_ms.size();
+  if (counted_ms.empty()) return summary;
+  const MeanP95Max m = MeanP95MaxOf(counted_ms);
+  summary.mean_ms = m.mean;
+  summary.p95_ms = m.p95;
+  summary.max_ms = m.max;
   return summary;
 }
 

@@ -20,6 +20,14 @@ inline constexpr double kDefaultBudgetMs = 16.667;
 /// passed over. `score --budget-ms` overrides it (AnalysisOptions::budget_ms).
 double FrameBudgetMs(std::optional<double> frame_budget_ms, std::optional<double> fps);
 
+/// Mean, p95 (metrics/percentile.h) and max of `values`, as the frame statistics
+/// take them: the mean sums in the order given. `values` is not empty; it is
+/// sorted on return.
+struct MeanP95Max {
+  double mean = 0, p95 = 0, max = 0;
+};
+MeanP95Max MeanP95MaxOf(std::vector<double>& values);
+
 struct FrameSummary {
   /// Per frame (ms): the measured frame_ms when the frame has one, else the sum
   /// of cook_ms over all nodes in that frame; NaN for a frame without work

@@ -55,6 +55,15 @@ class Samples {
   /// `values` is empty or has frame_count() entries.
   void SetFrameMs(std::vector<double> values) { frame_ms_ = std::move(values); }
 
+  /// The profiler's own time per frame (ms; NaN = not measured), or empty when
+  /// the input gives none: time the engine's main thread spent in the exporter,
+  /// which is in neither frame_ms nor any node's cook_ms
+  /// (docs/formats.md#native-snapshot-format).
+  std::span<const double> profiler_ms() const { return profiler_ms_; }
+  bool has_profiler_ms() const { return !profiler_ms_.empty(); }
+  /// `values` is empty or has frame_count() entries.
+  void SetProfilerMs(std::vector<double> values) { profiler_ms_ = std::move(values); }
+
   /// How a frame without a frame_ms value counts: by default as not measured
   /// (its time is the sum of its nodes' cook_ms); when set (GStreamer: no
   /// streaming thread worked on that buffer, only queues passed it on), as a
@@ -77,6 +86,7 @@ class Samples {
  private:
   std::vector<int64_t> frame_index_;
   std::vector<double> frame_ms_;
+  std::vector<double> profiler_ms_;
   bool unmeasured_frames_idle_ = false;
   std::array<std::vector<std::vector<double>>, kMetricCount> columns_;  // [metric][node][frame]
 };

@@ -20,6 +20,19 @@ py::object Number(std::optional<double> v) {
   return v && std::isfinite(*v) ? py::object(py::float_(*v)) : py::object(py::none());
 }
 
+// The profiler's own time per frame, as `score --format json` writes it; None
+// when the input has no profiler_ms.
+py::object ProfilerMs(const std::optional<ProfilerOverhead>& profiler) {
+  if (!profiler) return py::none();
+  py::dict d;
+  d["mean"] = Number(profiler->ms.mean);
+  d["p95"] = Number(profiler->ms.p95);
+  d["max"] = Number(profiler->ms.max);
+  d["frames"] = profiler->frames;
+  d["share_of_frame"] = Number(profiler->share_of_frame);
+  return d;
+}
+
 py::list TextList(const std::vector<std::string>& texts) {
   py::list list;
   for (const std::string& t : texts) list.append(Text(t));
@@ -83,6 +96,7 @@ py::dict Info(const LoadedSnapshot& s) {
   frame_ms["max"] = a.frames.max_ms;
   frame_ms["measured"] = a.frames.measured;
   info["frame_ms"] = frame_ms;
+  info["profiler_ms"] = ProfilerMs(a.profiler);
   info["over_budget_frames"] =
       a.has_budget ? py::object(py::int_(a.frames.over_budget.size())) : py::object(py::none());
   return info;

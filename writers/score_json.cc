@@ -106,6 +106,20 @@ void WriteIds(JsonWriter& w, const Network& network, const std::vector<NodeIndex
 
 Value Optional(const std::optional<double>& v) { return v ? Value(*v) : Value(); }
 
+// "profiler_ms": the profiler's own time per frame, written only when the
+// input has it, so that snapshots without it keep their output.
+void WriteProfiler(JsonWriter& w, const ProfilerOverhead& p) {
+  w.Key("profiler_ms");
+  w.BeginObject();
+  w.NumberField("mean", p.ms.mean);
+  w.NumberField("p95", p.ms.p95);
+  w.NumberField("max", p.ms.max);
+  w.CountField("frames", p.frames);
+  w.Key("share_of_frame");
+  w.Write(Optional(p.share_of_frame));
+  w.EndObject();
+}
+
 // The trace's own analyses (docs/commands.md#trace-output): "steps", "gpu",
 // "memory", "ranks".
 void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
@@ -361,6 +375,7 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   w.EndObject();
   w.Key("over_budget_frames");
   w.Write(a.has_budget ? Value(uint64_t{a.frames.over_budget.size()}) : Value());
+  if (a.profiler) WriteProfiler(w, *a.profiler);
   if (a.trace) WriteTrace(w, snap, *a.trace);
   if (snap.streaming) WriteStreaming(w, snap, *snap.streaming);
 

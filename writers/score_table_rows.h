@@ -47,7 +47,8 @@ TextTable ContainerTable(const ScoredSnapshot& scored, const ScoreOptions& optio
 /// Renders free text from the input for one format (printable, escaped).
 using TextFn = std::function<std::string(std::string_view)>;
 
-/// The title line's parts: file, engine, name, frames, frame time against the budget.
+/// The title line's parts: file, engine, name, frames, frame time against the budget,
+/// the profiler's own time when the input has it.
 std::vector<std::string> TitleParts(const ScoredSnapshot& scored, const TextFn& text);
 
 struct Section {

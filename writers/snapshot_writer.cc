@@ -228,6 +228,9 @@ void Emit(Emitter& e, const Snapshot& snapshot) {
   first_key = true;
   key("index", "    "), e.Ints(samples.frame_index()), end_line();
   if (samples.has_frame_ms()) key("frame_ms", "    "), e.Values(samples.frame_ms()), end_line();
+  if (samples.has_profiler_ms()) {
+    key("profiler_ms", "    "), e.Values(samples.profiler_ms()), end_line();
+  }
   key("series", "    ", true);
   e.Put(yaml ? "\n" : "{\n");
   bool first_series = true;

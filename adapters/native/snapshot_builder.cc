@@ -52,6 +52,7 @@ Field NodeField(std::string_view key) {
 Field FramesField(std::string_view key) {
   if (key == "index") return Field::kIndex;
   if (key == "frame_ms") return Field::kFrameMs;
+  if (key == "profiler_ms") return Field::kProfilerMs;
   if (key == "series") return Field::kSeries;
   return Field::kNone;
 }
@@ -315,10 +316,11 @@ bool SnapshotBuilder::BeginArray(Location at) {
         s.stack.push_back(Ctx::kIndex);
         return true;
       }
-      if (s.field == Field::kFrameMs) {
-        s.frame_ms_seen = true;
-        s.frame_ms_at = at;
-        s.stack.push_back(Ctx::kFrameMs);
+      if (s.field == Field::kFrameMs || s.field == Field::kProfilerMs) {
+        const Ctx ctx = s.field == Field::kFrameMs ? Ctx::kFrameMs : Ctx::kProfilerMs;
+        s.column(ctx).seen = true;
+        s.column(ctx).at = at;
+        s.stack.push_back(ctx);
         return true;
       }
       break;

@@ -62,6 +62,8 @@ const char* FieldName(Field f) {
       return "index";
     case Field::kFrameMs:
       return "frame_ms";
+    case Field::kProfilerMs:
+      return "profiler_ms";
     case Field::kSeries:
       return "series";
     default:
@@ -181,7 +183,9 @@ bool SnapshotBuilder::Unexpected(Got got, Location at) {
     case Ctx::kIndex:
       return Fail(at, "frames.index", expected("a frame number"));
     case Ctx::kFrameMs:
-      return Fail(at, "frames.frame_ms", expected("a number or null"));
+    case Ctx::kProfilerMs:
+      return Fail(at, fmt::format("frames.{}", s.column(s.top()).name),
+                  expected("a number or null"));
     case Ctx::kSeries:
       return Fail(at, fmt::format("series '{}'", s.series.back().id),
                   expected("an object of metrics"));

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <initializer_list>
+
 #include "adapters/native/snapshot_builder.h"
 #include "adapters/native/snapshot_builder_state.h"
 #include "graph/suggest.h"
@@ -9,6 +11,7 @@
 
 namespace cookgraph {
 
+using builder_internal::FrameColumn;
 using builder_internal::PendingRef;
 using builder_internal::PendingSeries;
 
@@ -70,12 +73,16 @@ Result<Snapshot> SnapshotBuilder::Finish() {
   Samples& samples = snapshot.samples;
   samples = Samples(network.size());
   const size_t frames = s.index.size();
-  if (s.frame_ms_seen && s.frame_ms.size() != frames) {
-    return fail(s.frame_ms_at, "frames.frame_ms",
-                fmt::format("has {} values but frames.index has {}", s.frame_ms.size(), frames));
+  for (const FrameColumn* column : {&s.frame_ms, &s.profiler_ms}) {
+    if (column->seen && column->values.size() != frames) {
+      return fail(
+          column->at, fmt::format("frames.{}", column->name),
+          fmt::format("has {} values but frames.index has {}", column->values.size(), frames));
+    }
   }
   samples.SetFrameIndex(std::move(s.index));
-  if (s.frame_ms_seen) samples.SetFrameMs(std::move(s.frame_ms));
+  if (s.frame_ms.seen) samples.SetFrameMs(std::move(s.frame_ms.values));
+  if (s.profiler_ms.seen) samples.SetProfilerMs(std::move(s.profiler_ms.values));
   for (PendingSeries& series : s.series) {
     auto node = network.Find(series.id);
     if (!node) return fail(series.at, "frames.series", unknown_id(series.id));

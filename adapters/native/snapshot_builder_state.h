@@ -33,6 +33,7 @@ enum class Ctx : uint8_t {
   kFrames,      // "frames": {...}
   kIndex,       // "frames.index": [int, ...]
   kFrameMs,     // "frames.frame_ms": [ms|null, ...]
+  kProfilerMs,  // "frames.profiler_ms": [ms|null, ...]
   kSeries,      // "frames.series": {id: {...}}
   kNodeSeries,  // {metric: [...]}
   kValues,      // one metric's values
@@ -65,6 +66,7 @@ enum class Field : uint8_t {
   kEdgeKind,
   kIndex,
   kFrameMs,
+  kProfilerMs,
   kSeries,
   kSeriesNode,
   kMetric,
@@ -96,6 +98,15 @@ struct PendingSeries {
   std::array<std::vector<double>, kMetricCount> values;
   std::array<bool, kMetricCount> present{};
   std::array<Location, kMetricCount> value_at{};
+};
+
+// A list of one value per frame beside frames.index: frame_ms or profiler_ms.
+struct FrameColumn {
+  const char* name;            // the key, "frame_ms"; the place in errors is "frames.frame_ms"
+  const char* what;            // what the values are, for errors: "frame times"
+  std::vector<double> values;  // ms; kMissing = not measured in that frame
+  bool seen = false;
+  Location at;  // where the list starts
 };
 
 // Unknown keys are reported once per place and key, with a count.
@@ -139,9 +150,8 @@ struct SnapshotBuilder::State {
   bool index_complete = false;  // frames.index has been read to its end
   uint32_t frames_seen_keys = 0;
   std::vector<int64_t> index;
-  std::vector<double> frame_ms;
-  bool frame_ms_seen = false;
-  Location frame_ms_at;
+  builder_internal::FrameColumn frame_ms{.name = "frame_ms", .what = "frame times"};
+  builder_internal::FrameColumn profiler_ms{.name = "profiler_ms", .what = "profiler times"};
   std::vector<builder_internal::PendingSeries> series;
   std::map<std::string, size_t, std::less<>> series_by_id;
   int metric = -1;  // current metric, -1 = unknown metric (skipped)
@@ -149,6 +159,11 @@ struct SnapshotBuilder::State {
   std::map<std::string, builder_internal::UnknownKey> unknown_keys;
 
   builder_internal::Ctx top() const { return stack.back(); }
+
+  // The list being read in `ctx` (Ctx::kFrameMs or Ctx::kProfilerMs).
+  builder_internal::FrameColumn& column(builder_internal::Ctx ctx) {
+    return ctx == builder_internal::Ctx::kProfilerMs ? profiler_ms : frame_ms;
+  }
 
   // "node 'id'", or "nodes[i]" while the current node has no id yet.
   std::string NodeWhere() const;

@@ -13,6 +13,7 @@ namespace cookgraph {
 using builder_internal::Ctx;
 using builder_internal::Field;
 using builder_internal::FieldName;
+using builder_internal::FrameColumn;
 using builder_internal::PendingRef;
 using builder_internal::PendingSeries;
 using builder_internal::Quote;
@@ -31,7 +32,8 @@ bool SnapshotBuilder::Null(Location at) {
   if (s.stack.empty()) return Unexpected(Got::kNull, at);
   switch (s.top()) {
     case Ctx::kFrameMs:
-      s.frame_ms.push_back(kMissing);
+    case Ctx::kProfilerMs:
+      s.column(s.top()).values.push_back(kMissing);
       return true;
     case Ctx::kValues:
       s.series.back().values[s.metric].push_back(kMissing);
@@ -90,13 +92,16 @@ bool SnapshotBuilder::Number(double value, std::string_view text, bool integer, 
       return true;
     }
     case Ctx::kFrameMs:
+    case Ctx::kProfilerMs: {
+      FrameColumn& column = s.column(s.top());
       if (!std::isfinite(value) || value < 0 || value > kMaxValue) {
-        return Fail(at, "frames.frame_ms",
-                    fmt::format("frame_ms[{}] is {}: frame times must be finite, >= 0 and <= 1e12",
-                                s.frame_ms.size(), Quote(text)));
+        return Fail(at, fmt::format("frames.{}", column.name),
+                    fmt::format("{}[{}] is {}: {} must be finite, >= 0 and <= 1e12", column.name,
+                                column.values.size(), Quote(text), column.what));
       }
-      s.frame_ms.push_back(value);
+      column.values.push_back(value);
       return true;
+    }
     case Ctx::kParams:
       s.nodes.back().params.emplace_back(std::move(s.param_key), std::string(text));
       return true;

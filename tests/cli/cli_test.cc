@@ -461,6 +461,25 @@ TEST(Cli, ConvertRoundTripGivesIdenticalScores) {
   EXPECT_EQ(Slurp(dir / "c.json"), Slurp(dir / "d.json"));
 }
 
+TEST(Cli, ConvertKeepsProfilerMs) {
+  TempDir dir;
+  std::ofstream(dir / "p.json") << R"({"cookgraph": 1, "nodes": [{"id": "/p/a", "output": true}],
+    "frames": {"index": [1, 2], "frame_ms": [4, 6], "profiler_ms": [0.5, null],
+               "series": {"/p/a": {"cook_ms": [3, 5]}}}})";
+  ASSERT_EQ(Cookgraph("convert " + dir / "p.json" + " -o " + dir / "a.yaml").exit_code, 0);
+  ASSERT_EQ(Cookgraph("convert " + dir / "a.yaml" + " -o " + dir / "b.json").exit_code, 0);
+  EXPECT_NE(Slurp(dir / "a.yaml").find("\n  profiler_ms: [0.5, null]\n"), std::string::npos);
+  auto profiler = [&](const std::string& path) {
+    return json::parse(Cookgraph("score " + path + " --format json").out)["snapshots"][0]
+        .value("profiler_ms", json())
+        .dump();
+  };
+  EXPECT_EQ(profiler(dir / "p.json"),
+            R"({"frames":1,"max":0.5,"mean":0.5,"p95":0.5,"share_of_frame":0.1})");
+  EXPECT_EQ(profiler(dir / "a.yaml"), profiler(dir / "p.json"));
+  EXPECT_EQ(profiler(dir / "b.json"), profiler(dir / "p.json"));
+}
+
 TEST(Cli, ConvertFailureLeavesNoFile) {
   TempDir dir;
   CliRun run = Cookgraph("convert tests/data/bad/negative.json -o " + dir / "out.json");

@@ -81,6 +81,30 @@ TEST(Analysis, FeedbackPatchStatisticsAndBudget) {
   EXPECT_THAT(a.warnings, ElementsAre("unknown key 'colour' ignored"));
 }
 
+TEST(Analysis, ProfilerMsIsSummarisedAndChangesNothingElse) {
+  Snapshot with = FeedbackPatch();
+  // 10 ms a frame would put every frame over the 5 ms budget if it were counted.
+  with.samples.SetProfilerMs({10, 10, kMissing, 10});
+  const Analysis a = Analyse(with);
+  const Analysis b = Analyse(FeedbackPatch());
+  EXPECT_FALSE(b.profiler.has_value());
+  ASSERT_TRUE(a.profiler.has_value());
+  EXPECT_EQ(a.profiler->frames, 3u);
+  EXPECT_EQ(a.profiler->ms.mean, 10.0);
+  EXPECT_FALSE(a.profiler->share_of_frame.has_value());  // frame_ms is not measured here
+  EXPECT_EQ(a.frames.frame_ms, b.frames.frame_ms);
+  EXPECT_EQ(a.frames.mean_ms, b.frames.mean_ms);
+  EXPECT_EQ(a.frames.over_budget, b.frames.over_budget);
+  ASSERT_EQ(a.stats.size(), b.stats.size());
+  for (size_t n = 0; n < a.stats.size(); ++n) {
+    EXPECT_EQ(a.stats[n].per_frame_ms, b.stats[n].per_frame_ms) << n;
+    EXPECT_EQ(a.stats[n].share, b.stats[n].share) << n;
+    EXPECT_EQ(a.stats[n].score, b.stats[n].score) << n;
+  }
+  EXPECT_EQ(a.spikes.size(), b.spikes.size());
+  EXPECT_EQ(a.warnings, b.warnings);
+}
+
 TEST(Analysis, BudgetOptionOverridesTheSnapshot) {
   Analysis a = Analyse(FeedbackPatch(), {.budget_ms = 4.0});
   EXPECT_EQ(a.budget_ms, 4.0);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "metrics/diff.h"
@@ -71,6 +72,27 @@ Snapshot MakeSnapshot(std::vector<NodeSpec> extra = {}) {
   snap.warnings.push_back("unknown key 'color' ignored");
   return snap;
 }
+
+// MakeSnapshot() with measured frame times (mean 5 ms, frame 101 over the
+// 5 ms budget) and, when `profiler`, the profiler's own time in three of the
+// four frames: [0.5, 0.25, -, 0.75], mean 0.5, p95 0.725, max 0.75, 10% of 5 ms.
+Snapshot WithFrameTimes(bool profiler) {
+  Snapshot snap = MakeSnapshot();
+  snap.samples.SetFrameMs({4, 8, 4, 4});
+  if (profiler) snap.samples.SetProfilerMs({0.5, 0.25, N, 0.75});
+  return snap;
+}
+
+// MakeSnapshot() (frame time not measured) with the profiler's time `values`.
+Snapshot WithProfilerOnly(std::vector<double> values) {
+  Snapshot snap = MakeSnapshot();
+  snap.samples.SetProfilerMs(std::move(values));
+  return snap;
+}
+
+constexpr const char* kProfilerPart =
+    " · profiler overhead mean 0.500 / p95 0.725 / max 0.750 ms per frame (in 3 of 4 frames; "
+    "10.0% of frame time, not in it)";
 
 struct Scored {
   std::string file = "net.json";
@@ -207,6 +229,40 @@ TEST(ScoreJson, DocumentHasEveryKeyWithTheAnalysisValues) {
   EXPECT_EQ(snap["warnings"], json(a.warnings));
   EXPECT_NE(std::find(a.warnings.begin(), a.warnings.end(), "unknown key 'color' ignored"),
             a.warnings.end());
+}
+
+TEST(ScoreJson, ProfilerMsObjectOnlyWhenTheInputHasIt) {
+  json with = json::parse(Render(ScoreFormat::kJson, Scored(WithFrameTimes(true))))["snapshots"][0];
+  const json without =
+      json::parse(Render(ScoreFormat::kJson, Scored(WithFrameTimes(false))))["snapshots"][0];
+  EXPECT_FALSE(without.contains("profiler_ms"));
+  ASSERT_TRUE(with.contains("profiler_ms"));
+  const json& p = with["profiler_ms"];
+  EXPECT_EQ(p.size(), 5u) << p.dump();
+  ExpectNumber(p["mean"], 0.5, "mean");
+  ASSERT_TRUE(p["p95"].is_number()) << p.dump();
+  EXPECT_DOUBLE_EQ(p["p95"].get<double>(), 0.725);
+  ExpectNumber(p["max"], 0.75, "max");
+  EXPECT_EQ(p["frames"], 3);
+  ASSERT_TRUE(p["share_of_frame"].is_number()) << p.dump();
+  EXPECT_DOUBLE_EQ(p["share_of_frame"].get<double>(), 0.1);  // 0.5 ms of a 5 ms mean frame
+  // The frame time, the nodes and everything else are the same without it.
+  with.erase("profiler_ms");
+  EXPECT_EQ(with.dump(), without.dump());
+}
+
+TEST(ScoreJson, ProfilerMsShareIsNullWithoutMeasuredFrameTimeAndStatisticsWithoutValues) {
+  const std::string some =
+      Render(ScoreFormat::kJson, Scored(WithProfilerOnly({0.5, 0.5, 0.5, 0.5})));
+  EXPECT_NE(some.find(R"("over_budget_frames":1,"profiler_ms":{"mean":0.5,"p95":0.5,"max":0.5,)"
+                      R"("frames":4,"share_of_frame":null},"nodes":)"),
+            std::string::npos)
+      << some;
+  const std::string none = Render(ScoreFormat::kJson, Scored(WithProfilerOnly({N, N, N, N})));
+  EXPECT_NE(none.find(R"("profiler_ms":{"mean":null,"p95":null,"max":null,"frames":0,)"
+                      R"("share_of_frame":null})"),
+            std::string::npos)
+      << none;
 }
 
 TEST(ScoreJson, AGstreamerRecordingHasItsThreadsBottleneckAndLatency) {
@@ -566,6 +622,30 @@ TEST(ScoreTable, ShowsTitleRowsAndSections) {
       << out;
 }
 
+TEST(ScoreTable, ProfilerOverheadEndsTheTitleOnlyWhenTheInputHasIt) {
+  const std::string with = Render(ScoreFormat::kTable, Scored(WithFrameTimes(true)));
+  const std::string without = Render(ScoreFormat::kTable, Scored(WithFrameTimes(false)));
+  const std::string title = with.substr(0, with.find('\n'));
+  EXPECT_TRUE(title.ends_with(kProfilerPart)) << title;
+  EXPECT_EQ(without.find("profiler"), std::string::npos) << without;
+  // Nothing else in the output changes.
+  std::string rest = with;
+  rest.erase(rest.find(kProfilerPart), std::string_view(kProfilerPart).size());
+  EXPECT_EQ(rest, without);
+}
+
+TEST(ScoreTable, ProfilerOverheadWithoutMeasuredFrameTimeHasNoShare) {
+  const std::string some =
+      Render(ScoreFormat::kTable, Scored(WithProfilerOnly({0.5, 0.5, 0.5, 0.5})));
+  EXPECT_NE(some.find(" · profiler overhead mean 0.500 / p95 0.500 / max 0.500 ms per frame (not "
+                      "in frame time)\n"),
+            std::string::npos)
+      << some;
+  const std::string none = Render(ScoreFormat::kTable, Scored(WithProfilerOnly({N, N, N, N})));
+  EXPECT_NE(none.find(" · profiler overhead not measured in any frame\n"), std::string::npos)
+      << none;
+}
+
 TEST(ScoreTable, TopAddsAFooterNamingWhatWasLeftOut) {
   Scored s(MakeSnapshot());
   const std::string out = Render(ScoreFormat::kTable, s, {.top = 3});
@@ -626,6 +706,13 @@ TEST(ScoreMarkdown, TableEscapesPipesAndHasOneCellPerColumn) {
   EXPECT_EQ(expected, 14);        // 13 columns
   EXPECT_EQ(table_lines, 2 + 9);  // header, alignment row, 9 nodes
   EXPECT_NE(out.find("\n**loops (1)**\n\n- feedback "), std::string::npos) << out;
+}
+
+TEST(ScoreMarkdown, ProfilerOverheadIsInTheTitleLineOnlyWhenTheInputHasIt) {
+  const std::string with = Render(ScoreFormat::kMarkdown, Scored(WithFrameTimes(true)));
+  EXPECT_NE(with.find(std::string(kProfilerPart) + "\n\n|"), std::string::npos) << with;
+  const std::string without = Render(ScoreFormat::kMarkdown, Scored(WithFrameTimes(false)));
+  EXPECT_EQ(without.find("profiler"), std::string::npos) << without;
 }
 
 TEST(ScoreMarkdown, TopAddsTheSameFooter) {

@@ -46,6 +46,7 @@ Snapshot Rich() {
   s.samples = Samples(4);
   s.samples.SetFrameIndex({-1, 0, 9007199254740993});
   s.samples.SetFrameMs({16.1, kMissing, 0.1 + 0.2});
+  s.samples.SetProfilerMs({0.25, 1.0 / 3, kMissing});
   s.samples.SetSeries(0, Metric::kCookMs, {0.1 + 0.2, kMissing, 1e-300});
   s.samples.SetSeries(0, Metric::kCooks, {1, 0, 2});
   s.samples.SetSeries(1, Metric::kGpuMs, {1.0 / 3, 2.0 / 3, 5e11 + 0.1});
@@ -87,6 +88,7 @@ void ExpectSame(const Snapshot& a, const Snapshot& b) {
   EXPECT_EQ(edges(a.network), edges(b.network));
   EXPECT_EQ(a.samples.frame_index(), b.samples.frame_index());
   EXPECT_TRUE(SameBits(a.samples.frame_ms(), b.samples.frame_ms()));
+  EXPECT_TRUE(SameBits(a.samples.profiler_ms(), b.samples.profiler_ms()));
   for (NodeIndex i = 0; i < a.network.size(); ++i) {
     for (int m = 0; m < kMetricCount; ++m) {
       EXPECT_TRUE(SameBits(a.samples.series(i, static_cast<Metric>(m)),
@@ -114,6 +116,21 @@ TEST(SnapshotWriter, YamlRoundTripLosesNothing) {
   ASSERT_TRUE(back) << back.error().Format() << "\n" << text;
   ExpectSame(original, *back);
   EXPECT_EQ(SnapshotToYaml(*back), text);
+}
+
+TEST(SnapshotWriter, ProfilerMsFollowsFrameMsAndIsLeftOutWhenAbsent) {
+  Snapshot s = Rich();
+  EXPECT_NE(SnapshotToJson(s).find("    \"frame_ms\": [16.1, null, 0.30000000000000004],\n"
+                                   "    \"profiler_ms\": [0.25, 0.3333333333333333, null],\n"),
+            std::string::npos)
+      << SnapshotToJson(s);
+  EXPECT_NE(SnapshotToYaml(s).find("  frame_ms: [16.1, null, 0.30000000000000004]\n"
+                                   "  profiler_ms: [0.25, 0.3333333333333333, null]\n"),
+            std::string::npos)
+      << SnapshotToYaml(s);
+  s.samples.SetProfilerMs({});
+  EXPECT_EQ(SnapshotToJson(s).find("profiler_ms"), std::string::npos);
+  EXPECT_EQ(SnapshotToYaml(s).find("profiler_ms"), std::string::npos);
 }
 
 TEST(SnapshotWriter, KeysLongerThanYamlAllowsImplicitlyRoundTrip) {

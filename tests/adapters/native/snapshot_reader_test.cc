@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "tests/temp_dir.h"
 
@@ -30,6 +31,7 @@ constexpr const char* kDesignExample = R"({
   "frames": {
     "index": [1200, 1201, 1202],
     "frame_ms": [16.1, 17.9, 16.4],
+    "profiler_ms": [0.42, 0.40, 0.44],
     "series": {
       "/project1/noise1": {"cook_ms": [0.61, 0.65, null], "gpu_ms": [0.55, 0.58, null], "cooks": [1, 1, 0]},
       "/project1/comp1":  {"cook_ms": [1.20, 4.80, 1.19], "gpu_mem_mb": [7.9, 7.9, 7.9]}
@@ -75,6 +77,8 @@ TEST(SnapshotReader, ReadsTheDesignExample) {
   EXPECT_EQ(s.network.edges()[3].to, 3u);
   ASSERT_EQ(s.samples.frame_count(), 3u);
   EXPECT_EQ(s.samples.frame_index()[2], 1202);
+  ASSERT_EQ(s.samples.profiler_ms().size(), 3u);
+  EXPECT_EQ(s.samples.profiler_ms()[2], 0.44);
   auto cook = s.samples.series(2, Metric::kCookMs);
   ASSERT_EQ(cook.size(), 3u);
   EXPECT_EQ(cook[1], 0.65);
@@ -108,6 +112,49 @@ frames:
   EXPECT_EQ(r->network.edges().size(), 1u);
   EXPECT_EQ(r->samples.series(0, Metric::kCookMs)[0], 0.5);
   EXPECT_TRUE(std::isnan(r->samples.series(0, Metric::kCookMs)[1]));
+}
+
+TEST(SnapshotReader, ProfilerMsIsReadBesideFrameMsWithNulls) {
+  auto r = Json(Snap(R"({"id": "a"})", R"({"index": [0, 1, 2], "frame_ms": [16, 17, 18],
+                                           "profiler_ms": [0.25, null, 0]})"));
+  ASSERT_TRUE(r) << ErrorOf(r);
+  ASSERT_TRUE(r->samples.has_profiler_ms());
+  auto profiler = r->samples.profiler_ms();
+  ASSERT_EQ(profiler.size(), 3u);
+  EXPECT_EQ(profiler[0], 0.25);
+  EXPECT_TRUE(std::isnan(profiler[1]));
+  EXPECT_EQ(profiler[2], 0.0);
+  // frame_ms is its own list: the profiler's time is not added to it.
+  EXPECT_EQ(std::vector<double>(r->samples.frame_ms().begin(), r->samples.frame_ms().end()),
+            (std::vector<double>{16, 17, 18}));
+  EXPECT_TRUE(r->warnings.empty());
+}
+
+TEST(SnapshotReader, ProfilerMsInYaml) {
+  auto r = Yaml(
+      "cookgraph: 1\nnodes: [{id: a}]\nframes:\n  index: [0, 1]\n"
+      "  profiler_ms: [0.5, ~]\n");
+  ASSERT_TRUE(r) << ErrorOf(r);
+  auto profiler = r->samples.profiler_ms();
+  ASSERT_EQ(profiler.size(), 2u);
+  EXPECT_EQ(profiler[0], 0.5);
+  EXPECT_TRUE(std::isnan(profiler[1]));
+  EXPECT_FALSE(r->samples.has_frame_ms());
+}
+
+TEST(SnapshotReader, WithoutProfilerMsThereIsNone) {
+  auto r = Json(Snap(R"({"id": "a"})", R"({"index": [0, 1], "frame_ms": [16, 17]})"));
+  ASSERT_TRUE(r) << ErrorOf(r);
+  EXPECT_FALSE(r->samples.has_profiler_ms());
+  EXPECT_TRUE(r->samples.profiler_ms().empty());
+}
+
+TEST(SnapshotReader, AnUnknownKeyBesideProfilerMsStaysAWarning) {
+  auto r = Json(Snap(R"({"id": "a"})", R"({"index": [0], "profiler_us": [250]})"));
+  ASSERT_TRUE(r) << ErrorOf(r);
+  EXPECT_FALSE(r->samples.has_profiler_ms());
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_EQ(r->warnings[0], "unknown key 'profiler_us' in frames (at line 1): ignored");
 }
 
 TEST(SnapshotReader, TheExtensionUnderGzNamesTheSpelling) {
@@ -233,10 +280,42 @@ TEST(SnapshotReaderBadInput, SeriesOfTheWrongLength) {
   EXPECT_EQ(r.error().message, "cook_ms has 2 values but frames.index has 3");
 }
 
-TEST(SnapshotReaderBadInput, FrameMsOfTheWrongLength) {
-  auto r = Json(Snap(R"({"id": "a"})", R"({"index": [0, 1], "frame_ms": [3]})"));
+TEST(SnapshotReaderBadInput, FrameMsAndProfilerMsOfTheWrongLengthNameBothCounts) {
+  for (const std::string key : {"frame_ms", "profiler_ms"}) {
+    auto r = Json(Snap(R"({"id": "a"})", R"({"index": [0, 1, 2], ")" + key + R"(": [3, null]})"));
+    ASSERT_FALSE(r) << key;
+    EXPECT_EQ(r.error().file, "net.json");
+    EXPECT_EQ(r.error().line, 1);
+    EXPECT_EQ(r.error().where, "frames." + key);
+    EXPECT_EQ(r.error().message, "has 2 values but frames.index has 3");
+  }
+}
+
+TEST(SnapshotReaderBadInput, ProfilerMsMustBeFiniteAndNotNegative) {
+  auto negative = Json(Snap(R"({"id": "a"})", R"({"index": [0, 1], "profiler_ms": [1, -0.5]})"));
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().where, "frames.profiler_ms");
+  EXPECT_EQ(negative.error().message,
+            "profiler_ms[1] is -0.5: profiler times must be finite, >= 0 and <= 1e12");
+  auto large = Json(Snap(R"({"id": "a"})", R"({"index": [0], "profiler_ms": [1.7e308]})"));
+  ASSERT_FALSE(large);
+  EXPECT_EQ(large.error().message,
+            "profiler_ms[0] is 1.7e308: profiler times must be finite, >= 0 and <= 1e12");
+  auto inf = Yaml(
+      "cookgraph: 1\nnodes: [{id: a}]\nframes:\n  index: [0, 1]\n"
+      "  profiler_ms: [0.5, .inf]\n");
+  ASSERT_FALSE(inf);
+  EXPECT_EQ(inf.error().Format(),
+            "net.yaml:5:22: frames.profiler_ms: profiler_ms[1] is .inf: profiler times must be "
+            "finite, >= 0 and <= 1e12");
+}
+
+TEST(SnapshotReaderBadInput, ProfilerMsGivenTwice) {
+  auto r =
+      Json(Snap(R"({"id": "a"})", R"({"index": [0], "profiler_ms": [1], "profiler_ms": [2]})"));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, "has 1 values but frames.index has 2");
+  EXPECT_EQ(r.error().where, "frames");
+  EXPECT_EQ(r.error().message, "duplicate key 'profiler_ms'");
 }
 
 TEST(SnapshotReaderBadInput, NegativeValue) {
@@ -336,6 +415,10 @@ TEST(SnapshotReaderBadInput, WrongTypes) {
       {Snap(R"({"id": "a", "output": "yes"})"), "node 'a': output", "expected true or false, got a string"},
       {Snap(R"({"id": "a", "params": {"x": [1]}})"), "node 'a': params.x", "expected a string or number, got a list"},
       {Snap(R"({"id": "a"})", R"({"index": [0.5]})"), "frames.index", "index[0] is 0.5: frame numbers are whole numbers"},
+      {Snap(R"({"id": "a"})", R"({"index": [0], "profiler_ms": 0.5})"), "frames.profiler_ms",
+       "expected a list, got a number"},
+      {Snap(R"({"id": "a"})", R"({"index": [0], "profiler_ms": ["0.5"]})"), "frames.profiler_ms",
+       "expected a number or null, got a string"},
       {Snap(R"({"id": "a"})", R"({"index": [0], "series": {"a": {"cook_ms": ["1"]}}})"), "series 'a'",
        "expected a number or null in cook_ms, got a string"},
       {Snap(R"({"id": "a"})", R"({"index": [0], "series": {"a": [1]}})"), "series 'a'",
