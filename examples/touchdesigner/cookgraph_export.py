@@ -1,68 +1,83 @@
 """cookgraph exporter for TouchDesigner: samples a COMP's cooks, writes a snapshot.
 
-Runs inside TouchDesigner as the text of an Execute DAT (README.md beside this
-file says how to install it). With the DAT active and its Frame End toggle on
-(Frame Start too, for measured frame times), it:
+Install with one line in TouchDesigner's Textport (Alt+T), using the path of
+this file (examples/touchdesigner/README.md says what you will see):
 
-  1. at the first frame end, reads the network under TARGET once: every OP,
-     its wires, parameter references, exports, binds, Feedback TOP targets,
-     non-default parameters and output flags, and the cook counters;
-  2. at each of the next FRAMES frame ends, reads every OP's cook information
-     for that frame, without forcing any cook;
-  3. writes a cookgraph native snapshot (format version 1: JSON, or gzip'd
-     JSON when OUTPUT ends in .gz) atomically, prints where, and switches the
-     DAT's Active parameter off. Switching it on again takes a new capture.
+    import runpy; runpy.run_path(r'C:/path/to/cookgraph_export.py')['install']('/project1')
 
-From the textport, `op('cookgraph_export').module.start('/project1', 600)`
-re-arms a capture with other settings (and switches the DAT on).
+install() creates, inside the COMP given, a Table DAT `cookgraph_settings`
+(the settings below, one per row) and an Execute DAT `cookgraph_export`
+holding this script with its Frame Start and Frame End callbacks on. Switch
+the DAT's Active on (or run op('/project1/cookgraph_export').module.start())
+and it:
 
-Live mode: with LIVE = 'udp://HOST:PORT' (or start_live('/project1',
-'udp://127.0.0.1:9000') from the textport) it writes no file; from the
-second frame end on it sends every frame to `cookgraph watch --listen
-udp://HOST:PORT` over UDP, until the DAT is switched off: the frame number
+  1. reads the network under TARGET (every OP, its wires, parameter
+     references, exports, binds, Feedback TOP targets, non-default
+     parameters, what the Window COMPs show), in batches of at most ARM_MS
+     milliseconds per frame, so reading a big network never costs the show a
+     frame;
+  2. samples FRAMES frames: frame f is read at the start of frame f+1, after
+     everything that cooked while frame f was drawn; COMPs whose children did
+     not cook are skipped whole;
+  3. hands the samples to a worker thread, which writes a cookgraph native
+     snapshot (format version 1: JSON, or gzip'd JSON when OUTPUT ends in .gz)
+     atomically, and, at the next frame start, prints where and switches the
+     DAT's Active off. Switching it on again takes a new capture.
+
+op('/project1/cookgraph_export').module.remove() takes both DATs away again.
+
+Live mode: with the setting live = udp://HOST:PORT (or start_live() from the
+Textport) it writes no file; it sends every frame to `cookgraph watch --listen
+udp://HOST:PORT` over UDP until the DAT is switched off: the frame number
 (absTime.frame), frame_ms, and for each OP that cooked in that frame its
 cook_ms, gpu_ms and cooks, measured exactly as a capture measures them. The
-wire form is LIVE_FORM: 'json' (one JSON object per datagram) or 'osc' (one
+wire form is live_form: 'json' (one JSON object per datagram) or 'osc' (one
 OSC bundle per frame: /cookgraph/frame, then /cookgraph/cook per OP). A frame
 bigger than MAX_DATAGRAM bytes goes in several datagrams, all but the last
-marked "more". A frame TouchDesigner drops (absTime jumps by 2) shows in
-`cookgraph watch` as a gap, like a lost datagram.
+marked "more".
 
 Pure Python standard library plus TouchDesigner's td module.
 
-What is measured, per OP and sampled frame f (f = absTime.frame at frame end):
+What is measured, per OP and sampled frame f (f = absTime.frame), read at the
+start of frame f+1:
 
-  cook_ms     OP.cpuCookTime, only when OP.cookAbsFrame == f. TouchDesigner
-              keeps the last cook's time on the OP, so in any other frame the
-              value is stale and the sample is null ("did not cook"). When an
-              OP cooks more than once in a frame, cpuCookTime is the last of
-              those cooks: TouchDesigner keeps no sum.
-  gpu_ms      OP.gpuCookTime, same rule.
-  cpu_mem_mb  OP.cpuMemory / 2**20, read in the frames the OP cooked.
-  gpu_mem_mb  OP.gpuMemory / 2**20, same.
-  cooks       OP.totalCooks now minus at the previous frame end, in the frames
-              where cookAbsFrame == f (0 in the others).
-  frame_ms    time.perf_counter() from this DAT's onFrameStart to its
-              onFrameEnd in the same frame: the part of the frame in which
-              TouchDesigner cooked (the whole project, not only TARGET),
-              without the wait for the next frame and without this script's
-              own sampling, which runs after the clock is read. Null when
-              Frame Start is off.
+  cook_ms      OP.cpuCookTime, only when OP.cookAbsFrame == f. TouchDesigner
+               keeps the last cook's time on the OP, so otherwise the value is
+               stale and the sample is null ("did not cook"). When an OP cooks
+               more than once in a frame, cpuCookTime is the last cook's.
+  gpu_ms       OP.gpuCookTime, same rule (TOPs, COMPs, SOPs, MATs, POPs: CHOPs
+               and DATs do no GPU work and are not asked).
+  cpu_mem_mb   OP.cpuMemory / 2**20, read with the cook, in the frames it cooked.
+  gpu_mem_mb   OP.gpuMemory / 2**20, same (GPU families only).
+  cooks        OP.totalCooks now minus at the previous read: every cook of
+               frame f, the ones while the frame was drawn included.
+  frame_ms     time.perf_counter() from the end of this DAT's onFrameStart to
+               the start of its onFrameEnd in the same frame: the part of the
+               frame in which TouchDesigner cooked the whole project, without
+               this exporter's own work.
+  profiler_ms  this exporter's own main-thread time in frame f (its frame start
+               and frame end callbacks): the profiler's overhead, not in
+               frame_ms and not in any OP's cook time.
 
-fps and frame_budget_ms come from project.cookRate.
+A COMP's childrenCPUCookAbsFrame says in which frame its children last cooked;
+when it is older than f, none of them cooked in f and none is read. An OP that
+TouchDesigner cooks at the start of frame f+1, before this DAT's callback, has
+cookAbsFrame f+1 when frame f is read: that cook is kept for frame f+1.
 
 Reading that never forces a cook (all this script reads): the OP members
 cookAbsFrame, cpuCookTime, gpuCookTime, totalCooks, cpuMemory, gpuMemory,
-valid, path, family, opType/OPType, inputs, parent(), op() (a path look-up),
-the flags display/render/export and pars(); the Par members name, owner,
-mode, val, expr, bindExpr, bindMaster, exportOP, isDefault, isOP, isToggle,
-isPulse, isMomentary; absTime.frame and .step; project.name, .folder and
-.cookRate.
+childrenCPUCookAbsFrame, valid, path, family, isCOMP, opType/OPType, inputs,
+parent(), op() (a path look-up), findChildren(), the flags render and export,
+and pars(); the Par members name, owner, mode, val, expr, bindExpr,
+bindMaster, exportOP, isDefault, isOP, isToggle, isPulse, isMomentary;
+absTime.frame and .step; project.name, .folder and .cookRate; the cells of its
+own settings table. The worker thread touches none of these: it gets plain
+Python data.
 Reading that can cook, never used here: OP.cook(), Par.eval() /
 evalExpression() / evalOPs() on an expression, export or bind (it runs the
 expression, which cooks the CHOPs and DATs it reads), CHOP channels
 (op['chan'], chans(), numSamples, numpyArray()), TOP width/height/numpyArray(),
-DAT text/rows/cells, SOP points, OP.errors()/warnings().
+DAT text, SOP points, OP.errors()/warnings().
 """
 
 import datetime
@@ -74,35 +89,43 @@ import re
 import socket
 import struct
 import tempfile
+import threading
 import time
 import traceback
 
 import td
 
 # --------------------------------------------------------------------------
-# Settings: edit here, or pass them to start() from the textport.
+# Settings. The cookgraph_settings table beside the Execute DAT overrides
+# them (its rows: setting, value); start() and start_live() override both.
 
 TARGET = '/project1'  # the COMP whose OPs are sampled (not the COMP itself)
-FRAMES = 300  # sampled frames, after the one frame that reads the network
-OUTPUT = ''  # file to write; '' = <project folder>/cookgraph_<project>_<UTC time>.json
-EXTRA_OUTPUTS = ()  # paths of OPs to mark as outputs (e.g. read by a Window COMP elsewhere)
-EXCLUDE = ()  # paths of OPs to leave out (this DAT is always left out)
+FRAMES = 300  # sampled frames
+OUTPUT = ''  # file to write; '' = <project folder>/cookgraph_<project>_<target>_<UTC time>.json
+EXTRA_OUTPUTS = ()  # paths of OPs to mark as outputs besides those found
+EXCLUDE = ()  # paths of OPs to leave out (this DAT and its settings table always are)
 LIVE = ''  # 'udp://HOST:PORT': stream every frame to `cookgraph watch` instead of capturing
 LIVE_FORM = 'json'  # 'json' (JSON lines) or 'osc' (OSC bundles)
 MAX_DATAGRAM = 8192  # bytes; a bigger frame is sent in parts
+ARM_MS = 1.5  # the most of one frame spent reading the network before sampling
 
 # --------------------------------------------------------------------------
 
+SETTINGS_DAT = 'cookgraph_settings'
+EXPORTER_DAT = 'cookgraph_export'
 FORMAT_VERSION = 1
 BYTES_PER_MB = float(1 << 20)  # the project's MB: mebibytes, as in examples/generate.py
+GPU_FAMILIES = frozenset(('TOP', 'COMP', 'SOP', 'MAT', 'POP'))
 
 # Seconds, monotonic. A module attribute so a test can give it a fake clock.
 clock = time.perf_counter
 
-_capture = None  # the Capture under way, or None
-_live = None  # the Live stream under way, or None
+_dat = None  # this Execute DAT: td.me inside its callbacks
+_job = None  # the Capture or Live under way, or None
 _idle = False  # True after a capture ended or failed, until start() or reload
-_frame_start = None  # (absTime.frame, clock()) taken by onFrameStart
+_overrides = {}  # settings given to start() / start_live()
+_last_start = None  # absTime.frame at the last onFrameStart
+_ends_alone = set()  # frames whose end came without a frame start
 
 
 # --------------------------------------------------------------------------
@@ -112,37 +135,26 @@ _frame_start = None  # (absTime.frame, clock()) taken by onFrameStart
 
 
 def onFrameStart(frame):
-    global _frame_start
-    _frame_start = (td.absTime.frame, clock())
-
-
-def onFrameEnd(frame):
-    global _capture, _idle
-    now = clock()  # first: nothing of this script's work is in frame_ms
+    global _job, _last_start
+    t0 = clock()  # first: everything below is the exporter's own time
+    _remember_dat()
     if _idle:
         return
-    abs_frame = td.absTime.frame
-    frame_ms = None
-    if _frame_start is not None and _frame_start[0] == abs_frame:
-        frame_ms = (now - _frame_start[1]) * 1000.0
     try:
-        if LIVE:
-            _live_frame_end(abs_frame, frame_ms)
-            return
-        if _capture is not None and _capture.missed(abs_frame, td.absTime.step):
+        abs_frame = td.absTime.frame
+        _last_start = abs_frame
+        _ends_alone.clear()
+        if _job is not None and _job.missed(abs_frame, td.absTime.step):
             # The DAT was off for a while: the cook counters moved in frames
-            # nobody sampled, so the deltas would be wrong. Start over.
+            # nobody read, so the counts would be wrong. Start over.
             print('cookgraph: frames went by unsampled (was the DAT switched off?); '
                   'starting the capture over')
-            _capture = None
-        if _capture is None:
-            _capture = Capture(TARGET, FRAMES, OUTPUT, EXTRA_OUTPUTS, EXCLUDE, _this_dat())
-            _capture.arm(abs_frame)
-            return
-        _capture.sample(abs_frame, frame_ms)
-        if _capture.complete():
-            path = _capture.write()
-            print('cookgraph: wrote {} ({})'.format(path, _capture.summary()))
+            _end_job()
+        if _job is None:
+            _job = _new_job()
+        _job.frame_start(abs_frame, t0)
+        if _job.done is not None:
+            print('cookgraph: ' + _job.done)
             _stop()
     except CaptureError as e:
         print('cookgraph: ' + str(e))
@@ -152,281 +164,586 @@ def onFrameEnd(frame):
         _stop()
 
 
+def onFrameEnd(frame):
+    t0 = clock()  # first: frame_ms ends here
+    _remember_dat()
+    if _idle:
+        return
+    try:
+        abs_frame = td.absTime.frame
+        if _last_start is None or abs_frame - _last_start > 2:
+            # Frame ends without frame starts: the Frame Start toggle is off.
+            _ends_alone.add(abs_frame)
+            if len(_ends_alone) > 2:
+                raise CaptureError("this DAT's Frame Start callback is off: switch Frame Start "
+                                   'on (frames are read at the next frame start)')
+        elif _job is not None:
+            _job.frame_end(abs_frame, t0)
+    except CaptureError as e:
+        print('cookgraph: ' + str(e))
+        _stop()
+    except Exception:
+        print('cookgraph: the capture stopped on an error:\n' + traceback.format_exc())
+        _stop()
+
+
 def start(target=None, frames=None, output=None):
-    """Re-arms a capture: the next frame end reads the network, then samples.
-    Ends a live stream (start_live) if one runs."""
-    global _capture, _idle, TARGET, FRAMES, OUTPUT, LIVE, _live
-    if target is not None:
-        TARGET = target.path if hasattr(target, 'path') else str(target)
-    if frames is not None:
-        FRAMES = int(frames)
-    if output is not None:
-        OUTPUT = str(output)
-    LIVE = ''
-    if _live is not None:
-        _live.close()
-        _live = None
-    _capture = None
-    _idle = False
-    me = _this_dat()
-    if me is not None:
-        me.par.active = True
+    """Re-arms a capture from the next frame start (and switches the DAT on).
+    Arguments override the settings table; a live stream under way ends."""
+    _restart(dict(target=target, frames=frames, output=output, live=''))
 
 
 def start_live(target=None, url=None, form=None):
-    """Streams every frame to `cookgraph watch` (see LIVE) from the next frame end on."""
-    global _live, _capture, _idle, TARGET, LIVE, LIVE_FORM
-    if target is not None:
-        TARGET = target.path if hasattr(target, 'path') else str(target)
-    if url is not None:
-        LIVE = str(url)
-    if form is not None:
-        LIVE_FORM = str(form)
-    _live = None
-    _capture = None
-    _idle = False
-    me = _this_dat()
-    if me is not None:
-        me.par.active = True
+    """Streams every frame to `cookgraph watch` from the next frame start on."""
+    _restart(dict(target=target, live=url, live_form=form))
 
 
-def _live_frame_end(abs_frame, frame_ms):
-    global _live
-    if _live is not None and _live.capture.missed(abs_frame, td.absTime.step):
-        # The DAT was off for a while: the cook counters moved unseen. Re-read.
-        _live.close()
-        _live = None
-    if _live is None:
-        _live = Live(TARGET, LIVE, LIVE_FORM, EXTRA_OUTPUTS, EXCLUDE, _this_dat(), MAX_DATAGRAM)
-        _live.arm(abs_frame)
-        print('cookgraph: streaming {} OPs of {} to {} ({})'.format(
-            len(_live.ids), TARGET, LIVE, LIVE_FORM))
+def install(comp='/project1', target=None):
+    """Creates the settings table and the Execute DAT (this script, Frame Start
+    and Frame End on, Active off) inside `comp`; run from the Textport."""
+    where = comp if hasattr(comp, 'path') else td.op(str(comp))
+    if where is None or not getattr(where, 'isCOMP', False):
+        print('cookgraph: cannot install into {!r}: give the path of a COMP'.format(comp))
+        return None
+    script = globals().get('__file__')  # set by runpy.run_path
+    if not script:
+        print('cookgraph: run install() from the file: runpy.run_path(PATH)["install"](COMP)')
+        return None
+    with open(script, encoding='utf-8') as f:
+        source = f.read()
+    table = where.op(SETTINGS_DAT)
+    if table is None:  # a second install keeps the settings
+        table = where.create(td.tableDAT, SETTINGS_DAT)
+        table.text = settings_text(target or where.path)
+    old = where.op(EXPORTER_DAT)
+    if old is not None:
+        old.destroy()
+    dat = where.create(td.executeDAT, EXPORTER_DAT)
+    dat.text = source
+    dat.par.framestart = True
+    dat.par.frameend = True
+    dat.par.active = False
+    print('cookgraph: installed {} (settings in {}); switch its Active on to capture {} '
+          'frames of {}, or run op({!r}).module.start()'.format(
+              dat.path, table.path, table_setting(table, 'frames') or FRAMES,
+              table_setting(table, 'target') or TARGET, dat.path))
+    return dat
+
+
+def remove():
+    """Takes the Execute DAT and its settings table away again."""
+    dat = _this_dat()
+    if dat is None:
+        print('cookgraph: cannot find this Execute DAT to remove')
         return
-    _live.frame(abs_frame, frame_ms)
+    _end_job()
+    table = dat.parent().op(SETTINGS_DAT)
+    gone = [dat.path]
+    if table is not None:
+        gone.append(table.path)
+        table.destroy()
+    dat.destroy()
+    print('cookgraph: removed ' + ' and '.join(gone))
+
+
+def settings_text(target):
+    """The settings table a fresh install gets: tab-separated rows."""
+    rows = [('setting', 'value'), ('target', target), ('frames', str(FRAMES)),
+            ('output', OUTPUT), ('extra_outputs', ' '.join(EXTRA_OUTPUTS)),
+            ('exclude', ' '.join(EXCLUDE)), ('live', LIVE), ('live_form', LIVE_FORM)]
+    return ''.join('{}\t{}\n'.format(k, v) for k, v in rows)
+
+
+def table_setting(table, name):
+    for r in range(table.numRows):
+        if _cell(table, r, 0).lower() == name:
+            return _cell(table, r, 1)
+    return None
+
+
+def _cell(table, row, col):
+    cell = table[row, col]  # None where the row is shorter
+    return str(cell.val).strip() if cell is not None else ''
+
+
+def _restart(overrides):
+    global _idle, _overrides
+    _end_job()
+    _overrides = {k: v for k, v in overrides.items() if v is not None}
+    _idle = False
+    dat = _this_dat()
+    if dat is not None:
+        dat.par.active = True
+    else:
+        print("cookgraph: cannot find this Execute DAT; switch its Active on")
+
+
+def _new_job():
+    settings = read_settings(_this_dat())
+    if settings['live']:
+        return Live(settings, _this_dat())
+    return Capture(settings, _this_dat())
+
+
+def _end_job():
+    global _job
+    if _job is not None:
+        _job.close()
+    _job = None
 
 
 def _stop():
-    global _capture, _idle, _live
-    _capture = None
-    if _live is not None:
-        _live.close()
-        _live = None
-    me = _this_dat()
-    if me is not None:
-        me.par.active = False  # switching it on again starts a new capture
-    else:
-        _idle = True
+    global _idle
+    _end_job()
+    dat = _this_dat()
+    if dat is not None:
+        dat.par.active = False  # switching it on again starts a new capture
+    _idle = True  # until start() or the DAT is switched on again
+
+
+def _remember_dat():
+    # td.me is "the operator that is currently being executed": inside these
+    # callbacks, this Execute DAT. Switching the DAT on again resumes.
+    global _dat, _idle
+    me = getattr(td, 'me', None)
+    if me is not None and _dat is None:
+        _dat = me
+    if _idle and _dat is not None and _job is None and me is _dat:
+        _idle = False  # called back while active: switched on again
 
 
 def _this_dat():
-    # TouchDesigner puts `me` (this DAT) into the DAT's module globals.
-    return globals().get('me')
+    global _dat
+    if _dat is not None and getattr(_dat, 'valid', True):
+        return _dat
+    me = getattr(td, 'me', None)
+    if me is not None and _is_this_module(me):
+        _dat = me
+        return _dat
+    root = td.op('/')
+    for found in root.findChildren(type=td.executeDAT, name=EXPORTER_DAT) if root else ():
+        if _is_this_module(found):
+            _dat = found
+            return _dat
+    return None
+
+
+def _is_this_module(dat):
+    try:
+        module = dat.module  # compiles a DAT's text: a DAT that is not Python raises
+    except Exception:
+        return False
+    return getattr(module, '__dict__', None) is globals()
+
+
+def read_settings(dat):
+    """The settings of the next capture: defaults, the table, start()'s arguments."""
+    values = {'target': TARGET, 'frames': FRAMES, 'output': OUTPUT,
+              'extra_outputs': tuple(EXTRA_OUTPUTS), 'exclude': tuple(EXCLUDE), 'live': LIVE,
+              'live_form': LIVE_FORM, 'max_datagram': MAX_DATAGRAM}
+    table = dat.parent().op(SETTINGS_DAT) if dat is not None else None
+    if table is not None:
+        for r in range(table.numRows):
+            name = _cell(table, r, 0).lower()
+            value = _cell(table, r, 1)
+            if not name or name == 'setting':
+                continue  # the header row, an empty row
+            if name not in values or name == 'max_datagram':
+                raise CaptureError('{} row {}: unknown setting {!r} (settings: {})'.format(
+                    table.path, r, name, ', '.join(k for k in values if k != 'max_datagram')))
+            values[name] = tuple(value.split()) if name in ('extra_outputs', 'exclude') else value
+    for name, value in _overrides.items():
+        values[name] = value.path if hasattr(value, 'path') else value
+    try:
+        values['frames'] = int(str(values['frames']).strip())
+    except ValueError:
+        raise CaptureError('frames must be a whole number (it is {!r})'.format(values['frames']))
+    if values['frames'] < 1:
+        raise CaptureError('frames must be at least 1 (it is {})'.format(values['frames']))
+    values['target'] = str(values['target'])
+    values['excluded'] = set(values['exclude'])
+    for own in (dat, table):
+        if own is not None:
+            values['excluded'].add(own.path)
+    return values
 
 
 # --------------------------------------------------------------------------
-# One capture.
+# The network: read in small steps, then read frame by frame.
 
 
 class CaptureError(Exception):
     """A capture cannot start or be written; the message says why."""
 
 
-class Capture:
+class Network:
+    """The OPs under TARGET as plain data (ids, families, nodes), with what a
+    frame read needs: per COMP its sampled children, per OP its last cook count."""
 
-    def __init__(self, target, frames, output, extra_outputs=(), exclude=(), this_dat=None):
-        self.target_path = target.path if hasattr(target, 'path') else str(target)
-        self.frames_wanted = int(frames)
-        if self.frames_wanted < 1:
-            raise CaptureError('FRAMES must be at least 1 (it is {})'.format(frames))
-        self.output = output
-        self.extra_outputs = set(extra_outputs)
-        self.exclude = set(exclude)
-        if this_dat is not None:
-            self.exclude.add(this_dat.path)
+    def __init__(self, settings):
+        self.target_path = settings['target']
+        self.excluded = settings['excluded']
+        self.extra_outputs = set(settings['extra_outputs'])
         self.notes = Notes()
-        self.ops = []
-        self.nodes = []
-        self.index = []  # absTime.frame of each sampled frame
-        self.frame_ms = []  # ms or None
-        self.captured = None
-
-    # ---- before sampling: the network and the counters
-
-    def arm(self, abs_frame):
-        target = td.op(self.target_path)
-        if target is None:
-            raise CaptureError("TARGET '{}' is not an operator (set TARGET at the top of the "
-                               'exporter, or pass it to start())'.format(self.target_path))
-        if not getattr(target, 'isCOMP', False):
+        self.ops = []  # the OP objects, main thread only
+        self.ids = []  # their paths
+        self.families = []
+        self.gpu = []  # whether GPU time and memory are read
+        self.last_total = []  # totalCooks at the last read
+        self.groups = []  # [COMP, [indices of its sampled children]]
+        self.carried = {}  # index -> reading of a cook at the start of the current frame
+        self.nodes = None  # snapshot nodes, once described
+        self.target = td.op(self.target_path)
+        if self.target is None:
+            raise CaptureError("TARGET '{}' is not an operator (set target in the "
+                               'cookgraph_settings table, or pass it to start())'.format(
+                                   self.target_path))
+        if not getattr(self.target, 'isCOMP', False):
             raise CaptureError("TARGET '{}' is a {}, not a COMP: give the component whose "
-                               'network to sample'.format(self.target_path, target.family))
-        self.target = target
-        found = target.findChildren(includeUtility=False)  # every depth
-        self.ops = sorted((o for o in found if o.path not in self.exclude), key=lambda o: o.path)
+                               'network to sample'.format(self.target_path, self.target.family))
+
+    def arm_steps(self):
+        """A generator: each step is a few reads; the caller spreads them over frames."""
+        queue = [self.target]
+        while queue:
+            comp = queue.pop(0)
+            members = []
+            self.groups.append([comp, members])  # read from the next frame on
+            children = comp.findChildren(depth=1, includeUtility=False)
+            yield
+            for child in children:
+                path = child.path
+                if path in self.excluded:
+                    continue
+                family = str(child.family)
+                self.last_total.append(child.totalCooks)
+                members.append(len(self.ops))
+                self.ops.append(child)
+                self.ids.append(path)
+                self.families.append(family)
+                self.gpu.append(family in GPU_FAMILIES)
+                if child.isCOMP:
+                    queue.append(child)
+                yield
         if not self.ops:
             raise CaptureError("TARGET '{}' has no operators to sample".format(self.target_path))
-        ids = {o.path for o in self.ops}
-        self.nodes = [describe_node(o, ids, self.extra_outputs, self.notes) for o in self.ops]
-        # Column-wise per-OP samples, filled frame by frame.
-        n = len(self.ops)
-        self.cook = [[] for _ in range(n)]
-        self.gpu = [[] for _ in range(n)]
-        self.cpu_mem = [[] for _ in range(n)]
-        self.gpu_mem = [[] for _ in range(n)]
-        self.cooks = [[] for _ in range(n)]
-        self.alive = [True] * n
-        self.last_total = [_read_total(o) for o in self.ops]
-        self.armed_at = abs_frame
-        self.fps = _cook_rate()
-
-    # ---- each sampled frame
-
-    def sample(self, abs_frame, frame_ms):
-        if self.index and abs_frame == self.index[-1]:
-            return  # one sample per frame, whatever calls us
-        if self.captured is None:
-            self.captured = datetime.datetime.now(datetime.timezone.utc)
-        self.index.append(abs_frame)
-        self.frame_ms.append(frame_ms)
+        index = {path: i for i, path in enumerate(self.ids)}
+        nodes = []
         for i, o in enumerate(self.ops):
-            cook = gpu = cpu_mem = gpu_mem = None
-            cooks = 0
-            if self.alive[i]:
+            node = yield from describe_node(o, self.ids[i], self.families[i], index,
+                                            self.target_path, self.notes)
+            nodes.append(node)
+        for path in self.extra_outputs:
+            if path in index:
+                nodes[index[path]]['output'] = True
+        yield from mark_shown(nodes, index, self.target_path, self.notes)
+        link_nested_outs(nodes, index, self.target_path)
+        self.nodes = nodes
+
+    def read(self, frame, current, record):
+        """Reads what cooked in `frame`, at the start of frame `current`; returns
+        [(index, cook_ms, gpu_ms, cpu_mb, gpu_mb, cooks)] when record."""
+        carried, self.carried = self.carried, {}
+        cooked = []
+        gone = []
+        for group in self.groups:
+            comp, members = group
+            try:
+                if comp.childrenCPUCookAbsFrame < frame:
+                    continue  # none of its children cooked in this frame or since
+            except Exception:
+                if getattr(comp, 'valid', True):
+                    raise
+                # deleted: so are its children, noted as each is read
+            for i in members:
+                o = self.ops[i]
                 try:
                     total = o.totalCooks
-                    delta = total - self.last_total[i]
+                    cooks = total - self.last_total[i]
+                    if not cooks:
+                        continue
                     self.last_total[i] = total
-                    if cooked_in(o, abs_frame):
-                        cook = _ms(o.cpuCookTime, self.notes)
-                        gpu = _ms(getattr(o, 'gpuCookTime', 0.0), self.notes)
-                        cpu_mem = _mb(getattr(o, 'cpuMemory', 0), self.notes)
-                        gpu_mem = _mb(getattr(o, 'gpuMemory', 0), self.notes)
-                                # cookAbsFrame says it cooked; a zero delta means the counter was
-                        # read before that cook was counted, so count the one we know of.
-                        cooks = delta if delta > 0 else 1
-                    elif delta > 0:
-                        # Cooked after the last frame end ran (late in the previous frame).
-                        self.notes.count('late_cooks', delta)
+                    at = o.cookAbsFrame
+                    if at == frame:
+                        if record:
+                            early = carried.pop(i, None)
+                            cooked.append(self.cook_of(i, o, cooks + (early[5] if early else 0)))
+                    elif at == current:
+                        # Cooked at the start of this frame, before this callback:
+                        # those cooks are the current frame's, read with it.
+                        self.carried[i] = self.cook_of(i, o, cooks)
+                    else:
+                        self.notes.count('unplaced', cooks, self.ids[i])
                 except Exception:
                     if getattr(o, 'valid', True):
                         raise  # not a deleted OP: stop and say what went wrong
-                    self.alive[i] = False  # deleted while sampling: null from here on
-                    self.notes.count('deleted', 1, self.nodes[i]['id'])
-            self.cook[i].append(cook)
-            self.gpu[i].append(gpu)
-            self.cpu_mem[i].append(cpu_mem)
-            self.gpu_mem[i].append(gpu_mem)
-            self.cooks[i].append(cooks)
+                    gone.append((group, i))
+        for group, i in gone:
+            group[1].remove(i)
+            self.notes.count('deleted', 1, self.ids[i])
+        if record:
+            cooked.extend(carried.values())
+        return cooked
 
-    def complete(self):
-        return len(self.index) >= self.frames_wanted
+    def cook_of(self, i, o, cooks):
+        cook = _ms(o.cpuCookTime, self.notes)
+        cpu_mem = _mb(o.cpuMemory, self.notes)
+        gpu = gpu_mem = None
+        if self.gpu[i]:
+            gpu = _ms(o.gpuCookTime, self.notes)
+            gpu_mem = _mb(o.gpuMemory, self.notes)
+        return (i, cook, gpu, cpu_mem, gpu_mem, cooks)
+
+
+class Frame:
+    """One frame the exporter saw start: its number, and its own time in it."""
+
+    __slots__ = ('number', 'sampled', 'start_clock', 'own_ms', 'frame_ms')
+
+    def __init__(self, number, sampled):
+        self.number = number
+        self.sampled = sampled
+        self.start_clock = None
+        self.own_ms = 0.0
+        self.frame_ms = None
+
+
+class Sampler:
+    """Reads the network over the first frames, then reads every frame at the
+    next frame start; take() does something with each sampled frame."""
+
+    def __init__(self, settings, dat):
+        self.settings = settings
+        self.network = Network(settings)
+        self.steps = self.network.arm_steps()
+        self.arming = True
+        self.arm_frames = 0
+        self.current = None  # the Frame that started last
+        self.done = None  # a message when the job has finished
 
     def missed(self, abs_frame, step):
-        """True when frames passed since the last call that TouchDesigner did not
-        drop: absTime.step counts the frames since the previous one started."""
-        last = self.index[-1] if self.index else self.armed_at
-        return abs_frame - last > step + 1e-6
+        """True when frames passed since the last frame start that TouchDesigner
+        did not drop: absTime.step counts the frames since the previous one."""
+        return self.current is not None and abs_frame - self.current.number > step + 1e-6
 
-    # ---- the snapshot
+    def frame_start(self, abs_frame, t0):
+        previous = self.current
+        if previous is not None and previous.number == abs_frame:
+            return  # called twice in one frame
+        if previous is not None and self.reading():
+            cooked = self.network.read(previous.number, abs_frame, previous.sampled)
+            if previous.sampled:
+                self.take(previous, cooked)
+        sampled = False
+        if self.arming:
+            self.arm_frames += 1
+            self.arm(t0)
+        elif self.done is None:
+            sampled = self.wants_more()
+        self.poll()
+        self.current = Frame(abs_frame, sampled)
+        now = clock()
+        self.current.own_ms = (now - t0) * 1000.0
+        self.current.start_clock = now
 
-    def document(self):
-        """The snapshot as plain Python data (docs/formats.md#native-snapshot-format)."""
+    def arm(self, t0):
+        budget = ARM_MS / 1000.0
+        try:
+            next(self.steps)  # at least one step a frame, however long the read took
+            while clock() - t0 < budget:
+                next(self.steps)
+        except StopIteration:
+            self.arming = False
+            self.armed()
+
+    def frame_end(self, abs_frame, t0):
+        frame = self.current
+        if frame is None or frame.number != abs_frame:
+            return
+        if frame.start_clock is not None and frame.frame_ms is None:
+            frame.frame_ms = (t0 - frame.start_clock) * 1000.0
+        frame.own_ms += (clock() - t0) * 1000.0
+
+    # what subclasses do
+    def reading(self):
+        return self.done is None
+
+    def armed(self):
+        pass
+
+    def wants_more(self):
+        return True
+
+    def take(self, frame, cooked):
+        pass
+
+    def poll(self):
+        pass
+
+    def close(self):
+        pass
+
+
+class Capture(Sampler):
+    """Samples settings['frames'] frames and writes them on a worker thread."""
+
+    def __init__(self, settings, dat):
+        super().__init__(settings, dat)
+        self.frames = []  # (number, frame_ms, profiler_ms, cooked records)
+        self.captured = None
+        self.writer = None
         project = getattr(td, 'project', None)
-        project_file = str(getattr(project, 'name', '') or 'untitled')
-        base = project_file[:-4] if project_file.endswith('.toe') else project_file
-        doc = {
-            'cookgraph': FORMAT_VERSION,
-            'engine': 'touchdesigner',
-            'name': '{} {}'.format(base, self.target_path),
-            'source': [base + '.toe', 'cookgraph_export.py'],
-        }
-        if self.captured is not None:
-            doc['captured'] = self.captured.strftime('%Y-%m-%dT%H:%M:%SZ')
-        if self.fps:
-            doc['fps'] = _number(self.fps)
-            doc['frame_budget_ms'] = 1000.0 / self.fps
-        doc['nodes'] = self.nodes
-        frames = {'index': [_frame_number(f) for f in self.index]}
-        if any(v is not None for v in self.frame_ms):
-            frames['frame_ms'] = self.frame_ms
-        series = {}
-        for i, node in enumerate(self.nodes):  # ids from arm(): an OP may be gone by now
-            if all(v is None for v in self.cook[i]):
-                continue  # never cooked while sampled: no entry
-            s = {'cook_ms': self.cook[i]}
-            # GPU time and memory are left out when they are zero in every frame
-            # (a CHOP has no GPU work): an all-zero series says nothing.
-            for key, values in (('gpu_ms', self.gpu[i]), ('cpu_mem_mb', self.cpu_mem[i]),
-                                ('gpu_mem_mb', self.gpu_mem[i])):
-                if any(v for v in values):
-                    s[key] = values
-            s['cooks'] = self.cooks[i]
-            series[node['id']] = s
-        frames['series'] = series
-        doc['frames'] = frames
-        return doc
+        self.project_name = str(getattr(project, 'name', '') or 'untitled')
+        self.fps = _cook_rate()
+        print('cookgraph: reading the network of {} (at most {} ms a frame)'.format(
+            settings['target'], ARM_MS))
+
+    def armed(self):
+        print('cookgraph: read {} OPs in {}; sampling {}'.format(
+            len(self.network.ids), _plural(self.arm_frames, 'frame'),
+            _plural(self.settings['frames'], 'frame')))
+
+    def wants_more(self):
+        return self.writer is None and len(self.frames) < self.settings['frames']
+
+    def take(self, frame, cooked):
+        if self.captured is None:
+            self.captured = datetime.datetime.now(datetime.timezone.utc)
+        self.frames.append((frame.number, frame.frame_ms, frame.own_ms, cooked))
+        if len(self.frames) >= self.settings['frames']:
+            self.write()
 
     def write(self):
-        path = self.output or default_output_path(self.target_path)
+        """Hands plain data to a worker thread; poll() reports when it is done."""
+        path = self.settings['output'] or default_output_path(self.settings['target'])
         if not os.path.isabs(path):
             path = os.path.join(_project_folder(), path)
-        write_atomically(path, self.document())
-        return path
+        parts = dict(project=self.project_name, target=self.settings['target'],
+                     captured=self.captured, fps=self.fps, nodes=self.network.nodes,
+                     frames=self.frames, ids=list(self.network.ids))
+        self.summary_text = self.summary()
+        self.writer = Writer(path, parts)
+        self.writer.start()
+
+    def poll(self):
+        if self.writer is not None and not self.writer.is_alive():
+            if self.writer.error is not None:
+                raise CaptureError('cannot write {}: {}'.format(self.writer.path,
+                                                                self.writer.error))
+            self.done = 'wrote {} ({})'.format(self.writer.path, self.summary_text)
 
     def summary(self):
-        cooked = sum(1 for c in self.cook if any(v is not None for v in c))
-        edges = sum(
-            len(n.get('inputs', ())) + len(n.get('refs', ())) + len(n.get('feedback', ()))
-            for n in self.nodes)
-        text = '{} ops, {} edges, {} frames, {} ops cooked'.format(
-            len(self.nodes), edges, len(self.index), cooked)
-        notes = self.notes.describe()
+        nodes = self.network.nodes
+        cooked = len({r[0] for f in self.frames for r in f[3]})
+        edges = sum(len(n.get('inputs', ())) + len(n.get('refs', ())) +
+                    len(n.get('feedback', ())) for n in nodes)
+        own = [f[2] for f in self.frames]
+        text = ('{} ops, {} edges, {} frames, {} ops cooked; the exporter took {:.3f} ms a '
+                'frame (max {:.3f}) and read the network in {}').format(
+                    len(nodes), edges, len(self.frames), cooked, sum(own) / len(own), max(own),
+                    _plural(self.arm_frames, 'frame'))
+        notes = self.network.notes.describe()
         return text + ('; ' + notes if notes else '')
 
+    def reading(self):
+        return self.writer is None
 
-class Live:
-    """Streams each frame's cooks to `cookgraph watch`. The measuring is a
-    Capture's (the same rules: cookAbsFrame, totalCooks deltas, no forced
-    cook); each frame's readings are sent and then forgotten."""
+    def missed(self, abs_frame, step):
+        return self.writer is None and super().missed(abs_frame, step)
 
-    def __init__(self, target, url, form, extra_outputs=(), exclude=(), this_dat=None,
-                 max_datagram=MAX_DATAGRAM):
+
+class Writer(threading.Thread):
+    """Builds and writes the snapshot from plain Python data, off the main thread."""
+
+    def __init__(self, path, parts):
+        super().__init__(name='cookgraph writer', daemon=True)
+        self.path = path
+        self.parts = parts
+        self.error = None
+
+    def run(self):
+        try:
+            write_atomically(self.path, document(**self.parts))
+        except Exception as e:  # reported on the main thread
+            self.error = e
+
+
+def document(project, target, captured, fps, nodes, frames, ids):
+    """The snapshot as plain Python data (docs/formats.md#native-snapshot-format)."""
+    base = project[:-4] if project.endswith('.toe') else project
+    doc = {
+        'cookgraph': FORMAT_VERSION,
+        'engine': 'touchdesigner',
+        'name': '{} {}'.format(base, target),
+        'source': [base + '.toe', 'cookgraph_export.py'],
+    }
+    if captured is not None:
+        doc['captured'] = captured.strftime('%Y-%m-%dT%H:%M:%SZ')
+    if fps:
+        doc['fps'] = _number(fps)
+        doc['frame_budget_ms'] = 1000.0 / fps
+    doc['nodes'] = nodes
+    count = len(frames)
+    columns = {}  # index -> [cook, gpu, cpu_mem, gpu_mem, cooks], one value per frame
+    for k, (_, _, _, cooked) in enumerate(frames):
+        for i, cook, gpu, cpu_mem, gpu_mem, cooks in cooked:
+            c = columns.get(i)
+            if c is None:
+                c = columns[i] = [[None] * count, [None] * count, [None] * count,
+                                  [None] * count, [0] * count]
+            c[0][k], c[1][k], c[2][k], c[3][k], c[4][k] = cook, gpu, cpu_mem, gpu_mem, cooks
+    out = {'index': [_frame_number(f[0]) for f in frames]}
+    if any(f[1] is not None for f in frames):
+        out['frame_ms'] = [f[1] for f in frames]
+    out['profiler_ms'] = [f[2] for f in frames]
+    series = {}
+    for i in sorted(columns, key=lambda i: ids[i]):
+        cook, gpu, cpu_mem, gpu_mem, cooks = columns[i]
+        if all(v is None for v in cook):
+            continue  # only bad readings
+        s = {'cook_ms': cook}
+        # GPU time and memory are left out when they are zero in every frame
+        # (a CHOP has no GPU work): an all-zero series says nothing.
+        for key, values in (('gpu_ms', gpu), ('cpu_mem_mb', cpu_mem), ('gpu_mem_mb', gpu_mem)):
+            if any(v for v in values):
+                s[key] = values
+        s['cooks'] = cooks
+        series[ids[i]] = s
+    out['series'] = series
+    doc['frames'] = out
+    return doc
+
+
+class Live(Sampler):
+    """Streams each sampled frame's cooks to `cookgraph watch` and forgets them."""
+
+    def __init__(self, settings, dat):
+        super().__init__(settings, dat)
+        form = settings['live_form']
         if form not in ('json', 'osc'):
-            raise CaptureError("LIVE_FORM must be 'json' or 'osc' (it is {!r})".format(form))
-        self.host, self.port = parse_udp_url(url)
-        self.url = url
+            raise CaptureError("live_form must be 'json' or 'osc' (it is {!r})".format(form))
+        self.url = settings['live']
+        self.host, self.port = parse_udp_url(self.url)
         self.form = form
-        self.max_datagram = int(max_datagram)
-        self.capture = Capture(target, 1, '', extra_outputs, exclude, this_dat)
+        self.max_datagram = int(settings['max_datagram'])
         info = socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_DGRAM)[0]
         self.address = info[4]
         self.sock = socket.socket(info[0], socket.SOCK_DGRAM)
         self.sock.setblocking(False)
-        self.ids = []
         self.sent = 0
         self.send_errors = 0
 
-    def arm(self, abs_frame):
-        self.capture.arm(abs_frame)
-        self.ids = [n['id'] for n in self.capture.nodes]
+    def armed(self):
+        print('cookgraph: streaming {} OPs of {} to {} ({})'.format(
+            len(self.network.ids), self.settings['target'], self.url, self.form))
 
-    def frame(self, abs_frame, frame_ms):
-        c = self.capture
-        before = len(c.index)
-        c.sample(abs_frame, frame_ms)
-        if len(c.index) == before:
-            return  # this frame was sent already
-        nodes = []
-        for i, node_id in enumerate(self.ids):
-            cook = c.cook[i][-1]
-            if cook is not None:
-                nodes.append((node_id, cook, c.gpu[i][-1], c.cooks[i][-1]))
-        # Keep nothing but the last frame number (sample() skips a repeat).
-        del c.index[:-1]
-        for column in (c.frame_ms, *c.cook, *c.gpu, *c.cpu_mem, *c.gpu_mem, *c.cooks):
-            del column[:]
+    def take(self, frame, cooked):
+        ids = self.network.ids
+        nodes = [(ids[i], cook, gpu, cooks) for i, cook, gpu, _, _, cooks in cooked
+                 if cook is not None]
         encode = osc_frame if self.form == 'osc' else json_frame
-        for datagram in encode(_frame_number(abs_frame), frame_ms, nodes, self.max_datagram):
+        for datagram in encode(_frame_number(frame.number), frame.frame_ms, nodes,
+                               self.max_datagram):
             self.send(datagram)
 
     def send(self, datagram):
@@ -545,81 +862,112 @@ def osc_frame(frame, frame_ms, nodes, max_datagram=MAX_DATAGRAM):
     return out
 
 
-def cooked_in(o, abs_frame):
-    """True when the OP's last cook happened in absolute frame abs_frame."""
-    return o.cookAbsFrame == abs_frame
-
-
 # --------------------------------------------------------------------------
-# The network: one node per OP.
+# One node per OP.
 
 
-def describe_node(o, ids, extra_outputs=(), notes=None):
-    """The snapshot node of OP o; ids = the paths of every node."""
-    notes = notes if notes is not None else Notes()
-    node = {'id': o.path, 'type': op_type(o), 'family': str(o.family)}
+def describe_node(o, node_id, family, index, target_path, notes):
+    """A generator (one step per parameter) returning the snapshot node of OP o;
+    index maps the path of every node to its position."""
+    node = {'id': node_id, 'type': op_type(o, family, notes), 'family': family}
     parent = o.parent()
     if parent is not None:
         node['parent'] = parent.path
-    params, refs, feedback = read_parameters(o, notes)
+    yield
+    params, refs, feedback = {}, [], []
+    is_feedback_top = node['type'] == 'feedbackTOP'
+    for par in o.pars():
+        read_parameter(par, is_feedback_top, params, refs, feedback, notes)
+        yield
     if params:
         node['params'] = params
-    if is_output(o) or o.path in extra_outputs:
+    if is_output(o, node['type'], parent, target_path):
         node['output'] = True
     inputs = [i.path for i in o.inputs if i is not None]
     for name, paths in (('inputs', inputs), ('refs', [r.path for r in refs]),
                         ('feedback', [f.path for f in feedback])):
         kept = []
         for p in paths:
-            if p not in ids:
-                notes.count('outside', 1, '{} -> {}'.format(p, o.path))
+            if p not in index:
+                notes.count('outside', 1, '{} -> {}'.format(p, node_id))
             elif p not in kept:
                 kept.append(p)
         if kept:
             node[name] = kept
+    yield
     return node
 
 
-def op_type(o):
-    # opType in current builds; OPType in older ones (and still accepted there).
+def op_type(o, family, notes):
+    # opType in current builds; OPType in older ones.
     for name in ('opType', 'OPType'):
         value = getattr(o, name, None)
         if isinstance(value, str) and value:
             return value
-    return str(getattr(o, 'type', '')) + str(o.family)
+    notes.count('types', 1, o.path)
+    return family
 
 
-# Out OPs are a COMP's outputs; a Window COMP shows its panel on screen.
-_OUTPUT_TYPES = {'outTOP', 'outCHOP', 'outSOP', 'outDAT', 'outMAT', 'outPOP', 'windowCOMP'}
+# A COMP's Out OPs are its outputs: at TARGET's top level, what the network
+# gives the rest of the project; deeper down, what their COMP passes on.
+_OUT_TYPES = frozenset(('outTOP', 'outCHOP', 'outSOP', 'outDAT', 'outMAT', 'outPOP'))
 
 
-def is_output(o):
-    """Displayed, rendered or exporting OPs, Out OPs and Window COMPs."""
-    if op_type(o) in _OUTPUT_TYPES:
+def is_output(o, optype, parent, target_path):
+    """Out OPs at TARGET's top level, Window COMPs, and OPs that render or export.
+    A display or viewer flag alone only shows an OP in the editor: not an output."""
+    if optype in _OUT_TYPES:
+        return parent is not None and parent.path == target_path
+    if optype == 'windowCOMP':
         return True
     # Flags are plain members; reading them cooks nothing. `export` exists on
     # CHOPs and DATs only: exporting drives parameters, so its cooks are used.
-    return any(bool(getattr(o, flag, False)) for flag in ('display', 'render', 'export'))
+    return bool(getattr(o, 'render', False)) or bool(getattr(o, 'export', False))
 
 
-def read_parameters(o, notes):
-    """(non-default parameters as strings, referenced OPs, Feedback TOP targets)."""
-    params = {}
-    refs = []
-    feedback = []
-    is_feedback_top = op_type(o) == 'feedbackTOP'
-    for par in o.pars():
-        if par.isPulse or par.isMomentary:
-            continue  # no value to keep, and a pulse reads no other OP
-        mode = par.mode
-        if not par.isDefault:
-            params[par.name] = parameter_text(par, mode)
-        targets = parameter_targets(par, mode, notes)
-        if is_feedback_top and par.name == 'top':
-            feedback.extend(targets)  # reads the target's previous frame
-        else:
-            refs.extend(targets)
-    return params, refs, feedback
+def link_nested_outs(nodes, index, target_path):
+    """An Out OP inside a COMP below TARGET feeds that COMP's output: a data edge."""
+    for node in nodes:
+        parent = node.get('parent')
+        if node['type'] in _OUT_TYPES and parent != target_path and parent in index:
+            owner = nodes[index[parent]]
+            inputs = owner.setdefault('inputs', [])
+            if node['id'] not in inputs:
+                inputs.append(node['id'])
+
+
+def mark_shown(nodes, index, target_path, notes):
+    """Marks what every Window COMP shows (its winop parameter; /perform is the
+    perform-mode window) as outputs: the OP, and a shown COMP's background TOP."""
+    root = td.op('/')
+    windows = root.findChildren(type=td.windowCOMP, includeUtility=False) if root else []
+    yield
+    for window in windows:
+        for par in window.pars('winop'):
+            for shown in parameter_targets(par, par.mode, notes):
+                path = shown.path
+                if path in index:
+                    nodes[index[path]]['output'] = True
+                if path in index or path == target_path:
+                    for top in shown.pars('top'):  # a panel COMP's background TOP
+                        for background in parameter_targets(top, top.mode, notes):
+                            if background.path in index:
+                                nodes[index[background.path]]['output'] = True
+        yield
+
+
+def read_parameter(par, is_feedback_top, params, refs, feedback, notes):
+    """Adds one parameter's text (when not default) and the OPs it reads."""
+    if par.isPulse or par.isMomentary:
+        return  # no value to keep, and a pulse reads no other OP
+    mode = par.mode
+    if not par.isDefault:
+        params[par.name] = parameter_text(par, mode)
+    targets = parameter_targets(par, mode, notes)
+    if is_feedback_top and par.name == 'top':
+        feedback.extend(targets)  # reads the target's previous frame
+    else:
+        refs.extend(targets)
 
 
 def parameter_text(par, mode):
@@ -805,7 +1153,8 @@ class Notes:
         'outside': 'edges to OPs outside TARGET left out',
         'unresolved': 'references not followed',
         'patterns': 'OP patterns not followed',
-        'late_cooks': 'cooks after a frame end (not in any sample)',
+        'unplaced': 'cooks in frames the exporter did not read (not in any sample)',
+        'types': 'OPs with neither opType nor OPType (family written as type)',
         'deleted': 'OPs deleted while sampling',
         'bad_values': 'negative or non-finite readings dropped',
     }
@@ -827,13 +1176,6 @@ class Notes:
                 part += ' (first: {})'.format(self.first[key])
             parts.append(part)
         return '; '.join(parts)
-
-
-def _read_total(o):
-    try:
-        return o.totalCooks
-    except Exception:
-        return 0
 
 
 def _ms(value, notes):
@@ -869,6 +1211,10 @@ def _project_folder():
 def _frame_number(frame):
     # absTime.frame is a float holding a whole number of frames.
     return int(round(float(frame)))
+
+
+def _plural(n, word):
+    return '{} {}{}'.format(n, word, '' if n == 1 else 's')
 
 
 def _number(value):

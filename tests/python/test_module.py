@@ -57,7 +57,12 @@ def test_touchdesigner_exporter_snapshots(tmp_path):
                     "--cookgraph", COOKGRAPH, "--work", str(tmp_path)], check=True,
                    capture_output=True)
     written = sorted(glob.glob(str(tmp_path / "**" / "*.json*"), recursive=True))
-    assert len(written) == 4, written  # planted, re-armed .json.gz, paused, default name
+    names = sorted(re.sub(r"_\d{8}T\d{6}Z", "_TIME", os.path.basename(p)) for p in written)
+    # planted, re-armed .json.gz, paused, default name, the OPType build, the
+    # one-paste install, the 5,000-OP show
+    assert names == ["cookgraph_planted_show_project1_TIME.json", "installed.json",
+                     "large.json", "older.json", "paused.json", "planted.json",
+                     "rearmed.json.gz"], written
     for path in written:
         assert_equal_to_csv(cookgraph.load(path).nodes(),
                             run("score", path, "--format", "csv").stdout)
@@ -258,6 +263,7 @@ def test_frames_series_and_summaries_agree_with_score_json(paths):
     assert (info["file"], info["engine"], info["name"], info["frames"]) == (
         doc["file"], doc["engine"], doc["name"], doc["frames"])
     assert info["frame_ms"] == doc["frame_ms"]
+    assert info["profiler_ms"] is None and "profiler_ms" not in doc
     assert info["budget_ms"] == doc["frame_budget_ms"]
     frames = snap.frames()
     assert len(frames) == doc["frames"] and frames.index.name == "frame"
@@ -283,6 +289,19 @@ def test_frames_series_and_summaries_agree_with_score_json(paths):
     if "threads" in doc:
         assert snap.streaming["bottleneck_thread"] == doc["bottleneck_thread"]
         assert snap.trace is None
+
+
+def test_profiler_ms_is_the_score_json_object(tmp_path):
+    path = tmp_path / "profiled.json"
+    path.write_text(json.dumps({
+        "cookgraph": 1, "nodes": [{"id": "/p/a", "output": True}],
+        "frames": {"index": [1, 2, 3], "frame_ms": [4, 6, 5], "profiler_ms": [0.25, None, 0.75],
+                   "series": {"/p/a": {"cook_ms": [3, 5, 4]}}}}))
+    info = cookgraph.load(str(path)).info
+    assert info["profiler_ms"] == cli_json(str(path))["profiler_ms"]
+    profiler = dict(info["profiler_ms"])
+    assert profiler.pop("p95") == pytest.approx(0.725, rel=1e-12)  # 0.25 + 0.95 * 0.5
+    assert profiler == {"mean": 0.5, "max": 0.75, "frames": 2, "share_of_frame": 0.1}
 
 
 def test_a_trace_has_gpu_time_and_a_recording_threads():

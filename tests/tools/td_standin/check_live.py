@@ -35,7 +35,9 @@ import td  # noqa: E402
 FRAMES = 40  # frames streamed after the one in which the exporter reads the network
 
 
-def run(form, max_datagram, cookgraph, work, source):
+def run(form, max_datagram, cookgraph, work, source, table=False):
+    """One stream to a real watch; with table, switched on from the settings
+    table beside the Execute DAT rather than the script's settings."""
     failures = []
     record = os.path.join(work, 'live_{}_{}.json'.format(form, max_datagram))
     watch = subprocess.Popen(
@@ -51,22 +53,27 @@ def run(form, max_datagram, cookgraph, work, source):
     session = check_exporter.Session(source, work)
     exporter = session.exporter
     exporter.TARGET = network.TARGET
-    exporter.LIVE = m.group(1)
-    exporter.LIVE_FORM = form
     exporter.MAX_DATAGRAM = max_datagram
+    if table:
+        settings = td.tableDAT(td.op(network.TARGET), 'cookgraph_settings')
+        settings.text = 'setting\tvalue\nlive\t{}\nlive_form\t{}\n'.format(m.group(1), form)
+        session.loop.ops.append(settings)
+    else:
+        exporter.LIVE = m.group(1)
+        exporter.LIVE_FORM = form
     session.loop.run(check_exporter.WARMUP)
     session.dat.par.active = True
     armed = td.absTime.frame
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        session.loop.run(FRAMES + 1)  # the first frame end reads the network
+        session.loop.run(FRAMES + 2)  # a frame to read the network, one to read the last
     out, err = watch.communicate(timeout=90)
     if watch.returncode != 0:
         return ['watch exited {}: {}'.format(watch.returncode, err.decode())]
     doc = json.loads(out)
     w = doc['watch']
     snap = doc['snapshots'][0]
-    frames = check_exporter.sampled_frames(session.loop.frames, armed, FRAMES)
+    frames = check_exporter.sampled_frames(session.loop.frames, armed, FRAMES, printed.getvalue())
     tol = 1e-6 if form == 'osc' else 1e-9
 
     def ok(condition, message):
@@ -91,7 +98,9 @@ def run(form, max_datagram, cookgraph, work, source):
            w['gaps'], w['lost_frames'], dropped))
     for key in ('malformed', 'late', 'incomplete', 'kernel_drops'):
         ok(w[key] == 0, '{} = {}'.format(key, w[key]))
-    want = check_exporter.expected_stats(session.ops, frames)
+    families = {path: fam for path, (_, fam) in session.types.items()}
+    want = check_exporter.expected_stats(
+        check_exporter.expected_series(frames, families, network.NODES), len(frames))
     got = {n['id']: n for n in snap['nodes']}
     cooked = {k: v for k, v in want.items() if v['cooked_frames'] > 0}
     ok(set(got) == set(cooked), 'nodes: only expected {}, only got {}'.format(
@@ -105,7 +114,7 @@ def run(form, max_datagram, cookgraph, work, source):
         close(g['avg_ms'], v['avg_ms'], node_id + ' avg_ms')
         close(g['cooks_per_frame'], v['cooks_per_frame'], node_id + ' cooks_per_frame')
         close(g['gpu_avg_ms'], v['gpu_avg_ms'], node_id + ' gpu_avg_ms')
-    want_frame_ms = check_exporter.expected_frame_ms(session.ops, frames)
+    want_frame_ms = check_exporter.expected_frame_ms(network, session.ops, frames)
     close(snap['frame_ms']['mean'], sum(want_frame_ms) / len(want_frame_ms), 'frame_ms mean')
     close(snap['frame_ms']['max'], max(want_frame_ms), 'frame_ms max')
     ok(snap['frame_ms']['measured'], 'frame times not measured')
@@ -118,8 +127,9 @@ def run(form, max_datagram, cookgraph, work, source):
     scored = subprocess.run([cookgraph, 'score', record, '--format', 'json'], capture_output=True,
                             text=True)
     ok(scored.returncode == 0, 'score on the record failed: ' + scored.stderr)
-    print('live {} (MAX_DATAGRAM {}): {} frames in {} datagrams, {} OPs, {} gap: {}'.format(
-        form, max_datagram, w['frames'], datagrams, len(got), w['gaps'],
+    print('live {} (MAX_DATAGRAM {}{}): {} frames in {} datagrams, {} OPs, {} gap: {}'.format(
+        form, max_datagram, ', from the settings table' if table else '', w['frames'],
+        datagrams, len(got), w['gaps'],
         'ok' if not failures else 'FAILED'))
     return failures
 
@@ -136,14 +146,16 @@ def main(argv):
         for max_datagram in (8192, 300):
             work = os.path.join(args.work, 'live_{}_{}'.format(form, max_datagram))
             os.makedirs(work, exist_ok=True)
-            failures += run(form, max_datagram, args.cookgraph, work, source)
+            failures += run(form, max_datagram, args.cookgraph, work, source,
+                            table=(form, max_datagram) == ('osc', 8192))
     # start() after start_live() captures again: the stream ends.
     session = check_exporter.Session(source, os.path.join(args.work, 'live_json_8192'))
     session.exporter.start_live(network.TARGET, 'udp://127.0.0.1:9', 'osc')
-    if session.exporter.LIVE != 'udp://127.0.0.1:9' or not session.dat.par.active.val:
+    if session.exporter._overrides.get('live') != 'udp://127.0.0.1:9' or \
+            not session.dat.par.active.val:
         failures.append('start_live() did not arm a stream')
     session.exporter.start(network.TARGET, 5, 'after_live.json')
-    if session.exporter.LIVE:
+    if session.exporter._overrides.get('live') != '':
         failures.append('start() after start_live() still streams')
     for message in failures:
         print('FAIL ' + message)

@@ -7,7 +7,8 @@ every active Execute DAT with Frame End on gets onFrameEnd(frame). `frame` is
 the DAT's timeline frame, which loops every `timeline_length` frames like a
 short timeline does, and is not absTime.frame. A frame listed in `drop_after`
 is followed by a dropped frame: absTime jumps by 2 (absTime.step = 2) and
-nothing cooks in the frame skipped. `late` cooks happen after the frame end
+nothing cooks in the frame skipped. `early` cooks happen at the start of a
+frame before the frame start callbacks, `late` cooks after the frame end
 callbacks (as drawing a panel could), `deleted` OPs are destroyed at the start
 of the frame given.
 """
@@ -34,9 +35,10 @@ class FrameLoop:
     overhead_ms(abs_frame) -> CPU time of the frame outside the OPs' cooks."""
 
     def __init__(self, ops, schedule, memory, overhead_ms, clock, timeline_length=8,
-                 drop_after=(), late=None, deleted=None):
+                 drop_after=(), late=None, deleted=None, early=None):
         self.ops = list(ops)
         self.late = late or (lambda path, frame: [])
+        self.early = early or (lambda path, frame: [])
         self.deleted = dict(deleted or {})  # path -> frame at whose start it is deleted
         self.schedule = schedule
         self.memory = memory
@@ -45,21 +47,37 @@ class FrameLoop:
         self.timeline_length = timeline_length
         self.drop_after = set(drop_after)
         self.frames = []  # absTime.frame of every frame run, in order
+        self.charged = []  # (absTime.frame, callback, ms charged to the clock during it)
+        td.clock = clock
 
     def _live(self):
-        return [o for o in self.ops if o.valid]
+        return [o for o in self.ops if not o.__dict__.get('_deleted')]
 
     def _execute_dats(self):
-        return [o for o in self._live() if isinstance(o, td.executeDAT) and o.module is not None]
+        return [o for o in self._live() if isinstance(o, td.executeDAT) and
+                (o._module is not None or o._text)]
 
-    def _cook(self, o, cooks, frame, timeline, start):
+    def _cook(self, o, cooks, frame, timeline, start, phase):
         for cpu_ms, gpu_ms in cooks:
             o.cookStartTime = (self.clock() - start) * 1000.0
             self.clock.advance_ms(cpu_ms)
-            td._cook(o, [(cpu_ms, gpu_ms)])
+            td._cook(o, cpu_ms, gpu_ms, *self.memory(o.path, frame), phase=phase)
             o.cookFrame = float(timeline)
             o.cookEndTime = (self.clock() - start) * 1000.0
-            o.cpuMemory, o.gpuMemory = self.memory(o.path, frame)
+
+    def _call(self, dat, callback, timeline):
+        """Runs one callback as TouchDesigner would: td.me is the DAT, and every
+        td read it makes is charged to the main-thread clock."""
+        function = getattr(dat.module, callback)
+        td.me = dat
+        td.charging = True
+        before = self.clock()
+        try:
+            function(timeline)
+        finally:
+            td.charging = False
+            td.me = None
+            self.charged.append((td.absTime.frame, callback, (self.clock() - before) * 1000.0))
 
     def run(self, count):
         for _ in range(count):
@@ -71,18 +89,24 @@ class FrameLoop:
         for o in self._live():
             if self.deleted.get(o.path) == frame:
                 o.destroy()
+        # Cooks TouchDesigner forces at the start of a frame, before the
+        # Execute DATs' frame start callbacks (as a Perform DAT log shows them).
+        begin = self.clock()
+        for o in self._live():
+            self._cook(o, self.early(o.path, frame), frame, timeline, begin, 'start')
         for dat in self._execute_dats():
             if dat.par.active.val and dat.par.framestart.val:
-                dat.module.onFrameStart(timeline)
+                self._call(dat, 'onFrameStart', timeline)
         start = self.clock()
         for o in self._live():
-            self._cook(o, self.schedule(o.path, frame), frame, timeline, start)
+            self._cook(o, self.schedule(o.path, frame), frame, timeline, start, 'frame')
         self.clock.advance_ms(self.overhead_ms(frame))
         for dat in self._execute_dats():
             if dat.par.active.val and dat.par.frameend.val:
-                dat.module.onFrameEnd(timeline)
+                self._call(dat, 'onFrameEnd', timeline)
+        # Drawing: viewers, panels and windows cook what they show.
         for o in self._live():
-            self._cook(o, self.late(o.path, frame), frame, timeline, start)
+            self._cook(o, self.late(o.path, frame), frame, timeline, start, 'drawing')
         self.frames.append(frame)
         step = 2.0 if frame in self.drop_after else 1.0
         td.absTime.step = step

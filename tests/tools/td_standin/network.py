@@ -4,10 +4,21 @@
 make of it:
 
   lfo1 -> math1 <- script1            math1 exports to level1.brightness1
-  noise1 -> feedback1 -> level1 -> comp1 -> out1 (display flag: an output)
-  noise1, text1, render1 -> comp1     comp1 -> feedback1 is the Feedback TOP's
+  noise1 -> feedback1 -> level1 -> comp1 -> out1 and final
+  noise1, text1, render1, fx -> comp1 comp1 -> feedback1 is the Feedback TOP's
                                       target: a feedback edge closing a loop
   noise1 -> unused1                   cooks every frame, reaches no output: dead
+  noise1 -> preview1                  display flag only: dead
+  noise1 -> fx: fx/in1 -> fx/blur2 -> fx/out1, which feeds fx's output
+
+  - outputs: /perform (the perform-mode Window COMP) shows /project1, whose
+    background TOP is out1; /window1 shows panel1; final is an Out TOP at the
+    top level; fx/out1 is an Out TOP one level down (an edge to fx, not an
+    output); preview1's display flag makes nothing an output.
+  - timer1 cooks at the start of every frame, before the Execute DATs'
+    frame start callbacks: read with the frame it cooked in, not the one before.
+  - fx's children cook in even frames only; archive's never: COMPs whose
+    children did not cook. note1 is a utility OP (an annotation): no node.
 
   - noise1.period is an expression reading op('lfo1') and op('speed1'): two
     ref edges; noise1.seed reads /other/seedsource, outside the target: no edge.
@@ -20,8 +31,9 @@ make of it:
   - geo1/sphere1 reads parent(): a ref edge geo1 -> geo1/sphere1.
   - text1 cooks every third frame; script1 cooks twice every frame; idle1,
     ctrl, cam1 and script1_callbacks never cook; comp1's GPU memory changes.
-  - panel1 cooks only after the frame end callbacks (as drawing a panel
-    could): a stale cookAbsFrame at the next frame end, never a sample.
+  - panel1 cooks only while the frame is drawn (after the frame end
+    callbacks), every fourth frame; out1 cooks in every frame and again while
+    every third frame is drawn (two cooks, the drawing one's time kept).
   - unused1 is deleted at the start of frame 30: null from there on.
   - lfo1 and math1 have the export flag, geo1 the render flag, sphere1 the
     display and render flags: outputs.
@@ -44,8 +56,11 @@ def build():
     td._reset()
     other = td.COMP(td.root, 'other', 'baseCOMP')
     td.CHOP(other, 'seedsource', 'constantCHOP')
-    p = td.COMP(td.root, 'project1', 'baseCOMP',
-                pars=[dict(name='Gamma', default=1.0, value=1.2)])
+    p = td.COMP(td.root, 'project1', 'containerCOMP',
+                pars=[dict(name='Gamma', default=1.0, value=1.2),
+                      dict(name='top', default='', value='out1', is_op=True)])
+    td.windowCOMP(td.root, 'perform', winop=TARGET)
+    td.windowCOMP(td.root, 'window1', winop=TARGET + '/panel1')
 
     ctrl = td.COMP(p, 'ctrl', 'baseCOMP', pars=[dict(name='Speed', default=1.0, value=2.5)])
     lfo1 = td.CHOP(p, 'lfo1', 'lfoCHOP', export=True, pars=[
@@ -96,6 +111,17 @@ def build():
         dict(name='lights', default='*', is_op=True),
     ])
     out1 = td.TOP(p, 'out1', 'nullTOP', display=True)
+    final = td.TOP(p, 'final', 'outTOP')
+    preview1 = td.TOP(p, 'preview1', 'nullTOP', display=True)
+    fx = td.COMP(p, 'fx', 'baseCOMP')
+    fx_in = td.TOP(fx, 'in1', 'inTOP')
+    fx_blur = td.TOP(fx, 'blur2', 'blurTOP', pars=[dict(name='size', default=1.0, value=8.0)])
+    fx_out = td.TOP(fx, 'out1', 'outTOP')
+    archive = td.COMP(p, 'archive', 'baseCOMP')
+    old_noise = td.TOP(archive, 'noise2', 'noiseTOP')
+    old_null = td.TOP(archive, 'null2', 'nullTOP')
+    td.COMP(p, 'note1', 'annotateCOMP').utility = True
+    td.CHOP(p, 'timer1', 'timerCHOP', export=True)
     unused1 = td.TOP(p, 'unused1', 'blurTOP', viewer=True,
                      pars=[dict(name='size', default=1.0, value=4.0)])
     td.DAT(p, 'script1_callbacks', 'textDAT')
@@ -115,7 +141,10 @@ def build():
     level1.par.brightness1._export_op = math1
     for source, target in ((noise1, feedback1), (feedback1, level1), (level1, comp1),
                            (noise1, comp1), (text1, comp1), (render1, comp1), (comp1, out1),
-                           (noise1, unused1), (lfo1, math1), (script1, math1)):
+                           (noise1, unused1), (lfo1, math1), (script1, math1),
+                           (comp1, final), (noise1, preview1), (fx_in, fx_blur),
+                           (fx_blur, fx_out), (noise1, fx), (fx, comp1),
+                           (old_noise, old_null)):
         td.connect(source, target)
 
     everything = {}
@@ -154,6 +183,8 @@ def schedule(path, frame):
         'render1': (0.09 + 0.01 * (f % 2), 1.1 + 0.2 * (f % 3)),
         'geo1': (0.04, 0.0),
         'out1': (0.01, 0.02),
+        'final': (0.01, 0.0),
+        'preview1': (0.02, 0.05),
         'unused1': (0.07, 0.4 + 0.03 * (f % 5)),
         'math1': (0.015 + 0.001 * (f % 6), 0.0),
         'counter1': (0.015, 0.0),
@@ -167,12 +198,25 @@ def schedule(path, frame):
         return [(0.30 + 0.01 * (f % 3), 0.0), (0.20 + 0.02 * (f % 2), 0.0)]
     if name == 'sphere1':
         return [(0.08, 0.0)] if f % 7 == 0 else []
+    if path.startswith(TARGET + '/fx/'):
+        return [(0.02 + 0.01 * ('blur' in name), 0.3 * ('blur' in name))] if f % 2 == 0 else []
     return []  # ctrl, cam1, idle1, script1_callbacks, the Execute DAT
 
 
+def early(path, frame):
+    """Cooks at the start of a frame, before the Execute DATs' callbacks: timer1."""
+    if path == TARGET + '/timer1':
+        return [(0.04 + 0.01 * (int(frame) % 3), 0.0)]
+    return []
+
+
 def late(path, frame):
-    """Cooks after the frame end callbacks: panel1 every fourth frame."""
-    return [(0.3, 0.1)] if path == TARGET + '/panel1' and int(frame) % 4 == 0 else []
+    """Cooks while the frame is drawn: panel1 every fourth frame, out1 every third."""
+    if path == TARGET + '/panel1' and int(frame) % 4 == 0:
+        return [(0.3, 0.1)]
+    if path == TARGET + '/out1' and int(frame) % 3 == 0:
+        return [(0.015, 0.03)]
+    return []
 
 
 def memory(path, frame):
@@ -189,6 +233,8 @@ def memory(path, frame):
         'unused1': (0, RES_W * RES_H * 4),
         'out1': (0, RES_W * RES_H * 4),
         'sphere1': (98304, 0),
+        'blur2': (0, RES_W * RES_H * 4),
+        'preview1': (0, RES_W * RES_H * 4),
     }
     if name in family_bytes:
         return family_bytes[name]
@@ -211,7 +257,8 @@ def p(name):
 NODES = sorted(p(n) for n in (
     'ctrl', 'lfo1', 'speed1', 'noise1', 'feedback1', 'level1', 'comp1', 'text1', 'cam1',
     'geo1', 'geo1/sphere1', 'render1', 'out1', 'unused1', 'script1_callbacks', 'script1',
-    'math1', 'counter1', 'idle1', 'panel1'))
+    'math1', 'counter1', 'idle1', 'panel1', 'final', 'preview1', 'fx', 'fx/in1', 'fx/blur2',
+    'fx/out1', 'archive', 'archive/noise2', 'archive/null2', 'timer1'))
 
 EDGES = sorted([
     (p('noise1'), p('feedback1'), 'data'),
@@ -224,6 +271,14 @@ EDGES = sorted([
     (p('noise1'), p('unused1'), 'data'),
     (p('lfo1'), p('math1'), 'data'),
     (p('script1'), p('math1'), 'data'),
+    (p('comp1'), p('final'), 'data'),
+    (p('noise1'), p('preview1'), 'data'),
+    (p('fx/in1'), p('fx/blur2'), 'data'),
+    (p('fx/blur2'), p('fx/out1'), 'data'),
+    (p('fx/out1'), p('fx'), 'data'),
+    (p('noise1'), p('fx'), 'data'),
+    (p('fx'), p('comp1'), 'data'),
+    (p('archive/noise2'), p('archive/null2'), 'data'),
     (p('lfo1'), p('noise1'), 'ref'),
     (p('speed1'), p('noise1'), 'ref'),
     (p('ctrl'), p('speed1'), 'ref'),
@@ -236,8 +291,9 @@ EDGES = sorted([
     (p('comp1'), p('feedback1'), 'feedback'),
 ])
 
-OUTPUTS = sorted(p(n) for n in ('out1', 'lfo1', 'math1', 'geo1', 'geo1/sphere1'))
-DEAD = sorted(p(n) for n in ('unused1', 'counter1'))
+OUTPUTS = sorted(p(n) for n in ('out1', 'final', 'lfo1', 'math1', 'geo1', 'geo1/sphere1',
+                                 'panel1', 'timer1'))
+DEAD = sorted(p(n) for n in ('unused1', 'counter1', 'preview1'))
 
 # (kind, nodes) as `cookgraph graph --format json` reports loops.
 LOOPS = sorted([
@@ -267,5 +323,6 @@ PARAMS = {
     p('unused1'): {'size': '4'},
     p('script1'): {'callbacks': 'script1_callbacks'},
     p('math1'): {'gain': '0.25'},
+    p('fx/blur2'): {'size': '8'},
     p('counter1'): {'limitmax': "op('counter1')['count'] * 2"},
 }

@@ -29,14 +29,89 @@ resolution, a DAT's text, OP.errors()/warnings(). Each reading through CHOP
 data also cooks the CHOP, as TouchDesigner does when the data is stale, so
 a careless exporter gets wrong counts as well as a violation.
 
+Each behaviour follows a page of Derivative's documentation:
+
+  - OP Class (docs.derivative.ca/OP_Class): cookAbsFrame is "last absolute
+    frame at which this operator cooked"; cpuCookTime / gpuCookTime the "last
+    measured cook"; totalCooks "number of times the operator has cooked"; a
+    COMP's childrenCPUCookAbsFrame is "the absolute frame on which
+    childrenCPUCookTime is based", the children's accumulated time "during the
+    last frame" (modelled for direct children, the narrower reading).
+    `opType` is the member of current builds, `OPType` of older ones: BUILD
+    picks which one the OPs have ('current' or 'older'), never both, so an
+    exporter that reads only one of them fails on the other build.
+  - td Module (docs.derivative.ca/Td_Module): `me` is "the operator that is
+    currently being executed"; the frame loop sets td.me to the Execute DAT
+    while it runs that DAT's callbacks. Nothing puts `me` into a module's
+    globals, which the documentation does not promise.
+  - Execute DAT (docs.derivative.ca/Execute_DAT): onFrameStart / onFrameEnd
+    are called at the start and end of every frame while Active and the
+    toggle are on. Cook (docs.derivative.ca/Cook): OPs that feed viewers,
+    panels and windows cook when those are drawn, which is after the frame
+    end callbacks: frame_loop.py cooks `late` OPs then, in the same absolute
+    frame.
+  - COMP Class (docs.derivative.ca/COMP_Class): create(OPtype, name) makes an
+    OP inside the COMP; findChildren(type=, name=, depth=, includeUtility=).
+    DAT Class: `text` can be set; a Table DAT's cells are dat[row, col].val,
+    with numRows / numCols. Window COMP (docs.derivative.ca/Window_COMP): its
+    `winop` parameter is the operator it shows; /perform is the Window COMP
+    of perform mode. Container COMP: `top` is its background TOP.
+  - Python in TouchDesigner (docs.derivative.ca/Python, "Threads"): the td
+    module is not thread-safe, so touching an OP or Par off the main thread
+    is recorded in `violations`.
+
+Every attribute read of an OP, Par, absTime or project by code outside this
+module, while `charging` is on (the frame loop turns it on around the Execute
+DAT callbacks), costs READ_US microseconds of the main-thread clock `clock`
+(a frame_loop.FakeClock): TouchDesigner runs Python on its main thread, so
+what the exporter reads is time the frame does not get. A method returning a
+list costs one read per element. `reads` counts the charged reads.
+
+Cooks are logged in `cook_log` as (absTime.frame, path, phase, cpu_ms,
+gpu_ms, cpu_bytes, gpu_bytes), phase 'frame' or 'drawing': what the tests
+compare the snapshot with, frame by frame.
+
 The frame loop that advances absTime and cooks OPs is in frame_loop.py; it
 uses the underscore-named helpers here (_cook, _reset), which are not part of
 TouchDesigner's API.
 """
 
 import fnmatch
+import sys
+import threading
+import types as _types
 
 violations = []  # (what, where): things that would have cooked in TouchDesigner
+content_reads = []  # paths of DATs whose cells were read
+cook_log = []  # (frame, path, phase, cpu_ms, gpu_ms, cpu_bytes, gpu_bytes)
+BUILD = 'current'  # 'current': OPs have opType; 'older': OPType
+READ_US = 0.25  # main-thread microseconds per charged attribute read
+clock = None  # the FakeClock reads are charged to
+charging = False
+reads = 0
+me = None  # the operator being executed (set by the frame loop)
+_HERE = globals()
+_MAIN = threading.main_thread()
+
+
+def _charge(n, where):
+    """Charges n reads by code outside this module (the caller's caller)."""
+    global reads
+    if threading.current_thread() is not _MAIN:
+        violations.append(('td touched off the main thread', where))
+    if charging and sys._getframe(2).f_globals is not _HERE:
+        reads += n
+        if clock is not None:
+            clock.advance_ms(n * READ_US / 1000.0)
+
+
+class _Charged:
+    """Public attribute reads from outside this module are charged."""
+
+    def __getattribute__(self, name):
+        if name[0] != '_':
+            _charge(1, type(self).__name__ + '.' + name)
+        return object.__getattribute__(self, name)
 
 
 class tdError(Exception):
@@ -59,7 +134,7 @@ class ParMode:
     BIND = _Mode('BIND')
 
 
-class AbsTime:
+class AbsTime(_Charged):
     """absTime: frames and seconds since the process started."""
 
     def __init__(self):
@@ -69,7 +144,7 @@ class AbsTime:
         self.stepSeconds = 0.0
 
 
-class Project:
+class Project(_Charged):
 
     def __init__(self):
         self.name = 'standin.toe'
@@ -86,7 +161,7 @@ project = Project()
 # Parameters
 
 
-class Par:
+class Par(_Charged):
 
     def __init__(self, owner, name, default=None, value=None, mode=None, expr='',
                  bind_expr='', bind_master=None, export_op=None, is_op=False,
@@ -182,6 +257,8 @@ class ParCollection:
 
 
 _ALWAYS = frozenset(('valid', '__dict__', '__class__'))
+_LISTS = frozenset(('inputs', 'outputs', 'children'))  # a read costs one per element
+_TYPE_MEMBER = {'current': 'opType', 'older': 'OPType'}
 
 
 class OP:
@@ -193,7 +270,8 @@ class OP:
         self.name = name
         self._parent = parent
         self.path = '/' + name if parent is None or parent.path == '/' else parent.path + '/' + name
-        self.OPType = optype  # the member name of the builds this stands in for
+        self._optype = optype  # as opType or OPType, after BUILD
+        self.utility = False
         self.type = optype[:-len(self.family)] if optype.endswith(self.family) else optype
         self._pars = []
         self.par = ParCollection(self._pars)
@@ -223,7 +301,23 @@ class OP:
         # A deleted OP answers nothing but `valid`, as in TouchDesigner.
         if name not in _ALWAYS and object.__getattribute__(self, '__dict__').get('_deleted'):
             raise tdError('Cannot access a deleted operator ({})'.format(name))
-        return object.__getattribute__(self, name)
+        if name[0] == '_':
+            return object.__getattribute__(self, name)
+        if name in _TYPE_MEMBER.values() and name != _TYPE_MEMBER[BUILD]:
+            _charge(1, name)
+            raise AttributeError("'{}' object has no attribute '{}'".format(
+                type(self).__name__, name))
+        value = object.__getattribute__(self, name)
+        _charge(1 + (len(value) if name in _LISTS else 0), name)
+        return value
+
+    @property
+    def opType(self):
+        return self._optype
+
+    @property
+    def OPType(self):
+        return self._optype
 
     @property
     def valid(self):
@@ -245,7 +339,7 @@ class OP:
         return p
 
     def __repr__(self):
-        return 'type:{} path:{}'.format(self.OPType, self.path)
+        return 'type:{} path:{}'.format(self._optype, self.path)
 
     # ---- structure
 
@@ -259,7 +353,10 @@ class OP:
 
     def pars(self, *patterns):
         patterns = patterns or ('*',)
-        return [p for p in self._pars if any(fnmatch.fnmatchcase(p.name, pat) for pat in patterns)]
+        found = [p for p in self._pars if any(fnmatch.fnmatchcase(p.name, pat)
+                                              for pat in patterns)]
+        _charge(len(found), self.path + '.pars()')
+        return found
 
     def op(self, *patterns, includeUtility=False):
         for pattern in patterns:
@@ -283,7 +380,7 @@ class OP:
 
     def cook(self, force=False, recurse=False, includeUtility=False):
         violations.append(('OP.cook', self.path))
-        _cook(self, [(0.0, 0.0)])
+        _cook(self, 0.0, 0.0)
 
     def errors(self, recurse=False):
         violations.append(('OP.errors', self.path))
@@ -298,27 +395,43 @@ class COMP(OP):
     family = 'COMP'
     isCOMP = True
 
-    def __init__(self, parent, name, optype, **kw):
+    def __init__(self, parent, name, optype='baseCOMP', **kw):
         self._children = []
         super().__init__(parent, name, optype, **kw)
+        # Where the children's cook time of "the last frame" was accumulated.
+        self.childrenCPUCookAbsFrame = 0.0
+        self.childrenCPUCookTime = 0.0
+        self.childrenGPUCookAbsFrame = 0.0
+        self.childrenGPUCookTime = 0.0
 
     @property
     def children(self):
         return list(self._children)
 
+    def create(self, optype, name=None):
+        """COMP.create(OPtype, name): a new OP of that class inside this COMP."""
+        name = name or optype.__name__ + '1'
+        if any(c.name == name for c in self._children):
+            raise tdError('an operator named {} already exists in {}'.format(name, self.path))
+        return optype(self, name)
+
     def findChildren(self, type=None, name=None, path=None, depth=None, maxDepth=None,
                      tags=None, includeUtility=False, key=None, **unused):
         found = []
+        deepest = depth if depth is not None else maxDepth
 
         def walk(comp, level):
             for child in comp._children:
-                if (depth is None or level == depth) and (name is None or fnmatch.fnmatchcase(
-                        child.name, name)) and (key is None or key(child)):
+                if ((depth is None or level == depth) and (type is None or isinstance(child, type))
+                        and (name is None or fnmatch.fnmatchcase(child.name, name))
+                        and (includeUtility or not child.utility)
+                        and (key is None or key(child))):
                     found.append(child)
-                if child.isCOMP and (maxDepth is None or level < maxDepth):
+                if child.isCOMP and (deepest is None or level < deepest):
                     walk(child, level + 1)
 
         walk(self, 1)
+        _charge(len(found), self.path + '.findChildren()')
         return found
 
 
@@ -333,7 +446,7 @@ class CHOP(OP):
         # Reading a CHOP's channels makes TouchDesigner cook it when stale.
         violations.append((what, self.path))
         if self.cookAbsFrame != absTime.frame:
-            _cook(self, [(0.0, 0.0)])
+            _cook(self, 0.0, 0.0)
 
     def __getitem__(self, name):
         self._data('CHOP channel')
@@ -369,15 +482,54 @@ class DAT(OP):
     def __init__(self, *args, export=False, **kw):
         super().__init__(*args, **kw)
         self.export = export
+        self._text = ''
 
     @property
     def text(self):
+        # Reading a DAT's contents cooks it when it is stale.
         violations.append(('DAT.text', self.path))
-        return ''
+        return self._text
+
+    @text.setter
+    def text(self, value):
+        self._text = str(value)
+
+
+class Cell:
+
+    def __init__(self, val):
+        self.val = val
+
+
+class tableDAT(DAT):
+    """A Table DAT: text is tab-separated rows; dat[row, col].val reads a cell."""
+
+    def __init__(self, parent, name, **kw):
+        super().__init__(parent, name, 'tableDAT', **kw)
+
+    def _rows(self):
+        return [line.split('\t') for line in self._text.splitlines()]
+
+    def __getitem__(self, at):
+        row, col = at
+        content_reads.append(self.path)
+        rows = self._rows()
+        if not 0 <= row < len(rows) or not 0 <= col < len(rows[row]):
+            return None
+        return Cell(rows[row][col])
+
+    @property
+    def numRows(self):
+        return len(self._rows())
+
+    @property
+    def numCols(self):
+        return max((len(r) for r in self._rows()), default=0)
 
 
 class executeDAT(DAT):
-    """An Execute DAT: its callbacks live in `module` (TouchDesigner's DAT.module)."""
+    """An Execute DAT: its callbacks live in `module` (TouchDesigner's DAT.module:
+    the DAT's text run as a module; a test may set it directly)."""
 
     def __init__(self, parent, name, module=None, **kw):
         pars = [
@@ -386,7 +538,30 @@ class executeDAT(DAT):
             dict(name='frameend', default=False, is_toggle=True),
         ]
         super().__init__(parent, name, 'executeDAT', pars=pars, **kw)
-        self.module = module
+        self._module = module
+        self._compiled = None
+
+    @property
+    def module(self):
+        if self._module is not None:
+            return self._module
+        if self._compiled is None or self._compiled[0] != self._text:
+            module = _types.ModuleType(self.name)
+            exec(compile(self._text, self.path, 'exec'), module.__dict__)
+            self._compiled = (self._text, module)
+        return self._compiled[1]
+
+    @module.setter
+    def module(self, value):
+        self._module = value
+
+
+class windowCOMP(COMP):
+    """A Window COMP: winop is the operator it shows."""
+
+    def __init__(self, parent, name, winop='', **kw):
+        super().__init__(parent, name, 'windowCOMP', pars=[
+            dict(name='winop', default='', value=winop, is_op=True)], **kw)
 
 
 class SOP(OP):
@@ -412,7 +587,8 @@ root.path = '/'
 
 
 def op(*patterns, includeUtility=False):
-    """td.op: absolute paths, or relative to the root here (there is no `me`)."""
+    """td.op: absolute paths, or relative to the root here."""
+    _charge(1, 'op()')
     return root.op(*patterns)
 
 
@@ -442,18 +618,37 @@ def _resolve(start, pattern):
     return current
 
 
-def _cook(o, cooks):
-    """Cooks o once per (cpu_ms, gpu_ms) in cooks during the current frame."""
-    for cpu_ms, gpu_ms in cooks:
-        o.totalCooks += 1
-        o.cookAbsFrame = absTime.frame
-        o.cpuCookTime = cpu_ms
-        o.gpuCookTime = gpu_ms
+def _cook(o, cpu_ms, gpu_ms, cpu_bytes=None, gpu_bytes=None, phase='frame'):
+    """Cooks o once in the current frame, and logs it."""
+    d = o.__dict__
+    frame = absTime.__dict__['frame']
+    d['totalCooks'] += 1
+    d['cookAbsFrame'] = frame
+    d['cpuCookTime'] = cpu_ms
+    d['gpuCookTime'] = gpu_ms
+    if cpu_bytes is not None:
+        d['cpuMemory'], d['gpuMemory'] = cpu_bytes, gpu_bytes
+    parent = d['_parent']
+    if parent is not None:
+        p = parent.__dict__
+        if p['childrenCPUCookAbsFrame'] != frame:
+            p['childrenCPUCookTime'] = p['childrenGPUCookTime'] = 0.0
+        p['childrenCPUCookAbsFrame'] = p['childrenGPUCookAbsFrame'] = frame
+        p['childrenCPUCookTime'] += cpu_ms
+        p['childrenGPUCookTime'] += gpu_ms
+    cook_log.append((frame, o.path, phase, cpu_ms, gpu_ms, d['cpuMemory'], d['gpuMemory']))
 
 
 def _reset():
     """A fresh process: no OPs, frame 1, nothing recorded."""
+    global BUILD, charging, reads, me
     root._children.clear()
     violations.clear()
+    content_reads.clear()
+    cook_log.clear()
+    BUILD = 'current'
+    charging = False
+    reads = 0
+    me = None
     absTime.__init__()
     project.__init__()
