@@ -66,7 +66,7 @@ cookAbsFrame f+1 when frame f is read: that cook is kept for frame f+1.
 
 Reading that never forces a cook (all this script reads): the OP members
 cookAbsFrame, cpuCookTime, gpuCookTime, totalCooks, cpuMemory, gpuMemory,
-childrenCPUCookAbsFrame, valid, path, family, isCOMP, opType/OPType, inputs,
+childrenCPUCookAbsFrame, valid, path, family, isCOMP, isPanel, opType/OPType, inputs,
 parent(), op() (a path look-up), findChildren(), the flags render and export,
 and pars(); the Par members name, owner, mode, val, expr, bindExpr,
 bindMaster, exportOP, isDefault, isOP, isToggle, isPulse, isMomentary;
@@ -389,6 +389,7 @@ class Network:
         self.ids = []  # their paths
         self.families = []
         self.gpu = []  # whether GPU time and memory are read
+        self.panels = []  # whether the OP is a panel COMP
         self.last_total = []  # totalCooks at the last read
         self.groups = []  # [COMP, [indices of its sampled children]]
         self.carried = {}  # index -> reading of a cook at the start of the current frame
@@ -422,8 +423,11 @@ class Network:
                 self.ids.append(path)
                 self.families.append(family)
                 self.gpu.append(family in GPU_FAMILIES)
+                panel = False
                 if child.isCOMP:
                     queue.append(child)
+                    panel = bool(getattr(child, 'isPanel', False))
+                self.panels.append(panel)
                 yield
         if not self.ops:
             raise CaptureError("TARGET '{}' has no operators to sample".format(self.target_path))
@@ -438,6 +442,7 @@ class Network:
                 nodes[index[path]]['output'] = True
         yield from mark_shown(nodes, index, self.target_path, self.notes)
         link_nested_outs(nodes, index, self.target_path)
+        link_panels(nodes, index, self.panels)
         self.nodes = nodes
 
     def read(self, frame, current, record):
@@ -930,10 +935,22 @@ def link_nested_outs(nodes, index, target_path):
     for node in nodes:
         parent = node.get('parent')
         if node['type'] in _OUT_TYPES and parent != target_path and parent in index:
-            owner = nodes[index[parent]]
-            inputs = owner.setdefault('inputs', [])
-            if node['id'] not in inputs:
-                inputs.append(node['id'])
+            _feed(nodes[index[parent]], node['id'])
+
+
+def _feed(owner, source_id):
+    """Adds a data edge source -> owner."""
+    inputs = owner.setdefault('inputs', [])
+    if source_id not in inputs:
+        inputs.append(source_id)
+
+
+def link_panels(nodes, index, panels):
+    """A panel inside a panel is drawn as part of it: a data edge to its parent."""
+    for i, node in enumerate(nodes):
+        parent = node.get('parent')
+        if panels[i] and parent in index and panels[index[parent]]:
+            _feed(nodes[index[parent]], node['id'])
 
 
 def mark_shown(nodes, index, target_path, notes):

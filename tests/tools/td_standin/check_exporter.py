@@ -147,6 +147,8 @@ MUTANTS = [
     ('leaves nested Out OPs unconnected', [
         ("        if node['type'] in _OUT_TYPES and parent != target_path and parent in index:",
          '        if False:')]),
+    ('leaves panels inside a panel unconnected', [
+        ('        link_panels(nodes, index, self.panels)\n', '')]),
     ('keeps utility OPs', [('comp.findChildren(depth=1, includeUtility=False)',
                             'comp.findChildren(depth=1, includeUtility=True)')]),
     ('keeps the Execute DAT', [("            values['excluded'].add(own.path)", '            pass')]),

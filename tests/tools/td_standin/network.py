@@ -31,6 +31,8 @@ make of it:
   - geo1/sphere1 reads parent(): a ref edge geo1 -> geo1/sphere1.
   - text1 cooks every third frame; script1 cooks twice every frame; idle1,
     ctrl, cam1 and script1_callbacks never cook; comp1's GPU memory changes.
+  - panel1/button1 is a panel inside the panel /window1 shows: drawn as part
+    of it, an edge to panel1, not dead.
   - panel1 cooks only while the frame is drawn (after the frame end
     callbacks), every fourth frame; out1 cooks in every frame and again while
     every third frame is drawn (two cooks, the drawing one's time kept).
@@ -135,7 +137,8 @@ def build():
              expr="op('counter1')['count'] * 2"),
     ])
     td.CHOP(p, 'idle1', 'nullCHOP')
-    td.COMP(p, 'panel1', 'containerCOMP')
+    panel1 = td.COMP(p, 'panel1', 'containerCOMP')
+    td.COMP(panel1, 'button1', 'buttonCOMP')
     td.executeDAT(p, 'cookgraph_export')
 
     level1.par.brightness1._export_op = math1
@@ -214,6 +217,8 @@ def late(path, frame):
     """Cooks while the frame is drawn: panel1 every fourth frame, out1 every third."""
     if path == TARGET + '/panel1' and int(frame) % 4 == 0:
         return [(0.3, 0.1)]
+    if path == TARGET + '/panel1/button1' and int(frame) % 4 == 0:
+        return [(0.05, 0.01)]
     if path == TARGET + '/out1' and int(frame) % 3 == 0:
         return [(0.015, 0.03)]
     return []
@@ -257,7 +262,7 @@ def p(name):
 NODES = sorted(p(n) for n in (
     'ctrl', 'lfo1', 'speed1', 'noise1', 'feedback1', 'level1', 'comp1', 'text1', 'cam1',
     'geo1', 'geo1/sphere1', 'render1', 'out1', 'unused1', 'script1_callbacks', 'script1',
-    'math1', 'counter1', 'idle1', 'panel1', 'final', 'preview1', 'fx', 'fx/in1', 'fx/blur2',
+    'math1', 'counter1', 'idle1', 'panel1', 'panel1/button1', 'final', 'preview1', 'fx', 'fx/in1', 'fx/blur2',
     'fx/out1', 'archive', 'archive/noise2', 'archive/null2', 'timer1'))
 
 EDGES = sorted([
@@ -279,6 +284,7 @@ EDGES = sorted([
     (p('noise1'), p('fx'), 'data'),
     (p('fx'), p('comp1'), 'data'),
     (p('archive/noise2'), p('archive/null2'), 'data'),
+    (p('panel1/button1'), p('panel1'), 'data'),
     (p('lfo1'), p('noise1'), 'ref'),
     (p('speed1'), p('noise1'), 'ref'),
     (p('ctrl'), p('speed1'), 'ref'),

@@ -50,6 +50,8 @@ Each behaviour follows a page of Derivative's documentation:
     panels and windows cook when those are drawn, which is after the frame
     end callbacks: frame_loop.py cooks `late` OPs then, in the same absolute
     frame.
+  - OP Class `isPanel`; Panel COMP (docs.derivative.ca/Panel_COMP): a panel
+    inside a panel is drawn as part of it.
   - COMP Class (docs.derivative.ca/COMP_Class): create(OPtype, name) makes an
     OP inside the COMP; findChildren(type=, name=, depth=, includeUtility=).
     DAT Class: `text` can be set; a Table DAT's cells are dat[row, col].val,
@@ -391,9 +393,20 @@ class OP:
         return ''
 
 
+# Panel components (docs.derivative.ca/Panel_COMP): what a window or a
+# container shows, their children composited into them.
+_PANEL_TYPES = frozenset(('containerCOMP', 'buttonCOMP', 'sliderCOMP', 'fieldCOMP',
+                          'listCOMP', 'selectCOMP', 'tableCOMP', 'widgetCOMP', 'opviewerCOMP'))
+
+
 class COMP(OP):
     family = 'COMP'
     isCOMP = True
+
+    @property
+    def isPanel(self):
+        """OP Class: "True if the operator is a Panel"."""
+        return self._optype in _PANEL_TYPES
 
     def __init__(self, parent, name, optype='baseCOMP', **kw):
         self._children = []
