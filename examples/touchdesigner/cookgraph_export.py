@@ -281,8 +281,8 @@ def _restart(overrides):
 def _new_job():
     settings = read_settings(_this_dat())
     if settings['live']:
-        return Live(settings, _this_dat())
-    return Capture(settings, _this_dat())
+        return Live(settings)
+    return Capture(settings)
 
 
 def _end_job():
@@ -517,7 +517,7 @@ class Sampler:
     """Reads the network over the first frames, then reads every frame at the
     next frame start; take() does something with each sampled frame."""
 
-    def __init__(self, settings, dat):
+    def __init__(self, settings):
         self.settings = settings
         self.network = Network(settings)
         self.steps = self.network.arm_steps()
@@ -592,8 +592,8 @@ class Sampler:
 class Capture(Sampler):
     """Samples settings['frames'] frames and writes them on a worker thread."""
 
-    def __init__(self, settings, dat):
-        super().__init__(settings, dat)
+    def __init__(self, settings):
+        super().__init__(settings)
         self.frames = []  # (number, frame_ms, profiler_ms, cooked records)
         self.captured = None
         self.writer = None
@@ -722,8 +722,8 @@ def document(project, target, captured, fps, nodes, frames, ids):
 class Live(Sampler):
     """Streams each sampled frame's cooks to `cookgraph watch` and forgets them."""
 
-    def __init__(self, settings, dat):
-        super().__init__(settings, dat)
+    def __init__(self, settings):
+        super().__init__(settings)
         form = settings['live_form']
         if form not in ('json', 'osc'):
             raise CaptureError("live_form must be 'json' or 'osc' (it is {!r})".format(form))
