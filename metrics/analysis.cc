@@ -9,12 +9,13 @@
 #include "graph/parallel.h"
 #include "graph/reachability.h"
 #include "graph/upstream.h"
+#include "metrics/whatif.h"
 
 namespace cookgraph {
 namespace {
 
-constexpr std::array<std::string_view, 7> kSortKeyNames = {"score",     "avg", "p95",     "max",
-                                                           "per-frame", "gpu", "upstream"};
+constexpr std::array<std::string_view, 8> kSortKeyNames = {
+    "score", "avg", "p95", "max", "per-frame", "gpu", "upstream", "gain"};
 
 // A ranking value that sorts; NaN (which breaks strict weak ordering) goes last.
 double Orderable(double v) { return std::isnan(v) ? -std::numeric_limits<double>::infinity() : v; }
@@ -36,6 +37,8 @@ double KeyValue(const Analysis& analysis, NodeIndex node, SortKey key) {
       return s.gpu_avg_ms.value_or(0.0);
     case SortKey::kUpstream:
       return node < analysis.upstream_ms.size() ? analysis.upstream_ms[node] : 0.0;
+    case SortKey::kGain:
+      return node < analysis.gain_ms.size() ? analysis.gain_ms[node] : 0.0;
   }
   return 0.0;
 }
@@ -174,6 +177,12 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
       analysis.on_critical_path.assign(n, false);
       for (NodeIndex node : analysis.critical_path.nodes) analysis.on_critical_path[node] = true;
     }
+  }
+  if (options.gains) {
+    const WhatIf whatif = WhatIf::Build(snapshot, analysis);
+    // Its warnings (a model that approximates) are said where predictions
+    // are shown (`whatif`, the explorer's what-if), not by every command.
+    analysis.gain_ms = HalvingGains(whatif, n);
   }
   return analysis;
 }

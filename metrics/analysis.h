@@ -22,15 +22,19 @@
 namespace cookgraph {
 
 /// What to rank nodes by (`--sort`). Every key sorts largest first.
-enum class SortKey : uint8_t { kScore, kAvg, kP95, kMax, kPerFrame, kGpu, kUpstream };
+enum class SortKey : uint8_t { kScore, kAvg, kP95, kMax, kPerFrame, kGpu, kUpstream, kGain };
 
-/// "score", "avg", "p95", "max", "per-frame", "gpu", "upstream".
+/// "score", "avg", "p95", "max", "per-frame", "gpu", "upstream", "gain".
 std::string_view SortKeyName(SortKey key);
 std::optional<SortKey> ParseSortKey(std::string_view name);
 
 struct AnalysisOptions {
   std::optional<double> budget_ms;  // overrides the snapshot's budget (`--budget-ms`)
   size_t spike_limit = 10;          // how many spike attributions to keep
+  /// Compute Analysis::gain_ms (metrics/whatif.h): the what-if model of the
+  /// engine for every node, which a trace pays for with one event graph per
+  /// step and rank.
+  bool gains = false;
 };
 
 struct LoopReport {
@@ -47,6 +51,9 @@ struct Analysis {
   std::optional<ProfilerOverhead> profiler;
   std::vector<NodeStats> stats;     // per node
   std::vector<double> upstream_ms;  // per node: upstream cost of per_frame_ms
+  /// Per node: the mean frame ms predicted saved if it cooked twice as fast
+  /// (metrics/whatif.h, HalvingGains); empty unless AnalysisOptions::gains.
+  std::vector<double> gain_ms;
   std::vector<bool> in_loop;        // per node: member of some reported loop
   std::vector<bool> on_critical_path;
   /// Per node: its time is waiting, not work (IsWaitingFamily: a GStreamer

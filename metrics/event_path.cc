@@ -12,7 +12,10 @@
 // the event at index 0 (see IndexCorrelation).
 //
 // Cost: a few vectors indexed by event or by traceEvents index, sorts of the
-// launch calls and GPU events, and the graph of the window; O(E log E).
+// launch calls and GPU events, O(E log E) for the whole trace, once however
+// many windows are asked for (ForEachEventCriticalPath); then per window its
+// graph, O(W log W) for W events in it (plus the trace's "Stream Wait Event"s,
+// which are in every window).
 
 #include "metrics/event_path.h"
 
@@ -22,6 +25,8 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <span>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -123,12 +128,12 @@ ThreadKey KeyOf(std::string_view s) {
   return {true, 0, s};
 }
 
-// Per event.
+// Per event, the same for every window (whether an event is in the
+// window's clipped DataFrame is Builder::InWindow).
 enum EventFlag : uint8_t {
-  kHtaRow = 1 << 0,    // a row of HTA's DataFrame before the multi-step filter
-  kRow = 1 << 1,       // ... and after it
-  kGpuSide = 1 << 2,   // trace_filter.py _filter_gpu_kernels_with_cuda_sync
-  kInWindow = 1 << 3,  // in the clipped DataFrame
+  kHtaRow = 1 << 0,   // a row of HTA's DataFrame before the multi-step filter
+  kRow = 1 << 1,      // ... and after it
+  kGpuSide = 1 << 2,  // trace_filter.py _filter_gpu_kernels_with_cuda_sync
 };
 
 enum WarningKind : size_t {
@@ -145,6 +150,7 @@ struct Edge {
   uint32_t next_in;  // the next edge into v (newest first), kNoIndex at the end
   EventEdgeKind kind;
   int64_t weight;
+  uint32_t owner;  // EventEdge::owner
 };
 
 struct Launch {     // CPGraph._get_cuda_runtime_calls_df: one row
@@ -153,14 +159,25 @@ struct Launch {     // CPGraph._get_cuda_runtime_calls_df: one row
   int64_t stream;   // the kernel's
 };
 
+// One timeline's graphs, window after window. The constructor does what is
+// the same for every window, once: HTA's DataFrame (its rows, their
+// index_correlation, the multi-step filter) and indexes that let a window find
+// its events without a walk over the trace; the launch queues and CPGraph's
+// tables of runtime calls and event records follow on the first window that
+// needs them. Run(i) then builds window i's graph from its own events only,
+// every per-window member reset first, so that each result is the one a
+// Builder made for that window alone would give.
 class Builder {
  public:
-  Builder(const Timeline& t, const EventPathOptions& o) : t_(t), o_(o) {}
-
-  Result<EventPath> Run() {
+  Builder(const Timeline& t, std::span<const EventPathOptions> windows) : t_(t), windows_(windows) {
     Prepare();
     IndexCorrelation();
     FilterSteps();
+    IndexWindows();
+  }
+
+  Result<EventPath> Run(size_t i) {
+    Reset(windows_[i]);
     if (auto w = Window(); !w.ok()) return w.error();
     Clip();
     CallStacks();
@@ -200,10 +217,12 @@ class Builder {
     const EventKind k = t_.events[e].kind;
     return (k == EventKind::kCpuOp || k == EventKind::kRuntime) || (Stream(e) != -1 && Ic(e) >= 0);
   }
+  // In the window's clipped DataFrame (Clip).
+  bool InWindow(uint32_t e) const { return stamp_[e] == epoch_; }
   // The same for a traceEvents index: it must also be in the window.
   bool SourceHasNodes(int64_t source) const {
     const uint32_t e = Row(source);
-    return e != kNoIndex && (flags_[e] & kInWindow) && HasNodes(e);
+    return e != kNoIndex && InWindow(e) && HasNodes(e);
   }
 
   void Prepare() {
@@ -232,6 +251,10 @@ class Builder {
     for (uint32_t e : by_source_) {
       if (e != kNoIndex && (flags_[e] & kHtaRow)) file_order_.push_back(e);
     }
+    stamp_.assign(n, 0);
+    local_.assign(n, kNoIndex);
+    has_records_ = Symbol(kEventRecord);
+    has_waits_ = Symbol(kStreamWaitCall) && Symbol(kStreamWait);
   }
   bool Symbol(uint16_t flag) const {  // a row's name is one of these (TraceSymbolTable)
     for (size_t i = 0; i < name_flags_.size(); ++i) {
@@ -315,6 +338,117 @@ class Builder {
     }
   }
 
+  // A row's place in Order(): file order, the GPU-side rows first when filtered.
+  uint64_t OrderKey(uint32_t e) const {
+    const uint64_t cpu_after = filtered_ && !(flags_[e] & kGpuSide) ? 1 : 0;
+    return cpu_after << 32 | t_.events[e].source;
+  }
+
+  // What Window() and Clip() look up, so that a window finds its events
+  // without a walk over the trace: the span of every row, the rows that Clip
+  // may take, by thread and start, the "Stream Wait Event"s it always takes,
+  // and for each annotation asked for the names holding it and their rows.
+  // One pass over the events in their own order (by track, then start).
+  void IndexWindows() {
+    slot_of_name_.assign(t_.names.size(), kNoIndex);
+    uint32_t slots = 0;
+    for (const EventPathOptions& w : windows_) {
+      if (w.annotation.empty()) continue;
+      auto [it, added] = holders_.try_emplace(w.annotation);
+      if (!added) continue;
+      for (uint32_t n = 0; n < t_.names.size(); ++n) {
+        if (!name_used_[n] || t_.names[n].find(w.annotation) == std::string::npos) continue;
+        it->second.push_back(n);
+        if (slot_of_name_[n] == kNoIndex) slot_of_name_[n] = slots++;
+      }
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> held;  // (slot, row)
+    for (uint32_t e = 0; e < t_.events.size(); ++e) {
+      if (!(flags_[e] & kRow)) continue;  // not in Order()
+      const TimelineEvent& ev = t_.events[e];
+      whole_start_ = std::min(whole_start_, ev.start_ns);
+      whole_end_ = std::max(whole_end_, ev.end_ns());
+      if (slots > 0 && slot_of_name_[ev.name] != kNoIndex) {
+        held.emplace_back(slot_of_name_[ev.name], e);
+      }
+      if (Stream(e) != -1) {
+        if (Flags(e) & kStreamWait) stream_waits_.push_back(e);
+      } else if (ev.dur_ns > 0) {
+        if (cpu_rows_.empty() || t_.events[cpu_rows_.back()].track != ev.track) {
+          cpu_runs_.push_back(static_cast<uint32_t>(cpu_rows_.size()));
+        }
+        cpu_rows_.push_back(e);
+      }
+    }
+    cpu_runs_.push_back(static_cast<uint32_t>(cpu_rows_.size()));
+    // A track's events are by start in the timeline (metrics/timeline.h);
+    // checked rather than assumed.
+    auto by_start = [&](uint32_t a, uint32_t b) {
+      return t_.events[a].start_ns < t_.events[b].start_ns;
+    };
+    for (size_t r = 0; r + 1 < cpu_runs_.size(); ++r) {
+      const auto first = cpu_rows_.begin() + cpu_runs_[r],
+                 last = cpu_rows_.begin() + cpu_runs_[r + 1];
+      if (!std::is_sorted(first, last, by_start)) std::stable_sort(first, last, by_start);
+    }
+    // Per slot, its name's rows in Order().
+    std::sort(held.begin(), held.end(), [&](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : OrderKey(a.second) < OrderKey(b.second);
+    });
+    slot_at_.assign(size_t{slots} + 1, 0);
+    slot_rows_.reserve(held.size());
+    for (const auto& [k, e] : held) {
+      ++slot_at_[k + 1];
+      slot_rows_.push_back(e);
+    }
+    for (size_t k = 0; k < slots; ++k) slot_at_[k + 1] += slot_at_[k];
+  }
+
+  // The rows whose name holds `annotation`, in Order().
+  std::span<const uint32_t> Instances(std::string_view annotation) {
+    const std::vector<uint32_t>& names = holders_.at(annotation);
+    auto rows_of = [&](uint32_t name) {
+      const uint32_t k = slot_of_name_[name];
+      return std::span<const uint32_t>(slot_rows_)
+          .subspan(slot_at_[k], slot_at_[k + 1] - slot_at_[k]);
+    };
+    if (names.empty()) return {};
+    if (names.size() == 1) return rows_of(names[0]);
+    // Several names: their rows merged, kept for the next window of the same
+    // annotation (windows usually come annotation by annotation).
+    if (merged_for_ != annotation) {
+      merged_.clear();
+      for (uint32_t n : names) {
+        const std::span<const uint32_t> rows = rows_of(n);
+        merged_.insert(merged_.end(), rows.begin(), rows.end());
+      }
+      std::sort(merged_.begin(), merged_.end(),
+                [&](uint32_t a, uint32_t b) { return OrderKey(a) < OrderKey(b); });
+      merged_for_ = annotation;
+    }
+    return merged_;
+  }
+
+  // Every per-window member back to empty (the trace-wide ones stay).
+  void Reset(const EventPathOptions& o) {
+    o_ = &o;
+    out_ = EventPath{};
+    fatal_.clear();
+    window_.clear();
+    node_of_.clear();
+    node_event_.clear();
+    node_end_.clear();
+    in_head_.clear();
+    edges_.clear();
+    state_ = {};
+    warnings_ = {};
+    // A new stamp leaves every event out of the window, without a walk over them.
+    if (++epoch_ == 0) {
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      epoch_ = 1;
+    }
+  }
+
   // CriticalPathAnalysis.critical_path_analysis: the window is the whole
   // trace for annotation "", else from the start of the chosen instances of
   // the rows whose name holds the annotation to their last end.
@@ -324,39 +458,32 @@ class Builder {
                    .message = "the trace has no events to find a critical path in"};
     }
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    if (o_.annotation.empty()) {
-      for (uint32_t e : Order()) {
-        lo = std::min(lo, t_.events[e].start_ns);
-        hi = std::max(hi, t_.events[e].end_ns());
-      }
+    if (o_->annotation.empty()) {
+      lo = whole_start_;
+      hi = whole_end_;
     } else {
-      std::vector<int8_t> holds(t_.names.size(), -1);
-      const size_t first = o_.instance;
-      const size_t last = o_.last_instance.value_or(o_.instance);
-      size_t count = 0;
-      for (uint32_t e : Order()) {
-        int8_t& h = holds[t_.events[e].name];
-        if (h < 0) h = t_.name(t_.events[e]).find(o_.annotation) != std::string::npos;
-        if (!h) continue;
-        if (count >= first && count <= last) {
-          lo = std::min(lo, t_.events[e].start_ns);
-          hi = std::max(hi, t_.events[e].end_ns());
-        }
-        ++count;
-      }
+      const std::span<const uint32_t> instances = Instances(o_->annotation);
+      const size_t first = o_->instance;
+      const size_t last = o_->last_instance.value_or(o_->instance);
+      const size_t count = instances.size();
       if (count == 0) {
         return Error{
             .file = t_.file,
-            .message = fmt::format("no event name contains the annotation '{}'", o_.annotation)};
+            .message = fmt::format("no event name contains the annotation '{}'", o_->annotation)};
       }
       if (first >= count || last < first) {
         return Error{.file = t_.file,
                      .message = fmt::format(
                          "the annotation '{}' has {} instance{} (0 to {}); there is no "
                          "instance {}",
-                         o_.annotation, count, count == 1 ? "" : "s", count - 1,
-                         o_.last_instance && last != first ? fmt::format("{}:{}", first, last)
-                                                           : fmt::format("{}", first))};
+                         o_->annotation, count, count == 1 ? "" : "s", count - 1,
+                         o_->last_instance && last != first ? fmt::format("{}:{}", first, last)
+                                                            : fmt::format("{}", first))};
+      }
+      for (size_t k = first; k < count && k <= last; ++k) {
+        const TimelineEvent& ev = t_.events[instances[k]];
+        lo = std::min(lo, ev.start_ns);
+        hi = std::max(hi, ev.end_ns());
       }
     }
     out_.window_start_ns = lo;
@@ -370,23 +497,24 @@ class Builder {
   // and every "Stream Wait Event" whenever it is.
   void Clip() {
     const int64_t lo = out_.window_start_ns, hi = out_.window_end_ns;
-    for (uint32_t e : Order()) {
-      const TimelineEvent& ev = t_.events[e];
-      if (Stream(e) != -1) {
-        if (Flags(e) & kStreamWait) flags_[e] |= kInWindow;
-        continue;
-      }
-      if (ev.start_ns < lo || ev.start_ns > hi || ev.dur_ns <= 0) continue;
-      flags_[e] |= kInWindow;
-      const uint32_t partner = Row(Ic(e));
-      if (partner != kNoIndex && Stream(partner) != -1) flags_[partner] |= kInWindow;
-    }
-    local_.assign(t_.events.size(), kNoIndex);
-    for (uint32_t e = 0; e < t_.events.size(); ++e) {  // by track, then start: as the walks want
-      if (!(flags_[e] & kInWindow)) continue;
-      local_[e] = static_cast<uint32_t>(window_.size());
+    auto take = [&](uint32_t e) {
+      if (InWindow(e)) return;
+      stamp_[e] = epoch_;
       window_.push_back(e);
+    };
+    auto before = [&](uint32_t e, int64_t ts) { return t_.events[e].start_ns < ts; };
+    for (size_t r = 0; r + 1 < cpu_runs_.size(); ++r) {  // each thread's rows from lo to hi
+      const auto last = cpu_rows_.begin() + cpu_runs_[r + 1];
+      auto it = std::lower_bound(cpu_rows_.begin() + cpu_runs_[r], last, lo, before);
+      for (; it != last && t_.events[*it].start_ns <= hi; ++it) {
+        take(*it);
+        const uint32_t partner = Row(Ic(*it));
+        if (partner != kNoIndex && Stream(partner) != -1) take(partner);
+      }
     }
+    for (uint32_t e : stream_waits_) take(e);
+    std::sort(window_.begin(), window_.end());  // by track, then start: as the walks want
+    for (uint32_t i = 0; i < window_.size(); ++i) local_[window_[i]] = i;
     out_.window_events = window_.size();
     node_of_.assign(2 * window_.size(), kNoIndex);
   }
@@ -412,7 +540,7 @@ class Builder {
   // edges weigh 0, so do `zero_weight` ones, the others the time between their
   // points; an edge added again keeps its place and takes the new kind and weight.
   void AddEdge(uint32_t from, bool from_end, uint32_t to, bool to_end, EventEdgeKind kind,
-               bool zero_weight = false) {
+               bool zero_weight = false, uint32_t owner = kNoIndex) {
     const uint32_t u = Node(from, from_end);
     const uint32_t v = Node(to, to_end);
     if (u == v) {
@@ -427,10 +555,12 @@ class Builder {
       if (edges_[i].u == u) {
         edges_[i].kind = kind;
         edges_[i].weight = w;
+        edges_[i].owner = owner;
         return;
       }
     }
-    edges_.push_back(Edge{.u = u, .v = v, .next_in = in_head_[v], .kind = kind, .weight = w});
+    edges_.push_back(
+        Edge{.u = u, .v = v, .next_in = in_head_[v], .kind = kind, .weight = w, .owner = owner});
     in_head_[v] = static_cast<uint32_t>(edges_.size() - 1);
   }
 
@@ -515,8 +645,11 @@ class Builder {
     }
     ++state_.depth;
     if (state_.last != kNoIndex) {
-      AddEdge(state_.last, state_.last_end, e, false, EventEdgeKind::kOperator);
+      // The time before a start is the enclosing event's own.
+      AddEdge(state_.last, state_.last_end, e, false, EventEdgeKind::kOperator, false,
+              state_.open.empty() ? kNoIndex : state_.open.back());
     }
+    state_.open.push_back(e);
     state_.last = e;
     state_.last_end = false;
   }
@@ -525,9 +658,11 @@ class Builder {
   void Exit(uint32_t e) {
     if (!HasNodes(e)) return;
     --state_.depth;
+    if (!state_.open.empty()) state_.open.pop_back();
     if (state_.last != kNoIndex) {
+      // The time before an end is the event's own.
       AddEdge(state_.last, state_.last_end, e, true, EventEdgeKind::kOperator,
-              (Flags(e) & kBlockingCall) != 0);
+              (Flags(e) & kBlockingCall) != 0, e);
     }
     if (state_.depth == 0) {
       state_.last = kNoIndex;
@@ -543,11 +678,16 @@ class Builder {
   // the queue of the stream of each GPU-side row of its correlation, each such
   // row takes one off when it starts; by time, launches first at equal times,
   // then file order. The queue length after each of them.
+  //
+  // Kernels() reads the queue length of the window's GPU-side rows and of
+  // their launch calls only, all starting by the window's `horizon`. An
+  // event's items are at its start, and the queue after an item depends on
+  // the items before it in that order only, so the items after the horizon
+  // change none of the lengths read: the walk over the sorted items goes as
+  // far as the horizon of the furthest window so far, and a later window with
+  // a nearer one reads lengths that are already final.
   void QueueLengths() {
-    queue_.assign(t_.events.size(), INT32_MIN);
-    // Kernels() reads the queue length of the window's GPU-side rows and of
-    // their launch calls only: items after the last of those change none of
-    // them, so they are left out (a step's window skips the trace after it).
+    if (!queue_sorted_) SortQueueItems();
     int64_t horizon = INT64_MIN;
     for (uint32_t e : window_) {
       horizon = std::max(horizon, t_.events[e].start_ns);
@@ -555,6 +695,21 @@ class Builder {
         horizon = std::max(horizon, t_.events[call].start_ns);
       }
     }
+    for (; queue_next_ < queue_items_.size() && queue_items_[queue_next_].ts <= horizon;
+         ++queue_next_) {
+      const QueueItem& it = queue_items_[queue_next_];
+      int32_t& q = queue_running_[it.stream];
+      q += it.delta;
+      queue_[it.event] = q;
+    }
+    if (queue_next_ == queue_items_.size()) {  // every length is final: the items can go
+      queue_items_ = {};
+      queue_next_ = 0;
+    }
+  }
+  void SortQueueItems() {
+    queue_sorted_ = true;
+    queue_.assign(t_.events.size(), INT32_MIN);
     std::vector<std::pair<int64_t, uint32_t>> gpu;  // (correlation, event), file order within
     std::vector<int64_t> launch_corrs;
     for (uint32_t e : file_order_) {
@@ -566,39 +721,23 @@ class Builder {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::sort(launch_corrs.begin(), launch_corrs.end());
     launch_corrs.erase(std::unique(launch_corrs.begin(), launch_corrs.end()), launch_corrs.end());
-    struct Item {
-      int64_t ts;
-      uint64_t order;
-      uint32_t event;
-      int32_t delta;
-      int64_t stream;
-    };
-    std::vector<Item> items;
-    uint64_t order = 0;
     for (uint32_t e : file_order_) {
       if (!(flags_[e] & kRow) || !(Flags(e) & kLaunchCall) || Ic(e) <= 0) continue;
-      if (t_.events[e].start_ns > horizon) continue;
       auto range =
           std::equal_range(gpu.begin(), gpu.end(), std::pair<int64_t, uint32_t>{Correlation(e), 0},
                            [](const auto& a, const auto& b) { return a.first < b.first; });
       for (auto it = range.first; it != range.second; ++it) {
-        items.push_back({t_.events[e].start_ns, order++, e, 1, Stream(it->second)});
+        queue_items_.push_back({t_.events[e].start_ns, e, 1, Stream(it->second)});
       }
     }
     for (uint32_t e : file_order_) {
-      if (!(flags_[e] & kRow) || Stream(e) == -1 || t_.events[e].start_ns > horizon) continue;
+      if (!(flags_[e] & kRow) || Stream(e) == -1) continue;
       if (!std::binary_search(launch_corrs.begin(), launch_corrs.end(), Correlation(e))) continue;
-      items.push_back({t_.events[e].start_ns, order++, e, -1, Stream(e)});
+      queue_items_.push_back({t_.events[e].start_ns, e, -1, Stream(e)});
     }
-    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-      return a.ts != b.ts ? a.ts < b.ts : a.order < b.order;
-    });
-    std::unordered_map<int64_t, int32_t> running;
-    for (const Item& it : items) {
-      int32_t& q = running[it.stream];
-      q += it.delta;
-      queue_[it.event] = q;
-    }
+    // By time, then the order they were added in.
+    std::stable_sort(queue_items_.begin(), queue_items_.end(),
+                     [](const QueueItem& a, const QueueItem& b) { return a.ts < b.ts; });
   }
 
   // CPGraph._get_cuda_runtime_calls_df: the launch calls by start (stable),
@@ -634,8 +773,8 @@ class Builder {
       auto [it, added] = recorded.try_emplace(w.wait_on_record, where);
       if (!added && (it->second.stream != where.stream || *it->second.pid != *where.pid)) {
         // merge(..., validate="one_to_one") raises in HTA.
-        fatal_ = fmt::format("cudaEventRecord correlation {} is waited on for two streams",
-                             w.wait_on_record);
+        records_error_ = fmt::format("cudaEventRecord correlation {} is waited on for two streams",
+                                     w.wait_on_record);
         return;
       }
     }
@@ -719,10 +858,12 @@ class Builder {
   // by start (cuda_sync events by end).
   void Kernels() {
     QueueLengths();
-    has_records_ = Symbol(kEventRecord);
-    has_waits_ = Symbol(kStreamWaitCall) && Symbol(kStreamWait);
-    if (has_records_ || has_waits_) RuntimeCalls();
-    if (has_records_) EventRecords();
+    if ((has_records_ || has_waits_) && !launches_ready_) {  // the same for every window: once
+      launches_ready_ = true;
+      RuntimeCalls();
+      if (has_records_) EventRecords();
+    }
+    if (!records_error_.empty()) fatal_ = records_error_;
     if (!fatal_.empty()) return;
 
     std::vector<uint32_t> rows;
@@ -751,7 +892,7 @@ class Builder {
         continue;
       }
       const int64_t stream = Stream(e);
-      AddEdge(e, false, e, true, EventEdgeKind::kOperator);
+      AddEdge(e, false, e, true, EventEdgeKind::kOperator, false, e);
       const int64_t runtime = Ic(e);
       const uint32_t runtime_row = Row(runtime);
       const int32_t ql_runtime = runtime_row == kNoIndex ? INT32_MIN : queue_[runtime_row];
@@ -797,7 +938,7 @@ class Builder {
                          ev.source, stream));
       }
       // CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE.
-      if (o_.zero_weight_launch_edges && !launch_added && SourceHasNodes(runtime)) {
+      if (o_->zero_weight_launch_edges && !launch_added && SourceHasNodes(runtime)) {
         AddEdge(runtime_row, false, e, false, EventEdgeKind::kLaunchDelay, true);
       }
       if (prev_at == last_at.end()) {
@@ -980,7 +1121,8 @@ class Builder {
                                      .from_end = node_end_[edge.u] != 0,
                                      .to_end = node_end_[edge.v] != 0,
                                      .kind = edge.kind,
-                                     .weight_ns = edge.weight});
+                                     .weight_ns = edge.weight,
+                                     .owner = edge.owner});
     }
     std::vector<uint8_t> seen(window_.size(), 0);
     auto add = [&](uint32_t e) {
@@ -999,10 +1141,10 @@ class Builder {
     }
   }
 
+  // ---- The same for every window: built once -----------------------------------------
+
   const Timeline& t_;
-  const EventPathOptions& o_;
-  EventPath out_;
-  std::string fatal_;  // what makes HTA fail, when it does
+  std::span<const EventPathOptions> windows_;
 
   std::vector<uint16_t> name_flags_;  // per name
   std::vector<uint8_t> name_used_;    // per name: some row has it (TraceSymbolTable)
@@ -1013,15 +1155,52 @@ class Builder {
   std::vector<uint32_t> order_;       // the rows after it, in DataFrame order, when filtered
   bool filtered_ = false;
   const std::vector<uint32_t>& Order() const { return filtered_ ? order_ : file_order_; }
-  std::vector<int32_t> queue_;  // per event: queue length; INT32_MIN = none
+  bool has_records_ = false, has_waits_ = false;  // the trace has event records, stream waits
 
-  std::vector<uint32_t> window_;  // the clipped rows, by event index
-  std::vector<uint32_t> local_;   // per event: its position in window_, or kNoIndex
+  // IndexWindows: what Window() and Clip() look up.
+  int64_t whole_start_ = INT64_MAX, whole_end_ = INT64_MIN;  // of every row
+  std::vector<uint32_t> cpu_rows_;      // the CPU-side rows lasting > 0, by track, then start
+  std::vector<uint32_t> cpu_runs_;      // per track + 1: where its rows begin in cpu_rows_
+  std::vector<uint32_t> stream_waits_;  // the GPU-side "Stream Wait Event" rows
+  std::unordered_map<std::string_view, std::vector<uint32_t>> holders_;  // annotation -> names
+  std::vector<uint32_t> slot_of_name_;  // per name: its slot, kNoIndex when no annotation's
+  std::vector<uint32_t> slot_at_;       // per slot + 1: its range in slot_rows_
+  std::vector<uint32_t> slot_rows_;     // per slot: its name's rows, in Order()
+  std::string_view merged_for_;         // the annotation of several names merged_ is for
+  std::vector<uint32_t> merged_;        // its rows, in Order()
 
-  std::vector<Launch> launches_;     // CPGraph's runtime calls, by start
-  std::vector<uint32_t> by_thread_;  // launches_ by (thread, stream), then start
-  bool has_records_ = false, has_waits_ = false;
+  // QueueLengths: the items by time, walked as far as queue_next_ so far.
+  struct QueueItem {
+    int64_t ts;
+    uint32_t event;
+    int32_t delta;
+    int64_t stream;
+  };
+  bool queue_sorted_ = false;
+  std::vector<QueueItem> queue_items_;
+  size_t queue_next_ = 0;
+  std::unordered_map<int64_t, int32_t> queue_running_;  // stream -> queue length
+  std::vector<int32_t> queue_;  // per event: queue length; INT32_MIN = none (yet)
+
+  // Kernels, on the first window that needs them.
+  bool launches_ready_ = false;
+  std::vector<Launch> launches_;                      // CPGraph's runtime calls, by start
+  std::vector<uint32_t> by_thread_;                   // launches_ by (thread, stream), then start
   std::unordered_map<int64_t, int64_t> prev_launch_;  // record correlation -> launch (traceEvents)
+  std::string records_error_;                         // EventRecords' failure, every window's
+
+  // ---- Per window: reset by Reset() ---------------------------------------------------
+
+  const EventPathOptions* o_ = nullptr;
+  EventPath out_;
+  std::string fatal_;  // what makes HTA fail, when it does
+
+  // The window's events are those whose stamp is epoch_ (a new window, a new
+  // epoch); local_ is read only for them, so neither is reset per window.
+  std::vector<uint32_t> stamp_;  // per event
+  uint32_t epoch_ = 0;
+  std::vector<uint32_t> window_;  // the clipped rows, by event index
+  std::vector<uint32_t> local_;   // per event in the window: its position in window_
 
   std::vector<uint32_t> node_of_;     // per window event: its start's and end's node
   std::vector<uint32_t> node_event_;  // per node
@@ -1034,6 +1213,7 @@ class Builder {
     bool last_end = false;     // ... its start or its end
     uint32_t top = kNoIndex;   // the end of the last top-level event
     int depth = 0;
+    std::vector<uint32_t> open;  // the events entered and not left, outermost first
   } state_;
   std::array<std::pair<size_t, std::string>, kWarningKinds> warnings_{};
 };
@@ -1057,7 +1237,24 @@ std::string_view EventEdgeKindName(EventEdgeKind kind) {
 }
 
 Result<EventPath> EventCriticalPath(const Timeline& timeline, const EventPathOptions& options) {
-  return Builder(timeline, options).Run();
+  Builder builder(timeline, std::span(&options, 1));
+  return builder.Run(0);
+}
+
+void ForEachEventCriticalPath(const Timeline& timeline, std::span<const EventPathOptions> windows,
+                              const std::function<void(size_t, Result<EventPath>)>& each) {
+  if (windows.empty()) return;
+  Builder builder(timeline, windows);
+  for (size_t i = 0; i < windows.size(); ++i) each(i, builder.Run(i));
+}
+
+std::vector<Result<EventPath>> EventCriticalPaths(const Timeline& timeline,
+                                                  std::span<const EventPathOptions> windows) {
+  std::vector<Result<EventPath>> out;
+  out.reserve(windows.size());
+  ForEachEventCriticalPath(timeline, windows,
+                           [&](size_t, Result<EventPath> path) { out.push_back(std::move(path)); });
+  return out;
 }
 
 std::vector<std::pair<uint32_t, int64_t>> PathTimePerNode(const Timeline& timeline,

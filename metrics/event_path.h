@@ -15,8 +15,11 @@
 // Not to be confused with graph/critical_path.h, the heaviest path through
 // the node graph: this one is over events, in time.
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,6 +66,12 @@ struct EventEdge {
   bool to_end = false;
   EventEdgeKind kind = EventEdgeKind::kOperator;
   int64_t weight_ns = 0;  // >= 0: negative ones (clock skew between CPU and GPU) are made 0
+  /// An operator edge's time is one event's own time (self time): a kernel's
+  /// span, or on a CPU thread the stretch up to an event's end (that event's)
+  /// or up to a nested event's start (the enclosing event's). kNoIndex for
+  /// the other kinds and for the stretch between top-level events. What the
+  /// what-if model scales (metrics/whatif.h).
+  uint32_t owner = kNoIndex;
 };
 
 struct EventPath {
@@ -85,6 +94,20 @@ struct EventPath {
 /// graph cannot give a path (HTA fails the same way: a cycle, a sync edge
 /// within one stream, a path of fewer than two points).
 Result<EventPath> EventCriticalPath(const Timeline& timeline, const EventPathOptions& options);
+
+/// The critical paths of many windows of one timeline (a what-if model wants
+/// every step's): `each(i, path)` gets what EventCriticalPath(timeline,
+/// windows[i]) gives, the same edges, path, warnings and errors, for each i in
+/// order, one window's graph at a time. The work that is the same for every
+/// window (the rows, their correlations, the multi-step filter, the launch
+/// queues) is done once; each window then costs about its own events (times a
+/// log), not the whole trace's. EventCriticalPath is this with one window.
+void ForEachEventCriticalPath(const Timeline& timeline, std::span<const EventPathOptions> windows,
+                              const std::function<void(size_t, Result<EventPath>)>& each);
+
+/// ForEachEventCriticalPath's results, all kept (every window's graph at once).
+std::vector<Result<EventPath>> EventCriticalPaths(const Timeline& timeline,
+                                                  std::span<const EventPathOptions> windows);
 
 /// The path's time per node (TimelineEvent::node), largest first (ties by node):
 /// each edge of the path counts for the event it leads to, so an event's

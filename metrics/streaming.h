@@ -27,6 +27,10 @@ struct StreamingThread {
   std::vector<bool> work;
   /// Per element of `elements`: the summed ms of its cooks in this thread.
   std::vector<double> element_ms;
+  /// Per element of `elements`: its cooks in this thread in order, the k-th
+  /// for the thread's k-th buffer (ms; NaN where the log gives no time): what
+  /// the what-if model scales (metrics/whatif.h).
+  std::vector<std::vector<double>> element_cooks;
   size_t buffers = 0;             // the most cooks of any one element in this thread
   double busy_ms_per_buffer = 0;  // summed ms of the work elements' cooks / buffers
   /// From the caps of the thread's first element with a rate (video

@@ -154,6 +154,27 @@ std::optional<SlowestStep> Slowest(const Samples& samples,
 
 }  // namespace
 
+EventPathOptions StepWindow(const Timeline& timeline, uint32_t marker) {
+  EventPathOptions options;
+  options.annotation = "";
+  if (marker == kNoIndex) return options;
+  // HTA's window: the instance-th event whose name contains the annotation,
+  // in file order.
+  options.annotation = timeline.name(timeline.events[marker]);
+  std::vector<uint32_t> sources;
+  for (const TimelineEvent& e : timeline.events) {
+    if (!timeline.tracks[e.track].gpu &&
+        timeline.name(e).find(options.annotation) != std::string::npos) {
+      sources.push_back(e.source);
+    }
+  }
+  std::sort(sources.begin(), sources.end());
+  options.instance = static_cast<size_t>(
+      std::lower_bound(sources.begin(), sources.end(), timeline.events[marker].source) -
+      sources.begin());
+  return options;
+}
+
 std::optional<StepPath> StepCriticalPath(const std::vector<Timeline>& timelines,
                                          std::optional<size_t> frame, std::string& warning) {
   if (timelines.empty()) return std::nullopt;
@@ -170,22 +191,7 @@ std::optional<StepPath> StepCriticalPath(const std::vector<Timeline>& timelines,
       }
     }
   }
-  EventPathOptions options;
-  options.annotation = "";
-  if (marker != kNoIndex) {
-    // HTA's window: the instance-th event whose name contains the annotation,
-    // in file order.
-    options.annotation = t->name(t->events[marker]);
-    std::vector<uint32_t> sources;
-    for (const TimelineEvent& e : t->events) {
-      if (!t->tracks[e.track].gpu && t->name(e).find(options.annotation) != std::string::npos) {
-        sources.push_back(e.source);
-      }
-    }
-    std::sort(sources.begin(), sources.end());
-    options.instance = static_cast<size_t>(
-        std::lower_bound(sources.begin(), sources.end(), t->events[marker].source) - sources.begin());
-  }
+  const EventPathOptions options = StepWindow(*t, marker);
   if (t->events.empty()) return std::nullopt;
   auto path = EventCriticalPath(*t, options);
   if (!path) {

@@ -78,6 +78,10 @@ struct StepPath {
   std::vector<std::string> warnings;
 };
 
+/// HTA's window (the annotation and its instance) of the step whose marker is
+/// Timeline::events[marker]; the whole trace for kNoIndex.
+EventPathOptions StepWindow(const Timeline& timeline, uint32_t marker);
+
 /// The critical path of the step at position `frame` on the rank whose step
 /// is longest there (the straggler), or of the whole trace when the trace has
 /// no step markers. nullopt when there is no event to build a path from; an

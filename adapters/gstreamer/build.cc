@@ -505,6 +505,7 @@ class Builder {
       size_t cooks = 0;
       double ms = 0;
       std::set<std::string_view> pads;  // src pads of its cooks in this thread
+      std::vector<double> cooks_ms;     // StreamingThread::element_cooks
     };
     std::vector<std::map<NodeIndex, Member>> members(count);
     for (const auto& [n, cooks] : series) {
@@ -513,6 +514,7 @@ class Builder {
         auto [it, added] = members[c.thread].try_emplace(n, Member{.first_line = c.line});
         ++it->second.cooks;
         it->second.pads.insert(c.pad);
+        it->second.cooks_ms.push_back(c.ms);
         if (!IsMissing(c.ms)) it->second.ms += c.ms;
       }
     }
@@ -527,11 +529,12 @@ class Builder {
       double busy = 0;
       bool rate_noted = false;
       for (const auto& [line, n] : order) {
-        const Member& m = members[t][n];
+        Member& m = members[t][n];
         const bool work = !IsWaitingFamily(net.node(n).family);
         thread.elements.push_back(n);
         thread.work.push_back(work);
         thread.element_ms.push_back(m.ms);
+        thread.element_cooks.push_back(std::move(m.cooks_ms));
         thread.buffers = std::max(thread.buffers, m.cooks);
         if (work) busy += m.ms;
         if (thread.buffer_period_ms) {

@@ -248,8 +248,8 @@ TEST(Analysis, EmptySnapshot) {
 }
 
 TEST(SortKey, NamesRoundTrip) {
-  const std::vector<std::string> names = {"score",     "avg", "p95",     "max",
-                                          "per-frame", "gpu", "upstream"};
+  const std::vector<std::string> names = {"score",     "avg", "p95",      "max",
+                                          "per-frame", "gpu", "upstream", "gain"};
   for (size_t i = 0; i < names.size(); ++i) {
     auto key = static_cast<SortKey>(i);
     EXPECT_EQ(SortKeyName(key), names[i]);

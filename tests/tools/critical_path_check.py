@@ -60,6 +60,22 @@ CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1 (hta/configs/env_options.py); its
 tests set it, so this file adds them by default; --no-zero-weight-launch-edges
 gives HTA's library default.
 
+--kineto-2021-names is a DEPARTURE from HTA, for traces in Kineto's 2021
+schema (categories Operator, Runtime, Kernel, Memcpy, Memset).  HTA's node
+query compares the category with the symbols "cpu_op", "cuda_runtime" and
+"cuda_driver" as written (trace_symbol_table.py, no mapping of older names
+anywhere in its parser), so on such a trace no CPU event has nodes and HTA has
+no result: the query holds `cat == None` ("cpu_op" is not a symbol), which
+pandas 1.5's default query engine rejects with a TypeError; else the first
+kernel whose launch-delay edge is due fails CPGraph._construct_graph_from_kernels'
+`assert success` ("Could not find runtime index").  Without the option this
+file follows HTA literally (no CPU nodes, those edges skipped with a warning).
+With it, it reads the trace as cookgraph's reader does
+(adapters/chrome/frames.cc FamilyOf): Operator as cpu_op and Runtime as
+cuda_runtime, except that an Operator named ProfilerStep#N (the whole name) gets
+no nodes, as cookgraph takes it for the step marker (today's Kineto writes it as
+a user_annotation, which has none either).
+
 Where HTA's result depends on pandas/numpy behaviour that is not specified
 (ties in DataFrame.sort_values, whose default quicksort is not stable), this
 file breaks ties by the trace order of the events; where HTA would crash
@@ -112,6 +128,13 @@ BLOCKING_SYNC_CALLS = frozenset([
 # (…_mask in later revisions): the categories whose events become graph nodes
 # on the CPU side.
 OPERATOR_OR_RUNTIME_CATS = frozenset(["cpu_op", "cuda_runtime", "cuda_driver"])
+
+# --kineto-2021-names (a DEPARTURE, see the module's docstring): Kineto's 2021
+# names of the CPU categories, read as today's; a step marker among them
+# (the whole name ProfilerStep#N, as cookgraph's reader matches it) gets no
+# nodes.
+KINETO_2021_CPU_CATS = {"Operator": "cpu_op", "Runtime": "cuda_runtime"}
+STEP_MARKER_RE = re.compile(r"^ProfilerStep#\d+$")
 
 # hta/common/trace_symbol_table.py, TraceSymbolTable.get_runtime_launch_events_mask
 # (CUDA, ROCm, MTIA and XPU launch calls; "and index_correlation > 0" is added
@@ -524,9 +547,10 @@ class Analysis(object):
     """CPGraph + CriticalPathAnalysis.critical_path_analysis for one trace."""
 
     def __init__(self, trace, annotation="ProfilerStep", instance=(0, 0),
-                 zero_weight_launch_edges=True):
+                 zero_weight_launch_edges=True, kineto_2021_names=False):
         self.trace = trace
         self.zero_weight_launch_edges = zero_weight_launch_edges
+        self.kineto_2021_names = kineto_2021_names
         self.warnings = list(trace.warnings)
         self.start, self.end = select_window(trace, annotation, instance)
         self.clipped = clip(trace, self.start, self.end)
@@ -544,11 +568,15 @@ class Analysis(object):
         """A start and an end node for every clipped event that is a CPU
         operator / CUDA runtime / driver call (by category) or a GPU-side event
         (stream != -1 and index_correlation >= 0).  A node is (event, 'b'|'e');
-        its time is ts or ts + dur."""
+        its time is ts or ts + dur.  The categories are compared as written
+        (HTA maps no older name); --kineto-2021-names departs from that."""
         self.node_ts = {}
         self.blocking = set()
         for r in self.clipped:
-            if r.cat in OPERATOR_OR_RUNTIME_CATS or (r.stream != -1 and r.ic >= 0):
+            cat = r.cat
+            if self.kineto_2021_names and cat in KINETO_2021_CPU_CATS:
+                cat = None if STEP_MARKER_RE.match(r.name) else KINETO_2021_CPU_CATS[cat]
+            if cat in OPERATOR_OR_RUNTIME_CATS or (r.stream != -1 and r.ic >= 0):
                 self.node_ts[(r.idx, "b")] = r.ts
                 self.node_ts[(r.idx, "e")] = r.end
                 if r.name in BLOCKING_SYNC_CALLS:
@@ -1186,6 +1214,8 @@ def main(argv=None):
     p.add_argument("--fixtures", default=_default_fixtures())
     p.add_argument("--no-zero-weight-launch-edges", action="store_true")
     p.add_argument("--hta-us-rounding", action="store_true")
+    p.add_argument("--kineto-2021-names", action="store_true",
+                   help="DEPARTURE from HTA: read Kineto's 2021 categories as cookgraph does")
     args = p.parse_args(argv)
 
     zw = not args.no_zero_weight_launch_edges
@@ -1200,7 +1230,7 @@ def main(argv=None):
     try:
         instance = parse_instance(args.instance)
         trace = Trace(args.trace, args.hta_us_rounding)
-        a = Analysis(trace, args.annotation, instance, zw)
+        a = Analysis(trace, args.annotation, instance, zw, args.kineto_2021_names)
     except (Fatal, ValueError) as err:
         fatal = str(err)
         print("critical_path_check: %s: %s" % (args.trace, err), file=sys.stderr)

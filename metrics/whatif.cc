@@ -1,0 +1,432 @@
+// The what-if models (docs/architecture.md#what-if-predicted-gains).
+
+#include "metrics/whatif.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "metrics/event_path.h"
+#include "metrics/trace_summary.h"
+
+namespace cookgraph {
+
+// One step of one rank, as the step-path model needs it: the event graph's
+// points in topological order, the edges into each, and which node's own time
+// each edge is.
+struct WhatIf::Step {
+  size_t frame = 0;
+  double span_ms = 0;  // the step's marker span (the whole trace's without markers)
+  struct In {
+    uint32_t from = 0;  // a point, by its position in topological order
+    uint32_t node = kNoIndex;  // the node whose own time the edge is; kNoIndex = nobody's
+    double weight_ns = 0;
+  };
+  std::vector<uint32_t> in_at;  // per point + 1: its edges' range in `in`
+  std::vector<In> in;
+  double length_ns = 0;             // the longest path as this model computes it
+  std::vector<NodeIndex> on_path;   // nodes with own time on the path, ascending
+
+  // The longest path with node n's own time times factor[n] (factor empty = as measured).
+  double Longest(const std::vector<double>& factor) const {
+    std::vector<double> dist(in_at.size() - 1, 0.0);
+    double longest = 0;
+    for (size_t v = 0; v + 1 < in_at.size(); ++v) {
+      double d = 0;
+      for (uint32_t k = in_at[v]; k < in_at[v + 1]; ++k) {
+        const In& e = in[k];
+        const double w =
+            e.node != kNoIndex && !factor.empty() ? e.weight_ns * factor[e.node] : e.weight_ns;
+        d = std::max(d, dist[e.from] + w);
+      }
+      dist[v] = d;
+      longest = std::max(longest, d);
+    }
+    return longest;
+  }
+};
+
+WhatIf::WhatIf() = default;
+WhatIf::~WhatIf() = default;
+WhatIf::WhatIf(WhatIf&&) noexcept = default;
+WhatIf& WhatIf::operator=(WhatIf&&) noexcept = default;
+
+std::string_view WhatIfModelName(WhatIfModel model) {
+  switch (model) {
+    case WhatIfModel::kSerial:
+      return "serial frames";
+    case WhatIfModel::kStreaming:
+      return "streaming threads";
+    case WhatIfModel::kStepPath:
+      return "step critical paths";
+  }
+  return "serial frames";
+}
+
+namespace {
+
+// The statistics of the counted frames (not NaN) of `frame_ms`.
+WhatIfFrames FramesOf(const std::vector<double>& frame_ms, bool has_budget, double budget_ms) {
+  std::vector<double> counted;
+  counted.reserve(frame_ms.size());
+  WhatIfFrames out;
+  for (double v : frame_ms) {
+    if (IsMissing(v)) continue;
+    counted.push_back(v);
+    if (has_budget && v > budget_ms) ++out.over_budget;
+  }
+  if (counted.empty()) return out;
+  const MeanP95Max m = MeanP95MaxOf(counted);
+  out.mean_ms = m.mean;
+  out.p95_ms = m.p95;
+  return out;
+}
+
+// HTA's window of every step marker of `t` at once: StepWindow's instance
+// (the marker's position among the CPU events whose name contains the
+// marker's name, in file order) without a walk over every event per step.
+std::vector<EventPathOptions> StepWindows(const Timeline& t) {
+  std::vector<EventPathOptions> out(t.markers.size());
+  // Per name: the file positions of its CPU events, ascending.
+  std::vector<std::vector<uint32_t>> sources(t.names.size());
+  for (const TimelineEvent& e : t.events) {
+    if (!t.tracks[e.track].gpu) sources[e.name].push_back(e.source);
+  }
+  for (std::vector<uint32_t>& s : sources) std::sort(s.begin(), s.end());
+  std::unordered_map<uint32_t, std::vector<uint32_t>> containing;  // marker name -> names
+  for (size_t f = 0; f < t.markers.size(); ++f) {
+    const uint32_t m = t.markers[f];
+    out[f].annotation = "";
+    if (m == kNoIndex) continue;
+    const TimelineEvent& marker = t.events[m];
+    auto [it, added] = containing.try_emplace(marker.name);
+    if (added) {
+      const std::string& text = t.names[marker.name];
+      for (uint32_t n = 0; n < t.names.size(); ++n) {
+        if (t.names[n].find(text) != std::string::npos) it->second.push_back(n);
+      }
+    }
+    size_t instance = 0;
+    for (uint32_t n : it->second) {
+      instance += static_cast<size_t>(
+          std::lower_bound(sources[n].begin(), sources[n].end(), marker.source) -
+          sources[n].begin());
+    }
+    out[f].annotation = t.names[marker.name];
+    out[f].instance = instance;
+  }
+  return out;
+}
+
+// The model's graph of one step from its HTA event graph.
+WhatIf::Step StepOf(const Timeline& t, const EventPath& path, size_t frame, double span_ms) {
+  WhatIf::Step step;
+  step.frame = frame;
+  step.span_ms = span_ms;
+  // Points: an event's start (2e) or end (2e + 1).
+  std::unordered_map<uint64_t, uint32_t> id;
+  auto point = [&](uint32_t event, bool end) {
+    const uint64_t key = uint64_t{event} * 2 + (end ? 1 : 0);
+    return id.try_emplace(key, static_cast<uint32_t>(id.size())).first->second;
+  };
+  const size_t m = path.edges.size();
+  std::vector<uint32_t> from(m), to(m);
+  for (size_t i = 0; i < m; ++i) {
+    from[i] = point(path.edges[i].from, path.edges[i].from_end);
+    to[i] = point(path.edges[i].to, path.edges[i].to_end);
+  }
+  const size_t n = id.size();
+  std::vector<uint32_t> indegree(n, 0), out_at(n + 1, 0), out(m);
+  for (size_t i = 0; i < m; ++i) {
+    ++indegree[to[i]];
+    ++out_at[from[i] + 1];
+  }
+  for (size_t i = 0; i < n; ++i) out_at[i + 1] += out_at[i];
+  {
+    std::vector<uint32_t> at(out_at.begin(), out_at.end() - 1);
+    for (uint32_t i = 0; i < m; ++i) out[at[from[i]]++] = i;
+  }
+  std::vector<uint32_t> order, position(n);
+  order.reserve(n);
+  for (uint32_t v = 0; v < n; ++v) {
+    if (indegree[v] == 0) order.push_back(v);
+  }
+  for (size_t at = 0; at < order.size(); ++at) {
+    const uint32_t u = order[at];
+    for (uint32_t k = out_at[u]; k < out_at[u + 1]; ++k) {
+      if (--indegree[to[out[k]]] == 0) order.push_back(to[out[k]]);
+    }
+  }
+  // EventCriticalPath found no cycle in this graph, so every point is ordered.
+  for (uint32_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  std::vector<uint32_t> count(n + 1, 0);
+  for (size_t i = 0; i < m; ++i) ++count[position[to[i]] + 1];
+  for (size_t i = 0; i < n; ++i) count[i + 1] += count[i];
+  step.in_at = count;
+  step.in.resize(m);
+  for (size_t i = 0; i < m; ++i) {
+    const EventEdge& e = path.edges[i];
+    const uint32_t node = e.owner == kNoIndex ? kNoIndex : t.events[e.owner].node;
+    step.in[count[position[to[i]]]++] = WhatIf::Step::In{
+        .from = position[from[i]], .node = node, .weight_ns = static_cast<double>(e.weight_ns)};
+  }
+  step.length_ns = step.Longest({});
+  for (uint32_t i : path.path) {
+    const EventEdge& e = path.edges[i];
+    if (e.owner == kNoIndex || e.weight_ns == 0) continue;
+    const uint32_t node = t.events[e.owner].node;
+    if (node != kNoIndex) step.on_path.push_back(node);
+  }
+  std::sort(step.on_path.begin(), step.on_path.end());
+  step.on_path.erase(std::unique(step.on_path.begin(), step.on_path.end()), step.on_path.end());
+  return step;
+}
+
+}  // namespace
+
+WhatIf WhatIf::Build(const Snapshot& snapshot, const Analysis& analysis) {
+  WhatIf w;
+  w.snapshot_ = &snapshot;
+  w.analysis_ = &analysis;
+  w.frame_ms_ = analysis.frames.frame_ms;
+  w.has_budget_ = analysis.has_budget && analysis.budget_ms > 0;
+  w.budget_ms_ = w.has_budget_ ? analysis.budget_ms : 0;
+  w.before_ = FramesOf(w.frame_ms_, w.has_budget_, w.budget_ms_);
+
+  if (!snapshot.timelines.empty()) {
+    w.model_ = WhatIfModel::kStepPath;
+    const size_t frames = w.frame_ms_.size();
+    for (const Timeline& t : snapshot.timelines) {
+      if (t.events.empty()) continue;
+      std::vector<EventPathOptions> windows = StepWindows(t);
+      std::vector<std::pair<size_t, uint32_t>> steps;  // (frame, marker)
+      for (size_t f = 0; f < windows.size() && f < frames; ++f) {
+        if (t.markers[f] != kNoIndex) steps.emplace_back(f, t.markers[f]);
+      }
+      if (frames == 1 && (t.markers.empty() || t.markers[0] == kNoIndex)) {
+        // No step marker: the whole trace is the one frame.
+        windows.assign(1, EventPathOptions{.annotation = ""});
+        steps.assign(1, {0, kNoIndex});
+      }
+      size_t failed = 0;
+      std::string first_failure;
+      // Every counted step's graph in one pass over the trace (metrics/event_path.h),
+      // each kept only as its Step.
+      std::vector<std::pair<size_t, uint32_t>> counted;  // (frame, marker)
+      std::vector<EventPathOptions> counted_windows;
+      for (const auto& [f, marker] : steps) {
+        if (IsMissing(w.frame_ms_[f])) continue;
+        counted.emplace_back(f, marker);
+        counted_windows.push_back(windows[f]);
+      }
+      ForEachEventCriticalPath(t, counted_windows, [&](size_t i, Result<EventPath> path) {
+        const auto& [f, marker] = counted[i];
+        if (!path) {
+          if (failed++ == 0) first_failure = path.error().message;
+          return;
+        }
+        const double span_ms = marker != kNoIndex
+                                   ? static_cast<double>(t.events[marker].dur_ns) / 1e6
+                                   : w.frame_ms_[f];
+        w.steps_.push_back(StepOf(t, *path, f, span_ms));
+      });
+      if (failed > 0) {
+        w.warnings_.push_back(fmt::format(
+            "rank {}: {} step(s) without an event critical path ({}){}", t.rank, failed,
+            first_failure,
+            failed == 1 && steps.size() > 1 ? "; HTA leaves out a trace's last step" : ""));
+      }
+    }
+    // A step no rank has a graph for is out of the prediction, before and
+    // after alike: the savings are over the steps the model sees.
+    std::vector<bool> modelled(frames, false);
+    for (const Step& s : w.steps_) modelled[s.frame] = true;
+    size_t left_out = 0;
+    for (size_t f = 0; f < frames; ++f) {
+      if (!modelled[f] && !IsMissing(w.frame_ms_[f])) {
+        w.frame_ms_[f] = kMissing;
+        ++left_out;
+      }
+    }
+    if (left_out > 0) {
+      w.warnings_.push_back(fmt::format("{} of {} step(s) are out of the prediction (no graph)",
+                                        left_out, frames));
+      w.before_ = FramesOf(w.frame_ms_, w.has_budget_, w.budget_ms_);
+    }
+  } else if (snapshot.streaming && !snapshot.streaming->threads.empty() &&
+             snapshot.samples.has_frame_ms() &&
+             std::all_of(snapshot.streaming->threads.begin(), snapshot.streaming->threads.end(),
+                         [](const StreamingThread& t) {
+                           return t.element_cooks.size() == t.elements.size();
+                         })) {
+    w.model_ = WhatIfModel::kStreaming;
+    for (const StreamingThread& t : snapshot.streaming->threads) {
+      std::vector<double> sum(w.frame_ms_.size(), kMissing);
+      for (size_t i = 0; i < t.elements.size(); ++i) {
+        if (!t.work[i]) continue;
+        const std::vector<double>& cooks = t.element_cooks[i];
+        for (size_t k = 0; k < cooks.size() && k < sum.size(); ++k) {
+          if (IsMissing(cooks[k])) continue;
+          sum[k] = IsMissing(sum[k]) ? cooks[k] : sum[k] + cooks[k];
+        }
+      }
+      w.thread_ms_.push_back(std::move(sum));
+    }
+  } else {
+    w.model_ = WhatIfModel::kSerial;
+    if (snapshot.info.steps()) {
+      w.warnings_.push_back(
+          "no timeline in this input (a converted snapshot): the prediction assumes the step's "
+          "nodes run one after another, GPU work beside the CPU included; give the trace itself "
+          "for its critical paths");
+    } else if (snapshot.info.engine == "gstreamer") {
+      w.warnings_.push_back(
+          "no streaming threads in this input (a converted snapshot): the prediction assumes "
+          "the elements run one after another");
+    }
+  }
+  return w;
+}
+
+std::vector<double> WhatIf::FrameTimes(std::span<const WhatIfChange> changes) const {
+  const Samples& samples = snapshot_->samples;
+  const size_t node_count = snapshot_->network.size();
+  std::vector<double> factor(node_count, 1.0);
+  for (const WhatIfChange& c : changes) {
+    if (c.node < node_count && !analysis_->waiting[c.node]) factor[c.node] = c.factor;
+  }
+  std::vector<double> after = frame_ms_;
+  switch (model_) {
+    case WhatIfModel::kSerial:
+      for (const WhatIfChange& c : changes) {
+        if (c.node >= node_count || factor[c.node] == 1.0) continue;
+        std::span<const double> cook = samples.series(c.node, Metric::kCookMs);
+        const double scale = 1.0 - factor[c.node];
+        factor[c.node] = 1.0;  // a node named twice counts once
+        for (size_t f = 0; f < after.size() && f < cook.size(); ++f) {
+          if (!IsMissing(after[f]) && !IsMissing(cook[f])) after[f] -= scale * cook[f];
+        }
+      }
+      break;
+    case WhatIfModel::kStreaming: {
+      // Per buffer: the slowest thread's work, each changed element's k-th
+      // cook in the thread scaled (metrics/streaming.h, the reader's frame
+      // time). The frame loses what the slowest thread's time loses, so a
+      // frame keeps its measured value when nothing in it changes.
+      const std::vector<StreamingThread>& threads = snapshot_->streaming->threads;
+      std::vector<double> before(after.size(), kMissing), slowest(after.size(), kMissing);
+      auto keep_max = [](double& at, double v) {
+        if (!IsMissing(v) && (IsMissing(at) || v > at)) at = v;
+      };
+      for (size_t t = 0; t < threads.size(); ++t) {
+        std::vector<double> sum = thread_ms_[t];
+        for (size_t i = 0; i < threads[t].elements.size(); ++i) {
+          const double s = factor[threads[t].elements[i]];
+          if (!threads[t].work[i] || s == 1.0) continue;
+          const std::vector<double>& cooks = threads[t].element_cooks[i];
+          for (size_t k = 0; k < cooks.size() && k < sum.size(); ++k) {
+            if (!IsMissing(cooks[k])) sum[k] -= (1.0 - s) * cooks[k];
+          }
+        }
+        for (size_t k = 0; k < sum.size(); ++k) {
+          keep_max(before[k], thread_ms_[t][k]);
+          keep_max(slowest[k], sum[k]);
+        }
+      }
+      for (size_t k = 0; k < after.size(); ++k) {
+        if (IsMissing(after[k]) || IsMissing(slowest[k])) continue;
+        after[k] -= before[k] - slowest[k];
+      }
+      break;
+    }
+    case WhatIfModel::kStepPath: {
+      // Per frame, each rank's step loses what its longest path loses; the
+      // frame is its slowest rank's step.
+      std::vector<double> slowest(after.size(), kMissing);
+      for (const Step& s : steps_) {
+        bool touched = false;
+        for (const WhatIfChange& c : changes) {
+          touched = touched || (c.node < node_count && factor[c.node] != 1.0 &&
+                                std::binary_search(s.on_path.begin(), s.on_path.end(), c.node));
+        }
+        // A change off the path cannot make the longest path shorter; one
+        // that makes a node slower (factor > 1) may lengthen any path.
+        bool slower = false;
+        for (const WhatIfChange& c : changes) slower = slower || c.factor > 1.0;
+        const double lost_ms =
+            touched || slower ? (s.length_ns - s.Longest(factor)) / 1e6 : 0.0;
+        const double step_ms = s.span_ms - lost_ms;
+        if (IsMissing(slowest[s.frame]) || step_ms > slowest[s.frame]) slowest[s.frame] = step_ms;
+      }
+      // Frames whose every rank's path failed keep their time.
+      std::vector<double> measured(after.size(), kMissing);
+      for (const Step& s : steps_) {
+        if (IsMissing(measured[s.frame]) || s.span_ms > measured[s.frame]) {
+          measured[s.frame] = s.span_ms;
+        }
+      }
+      for (size_t f = 0; f < after.size(); ++f) {
+        if (IsMissing(after[f]) || IsMissing(slowest[f])) continue;
+        after[f] -= measured[f] - slowest[f];
+      }
+      break;
+    }
+  }
+  return after;
+}
+
+WhatIfPrediction WhatIf::Summarise(std::vector<double> after) const {
+  WhatIfPrediction p;
+  p.after = FramesOf(after, has_budget_, budget_ms_);
+  p.frame_ms = std::move(after);
+  p.saved_ms = before_.mean_ms - p.after.mean_ms;
+  p.saved_p95_ms = before_.p95_ms - p.after.p95_ms;
+  p.frames_saved =
+      static_cast<int64_t>(before_.over_budget) - static_cast<int64_t>(p.after.over_budget);
+  return p;
+}
+
+WhatIfPrediction WhatIf::Predict(std::span<const WhatIfChange> changes) const {
+  // A node named twice takes the last factor.
+  std::vector<WhatIfChange> last;
+  for (const WhatIfChange& c : changes) {
+    auto it = std::find_if(last.begin(), last.end(),
+                           [&](const WhatIfChange& x) { return x.node == c.node; });
+    if (it != last.end()) *it = c;
+    else last.push_back(c);
+  }
+  return Summarise(FrameTimes(last));
+}
+
+std::vector<NodeGain> WhatIf::Gains(double factor) const {
+  std::vector<NodeGain> out;
+  const size_t node_count = snapshot_->network.size();
+  for (NodeIndex n = 0; n < node_count; ++n) {
+    if (analysis_->waiting[n] || analysis_->stats[n].cooked_frames == 0) continue;
+    const WhatIfChange change{.node = n, .factor = factor};
+    const WhatIfPrediction p = Predict(std::span(&change, 1));
+    out.push_back(NodeGain{.node = n,
+                           .factor = factor,
+                           .saved_ms = p.saved_ms,
+                           .saved_p95_ms = p.saved_p95_ms,
+                           .frames_saved = p.frames_saved});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const NodeGain& a, const NodeGain& b) {
+    if (a.saved_ms != b.saved_ms) return a.saved_ms > b.saved_ms;
+    if (a.frames_saved != b.frames_saved) return a.frames_saved > b.frames_saved;
+    return a.saved_p95_ms > b.saved_p95_ms;
+  });
+  return out;
+}
+
+std::vector<double> HalvingGains(const WhatIf& whatif, size_t node_count) {
+  std::vector<double> out(node_count, 0.0);
+  for (const NodeGain& g : whatif.Gains(0.5)) {
+    if (g.node < node_count) out[g.node] = g.saved_ms;
+  }
+  return out;
+}
+
+}  // namespace cookgraph

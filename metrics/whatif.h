@@ -1,0 +1,127 @@
+#ifndef COOKGRAPH_METRICS_WHATIF_H_
+#define COOKGRAPH_METRICS_WHATIF_H_
+
+// What pays to fix (docs/architecture.md#what-if-predicted-gains): the frame
+// time predicted if some nodes cooked f times as long (f = 0.5: twice as
+// fast; f = 0: cached or removed), by a model of how the engine runs its work:
+//
+// - serial frames (snapshots, TouchDesigner): a frame's nodes cook one after
+//   another on one thread, so frame k loses (1 - f) x the node's cook_ms in
+//   frame k; the measured frame time is the start where the input gives it.
+// - streaming threads (GStreamer recordings): buffer k takes, in each
+//   streaming thread, the sum of its working elements' k-th cooks there; the
+//   slowest thread sets the buffer's time (the frame time of the reader).
+// - step critical paths (traces): each step's event graph (metrics/
+//   event_path.h) with the node's own time (its events' self time) scaled by
+//   f, and its longest path recomputed; the step gets shorter by what the
+//   path lost. A node with no time on a step's path gains nothing there.
+//
+// The predictions are made over the frames the analysis counts, and judged
+// against the same budget.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/network.h"
+#include "metrics/analysis.h"
+#include "metrics/snapshot.h"
+
+namespace cookgraph {
+
+enum class WhatIfModel : uint8_t { kSerial, kStreaming, kStepPath };
+
+/// "serial frames", "streaming threads", "step critical paths".
+std::string_view WhatIfModelName(WhatIfModel model);
+
+/// Node `node` cooks `factor` times as long (factor >= 0 and finite).
+struct WhatIfChange {
+  NodeIndex node = 0;
+  double factor = 0.5;
+};
+
+/// Frame times over the counted frames.
+struct WhatIfFrames {
+  double mean_ms = 0, p95_ms = 0;
+  size_t over_budget = 0;  // frames with time > budget; 0 without a budget
+};
+
+struct WhatIfPrediction {
+  WhatIfFrames after;
+  std::vector<double> frame_ms;  // per frame after the change; NaN where not counted
+  double saved_ms = 0;           // before.mean_ms - after.mean_ms
+  double saved_p95_ms = 0;       // before.p95_ms - after.p95_ms
+  int64_t frames_saved = 0;      // before.over_budget - after.over_budget
+};
+
+struct NodeGain {
+  NodeIndex node = 0;
+  double factor = 0;
+  double saved_ms = 0, saved_p95_ms = 0;
+  int64_t frames_saved = 0;
+};
+
+class WhatIf {
+ public:
+  /// The model for `snapshot` (traces: step critical paths; GStreamer
+  /// recordings with streaming threads: streaming threads; else serial
+  /// frames). `analysis` is Analyse(snapshot, ...): its budget and counted
+  /// frames are the ones judged.
+  static WhatIf Build(const Snapshot& snapshot, const Analysis& analysis);
+
+  WhatIfModel model() const { return model_; }
+  /// The frame times the model starts from (equal to the analysis's).
+  const WhatIfFrames& before() const { return before_; }
+  const std::vector<double>& frame_ms() const { return frame_ms_; }
+  double budget_ms() const { return budget_ms_; }
+  bool has_budget() const { return has_budget_; }
+
+  /// The frame times if every change held at once. A node named twice takes
+  /// the last factor.
+  WhatIfPrediction Predict(std::span<const WhatIfChange> changes) const;
+
+  /// Every node that cooked and works (not waiting), each alone at `factor`:
+  /// by saved_ms, then frames_saved, then saved_p95_ms, largest first; ties
+  /// by NodeIndex.
+  std::vector<NodeGain> Gains(double factor) const;
+
+  /// What the model could not use (a step whose critical path failed, ...).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+  struct Step;  // the step-path model's graph of one (frame, rank); whatif.cc
+
+  WhatIf();
+  ~WhatIf();
+  WhatIf(WhatIf&&) noexcept;
+  WhatIf& operator=(WhatIf&&) noexcept;
+
+ private:
+  // Per frame, the frame time with the changes (NaN where not counted).
+  std::vector<double> FrameTimes(std::span<const WhatIfChange> changes) const;
+  WhatIfPrediction Summarise(std::vector<double> after) const;
+
+  WhatIfModel model_ = WhatIfModel::kSerial;
+  const Snapshot* snapshot_ = nullptr;
+  const Analysis* analysis_ = nullptr;
+  WhatIfFrames before_;
+  std::vector<double> frame_ms_;  // before, per frame (NaN where not counted)
+  double budget_ms_ = 0;
+  bool has_budget_ = false;
+  std::vector<Step> steps_;
+  // The streaming model: per streaming thread, per buffer, its work (ms; NaN
+  // where it did none) as measured.
+  std::vector<std::vector<double>> thread_ms_;
+  std::vector<std::string> warnings_;
+};
+
+/// Analysis::gain_ms: per node, the mean frame ms saved by halving it
+/// (Gains(0.5)); 0 for nodes that do not cook or wait.
+std::vector<double> HalvingGains(const WhatIf& whatif, size_t node_count);
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_METRICS_WHATIF_H_

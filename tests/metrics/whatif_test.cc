@@ -1,0 +1,179 @@
+#include "metrics/whatif.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tests/metrics/timeline_maker.h"
+
+namespace cookgraph {
+namespace {
+
+using namespace testing_timeline;  // NOLINT: Spec, Make and the tracks
+
+// A snapshot of `ids` with the given cook_ms series and measured frame_ms.
+Snapshot Serial(const std::vector<std::pair<std::string, std::string>>& ids,
+                const std::vector<std::vector<double>>& cooks, std::vector<double> frame_ms) {
+  Snapshot s;
+  s.info.engine = "touchdesigner";
+  s.info.frame_budget_ms = 10;
+  for (const auto& [id, family] : ids) {
+    EXPECT_TRUE(s.network.AddNode(Node{.id = id, .type = family + "_op", .family = family}).ok());
+  }
+  s.samples = Samples(ids.size());
+  std::vector<int64_t> index(frame_ms.size());
+  for (size_t f = 0; f < index.size(); ++f) index[f] = static_cast<int64_t>(f);
+  s.samples.SetFrameIndex(index);
+  s.samples.SetFrameMs(std::move(frame_ms));
+  for (NodeIndex n = 0; n < cooks.size(); ++n) s.samples.SetSeries(n, Metric::kCookMs, cooks[n]);
+  return s;
+}
+
+TEST(WhatIf, SerialFramesLoseTheNodesCookTimeFrameByFrame) {
+  const Snapshot s = Serial({{"/a", "TOP"}, {"/spiky", "CHOP"}, {"/q", "queue"}},
+                            {{1, 1, 1, 1}, {0.5, 8, 0.5, 8}, {3, 3, 3, 3}}, {5, 12, 5, 12});
+  const Analysis a = Analyse(s);
+  const WhatIf w = WhatIf::Build(s, a);
+  EXPECT_EQ(w.model(), WhatIfModel::kSerial);
+  EXPECT_DOUBLE_EQ(w.before().mean_ms, 8.5);
+  EXPECT_EQ(w.before().over_budget, 2u);
+
+  const WhatIfChange remove{.node = 1, .factor = 0};
+  const WhatIfPrediction p = w.Predict(std::span(&remove, 1));
+  EXPECT_THAT(p.frame_ms, ::testing::ElementsAre(4.5, 4, 4.5, 4));
+  EXPECT_DOUBLE_EQ(p.saved_ms, 4.25);
+  EXPECT_EQ(p.frames_saved, 2);
+
+  // Halving: 4 ms off the spiky frames leaves them at 8, under 10.
+  const WhatIfChange halve{.node = 1, .factor = 0.5};
+  EXPECT_EQ(w.Predict(std::span(&halve, 1)).frames_saved, 2);
+  // A node named twice takes the last factor.
+  const std::vector<WhatIfChange> twice = {{.node = 0, .factor = 0}, {.node = 0, .factor = 0.5}};
+  EXPECT_DOUBLE_EQ(w.Predict(twice).saved_ms, 0.5);
+  // A queue waits: removing it gains nothing.
+  const WhatIfChange queue{.node = 2, .factor = 0};
+  EXPECT_DOUBLE_EQ(w.Predict(std::span(&queue, 1)).saved_ms, 0);
+  // Slower: frames are lost, not saved (7 ms more puts 5 ms frames at 12).
+  const WhatIfChange slower{.node = 0, .factor = 8};
+  EXPECT_EQ(w.Predict(std::span(&slower, 1)).frames_saved, -2);
+
+  const std::vector<NodeGain> gains = w.Gains(0);
+  ASSERT_EQ(gains.size(), 2u);  // the queue is left out
+  EXPECT_EQ(gains[0].node, 1u);
+  EXPECT_EQ(gains[1].node, 0u);
+  EXPECT_DOUBLE_EQ(gains[1].saved_ms, 1);
+  EXPECT_THAT(HalvingGains(w, 3), ::testing::ElementsAre(0.5, 2.125, 0));
+}
+
+TEST(WhatIf, TheSlowestStreamingThreadSetsTheBufferTime) {
+  Snapshot s = Serial({{"/p/x", "element"}, {"/p/y", "element"}, {"/p/q", "queue"}},
+                      {{4, 4, 4}, {6, 7, 6}, {50, 50, 50}}, {6, 7, 6});
+  s.info.engine = "gstreamer";
+  s.info.frame_budget_ms = 33.333;
+  Streaming streaming;
+  streaming.threads.push_back(StreamingThread{
+      .thread = "0x1", .elements = {0}, .work = {true}, .element_ms = {12}, .element_cooks = {{4, 4, 4}}});
+  streaming.threads.push_back(StreamingThread{.thread = "0x2",
+                                              .elements = {2, 1},
+                                              .work = {false, true},
+                                              .element_ms = {150, 19},
+                                              .element_cooks = {{50, 50, 50}, {6, 7, 6}}});
+  s.streaming = streaming;
+  s.samples.SetUnmeasuredFramesIdle(true);
+  const Analysis a = Analyse(s);
+  const WhatIf w = WhatIf::Build(s, a);
+  EXPECT_EQ(w.model(), WhatIfModel::kStreaming);
+  // Removing y: thread 0x1 (4 ms) becomes the slowest, so 2, 3, 2 ms are saved, not 6, 7, 6.
+  const WhatIfChange y{.node = 1, .factor = 0};
+  EXPECT_THAT(w.Predict(std::span(&y, 1)).frame_ms, ::testing::ElementsAre(4, 4, 4));
+  // Halving x, off the slowest thread, gains nothing.
+  const WhatIfChange x{.node = 0, .factor = 0.5};
+  EXPECT_DOUBLE_EQ(w.Predict(std::span(&x, 1)).saved_ms, 0);
+  // Both: the slower of 2 and 3, 3.5, 3.
+  const std::vector<WhatIfChange> both = {{.node = 0, .factor = 0.5}, {.node = 1, .factor = 0.5}};
+  EXPECT_THAT(w.Predict(both).frame_ms, ::testing::ElementsAre(3, 3.5, 3));
+}
+
+constexpr int64_t kMs = 1'000'000;  // ns
+
+// One step of 100 ms: "op" (0-40) launches "gemm" (20-70, stream 7) at 10 and
+// "side" (30-40, stream 8) at 20. The path runs op -> launch -> gemm: 10 of
+// op's own time, the launch delay of 10, gemm's 50.
+Snapshot Trace() {
+  Timeline t = Make({
+      {"ProfilerStep#1", EventKind::kMarker, kCpu, 0, 100 * kMs},
+      {"op", EventKind::kCpuOp, kCpu, 0, 40 * kMs},
+      {"cudaLaunchKernel", EventKind::kRuntime, kCpu, 10 * kMs, 5 * kMs, 1},
+      {"cudaLaunchKernel", EventKind::kRuntime, kCpu, 20 * kMs, 5 * kMs, 2},
+      {"gemm", EventKind::kKernel, kStream7, 20 * kMs, 50 * kMs, 1},
+      {"side", EventKind::kKernel, kStream8, 30 * kMs, 10 * kMs, 2},
+  });
+  for (uint32_t e = 0; e < t.events.size(); ++e) {
+    if (t.events[e].source == 0) {
+      t.markers = {e};
+      t.events[e].node = kNoIndex;
+    }
+    t.events[e].frame = 0;
+  }
+  t.steps = {1};
+  Snapshot s;
+  s.info.engine = "pytorch";
+  for (const std::string& name : t.names) {
+    EXPECT_TRUE(s.network.AddNode(Node{.id = name, .type = name, .family = "cpu_op"}).ok());
+  }
+  s.samples = Samples(t.names.size());
+  s.samples.SetFrameIndex({1});
+  s.samples.SetFrameMs({100});
+  for (NodeIndex n = 0; n < t.names.size(); ++n) s.samples.SetSeries(n, Metric::kCookMs, {1});
+  s.timelines.push_back(std::move(t));
+  return s;
+}
+
+double Saved(const Snapshot& s, const WhatIf& w, const std::string& id, double factor) {
+  const WhatIfChange c{.node = *s.network.Find(id), .factor = factor};
+  return w.Predict(std::span(&c, 1)).saved_ms;
+}
+
+TEST(WhatIf, AStepLosesWhatItsCriticalPathLoses) {
+  const Snapshot s = Trace();
+  const Analysis a = Analyse(s);
+  const WhatIf w = WhatIf::Build(s, a);
+  ASSERT_EQ(w.model(), WhatIfModel::kStepPath);
+  EXPECT_TRUE(w.warnings().empty()) << w.warnings().front();
+  EXPECT_DOUBLE_EQ(w.before().mean_ms, 100);
+  // Without gemm the longest path is op's 40 ms: 30 saved of the 70.
+  EXPECT_DOUBLE_EQ(Saved(s, w, "gemm", 0), 30);
+  EXPECT_DOUBLE_EQ(Saved(s, w, "gemm", 0.5), 25);
+  // op's own time on the path is 10 ms (before the launch): halving it saves 5.
+  EXPECT_DOUBLE_EQ(Saved(s, w, "op", 0.5), 5);
+  // The kernel beside it is off the path: nothing.
+  EXPECT_DOUBLE_EQ(Saved(s, w, "side", 0), 0);
+  for (const NodeGain& g : w.Gains(0)) {
+    if (s.network.node(g.node).id == "side") EXPECT_EQ(g.saved_ms, 0);
+  }
+  // Slower gemm makes the step longer.
+  EXPECT_DOUBLE_EQ(Saved(s, w, "gemm", 2), -50);
+}
+
+TEST(EventCriticalPath, OperatorEdgesNameTheEventWhoseOwnTimeTheyAre) {
+  const Snapshot s = Trace();
+  const Timeline& t = s.timelines.front();
+  auto p = EventCriticalPath(t, EventPathOptions{});
+  ASSERT_TRUE(p.ok()) << p.error().Format();
+  for (const EventEdge& e : p->edges) {
+    if (e.kind != EventEdgeKind::kOperator) {
+      EXPECT_EQ(e.owner, kNoIndex);
+      continue;
+    }
+    ASSERT_NE(e.owner, kNoIndex);
+    // The stretch to an end is that event's; to a nested start, the parent's.
+    if (e.to_end) EXPECT_EQ(e.owner, e.to);
+    else EXPECT_EQ(t.names[t.events[e.owner].name], "op");
+  }
+}
+
+}  // namespace
+}  // namespace cookgraph
