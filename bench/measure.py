@@ -264,6 +264,11 @@ def main(argv=None):
                 # still splits the statistics): the JSON read on the calling thread only.
                 tools["cookgraph 1 thread"] = \
                     f"env COOKGRAPH_JSON_THREADS=1 {shquote(args.cookgraph)} score {shquote(path)}"
+                if kind == "kineto":
+                    # The what-if model: one event graph per step and rank, built in one
+                    # pass over the trace (metrics/whatif.h), against score on the same file.
+                    tools["cookgraph whatif"] = \
+                        f"{shquote(args.cookgraph)} whatif {shquote(path)} --top 1"
             if args.floor:
                 tools["simdjson"] = f"{shquote(args.floor)} {quoted}"
             tools["python"] = f"{PYTHON} {shquote(os.path.join(HERE, 'baseline_score.py'))} " \

@@ -41,6 +41,7 @@ std::function<int()> SetupWatch(CLI::App& sub);
 std::function<int()> SetupServe(CLI::App& sub);
 std::function<int()> SetupHistory(CLI::App& sub);
 std::function<int()> SetupMerge(CLI::App& sub);
+std::function<int()> SetupWhatIf(CLI::App& sub);
 
 /// Prints "cookgraph: error: <file:line:col: ...>" on standard error.
 void PrintError(const Error& error);
@@ -55,6 +56,10 @@ bool StderrIsTerminal();
 
 /// Writes `text` to standard output; false when that fails (closed pipe, full disk).
 bool WriteStdout(std::string_view text);
+
+/// Writes a command's whole result to `output` (atomically), or to standard
+/// output for "-"; prints the error and returns the exit code when that fails.
+int WriteResult(const std::string& output, const std::string& text);
 
 }  // namespace cookgraph::cli
 

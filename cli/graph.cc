@@ -6,7 +6,6 @@
 #include "cli/command.h"
 #include "cli/input.h"
 #include "metrics/analysis.h"
-#include "writers/atomic_file.h"
 #include "writers/graph_formats.h"
 #include "writers/heatmap/heatmap_svg.h"
 
@@ -52,19 +51,7 @@ int RunGraph(const GraphArgs& args) {
                                                 : GraphFormat::kText;
     text = RenderGraph(format, args.input.name(), *snapshot, analysis);
   }
-  if (args.output != "-") {
-    Status written = WriteFileAtomically(args.output, text);
-    if (!written) {
-      PrintError(written.error());
-      return kExitInput;
-    }
-    return kExitOk;
-  }
-  if (!WriteStdout(text) || std::fflush(stdout)) {
-    PrintError(Error{.file = "-", .message = "cannot write the results to standard output"});
-    return kExitInternal;
-  }
-  return kExitOk;
+  return WriteResult(args.output, text);
 }
 
 }  // namespace

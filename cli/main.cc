@@ -13,6 +13,7 @@ const CommandEntry kCommands[] = {
     {"score", "rank the nodes of one or many snapshots by cost", SetupScore},
     {"merge", "join the JSON or CSV parts of a sharded score into what one run writes",
      SetupMerge},
+    {"whatif", "the frame time predicted if nodes cooked faster: what pays to fix", SetupWhatIf},
     {"graph", "topological order, feedback loops, critical path and edges of a network",
      SetupGraph},
     {"convert", "any input as a native snapshot: JSON, gzip-compressed JSON or YAML", SetupConvert},

@@ -123,6 +123,7 @@ int RunScore(const ScoreArgs& args) {
   options.color = !summary && format == ScoreFormat::kTable && UseColor();
   AnalysisOptions analysis_options;
   analysis_options.budget_ms = args.budget_ms;
+  analysis_options.gains = options.sort == SortKey::kGain;
   if (!args.label.empty() && args.store.empty()) {
     PrintError(Error{.where = "--label", .message = "names a stored run: give --store DB too"});
     return kExitInput;
@@ -359,8 +360,11 @@ std::function<int()> SetupScore(CLI::App& sub) {
   sub.add_option("--top", args->top,
                  "rows per snapshot; 0 = all (default: 20 for table and md, all for json and csv)")
       ->check(CLI::NonNegativeNumber);
-  sub.add_option("--sort", args->sort, "rank by score (default), avg, p95, max, per-frame, gpu or upstream")
-      ->check(CLI::IsMember({"score", "avg", "p95", "max", "per-frame", "gpu", "upstream"}));
+  sub.add_option("--sort", args->sort,
+                 "rank by score (default), avg, p95, max, per-frame, gpu, upstream, or gain (the "
+                 "predicted mean frame ms saved by halving the node, shown in a gain column; see "
+                 "`cookgraph whatif`)")
+      ->check(CLI::IsMember({"score", "avg", "p95", "max", "per-frame", "gpu", "upstream", "gain"}));
   AddBudgetOption(sub, args->budget_ms);
   sub.add_option("--group-by", args->group_by, "roll the rows up by container")
       ->check(CLI::IsMember({"container"}));

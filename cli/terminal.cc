@@ -6,6 +6,7 @@
 
 #include "base/text.h"
 #include "cli/command.h"
+#include "writers/atomic_file.h"
 
 namespace cookgraph::cli {
 
@@ -38,6 +39,22 @@ bool StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
 bool WriteStdout(std::string_view text) {
   return std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+}
+
+int WriteResult(const std::string& output, const std::string& text) {
+  if (output != "-") {
+    Status written = WriteFileAtomically(output, text);
+    if (!written) {
+      PrintError(written.error());
+      return kExitInput;
+    }
+    return kExitOk;
+  }
+  if (!WriteStdout(text) || std::fflush(stdout)) {
+    PrintError(Error{.file = "-", .message = "cannot write the results to standard output"});
+    return kExitInternal;
+  }
+  return kExitOk;
 }
 
 }  // namespace cookgraph::cli

@@ -105,8 +105,9 @@ py::tuple ScoreInputs(const std::vector<std::vector<std::string>>& input_paths,
                       std::optional<size_t> top, const std::optional<std::string>& group_by,
                       const std::optional<std::string>& baseline_file) {
   const ReadOptions read = MakeReadOptions(format_in, frame_marker, limits);
-  const AnalysisOptions analysis_options{.budget_ms = CheckBudget(budget_ms)};
   const ScoreOptions options = MakeScoreOptions(sort, top, group_by, baseline_file);
+  const AnalysisOptions analysis_options{.budget_ms = CheckBudget(budget_ms),
+                                         .gains = options.sort == SortKey::kGain};
   if (jobs && (*jobs < 1 || *jobs > 1024)) {
     throw py::value_error("jobs: must be 1 to 1024, got " + std::to_string(*jobs));
   }

@@ -61,7 +61,7 @@ ScoreOptions MakeScoreOptions(const std::string& sort, std::optional<size_t> top
   std::replace(name.begin(), name.end(), '_', '-');  // per_frame as per-frame
   const std::optional<SortKey> key = ParseSortKey(name);
   if (!key) {
-    throw py::value_error("sort: expected score, avg, p95, max, per-frame, gpu or upstream, got " +
+    throw py::value_error("sort: expected score, avg, p95, max, per-frame, gpu, upstream or gain, got " +
                           Shown(sort));
   }
   options.sort = *key;

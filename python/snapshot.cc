@@ -67,7 +67,10 @@ std::shared_ptr<LoadedSnapshot> Load(const std::vector<std::string>& paths,
     if (!snapshot) throw RaisedError{ErrorKind::kInput, snapshot.error()};
     loaded->judged.snapshot = std::move(*snapshot);
     Analysis& analysis = loaded->judged.analysis;
-    analysis = Analyse(loaded->judged.snapshot, AnalysisOptions{.budget_ms = budget_ms});
+    // With the gains, as `report` and `ask`: findings ordered by what pays and
+    // the prompt's predicted gains (docs/architecture.md#advice-ordered-by-impact).
+    analysis = Analyse(loaded->judged.snapshot,
+                       AnalysisOptions{.budget_ms = budget_ms, .gains = true});
     for (const Error& w : list.warnings)
       analysis.warnings.insert(analysis.warnings.begin(), w.Format());
   }

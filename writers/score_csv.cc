@@ -76,6 +76,7 @@ void VisitCsvRows(const ScoredSnapshot& scored, const ScoreOptions& options,
   std::vector<Value> baseline;
   for (size_t i = 0; i < sel.shown; ++i) {
     NodeValues(scored.snapshot, scored.analysis, sel.order[i], RankAt(sel, i), values);
+    if (options.sort == SortKey::kGain) values.emplace_back(ValueAt(scored.analysis.gain_ms, sel.order[i]));
     if (!options.baseline_file.empty()) {
       BaselineValues(BaselineOf(scored, sel.order[i]), baseline);
       values.insert(values.end(), baseline.begin(), baseline.end());
@@ -117,6 +118,7 @@ std::vector<std::string> CsvColumns(const ScoreOptions& options) {
   }
   columns = {"file", "name", "engine"};
   for (std::string_view column : kNodeColumns) columns.emplace_back(column);
+  if (options.sort == SortKey::kGain) columns.emplace_back("gain_ms");
   if (!options.baseline_file.empty()) {
     for (std::string_view column : kBaselineColumns) columns.emplace_back(column);
   }

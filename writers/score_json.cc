@@ -390,6 +390,10 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
       w.Key(kNodeColumns[c]);
       w.Write(values[c]);
     }
+    if (!a.gain_ms.empty()) {  // --sort gain (metrics/whatif.h)
+      w.Key("gain_ms");
+      w.Write(Value{ValueAt(a.gain_ms, sel.order[i])});
+    }
     if (scored.baseline != nullptr) {
       // {"avg_ms", ..., "note"}: kBaselineColumns without the "baseline_" prefix.
       w.Key("baseline");

@@ -61,6 +61,10 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
                {"share"},
                {"cooks/f"},
                {"upstream ms"}};
+  // --sort gain: the predicted mean frame ms saved by halving the node
+  // (metrics/whatif.h).
+  const bool gain = !a.gain_ms.empty();
+  if (gain) t.columns.push_back({"gain ms"});
   const bool baseline = scored.baseline != nullptr;
   if (baseline) {
     for (std::string_view title : {"Δavg", "Δp95", "Δms/frame", "Δscore", "p"}) {
@@ -93,6 +97,10 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
     row.push_back(Number(Fixed(s.cooks_per_frame, 2), s.cooks_per_frame));
     const double upstream = ValueAt(a.upstream_ms, n);
     row.push_back(Number(Ms(upstream), upstream));
+    if (gain) {
+      const double g = ValueAt(a.gain_ms, n);
+      row.push_back(s.cooked_frames > 0 ? Number(Ms(g), g) : Missing());
+    }
     const NodeDiff* d = BaselineOf(scored, n);
     if (baseline && d != nullptr) {
       const Tone tone = d->regression ? Tone::kRed : Tone::kPlain;

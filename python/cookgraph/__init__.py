@@ -128,7 +128,8 @@ class Snapshot:
         """One row per node, ranked: the columns and values of
         `cookgraph score FILE --format csv --sort SORT --top TOP`.
 
-        sort: score (default), avg, p95, max, per-frame, gpu or upstream.
+        sort: score (default), avg, p95, max, per-frame, gpu, upstream or gain
+            (the predicted mean frame ms saved by halving the node; adds gain_ms).
         top: rows to keep; None or 0 = all.
         """
         return pd.DataFrame(self._core.nodes(sort, top))

@@ -79,6 +79,19 @@ def test_sort_top_and_containers_equal_score_csv():
                         run("score", path, "--format", "csv", "--group-by", "container").stdout)
 
 
+def test_sort_gain_equals_score_csv_and_ranks_by_the_predicted_saving():
+    for path in EXAMPLES:
+        snap = cookgraph.load(path)
+        nodes = snap.nodes(sort="gain")
+        assert_equal_to_csv(nodes, run("score", path, "--format", "csv", "--sort", "gain").stdout)
+        assert "gain_ms" in nodes.columns
+        working = nodes[nodes["family"].isin(["queue", "mixer"]) == False]  # noqa: E712
+        cooked = working[working["cooked_frames"] > 0]
+        assert list(cooked["gain_ms"]) == sorted(cooked["gain_ms"], reverse=True)
+    # The other sorts keep their columns: no gain_ms.
+    assert "gain_ms" not in cookgraph.load(EXAMPLES[0]).nodes().columns
+
+
 def test_budget_changes_the_rows_as_the_cli_does():
     path = os.path.join("examples", "touchdesigner_feedback.json")
     snap = cookgraph.load(path, budget_ms=12.5)
