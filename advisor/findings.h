@@ -1,10 +1,13 @@
 #ifndef COOKGRAPH_ADVISOR_FINDINGS_H_
 #define COOKGRAPH_ADVISOR_FINDINGS_H_
 
-// Findings: the offline answer (docs/architecture.md#knowledge-packs-and-findings). A knowledge pack's rules are
-// evaluated against a snapshot and its analysis; each match is a finding with
-// the numbers that triggered it and a concrete suggestion.
+// Findings: the offline answer (docs/architecture.md#knowledge-packs-and-findings). A knowledge
+// pack's rules are evaluated against a snapshot and its analysis; each match is a finding with the
+// numbers that triggered it and a concrete suggestion; with the what-if model (metrics/whatif.h),
+// also what fixing it is predicted to save (docs/architecture.md#advice-ordered-by-impact).
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +25,35 @@ enum class Severity : uint8_t { kInfo, kWarning, kCritical };
 /// "info", "warning", "critical".
 std::string_view SeverityName(Severity severity);
 
+/// What a change is predicted to save over the counted frames (WhatIfPrediction).
+struct Saving {
+  double ms = 0;       // mean frame (step) ms
+  double p95_ms = 0;   // p95 frame ms
+  int64_t frames = 0;  // over-budget frames; 0 without a budget
+};
+
+/// What changing some nodes is predicted to save: halving them always, and
+/// cooking them `fix_factor` times as long where that is the fix (0: removed
+/// or cached).
+struct PredictedGain {
+  std::vector<NodeIndex> nodes;      // changed together; the first one names them
+  Saving halved;                     // every node cooks twice as fast
+  std::optional<double> fix_factor;  // set with `fixed`
+  std::optional<Saving> fixed;       // every node at fix_factor
+  size_t over_budget = 0;            // over-budget frames before the change
+
+  /// What the fix saves in mean ms: `fixed` where there is one, else `halved`.
+  double ms() const { return fixed ? fixed->ms : halved.ms; }
+};
+
+/// The nodes that pay most to fix, for the prompt: the what-if model's name
+/// ("serial frames", ...) and its top predictions, removed being the fix.
+struct TopGains {
+  std::string model;
+  bool steps = false;  // frames are steps (no budget): say "per step"
+  std::vector<PredictedGain> rows;
+};
+
 struct Finding {
   std::string rule;      // the rule's id, e.g. "feedback-loop"
   Severity severity = Severity::kInfo;
@@ -30,7 +62,16 @@ struct Finding {
   /// The evidence: name (with unit) -> value, in the order the rule lists them,
   /// e.g. {"per_frame_ms", 4.358}, {"share", 0.26}.
   std::vector<std::pair<std::string, double>> numbers;
-  std::string suggestion;  // what to change, in the pack's words with the numbers filled in
+  /// What to change, in the pack's words with the numbers filled in; with a
+  /// gain, followed by the predicted gain and the snippet (when there is one).
+  std::string suggestion;
+  /// The predicted gain of the finding's fix; unset without a what-if model
+  /// or when nothing the finding names is predicted (a rank's GPU time).
+  std::optional<PredictedGain> gain;
+  /// The fix in the engine's own terms (the rule's fix.snippet, filled in):
+  /// a Textport line, a gst-launch-1.0 fragment, a PyTorch pattern. "" when
+  /// the rule has none or the snapshot lacks a parameter it needs.
+  std::string snippet;
 };
 
 }  // namespace cookgraph

@@ -1,11 +1,13 @@
 #include "advisor/judge.h"
 
+#include "advisor/gains.h"
 #include "advisor/rules.h"
+#include "metrics/whatif.h"
 
 namespace cookgraph {
 
-Status Judge(Judged& judged, std::optional<double> budget_ms, const std::string& pack_path) {
-  judged.analysis = Analyse(judged.snapshot, AnalysisOptions{.budget_ms = budget_ms});
+Status Judge(Judged& judged, const AnalysisOptions& options, const std::string& pack_path) {
+  judged.analysis = Analyse(judged.snapshot, options);
   return ApplyPack(judged, pack_path);
 }
 
@@ -14,7 +16,15 @@ Status ApplyPack(Judged& judged, const std::string& pack_path) {
       pack_path.empty() ? BuiltinPack(judged.snapshot.info.engine) : LoadPack(pack_path);
   if (!pack) return pack.error();
   judged.pack = std::move(*pack);
-  judged.findings = Evaluate(judged.pack, judged.snapshot, judged.analysis);
+  if (judged.analysis.gain_ms.empty()) {
+    judged.findings = Evaluate(judged.pack, judged.snapshot, judged.analysis);
+    judged.gains = {};
+    return {};
+  }
+  const WhatIf whatif = WhatIf::Build(judged.snapshot, judged.analysis);
+  judged.findings =
+      Evaluate(judged.pack, judged.snapshot, judged.analysis, EvaluateOptions{.whatif = &whatif});
+  judged.gains = PredictTopGains(whatif, judged.analysis, kTopGainsCount);
   return {};
 }
 

@@ -23,16 +23,21 @@ struct Judged {
   Analysis analysis;
   KnowledgePack pack;
   std::vector<Finding> findings;
+  /// The nodes that pay most to fix (advisor/gains.h); empty unless the
+  /// analysis has gains (AnalysisOptions::gains).
+  TopGains gains;
 };
 
-/// Analyses `judged.snapshot` (with `budget_ms` when given) and evaluates
-/// `pack_path` (or, when it is "", the engine's built-in pack) into `judged`.
-/// The Error of a pack that cannot be loaded.
-Status Judge(Judged& judged, std::optional<double> budget_ms, const std::string& pack_path);
+/// Analyses `judged.snapshot` with `options` and evaluates `pack_path` (or,
+/// when it is "", the engine's built-in pack) into `judged`. The Error of a
+/// pack that cannot be loaded.
+Status Judge(Judged& judged, const AnalysisOptions& options, const std::string& pack_path);
 
 /// Loads `pack_path` (or, when it is "", the engine's built-in pack) and
-/// evaluates it on `judged`, whose analysis is already made. The Error of a
-/// pack that cannot be loaded; `judged` is then left as it was.
+/// evaluates it on `judged`, whose analysis is already made. When the analysis
+/// has gains (docs/architecture.md#advice-ordered-by-impact) one what-if model
+/// is built for the findings' predicted gains and `judged.gains`. The Error of
+/// a pack that cannot be loaded; `judged` is then left as it was.
 Status ApplyPack(Judged& judged, const std::string& pack_path);
 
 }  // namespace cookgraph

@@ -183,9 +183,9 @@ class PackParser : public YamlFields {
     r.file = file();
     r.line = node.Mark().line + 1;
     const std::string where = "rule '" + r.id + "'";
-    static constexpr std::array<std::string_view, 12> kKeys = {
-        "id",   "severity", "scope",    "title", "suggestion", "match",
-        "when", "evidence", "order_by", "limit", "enabled",    "description"};
+    static constexpr std::array<std::string_view, 13> kKeys = {
+        "id",       "severity", "scope", "title",   "suggestion",  "match", "when",
+        "evidence", "order_by", "limit", "enabled", "description", "fix"};
     CheckKeys(node, kKeys, where);
     if (node["enabled"]) r.enabled = Flag(node["enabled"], where + ".enabled");
     if (!r.enabled) return r;  // a disabled rule needs nothing else
@@ -243,14 +243,36 @@ class PackParser : public YamlFields {
       }
       r.limit = static_cast<size_t>(limit);
     }
+    if (node["fix"]) ParseFix(node["fix"], r, where + ".fix");
     return r;
+  }
+
+  // A rule's `fix` (docs/architecture.md#advice-ordered-by-impact): the
+  // predicted factor of its subject's cook time, and the snippet.
+  void ParseFix(const YAML::Node& node, Rule& r, const std::string& where) const {
+    if (!node.IsMap()) Fail(node, where, "expected a map with factor and/or snippet");
+    static constexpr std::array<std::string_view, 2> kKeys = {"factor", "snippet"};
+    CheckKeys(node, kKeys, where);
+    if (node["factor"]) {
+      const double factor = Number(node["factor"], where + ".factor");
+      if (!(factor >= 0 && factor < 1)) {
+        Fail(node["factor"], where,
+             "factor must be at least 0 (removed or cached) and below 1 (as measured)");
+      }
+      r.fix_factor = factor;
+    }
+    if (node["snippet"]) {
+      r.snippet = Text(node["snippet"], where + ".snippet");
+      CheckTemplate(node["snippet"], r.scope, r.snippet, where + ".snippet");
+    }
   }
 
   KnowledgePack Parse(std::string_view yaml, int depth) const {
     YAML::Node root = Load(yaml);
     if (!root.IsMap()) Fail(root, "", "a knowledge pack is a YAML map (engine, guidelines, rules)");
-    static constexpr std::array<std::string_view, 7> kKeys = {
-        "engine", "extends", "guidelines", "queue_types", "key_params", "rules", "description"};
+    static constexpr std::array<std::string_view, 8> kKeys = {
+        "engine",     "extends", "guidelines",  "queue_types",
+        "key_params", "rules",   "description", "snippet_label"};
     CheckKeys(root, kKeys, "");
 
     KnowledgePack base;
@@ -262,6 +284,7 @@ class PackParser : public YamlFields {
     if (root["engine"]) own.engine = Text(root["engine"], "engine");
     if (root["guidelines"]) own.guidelines = Text(root["guidelines"], "guidelines");
     if (root["queue_types"]) own.queue_types = Patterns(root["queue_types"], "queue_types");
+    if (root["snippet_label"]) own.snippet_label = Text(root["snippet_label"], "snippet_label");
     if (const YAML::Node kp = root["key_params"]) {
       if (!kp.IsSequence()) Fail(kp, "key_params", "expected a list");
       size_t i = 0;
@@ -323,6 +346,7 @@ class PackParser : public YamlFields {
       out.guidelines += base.guidelines;
     }
     out.queue_types = own.queue_types.empty() ? base.queue_types : own.queue_types;
+    out.snippet_label = own.snippet_label.empty() ? base.snippet_label : own.snippet_label;
     out.key_params = std::move(own.key_params);
     for (auto& k : base.key_params) out.key_params.push_back(std::move(k));
     out.files = std::move(own.files);

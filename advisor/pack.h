@@ -1,8 +1,8 @@
 #ifndef COOKGRAPH_ADVISOR_PACK_H_
 #define COOKGRAPH_ADVISOR_PACK_H_
 
-// Knowledge packs (docs/architecture.md#knowledge-packs-and-findings): YAML files holding an engine's optimisation
-// guidelines, the parameters that matter per node type, and the rules that
+// Knowledge packs (docs/architecture.md#knowledge-packs-and-findings): YAML files holding an
+// engine's optimisation guidelines, the parameters that matter per node type, and the rules that
 // turn an Analysis into findings (advisor/rules.h). Packs are data: a new rule
 // needs no C++ change, and a user can load a pack of their own.
 //
@@ -31,6 +31,10 @@
 //       enabled: true           # `enabled: false` (with only an id) drops a base rule
 //       title: "{node} costs {per_frame_ms} ms per frame ({share:%})"
 //       suggestion: "..."
+//       fix:                    # optional: the fix's predicted gain and its code
+//         factor: 0.25          # the subject's cook time after the fix (0: removed or cached)
+//         snippet: "op('{node}').par.resolutionw = {half:resolutionw}"
+//   snippet_label: Textport     # how a suggestion introduces a snippet
 //
 // Comparisons: gt, ge, lt, le, eq, ne (numbers; eq/ne also compare text for
 // params), in (a list; text, case-insensitive), matches (a glob), is (true or
@@ -44,7 +48,19 @@
 // {costliest}; critical_path: {path_nodes} {first} {last} {costliest};
 // frames: {worst_nodes}; thread: {thread} {element} {elements}; every scope:
 // {engine} {budget_ms}. Node scope also has {caps_in} and {caps_out} (the
-// GStreamer caps into and out of the node, or "n/a").
+// GStreamer caps into and out of the node, or "n/a"), {name} (the id's last
+// path segment), {factory} (the type without a "Gst" prefix, lower case: the
+// gst-launch-1.0 element name), and {half:NAME} and {double:NAME}: a numeric
+// parameter halved or doubled (an integer stays one).
+//
+// Predicted gains (docs/architecture.md#advice-ordered-by-impact): evaluated
+// with a what-if model (metrics/whatif.h), each finding states what halving
+// its subject saves (node scope: the node, or for a queue the node it waits
+// for; loop: the loop's nodes; critical_path: its costliest node; frames:
+// the nodes that spike; thread: its costliest element) and, with
+// `fix.factor`, what the fix saves. A snippet names only parameters the
+// snapshot gives: one that needs a missing parameter is left out, and the
+// suggestion says which.
 //
 // Merging (`extends`): the base's rules come first; a rule whose id the pack
 // also defines is replaced in place; new rules are appended; disabled rules are
@@ -132,6 +148,10 @@ struct Rule {
   size_t order_by = 0;           // index into ScopeFacts(scope); default the first fact
   size_t limit = 5;              // findings per rule at most
   bool enabled = true;
+  /// fix.factor: the subject's cook time after the fix, as a factor in
+  /// [0, 1) (0: removed or cached); unset = only halving is predicted.
+  std::optional<double> fix_factor;
+  std::string snippet;  // fix.snippet: template of the fix in the engine's own code; "" = none
   std::string file;  // where the rule was defined, for messages
   int64_t line = 0;
 };
@@ -148,6 +168,7 @@ struct KnowledgePack {
   std::vector<Pattern> queue_types;  // types/families whose time is waiting (back-pressure)
   std::vector<KeyParams> key_params;
   std::vector<Rule> rules;         // enabled rules, in pack order
+  std::string snippet_label;  // how a suggestion introduces a snippet ("Textport"); "" = "Code"
   std::vector<std::string> files;  // the pack file and the files it extends, own first
 };
 

@@ -95,8 +95,9 @@ constexpr std::array<FactInfo, 20> kGpuFacts = {{
     {"straggler_share", U::kShare},
 }};
 
-constexpr std::array<std::string_view, 8> kNodeText = {
-    "node", "type", "family", "downstream", "engine", "budget_ms", "caps_in", "caps_out"};
+constexpr std::array<std::string_view, 10> kNodeText = {
+    "node",      "type",    "family",   "downstream", "engine",
+    "budget_ms", "caps_in", "caps_out", "name",       "factory"};
 constexpr std::array<std::string_view, 5> kLoopText = {"loop_nodes", "loop_kind", "costliest",
                                                        "engine", "budget_ms"};
 constexpr std::array<std::string_view, 6> kPathText = {"path_nodes", "first",  "last",
@@ -186,6 +187,9 @@ std::vector<std::string> TemplatePlaceholders(RuleScope scope) {
 
 bool TemplatePlaceholderKnown(RuleScope scope, std::string_view inner) {
   if (inner.starts_with("param:")) return scope == RuleScope::kNode && inner.size() > 6;
+  // A numeric parameter halved or doubled (docs/architecture.md#advice-ordered-by-impact).
+  if (inner.starts_with("half:")) return scope == RuleScope::kNode && inner.size() > 5;
+  if (inner.starts_with("double:")) return scope == RuleScope::kNode && inner.size() > 7;
   std::string_view name = inner;
   bool percent = false;
   if (name.ends_with(":%")) {

@@ -25,7 +25,8 @@ std::span<const std::string_view> TextPlaceholders(RuleScope scope);
 std::vector<std::string> TemplatePlaceholders(RuleScope scope);
 
 /// True when `{inner}` is a valid placeholder in `scope`: a text placeholder,
-/// a fact (optionally `fact:%`), or `param:NAME`.
+/// a fact (optionally `fact:%`), or `param:NAME`, `half:NAME`, `double:NAME`
+/// (node scope).
 bool TemplatePlaceholderKnown(RuleScope scope, std::string_view inner);
 
 }  // namespace cookgraph

@@ -120,6 +120,9 @@ class PromptWriter {
     guidelines_ = GuidelineUnits(in_.pack.guidelines);
     for (size_t i = 0; i < in_.findings.size(); ++i) findings_.push_back(FindingLine(i));
     for (size_t i = 0; i < in_.analysis.loops.size(); ++i) loops_.push_back(LoopLine(i));
+    if (in_.gains) {
+      for (size_t i = 0; i < in_.gains->rows.size(); ++i) gains_.push_back(GainLine(i));
+    }
     path_ = PathLine();
     role_ = RoleText();
     summary_ = SummaryText();
@@ -144,7 +147,7 @@ class PromptWriter {
     }
     const std::vector<PromptUnit> units =
         PriorityList(findings_.size(), loops_.size(), !path_.empty(), ranked_.size(),
-                     guidelines_.size());
+                     guidelines_.size(), gains_.size());
     const BudgetFit fit = FitPrefix(
         units.size(), base, budget, [&](size_t i) { return UnitCost(units[i]); },
         [&](size_t taken) { return Count(SelectPrefix(units, taken)); });
@@ -156,6 +159,7 @@ class PromptWriter {
     prompt.nodes_included = selection.nodes;
     prompt.left_out_share = LeftOutShare(selection.nodes);
     prompt.findings_included = selection.findings;
+    prompt.gains_included = selection.gains;
     prompt.guidelines_complete = selection.guidelines == guidelines_.size();
     return prompt;
   }
@@ -167,6 +171,12 @@ class PromptWriter {
       case PromptUnit::Kind::kLoop: return counter_.Count(loops_[unit.index]);
       case PromptUnit::Kind::kPath: return counter_.Count(path_);
       case PromptUnit::Kind::kGuideline: return counter_.Count(guidelines_[unit.index]);
+      case PromptUnit::Kind::kGain:
+        // The first row brings the column header with it.
+        return counter_.Count(gains_[unit.index]) +
+               (unit.index == 0
+                    ? counter_.Count(GainsHeader()) + counter_.Count(std::string(kGainsInstruction))
+                    : 0);
       case PromptUnit::Kind::kNode:
         // The first node brings the column header with it.
         return counter_.Count(NodeLine(unit.index)) +
@@ -185,6 +195,7 @@ class PromptWriter {
 
   std::vector<ChatMessage> Render(const PromptSelection& s) {
     std::string system = role_;
+    if (s.gains > 0) system += kGainsInstruction;
     if (!guidelines_.empty()) {
       system += fmt::format("\nGuidelines for {} networks (cookgraph's knowledge pack):\n",
                             EngineTitle(in_.snapshot.info.engine));
@@ -196,12 +207,15 @@ class PromptWriter {
     }
 
     std::string data = summary_;
-    data += fmt::format("\n## Findings of the knowledge pack's rules ({})\n", findings_.size());
+    if (in_.gains) data += GainsSection(s.gains);
+    data += fmt::format("\n## Findings of the knowledge pack's rules ({}{})\n", findings_.size(),
+                        in_.gains ? ", ordered by the predicted gain of their fix" : "");
     if (findings_.empty()) data += "none\n";
     for (size_t i = 0; i < s.findings; ++i) data += findings_[i];
     if (s.findings < findings_.size()) {
-      data += fmt::format("{} of {} findings left out for the token budget (the least severe).\n",
-                          findings_.size() - s.findings, findings_.size());
+      data += fmt::format("{} of {} findings left out for the token budget ({}).\n",
+                          findings_.size() - s.findings, findings_.size(),
+                          in_.gains ? "the smallest gains" : "the least severe");
     }
     data += fmt::format("\n## Loops ({})\n", loops_.size());
     if (loops_.empty()) data += "none\n";
@@ -249,6 +263,41 @@ class PromptWriter {
     return {ChatMessage{"system", std::move(system)}, ChatMessage{"user", std::move(user)}};
   }
 
+  // The predicted gains (docs/architecture.md#advice-ordered-by-impact): the
+  // first `rows` rows, and a line for the rest.
+  std::string GainsSection(size_t rows) const {
+    const TopGains& g = *in_.gains;
+    std::string out = fmt::format(
+        "\n## Predicted gains (what-if model: {}; the {} nodes that save most, largest first)\n",
+        Clip(g.model, 40), gains_.size());
+    if (gains_.empty()) return out + "none: no node is predicted to save time\n";
+    if (rows == 0) return "\n## Predicted gains: left out for the token budget\n";
+    out += GainsHeader();
+    for (size_t i = 0; i < rows; ++i) out += gains_[i];
+    if (rows < gains_.size()) {
+      out += fmt::format("{} of {} predicted gains left out for the token budget (the smallest).\n",
+                         gains_.size() - rows, gains_.size());
+    }
+    return out;
+  }
+
+  std::string GainsHeader() const {
+    const std::string per = in_.gains->steps ? "step" : "frame";
+    const size_t over = in_.gains->rows.empty() ? 0 : in_.gains->rows[0].over_budget;
+    return fmt::format(
+        "columns: rank | node | ms saved per {} halving it | ms saved per {} removing or caching "
+        "it | over-budget {}s saved of {} (halving, removing)\n",
+        per, per, per, over);
+  }
+
+  std::string GainLine(size_t i) const {
+    const PredictedGain& g = in_.gains->rows[i];
+    const Saving removed = g.fixed.value_or(Saving{});
+    return fmt::format("{} | {} | {} | {} | {}, {}\n", i + 1, Id(g.nodes.at(0)),
+                       Number(g.halved.ms), Number(removed.ms),
+                       std::max<int64_t>(g.halved.frames, 0), std::max<int64_t>(removed.frames, 0));
+  }
+
   double LeftOutShare(size_t included) const {
     double share = 0;
     for (size_t i = included; i < ranked_.size(); ++i) share += stats_[ranked_[i]].share;
@@ -267,9 +316,16 @@ class PromptWriter {
         "mean frame time (it can pass 100% when nodes run in parallel). Base every claim on "
         "these numbers and name nodes by their id. When the data cannot answer the question, "
         "say what to measure next.\n",
-        EngineTitle(in_.snapshot.info.engine),
-        kPersonaText[static_cast<size_t>(in_.persona)]);
+        EngineTitle(in_.snapshot.info.engine), kPersonaText[static_cast<size_t>(in_.persona)]);
   }
+
+  // With the first row of predicted gains (it comes with that row: a budget
+  // too small for any gain leaves both out).
+  static constexpr std::string_view kGainsInstruction =
+      "Prioritise by predicted gain: the predicted gains and each finding's \"Predicted:\" "
+      "sentence give what cookgraph's what-if model of the engine expects a change to save. Put "
+      "the changes that save most first, quote the predicted saving with each, and give the "
+      "snippet where a finding has one.\n";
 
   std::string SummaryText() const {
     const SnapshotInfo& info = in_.snapshot.info;
@@ -556,7 +612,7 @@ class PromptWriter {
   const Network& network_;
   const std::vector<NodeStats>& stats_;
   std::vector<NodeIndex> ranked_;
-  std::vector<std::string> guidelines_, findings_, loops_;
+  std::vector<std::string> guidelines_, findings_, loops_, gains_;
   std::string path_, role_, summary_;
   std::vector<std::vector<size_t>> in_edges_, out_edges_;
   std::vector<std::string> node_lines_;  // of the first ranked nodes

@@ -1,14 +1,16 @@
 #ifndef COOKGRAPH_ADVISOR_PROMPT_H_
 #define COOKGRAPH_ADVISOR_PROMPT_H_
 
-// The prompt builder (docs/architecture.md#the-prompt-and-its-token-budget): one chat request that holds what an LLM
-// needs to answer a question about one network, within a token budget.
+// The prompt builder (docs/architecture.md#the-prompt-and-its-token-budget): one chat request that
+// holds what an LLM needs to answer a question about one network, within a token budget.
 //
 // Two messages. The system message: the advisor's role, the persona, how to
 // read the data, and the engine's guidelines from the knowledge pack. The user
 // message: the network as data, fenced (a "```data" fence longer than any run
 // of backticks inside it) and labelled as data, not instructions: the summary
 // (engine, nodes by family, frames, fps, frame time against the budget), the
+// predicted gains when given (docs/architecture.md#advice-ordered-by-impact;
+// the system message then asks to prioritise by them), the
 // findings, the loops, the critical path, the ranked nodes with inputs,
 // outputs, key parameters and statistics, and one line per kind of thing left
 // out for the budget; then the question.
@@ -53,6 +55,9 @@ struct PromptInput {
   const std::vector<Finding>& findings;  // Evaluate(pack, snapshot, analysis)
   std::string question;
   Persona persona = Persona::kDebugger;
+  /// The nodes that pay most to fix (Judged::gains, advisor/gains.h); null =
+  /// no predicted-gains section.
+  const TopGains* gains = nullptr;
 };
 
 struct Prompt {
@@ -62,6 +67,7 @@ struct Prompt {
   size_t nodes_included = 0;          // the top `nodes_included` of the ranking are listed
   double left_out_share = 0;          // frame-time share of the ranked nodes left out
   size_t findings_included = 0;
+  size_t gains_included = 0;          // rows of the predicted-gains section
   bool guidelines_complete = false;   // every paragraph of the pack's guidelines went in
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <deque>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "advisor/gains.h"
 #include "advisor/pack_schema.h"
 
 namespace cookgraph {
@@ -25,6 +27,10 @@ struct Subject {
   const Node* node = nullptr;                                  // node scope: for params
   std::vector<NodeIndex> nodes;
   size_t order = 0;  // position among subjects of the scope, for ties
+  // What the predicted gain changes (docs/architecture.md#advice-ordered-by-impact),
+  // and how the sentence names it; empty = no prediction (a rank's GPU time).
+  std::vector<NodeIndex> gain_nodes;
+  GainSubject gain_subject;
 };
 
 std::string Lower(std::string_view s) {
@@ -154,7 +160,32 @@ std::string FormatFact(FactUnit unit, const std::optional<double>& v, bool perce
   return fmt::format("{}", *v);
 }
 
-std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s) {
+// {half:NAME} and {double:NAME}: the node's numeric parameter NAME times
+// `factor`, an integer kept one (halves round down); nullopt when the node has
+// no such parameter, it is not a positive number, or the result is below 1.
+std::optional<std::string> Scaled(const Subject& s, std::string_view name, double factor) {
+  const std::string* v = s.node ? FindParam(*s.node, name) : nullptr;
+  const auto number = v ? ParseNumber(*v) : std::nullopt;
+  if (!number || !(*number > 0) || !std::isfinite(*number)) return std::nullopt;
+  const double scaled = *number * factor;
+  if (*number == std::floor(*number)) {
+    const double whole = std::floor(scaled);
+    if (whole < 1) return std::nullopt;
+    return fmt::format("{:.0f}", whole);
+  }
+  return fmt::format("{}", scaled);
+}
+
+// Fills `tmpl`'s placeholders for `s`. A parameter, a scaled parameter or a
+// text without a value is written "n/a" and, when `missing` is given, its
+// name added there (a snippet is then left out: it would name a value the
+// snapshot does not give).
+std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s,
+                 std::vector<std::string>* missing = nullptr) {
+  auto unknown = [&](std::string_view name) {
+    if (missing) missing->emplace_back(name);
+    return std::string("n/a");
+  };
   const auto facts = ScopeFacts(scope);
   std::string out;
   size_t pos = 0;
@@ -170,7 +201,14 @@ std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s) {
     pos = close + 1;
     if (inner.starts_with("param:")) {
       const std::string* v = s.node ? FindParam(*s.node, inner.substr(6)) : nullptr;
-      out += v ? *v : "n/a";
+      out += v ? *v : unknown(inner.substr(6));
+      continue;
+    }
+    if (inner.starts_with("half:") || inner.starts_with("double:")) {
+      const bool half = inner.starts_with("half:");
+      const std::string_view name = inner.substr(half ? 5 : 7);
+      const auto v = Scaled(s, name, half ? 0.5 : 2.0);
+      out += v ? *v : unknown(name);
       continue;
     }
     const bool percent = inner.ends_with(":%");
@@ -184,7 +222,7 @@ std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s) {
     }
     for (size_t i = 0; i < s.text.size() && !done; ++i) {
       if (s.text[i].first == inner) {
-        out += s.text[i].second;
+        out += s.text[i].second == "n/a" ? unknown(inner) : s.text[i].second;
         done = true;
       }
     }
@@ -318,11 +356,37 @@ class NodeFacts {
                thread && thread->cpu_load_pct ? std::optional<double>(*thread->cpu_load_pct / 100)
                                               : std::nullopt,
                thread ? thread->utilisation() : std::nullopt};
-    s.text = {{"node", s.node->id},       {"type", s.node->type},
-              {"family", s.node->family}, {"downstream", down_id.empty() ? "n/a" : down_id},
-              {"engine", pack_.engine},   {"budget_ms", fmt::format("{:.3f}", a_.budget_ms)},
-              {"caps_in", CapsIn(n)},     {"caps_out", CapsOut(*s.node)}};
+    s.text = {{"node", s.node->id},
+              {"type", s.node->type},
+              {"family", s.node->family},
+              {"downstream", down_id.empty() ? "n/a" : down_id},
+              {"engine", pack_.engine},
+              {"budget_ms", fmt::format("{:.3f}", a_.budget_ms)},
+              {"caps_in", CapsIn(n)},
+              {"caps_out", CapsOut(*s.node)},
+              {"name", LastSegment(s.node->id)},
+              {"factory", Factory(s.node->type)}};
+    // A queue's time is waiting (the pack's queue_types): the gain is that
+    // of the node it waits for, named.
+    s.gain_nodes = {n};
+    if (queue && s.nodes.size() > 1) {
+      s.gain_nodes = {s.nodes[1]};
+      s.gain_subject.text = down_id;
+    }
     return s;
+  }
+
+  // "/pipeline0/bin_cam1/queue0" -> "queue0": a GStreamer element's name.
+  static std::string LastSegment(std::string_view id) {
+    const size_t slash = id.rfind('/');
+    return std::string(slash == std::string_view::npos ? id : id.substr(slash + 1));
+  }
+
+  // "GstVideoConvert" -> "videoconvert": the gst-launch-1.0 element name of
+  // a GStreamer type (the type lower case, without its "Gst" prefix).
+  static std::string Factory(std::string_view type) {
+    if (type.starts_with("Gst")) type.remove_prefix(3);
+    return Lower(type);
   }
 
   // The caps (`<pad>::caps` params of the GStreamer reader) out of `node`:
@@ -441,6 +505,8 @@ std::vector<Subject> ThreadSubjects(const Snapshot& snapshot, const Analysis& a,
                element / buffers,
                work > 0 ? std::optional<double>(element / work) : std::nullopt,
                static_cast<double>(st.threads.size())};
+    s.gain_nodes = {*costliest};
+    s.gain_subject.text = net.node(*costliest).id;
     s.text = {{"thread", t.thread},
               {"element", net.node(*costliest).id},
               {"elements", JoinIds(net, working, " → ", 3)},
@@ -464,6 +530,8 @@ std::vector<Subject> LoopSubjects(const Snapshot& snapshot, const Analysis& a,
       return a.stats[x].per_frame_ms > a.stats[y].per_frame_ms;
     });
     const double costliest = s.nodes.empty() ? 0 : a.stats[s.nodes[0]].per_frame_ms;
+    s.gain_nodes = s.nodes;
+    s.gain_subject = {fmt::format("the loop's {} nodes", s.nodes.size()), s.nodes.size() > 1};
     s.facts = {loop.per_frame_ms, a.frames.mean_ms > 0 ? loop.per_frame_ms / a.frames.mean_ms : 0.0,
                static_cast<double>(loop.loop.nodes.size()), costliest};
     s.text = {{"loop_nodes", JoinIds(net, loop.loop.nodes, ", ", 4)},
@@ -487,6 +555,8 @@ std::vector<Subject> PathSubjects(const Snapshot& snapshot, const Analysis& a,
   for (NodeIndex n : path.nodes) {
     if (a.stats[n].per_frame_ms > a.stats[costliest].per_frame_ms) costliest = n;
   }
+  s.gain_nodes = {costliest};
+  s.gain_subject.text = "its costliest node " + net.node(costliest).id;
   s.facts = {path.weight, a.frames.mean_ms > 0 ? path.weight / a.frames.mean_ms : 0.0,
              static_cast<double>(path.nodes.size())};
   s.text = {{"path_nodes", JoinIds(net, path.nodes, " -> ", 3)},
@@ -506,6 +576,12 @@ std::vector<Subject> FrameSubjects(const Snapshot& snapshot, const Analysis& a,
   double overrun = 0;
   for (size_t i : f.over_budget) overrun += f.frame_ms[i] - f.budget_ms;
   for (size_t i = 0; i < a.spikes.size() && i < 3; ++i) s.nodes.push_back(a.spikes[i].node);
+  s.gain_nodes = s.nodes;
+  if (s.nodes.size() == 1) {
+    s.gain_subject.text = snapshot.network.node(s.nodes[0]).id;
+  } else if (s.nodes.size() > 1) {
+    s.gain_subject = {fmt::format("the {} nodes that grow most", s.nodes.size()), true};
+  }
   const double count = static_cast<double>(f.counted);
   const double over = static_cast<double>(f.over_budget.size());
   s.facts = {overrun,
@@ -604,6 +680,30 @@ struct Ranked {
   double share = 0;
 };
 
+// What a finding is ordered by when gains are predicted: its fix's saving.
+double GainMs(const Finding& f) { return f.gain ? f.gain->ms() : 0.0; }
+
+// The rule's snippet filled in for `s`, and said in the suggestion; a snippet
+// that needs a value the snapshot lacks is left out, and the suggestion says
+// which (docs/architecture.md#advice-ordered-by-impact).
+void AddSnippet(const KnowledgePack& pack, const Rule& rule, const Subject& s, Finding& f) {
+  std::vector<std::string> missing;
+  std::string snippet = Fill(rule.snippet, rule.scope, s, &missing);
+  const std::string label = pack.snippet_label.empty() ? "Code" : pack.snippet_label;
+  if (missing.empty()) {
+    f.snippet = std::move(snippet);
+    f.suggestion += fmt::format(" {}: `{}`", label, f.snippet);
+    return;
+  }
+  std::string names;
+  for (size_t i = 0; i < missing.size(); ++i) {
+    if (std::find(missing.begin(), missing.begin() + i, missing[i]) != missing.begin() + i)
+      continue;
+    names += (names.empty() ? "" : ", ") + missing[i];
+  }
+  f.suggestion += fmt::format(" (No {} line: the snapshot gives no usable {} here.)", label, names);
+}
+
 double FactOr0(const Subject& s, RuleScope scope, std::string_view name) {
   const auto facts = ScopeFacts(scope);
   for (size_t i = 0; i < facts.size(); ++i) {
@@ -627,7 +727,7 @@ std::string_view SeverityName(Severity severity) {
 }
 
 std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapshot,
-                              const Analysis& analysis) {
+                              const Analysis& analysis, const EvaluateOptions& options) {
   NodeFacts node_facts(pack, snapshot, analysis);
   std::optional<std::vector<Subject>> loops, paths, frames, gpu, threads;
   std::vector<Ranked> ranked;
@@ -677,6 +777,14 @@ std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapsho
       r.finding.title = Fill(rule.title, rule.scope, s);
       r.finding.suggestion = Fill(rule.suggestion, rule.scope, s);
       r.finding.nodes = s.nodes;
+      if (options.whatif && !s.gain_nodes.empty()) {
+        r.finding.gain = PredictGain(*options.whatif, analysis, s.gain_nodes, rule.fix_factor);
+        if (r.finding.gain) {
+          r.finding.suggestion +=
+              " " + GainSentence(*r.finding.gain, s.gain_subject, !analysis.has_budget);
+        }
+      }
+      if (!rule.snippet.empty()) AddSnippet(pack, rule, s, r.finding);
       for (size_t e : rule.evidence) {
         if (s.facts[e]) r.finding.numbers.emplace_back(std::string(facts[e].name), *s.facts[e]);
       }
@@ -698,6 +806,13 @@ std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapsho
     const NodeIndex b = y.finding.nodes.empty() ? 0 : y.finding.nodes[0];
     return a < b;
   });
+  // With predictions, what pays most comes first; equal gains (and findings
+  // without one, as 0) keep the order above.
+  if (options.whatif) {
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& x, const Ranked& y) {
+      return GainMs(x.finding) > GainMs(y.finding);
+    });
+  }
   std::vector<Finding> out;
   out.reserve(ranked.size());
   for (auto& r : ranked) out.push_back(std::move(r.finding));

@@ -10,8 +10,16 @@
 #include "advisor/pack.h"
 #include "metrics/analysis.h"
 #include "metrics/snapshot.h"
+#include "metrics/whatif.h"
 
 namespace cookgraph {
+
+/// What Evaluate may use beyond the snapshot and its analysis.
+struct EvaluateOptions {
+  /// The what-if model of the snapshot (WhatIf::Build(snapshot, analysis)),
+  /// built once by the caller; null = no predicted gains.
+  const WhatIf* whatif = nullptr;
+};
 
 /// Every finding of `pack`'s rules on `snapshot` / `analysis` (which must be
 /// Analyse(snapshot)). Per rule at most `limit` findings, the candidates with
@@ -25,8 +33,15 @@ namespace cookgraph {
 /// `nodes`: node scope, the node (then `downstream` for a queue with one);
 /// loop scope, the loop's nodes costliest first; critical_path, the path in
 /// order; frames, the nodes that spiked most in over-budget frames.
+///
+/// A rule's snippet, filled in, goes into `snippet` and the suggestion. With
+/// `options.whatif` (docs/architecture.md#advice-ordered-by-impact) each
+/// finding with a subject to change gets its predicted `gain` (advisor/gains.h)
+/// and its suggestion says it, and the list is then ordered by the gain of the
+/// fix (PredictedGain::ms, largest first; without a gain as 0), ties keeping
+/// the order above.
 std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapshot,
-                              const Analysis& analysis);
+                              const Analysis& analysis, const EvaluateOptions& options = {});
 
 }  // namespace cookgraph
 

@@ -11,12 +11,13 @@ constexpr size_t kTopNodesFirst = 10;  // then loops, the critical path and the 
 }  // namespace
 
 std::vector<PromptUnit> PriorityList(size_t findings, size_t loops, bool path, size_t nodes,
-                                     size_t guidelines) {
+                                     size_t guidelines, size_t gains) {
   using Kind = PromptUnit::Kind;
   std::vector<PromptUnit> units;
-  units.reserve(findings + loops + 1 + nodes + guidelines);
+  units.reserve(gains + findings + loops + 1 + nodes + guidelines);
   const size_t first_findings = std::min(kFindingsFirst, findings);
   const size_t top = std::min(kTopNodesFirst, nodes);
+  for (size_t i = 0; i < gains; ++i) units.push_back({Kind::kGain, i});
   for (size_t i = 0; i < first_findings; ++i) units.push_back({Kind::kFinding, i});
   for (size_t i = 0; i < loops; ++i) units.push_back({Kind::kLoop, i});
   if (path) units.push_back({Kind::kPath, 0});
@@ -36,6 +37,9 @@ PromptSelection SelectPrefix(const std::vector<PromptUnit>& units, size_t taken)
       case PromptUnit::Kind::kPath: s.path = true; break;
       case PromptUnit::Kind::kNode: ++s.nodes; break;
       case PromptUnit::Kind::kGuideline: ++s.guidelines; break;
+      case PromptUnit::Kind::kGain:
+        ++s.gains;
+        break;
     }
   }
   return s;

@@ -7,7 +7,9 @@
 // The budget counts the whole request as the server counts prompt tokens:
 // every message's role and content plus the chat framing (CountChatTokens).
 // The role, persona, summary and question always go in (a budget too small for
-// them is an error). Then, in this order: the five gravest findings, the
+// them is an error). Then, in this order: the predicted gains row by row
+// (docs/architecture.md#advice-ordered-by-impact; a few short lines that say
+// what pays most), the five gravest findings, the
 // loops, the critical path, the top 10 nodes, the other findings, the
 // guidelines paragraph by paragraph, then the other nodes by rank. What goes in
 // is always a prefix of that list, so node k is listed only when nodes 1..k-1
@@ -24,11 +26,11 @@ namespace cookgraph {
 /// The default of `--budget-tokens`.
 inline constexpr size_t kDefaultBudgetTokens = 20000;
 
-/// One thing that can go into the prompt: the `index`-th finding (by
-/// severity), loop (by cost), guideline paragraph or ranked node, or the
-/// critical path.
+/// One thing that can go into the prompt: the `index`-th finding (in the
+/// findings' order), loop (by cost), guideline paragraph, ranked node or
+/// predicted gain (by gain), or the critical path.
 struct PromptUnit {
-  enum class Kind : uint8_t { kFinding, kLoop, kPath, kNode, kGuideline };
+  enum class Kind : uint8_t { kFinding, kLoop, kPath, kNode, kGuideline, kGain };
   Kind kind;
   size_t index;
 };
@@ -40,11 +42,12 @@ struct PromptSelection {
   bool path = false;
   size_t nodes = 0;
   size_t guidelines = 0;
+  size_t gains = 0;
 };
 
 /// The order in which things go in, for lists of these lengths.
 std::vector<PromptUnit> PriorityList(size_t findings, size_t loops, bool path, size_t nodes,
-                                     size_t guidelines);
+                                     size_t guidelines, size_t gains = 0);
 
 /// What the first `taken` units of `units` include.
 PromptSelection SelectPrefix(const std::vector<PromptUnit>& units, size_t taken);

@@ -64,7 +64,9 @@ int RunAsk(const AskArgs& args) {
                                 "llm: {model: NAME} in ./cookgraph.yaml"});
     return kExitInput;
   }
-  auto judged_or_exit = ReadAndJudge(args.input, s.pack);
+  // With the what-if gains: the findings say what each fix saves and the
+  // prompt carries the top gains (docs/architecture.md#advice-ordered-by-impact).
+  auto judged_or_exit = ReadAndJudge(args.input, s.pack, /*gains=*/true);
   if (auto* code = std::get_if<int>(&judged_or_exit)) return *code;
   const Judged& judged = *std::get<std::unique_ptr<Judged>>(judged_or_exit);
 
@@ -79,7 +81,8 @@ int RunAsk(const AskArgs& args) {
                           .pack = judged.pack,
                           .findings = judged.findings,
                           .question = args.question,
-                          .persona = s.persona};
+                          .persona = s.persona,
+                          .gains = &judged.gains};
   Result<Prompt> prompt = BuildPrompt(input, **counter, s.budget_tokens);
   if (!prompt) {
     PrintError(prompt.error());

@@ -25,7 +25,7 @@ void AddLlmOptions(CLI::App& sub, LlmFlags& flags) {
 }
 
 std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
-                                                        const std::string& pack_path) {
+                                                        const std::string& pack_path, bool gains) {
   auto judged = std::make_unique<Judged>();
   Result<Snapshot> snapshot = ReadInput(input.paths, input.options());
   if (!snapshot) {
@@ -33,7 +33,8 @@ std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
     return kExitInput;
   }
   judged->snapshot = std::move(*snapshot);
-  const Status judging = Judge(*judged, input.budget_ms, pack_path);
+  const Status judging =
+      Judge(*judged, AnalysisOptions{.budget_ms = input.budget_ms, .gains = gains}, pack_path);
   for (const std::string& w : judged->analysis.warnings) PrintWarning(input.name(), w);
   if (!judging) {
     PrintError(judging.error());

@@ -28,11 +28,13 @@ using LlmFlags = SettingsOverrides;
 /// Adds --persona, --model, --budget-tokens, --base-url, --tokenizer, --pack, --no-stream.
 void AddLlmOptions(CLI::App& sub, LlmFlags& flags);
 
-/// Reads `input`, analyses it and evaluates `pack_path` (or the engine's
+/// Reads `input`, analyses it (with the what-if gains when `gains`:
+/// AnalysisOptions::gains) and evaluates `pack_path` (or the engine's
 /// built-in pack) with Judge (advisor/judge.h). On failure prints the error
 /// and gives the exit code.
 std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
-                                                        const std::string& pack_path);
+                                                        const std::string& pack_path,
+                                                        bool gains = false);
 
 }  // namespace cookgraph::cli
 

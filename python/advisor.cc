@@ -51,7 +51,8 @@ Prepared Prepare(LoadedSnapshot& s, const std::string& question,
                                        .pack = s.judged.pack,
                                        .findings = s.judged.findings,
                                        .question = question,
-                                       .persona = settings->persona},
+                                       .persona = settings->persona,
+                                       .gains = &s.judged.gains},
                                       **counter, settings->budget_tokens);
   if (!prompt) throw RaisedError{ErrorKind::kInput, prompt.error()};
   Prepared prepared{.settings = std::move(*settings)};

@@ -140,6 +140,45 @@ TEST(PackTest, LoopFactsAreCheckedAgainstTheirScope) {
   EXPECT_NE(pack.error().message.find("unknown fact 'dead' for scope loop"), std::string::npos);
 }
 
+TEST(PackTest, AFixHasAFactorBelowOneAndASnippetTemplate) {
+  auto pack =
+      ParsePack(std::string(kRuleHead) +
+                    "    fix:\n      factor: 0.25\n"
+                    "      snippet: \"op('{node}').par.resolutionw = {half:resolutionw}\"\n",
+                "p.yaml");
+  ASSERT_TRUE(pack.ok()) << pack.error().Format();
+  EXPECT_EQ(pack->rules[0].fix_factor, 0.25);
+  EXPECT_EQ(pack->rules[0].snippet, "op('{node}').par.resolutionw = {half:resolutionw}");
+  auto factor = ParsePack(std::string(kRuleHead) + "    fix: {factor: 1.5}\n", "p.yaml");
+  ASSERT_FALSE(factor.ok());
+  EXPECT_EQ(factor.error().Format(),
+            "p.yaml:8:19: rule 'r1'.fix: factor must be at least 0 (removed or cached) and below 1 "
+            "(as measured)");
+  auto key = ParsePack(std::string(kRuleHead) + "    fix: {snipet: x}\n", "p.yaml");
+  ASSERT_FALSE(key.ok());
+  EXPECT_NE(key.error().message.find("unknown key 'snipet' (did you mean 'snippet'?)"),
+            std::string::npos)
+      << key.error().Format();
+  // {half:NAME} reads a node's parameter: node scope only.
+  std::string loop = kRuleHead;
+  loop.replace(loop.find("scope: node"), 11, "scope: loop");
+  auto half = ParsePack(loop + "    fix: {snippet: \"{half:resolutionw}\"}\n", "p.yaml");
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.error().message.find("unknown placeholder '{half:resolutionw}'"),
+            std::string::npos)
+      << half.error().Format();
+}
+
+TEST(PackTest, EnginePacksLabelTheirSnippets) {
+  for (auto [engine, label] :
+       {std::pair{"touchdesigner", "Textport"}, std::pair{"gstreamer", "gst-launch-1.0"},
+        std::pair{"pytorch", "PyTorch"}, std::pair{"generic", ""}}) {
+    auto pack = BuiltinPack(engine);
+    ASSERT_TRUE(pack.ok()) << pack.error().Format();
+    EXPECT_EQ(pack->snippet_label, label) << engine;
+  }
+}
+
 TEST(PackTest, UserPackFileExtendsABuiltinPack) {
   const auto dir = std::filesystem::temp_directory_path() / "cookgraph_pack_test";
   std::filesystem::create_directories(dir);

@@ -7,15 +7,18 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "adapters/native/snapshot_reader.h"
+#include "advisor/gains.h"
 #include "advisor/pack.h"
 #include "advisor/rules.h"
 #include "base/text.h"
+#include "metrics/whatif.h"
 
 namespace cookgraph {
 namespace {
@@ -28,6 +31,7 @@ struct Judged {
   Analysis analysis;
   KnowledgePack pack;
   std::vector<Finding> findings;
+  std::optional<TopGains> gains;  // set by WithGains
 
   PromptInput Input(std::string question = "Why do frames drop?",
                     Persona persona = Persona::kDebugger) const {
@@ -37,7 +41,17 @@ struct Judged {
                        .pack = pack,
                        .findings = findings,
                        .question = std::move(question),
-                       .persona = persona};
+                       .persona = persona,
+                       .gains = gains ? &*gains : nullptr};
+  }
+
+  // As `ask` judges it (advisor/judge.h): the analysis with gains, one what-if
+  // model for the findings' gains and the top gains.
+  void WithGains() {
+    analysis = Analyse(snapshot, AnalysisOptions{.gains = true});
+    const WhatIf whatif = WhatIf::Build(snapshot, analysis);
+    findings = Evaluate(pack, snapshot, analysis, EvaluateOptions{.whatif = &whatif});
+    gains = PredictTopGains(whatif, analysis, kTopGainsCount);
   }
 };
 
@@ -185,6 +199,75 @@ TEST(Prompt, HoldsTheSummaryFindingsLoopsPathAndQuestionInOrder) {
   // Every finding's rule and every loop are there.
   for (const Finding& f : j->findings) EXPECT_NE(user.find("] " + f.rule + ": "), std::string::npos);
   EXPECT_NE(user.find("feedback loop, 5 nodes, 4.358 ms per frame"), std::string::npos);
+}
+
+TEST(Prompt, CarriesThePredictedGainsBeforeTheFindingsAndAsksToPrioritiseByThem) {
+  auto estimator = MakeEstimator();
+  auto j = Example("touchdesigner_feedback");
+  // Without gains: no section, no such instruction.
+  Result<Prompt> plain = BuildPrompt(j->Input(), *estimator, 100000);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->messages[1].content.find("## Predicted gains"), std::string::npos);
+  EXPECT_EQ(plain->messages[0].content.find("Prioritise by predicted gain"), std::string::npos);
+  EXPECT_EQ(plain->gains_included, 0u);
+
+  j->WithGains();
+  Result<Prompt> p = BuildPrompt(j->Input(), *estimator, 100000);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->gains_included, 10u);
+  EXPECT_NE(p->messages[0].content.find("Prioritise by predicted gain"), std::string::npos);
+  const std::string& user = p->messages[1].content;
+  size_t at = 0;
+  for (const char* part :
+       {"## Summary",
+        "\n## Predicted gains (what-if model: serial frames; the 10 nodes that save most, largest "
+        "first)\ncolumns: rank | node | ms saved per frame halving it | ms saved per frame "
+        "removing "
+        "or caching it | over-budget frames saved of 15 (halving, removing)\n"
+        "1 | /project1/fx/trails/blur_fb | 0.953 | 1.907 | 0, 0\n",
+        "3 | /project1/control/script_osc | 0.558 | 1.115 | 0, 15\n",
+        "## Findings of the knowledge pack's rules (14, ordered by the predicted gain of their "
+        "fix)\n"
+        "1. [warning] costly-feedback-loop: ",
+        "## Loops (5)"}) {
+    const size_t found = user.find(part, at);
+    ASSERT_NE(found, std::string::npos) << "missing or out of order: " << part;
+    at = found;
+  }
+  // The findings carry their predicted gain and snippet in their suggestion.
+  EXPECT_NE(user.find("Textport: `op('/project1/control/script_osc').par.cookalways = False`"),
+            std::string::npos);
+}
+
+TEST(Prompt, PredictedGainsSurviveBudgetCutsAndTheBudgetHolds) {
+  auto estimator = MakeEstimator();
+  ByteCounter bytes;
+  for (const char* name : kExamples) {
+    auto j = Example(name);
+    j->WithGains();
+    ASSERT_FALSE(j->gains->rows.empty()) << name;
+    for (const TokenCounter* counter : {static_cast<const TokenCounter*>(estimator.get()),
+                                        static_cast<const TokenCounter*>(&bytes)}) {
+      // The instruction to prioritise by gain makes the base larger than
+      // without gains: 1,000 tokens are too few for it here.
+      for (size_t budget : {1500, 2000, 5000, 20000}) {
+        const size_t b = counter == &bytes ? budget * 4 : budget;
+        Result<Prompt> p = BuildPrompt(j->Input(), *counter, b);
+        ASSERT_TRUE(p) << name << " at " << b << ": " << p.error().Format();
+        EXPECT_LE(p->tokens, b) << name << " " << counter->Describe();
+        EXPECT_EQ(p->tokens, Recount(*counter, *p)) << name;
+        // The gains go in first: anything else in means every gain is.
+        if (p->findings_included > 0 || p->nodes_included > 0) {
+          EXPECT_EQ(p->gains_included, j->gains->rows.size()) << name << " at " << b;
+        }
+      }
+      // The smallest budget keeps the gains and drops findings and nodes.
+      Result<Prompt> tight = BuildPrompt(j->Input(), *counter, counter == &bytes ? 6000 : 1500);
+      ASSERT_TRUE(tight);
+      EXPECT_GT(tight->gains_included, 0u) << name;
+      EXPECT_LT(tight->nodes_included, tight->nodes_ranked) << name;
+    }
+  }
 }
 
 TEST(Prompt, PersonasChangeOnlyTheSystemMessage) {

@@ -19,6 +19,9 @@ std::string Kinds(const std::vector<PromptUnit>& units) {
       case PromptUnit::Kind::kPath: out += 'P'; break;
       case PromptUnit::Kind::kNode: out += 'N'; break;
       case PromptUnit::Kind::kGuideline: out += 'G'; break;
+      case PromptUnit::Kind::kGain:
+        out += 'W';
+        break;  // what-if
     }
     out += std::to_string(u.index);
   }
@@ -31,6 +34,15 @@ TEST(PriorityList, GraveFindingsLoopsPathTopNodesThenTheRest) {
             "F0F1F2F3F4L0L1P0N0N1N2N3N4N5N6N7N8N9F5F6G0G1N10N11");
   EXPECT_EQ(Kinds(PriorityList(1, 0, false, 3, 1)), "F0N0N1N2G0");
   EXPECT_EQ(Kinds(PriorityList(0, 0, false, 0, 0)), "");
+}
+
+TEST(PriorityList, PredictedGainsGoInBeforeEverythingElse) {
+  // 3 predicted gains (docs/architecture.md#advice-ordered-by-impact), then as above.
+  EXPECT_EQ(Kinds(PriorityList(7, 2, true, 12, 2, 3)),
+            "W0W1W2F0F1F2F3F4L0L1P0N0N1N2N3N4N5N6N7N8N9F5F6G0G1N10N11");
+  const PromptSelection s = SelectPrefix(PriorityList(7, 2, true, 12, 2, 3), 4);
+  EXPECT_EQ(s.gains, 3u);
+  EXPECT_EQ(s.findings, 1u);
 }
 
 TEST(SelectPrefix, CountsEachListsLeadingEntries) {

@@ -1,0 +1,100 @@
+#include "advisor/gains.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cookgraph {
+namespace {
+
+Saving SavingOf(const WhatIfPrediction& p) {
+  return Saving{.ms = p.saved_ms, .p95_ms = p.saved_p95_ms, .frames = p.frames_saved};
+}
+
+Saving PredictAt(const WhatIf& whatif, const std::vector<NodeIndex>& nodes, double factor) {
+  std::vector<WhatIfChange> changes;
+  changes.reserve(nodes.size());
+  for (NodeIndex n : nodes) changes.push_back({.node = n, .factor = factor});
+  return SavingOf(whatif.Predict(changes));
+}
+
+// "halving it saves ~0.95 ms per frame and 2 of 15 over-budget frames"; the
+// frames only where it saves some.
+std::string Clause(std::string_view change, const Saving& s, size_t over_budget, bool steps) {
+  std::string out =
+      fmt::format("{} saves {} per {}", change, ApproxMs(s.ms), steps ? "step" : "frame");
+  if (over_budget > 0 && s.frames > 0) {
+    out += fmt::format(" and {} of {} over-budget {}", s.frames, over_budget,
+                       steps ? "steps" : "frames");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ApproxMs(double ms) {
+  const double a = std::abs(ms);
+  if (a < 0.0005) return "~0 ms";
+  return fmt::format("~{:.{}f} ms", ms, a < 0.1 ? 3 : a < 10 ? 2 : 1);
+}
+
+std::optional<PredictedGain> PredictGain(const WhatIf& whatif, const Analysis& analysis,
+                                         const std::vector<NodeIndex>& nodes,
+                                         std::optional<double> fix_factor) {
+  PredictedGain g;
+  for (NodeIndex n : nodes) {
+    if (n >= analysis.stats.size() || analysis.waiting[n] || analysis.stats[n].cooked_frames == 0) {
+      continue;
+    }
+    g.nodes.push_back(n);
+  }
+  if (g.nodes.empty()) return std::nullopt;
+  g.over_budget = whatif.before().over_budget;
+  g.halved = PredictAt(whatif, g.nodes, 0.5);
+  if (fix_factor && *fix_factor != 0.5) {
+    g.fix_factor = fix_factor;
+    g.fixed = PredictAt(whatif, g.nodes, *fix_factor);
+  }
+  return g;
+}
+
+std::string GainSentence(const PredictedGain& gain, const GainSubject& subject, bool steps) {
+  std::string out =
+      "Predicted: " + Clause("halving " + subject.text, gain.halved, gain.over_budget, steps);
+  if (gain.fixed) {
+    const std::string change =
+        *gain.fix_factor == 0
+            ? "removing or caching " + subject.text
+            : fmt::format("cutting {} to {:.0f}% of {} cook time", subject.text,
+                          *gain.fix_factor * 100, subject.plural ? "their" : "its");
+    out += "; " + Clause(change, *gain.fixed, gain.over_budget, steps);
+  }
+  return out + ".";
+}
+
+TopGains PredictTopGains(const WhatIf& whatif, const Analysis& analysis, size_t count) {
+  TopGains top;
+  top.model = std::string(WhatIfModelName(whatif.model()));
+  top.steps = !analysis.has_budget;
+  std::vector<NodeIndex> nodes;
+  if (!analysis.gain_ms.empty()) {
+    for (NodeIndex n : Rank(analysis, SortKey::kGain)) {
+      if (nodes.size() == count) break;
+      if (analysis.waiting[n] || analysis.stats[n].cooked_frames == 0)
+        break;  // the rest wait or never cooked
+      if (analysis.gain_ms[n] > 0) nodes.push_back(n);
+    }
+  } else {
+    for (const NodeGain& g : whatif.Gains(0.5)) {
+      if (nodes.size() == count) break;
+      if (g.saved_ms > 0) nodes.push_back(g.node);
+    }
+  }
+  for (NodeIndex n : nodes) {
+    if (auto g = PredictGain(whatif, analysis, {n}, 0.0)) top.rows.push_back(std::move(*g));
+  }
+  return top;
+}
+
+}  // namespace cookgraph

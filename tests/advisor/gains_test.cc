@@ -1,0 +1,339 @@
+// Advice ordered by impact (docs/architecture.md#advice-ordered-by-impact):
+// each finding's predicted gain and the sentence that says it, the order they
+// give, and the snippets in each engine's own terms, on the examples.
+
+#include "advisor/gains.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adapters/chrome/chrome_trace.h"
+#include "adapters/native/snapshot_reader.h"
+#include "advisor/pack.h"
+#include "advisor/rules.h"
+#include "metrics/whatif.h"
+
+namespace cookgraph {
+namespace {
+
+// A snapshot judged with and without the what-if model. Held by pointer: the
+// model keeps the addresses of the snapshot and the analysis.
+struct Run {
+  Snapshot snapshot;
+  Analysis analysis;
+  KnowledgePack pack;
+  WhatIf whatif;
+  std::vector<Finding> plain;   // Evaluate without the model
+  std::vector<Finding> gained;  // Evaluate with it
+};
+
+std::unique_ptr<Run> Judge(Snapshot snapshot, KnowledgePack pack) {
+  auto run = std::make_unique<Run>();
+  run->snapshot = std::move(snapshot);
+  run->pack = std::move(pack);
+  run->analysis = Analyse(run->snapshot, AnalysisOptions{.gains = true});
+  run->whatif = WhatIf::Build(run->snapshot, run->analysis);
+  run->plain = Evaluate(run->pack, run->snapshot, run->analysis);
+  run->gained =
+      Evaluate(run->pack, run->snapshot, run->analysis, EvaluateOptions{.whatif = &run->whatif});
+  return run;
+}
+
+KnowledgePack Builtin(std::string_view engine) {
+  Result<KnowledgePack> pack = BuiltinPack(engine);
+  EXPECT_TRUE(pack) << pack.error().Format();
+  return pack ? std::move(*pack) : KnowledgePack{};
+}
+
+std::unique_ptr<Run> Example(const std::string& name) {
+  Result<Snapshot> s =
+      ReadSnapshotFile(std::string(COOKGRAPH_SOURCE_DIR) + "/examples/" + name + ".json");
+  EXPECT_TRUE(s) << s.error().Format();
+  Snapshot snapshot = s ? std::move(*s) : Snapshot{};
+  KnowledgePack pack = Builtin(snapshot.info.engine);
+  return Judge(std::move(snapshot), std::move(pack));
+}
+
+std::unique_ptr<Run> FromJson(const std::string& json, KnowledgePack pack) {
+  Result<Snapshot> s = ParseSnapshot(json, Spelling::kJson, "net.json");
+  EXPECT_TRUE(s) << s.error().Format();
+  return Judge(s ? std::move(*s) : Snapshot{}, std::move(pack));
+}
+
+NodeIndex Node(const Run& run, const std::string& id) {
+  const auto n = run.snapshot.network.Find(id);
+  EXPECT_TRUE(n) << id;
+  return n.value_or(0);
+}
+
+// The finding of `rule` whose first node is `id`, among the ones with gains.
+const Finding* Find(const Run& run, const std::string& rule, const std::string& id) {
+  for (const Finding& f : run.gained) {
+    if (f.rule == rule && !f.nodes.empty() && run.snapshot.network.node(f.nodes[0]).id == id) {
+      return &f;
+    }
+  }
+  ADD_FAILURE() << "no " << rule << " finding on " << id;
+  return nullptr;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string Key(const Finding& f) {
+  std::string key = f.rule;
+  for (NodeIndex n : f.nodes) key += " " + std::to_string(n);
+  return key;
+}
+
+double GainMs(const Finding& f) { return f.gain ? f.gain->ms() : 0.0; }
+
+TEST(Gains, SentenceSaysWhatHalvingAndTheFixSave) {
+  PredictedGain g{.nodes = {0},
+                  .halved = {.ms = 0.954, .p95_ms = 1, .frames = 2},
+                  .fix_factor = 0.0,
+                  .fixed = Saving{.ms = 1.907, .p95_ms = 2, .frames = 15},
+                  .over_budget = 15};
+  EXPECT_EQ(GainSentence(g, {}, false),
+            "Predicted: halving it saves ~0.95 ms per frame and 2 of 15 over-budget frames; "
+            "removing or caching it saves ~1.91 ms per frame and 15 of 15 over-budget frames.");
+  // Frames saved only where some are; a factor other than 0; steps; several nodes.
+  g.halved.frames = 0;
+  g.fix_factor = 0.25;
+  g.fixed->ms = 14.31;
+  EXPECT_EQ(
+      GainSentence(g, {.text = "the loop's 5 nodes", .plural = true}, true),
+      "Predicted: halving the loop's 5 nodes saves ~0.95 ms per step; cutting the loop's 5 "
+      "nodes to 25% of their cook time saves ~14.3 ms per step and 15 of 15 over-budget steps.");
+  EXPECT_EQ(ApproxMs(0.0123), "~0.012 ms");
+  EXPECT_EQ(ApproxMs(0.0001), "~0 ms");
+}
+
+TEST(Gains, FindingsAreOrderedByTheirFixesGainAndTiesKeepTheOrder) {
+  for (const char* name : {"touchdesigner_feedback", "gstreamer_pipeline", "pytorch_model"}) {
+    SCOPED_TRACE(name);
+    auto run = Example(name);
+    ASSERT_EQ(run->plain.size(), run->gained.size());
+    // Without the model, no gains; with it, every finding here names nodes that cook.
+    for (const Finding& f : run->plain) EXPECT_FALSE(f.gain) << Key(f);
+    for (const Finding& f : run->gained) EXPECT_TRUE(f.gain) << Key(f);
+    // The order with gains is the order without, stably sorted by the fix's gain.
+    std::vector<std::pair<double, std::string>> expected;
+    for (const Finding& f : run->plain) {
+      auto it = std::find_if(run->gained.begin(), run->gained.end(),
+                             [&](const Finding& g) { return Key(g) == Key(f); });
+      ASSERT_NE(it, run->gained.end()) << Key(f);
+      expected.emplace_back(GainMs(*it), Key(f));
+    }
+    std::stable_sort(expected.begin(), expected.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(Key(run->gained[i]), expected[i].second) << "position " << i;
+    }
+  }
+}
+
+TEST(Gains, TouchDesignerSuggestionsSayTheGainAndCarryTextportLines) {
+  auto run = Example("touchdesigner_feedback");
+  // The script CHOP that cooks always: caching it saves every over-budget frame.
+  const Finding* script = Find(*run, "cookalways-script", "/project1/control/script_osc");
+  ASSERT_TRUE(script && script->gain && script->gain->fixed);
+  EXPECT_EQ(script->gain->fix_factor, 0.0);
+  EXPECT_EQ(script->gain->over_budget, 15u);
+  EXPECT_EQ(script->gain->fixed->frames, 15);
+  EXPECT_TRUE(Contains(script->suggestion,
+                       "removing or caching it saves ~1.12 ms per frame and 15 of 15 over-budget "
+                       "frames."))
+      << script->suggestion;
+  EXPECT_EQ(script->snippet, "op('/project1/control/script_osc').par.cookalways = False");
+  EXPECT_TRUE(Contains(script->suggestion,
+                       " Textport: `op('/project1/control/script_osc').par.cookalways = False`"));
+  // The 4K blur: half its resolution from its own params, a quarter of the pixels.
+  const NodeIndex blur = Node(*run, "/project1/fx/trails/blur_fb");
+  const Finding* heavy = Find(*run, "heavy-top", "/project1/fx/trails/blur_fb");
+  ASSERT_TRUE(heavy && heavy->gain && heavy->gain->fixed);
+  EXPECT_EQ(heavy->snippet,
+            "op('/project1/fx/trails/blur_fb').par.resolutionw = 1920; "
+            "op('/project1/fx/trails/blur_fb').par.resolutionh = 1080");
+  EXPECT_EQ(heavy->gain->fix_factor, 0.25);
+  // Halving is the analysis's gain (HalvingGains) and the model's prediction.
+  EXPECT_NEAR(heavy->gain->halved.ms, run->analysis.gain_ms[blur], 1e-9);
+  const WhatIfChange quarter{.node = blur, .factor = 0.25};
+  EXPECT_NEAR(heavy->gain->fixed->ms, run->whatif.Predict(std::span(&quarter, 1)).saved_ms, 1e-9);
+  EXPECT_TRUE(Contains(heavy->suggestion,
+                       "Predicted: halving it saves ~0.95 ms per frame; "
+                       "cutting it to 25% of its cook time saves ~1.43 ms"))
+      << heavy->suggestion;
+  // Without the model the snippet is there, the prediction is not.
+  for (const Finding& f : run->plain) {
+    if (f.rule == "heavy-top" && f.nodes[0] == blur) {
+      EXPECT_EQ(f.snippet, heavy->snippet);
+      EXPECT_FALSE(Contains(f.suggestion, "Predicted:"));
+    }
+  }
+}
+
+TEST(Gains, GstreamerFragmentsComeFromTheElementsParams) {
+  auto run = Example("gstreamer_pipeline");
+  const Finding* enc = Find(*run, "encoder-spikes", "/pipeline0/bin_record/x264enc8");
+  ASSERT_TRUE(enc);
+  EXPECT_EQ(enc->snippet, "x264enc name=x264enc8 key-int-max=120");  // key-int-max 60, doubled
+  EXPECT_TRUE(
+      Contains(enc->suggestion, " gst-launch-1.0: `x264enc name=x264enc8 key-int-max=120`"));
+  const Finding* scale = Find(*run, "slow-scale-method", "/pipeline0/bin_debug/videoscale19");
+  ASSERT_TRUE(scale);
+  EXPECT_EQ(scale->snippet, "videoscale name=videoscale19 method=bilinear");  // was lanczos
+  const Finding* convert = Find(*run, "costly-conversion", "/pipeline0/bin_cam3/videoconvert4");
+  ASSERT_TRUE(convert);
+  EXPECT_EQ(convert->snippet, "videoconvert name=videoconvert4 n-threads=4");  // n-threads 2
+  // No n-threads in the dump: no fragment, and the suggestion says why.
+  const Finding* bare = Find(*run, "costly-conversion", "/pipeline0/bin_debug/videoconvert20");
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->snippet, "");
+  EXPECT_TRUE(Contains(bare->suggestion,
+                       "(No gst-launch-1.0 line: the snapshot gives no usable n-threads here.)"))
+      << bare->suggestion;
+  // A queue's gain is that of the element it waits for, named.
+  const Finding* bp = Find(*run, "back-pressure", "/pipeline0/bin_record/queue32");
+  ASSERT_TRUE(bp && bp->gain);
+  EXPECT_EQ(bp->gain->nodes, std::vector<NodeIndex>{Node(*run, "/pipeline0/bin_record/x264enc8")});
+  EXPECT_TRUE(
+      Contains(bp->suggestion, "Predicted: halving /pipeline0/bin_record/x264enc8 saves ~4.6"))
+      << bp->suggestion;
+}
+
+TEST(Gains, PytorchFindingsCarryTheChangePattern) {
+  auto run = Example("pytorch_model");
+  const Finding* copy =
+      Find(*run, "pageable-copy",
+           "step/input/aten::to/aten::_to_copy/aten::copy_/Memcpy HtoD (Pageable -> Device)");
+  ASSERT_TRUE(copy && copy->gain && copy->gain->fixed);
+  EXPECT_EQ(copy->gain->fix_factor, 0.0);
+  EXPECT_TRUE(Contains(copy->snippet, "pin_memory=True")) << copy->snippet;
+  EXPECT_TRUE(Contains(copy->snippet, ".to(device, non_blocking=True)")) << copy->snippet;
+  // Loading that keeps ahead of the step saves all ten slow steps.
+  const Finding* loader =
+      Find(*run, "data-loader-stall",
+           "step/dataloader/enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
+  ASSERT_TRUE(loader && loader->gain && loader->gain->fixed);
+  EXPECT_EQ(loader->gain->fixed->frames, 10);
+  EXPECT_TRUE(Contains(loader->snippet, "persistent_workers=True")) << loader->snippet;
+}
+
+TEST(Gains, TraceStepsArePredictedOnTheirCriticalPaths) {
+  Result<Snapshot> s =
+      ReadChromeTraceFile(std::string(COOKGRAPH_SOURCE_DIR) +
+                              "/tests/data/fixtures/traces/kineto_resnet50_workers4.json.gz",
+                          {});
+  ASSERT_TRUE(s) << s.error().Format();
+  auto run = Judge(std::move(*s), Builtin("pytorch"));
+  EXPECT_EQ(run->whatif.model(), WhatIfModel::kStepPath);
+  // The launch-bound rank: the compile pattern, and no node to predict.
+  const auto launch = std::find_if(run->gained.begin(), run->gained.end(),
+                                   [](const Finding& f) { return f.rule == "launch-bound"; });
+  ASSERT_NE(launch, run->gained.end());
+  EXPECT_EQ(launch->snippet, "model = torch.compile(model, mode=\"reduce-overhead\")");
+  EXPECT_FALSE(launch->gain);
+  // Findings without a prediction come after every one with a positive gain.
+  EXPECT_GT(GainMs(run->gained.front()), 0.0);
+  // Steps, not frames.
+  for (const Finding& f : run->gained) {
+    if (f.gain) {
+      EXPECT_TRUE(Contains(f.suggestion, " per step")) << f.suggestion;
+    }
+  }
+}
+
+const char* kTwoNodes = R"({"cookgraph": 1, "engine": "test", "frame_budget_ms": 10, "nodes": [
+    {"id": "/p/a", "type": "noiseTOP", "family": "TOP", "output": true},
+    {"id": "/p/b", "type": "noiseTOP", "family": "TOP", "output": true}],
+  "frames": {"index": [1, 2, 3], "series": {
+    "/p/a": {"cook_ms": [A, A, A]}, "/p/b": {"cook_ms": [B, B, B]}}}})";
+
+// A critical rule on /p/b and an info rule on /p/a: without gains the
+// critical one leads; with them, the one whose node saves more.
+const char* kTwoRules = R"(engine: test
+rules:
+  - id: grave
+    severity: critical
+    scope: node
+    match: {id: "/p/b"}
+    when: [{fact: per_frame_ms, gt: 0}]
+    title: "{node} is grave"
+    suggestion: "Fix {node}."
+  - id: mild
+    severity: info
+    scope: node
+    match: {id: "/p/a"}
+    when: [{fact: per_frame_ms, gt: 0}]
+    title: "{node} is mild"
+    suggestion: "Fix {node}."
+)";
+
+std::string TwoNodes(const std::string& a_ms, const std::string& b_ms) {
+  std::string json = kTwoNodes;
+  json.replace(json.find("A, A, A"), 7, a_ms + ", " + a_ms + ", " + a_ms);
+  json.replace(json.find("B, B, B"), 7, b_ms + ", " + b_ms + ", " + b_ms);
+  return json;
+}
+
+std::vector<std::string> Rules(const std::vector<Finding>& findings) {
+  std::vector<std::string> out;
+  for (const Finding& f : findings) out.push_back(f.rule);
+  return out;
+}
+
+TEST(Gains, SwappingTheNodesCostsSwapsTheOrder) {
+  Result<KnowledgePack> pack = ParsePack(kTwoRules, "two.yaml");
+  ASSERT_TRUE(pack) << pack.error().Format();
+  const auto a_costly = FromJson(TwoNodes("6", "2"), *pack);
+  EXPECT_EQ(Rules(a_costly->plain), (std::vector<std::string>{"grave", "mild"}));
+  EXPECT_EQ(Rules(a_costly->gained), (std::vector<std::string>{"mild", "grave"}));
+  EXPECT_NEAR(a_costly->gained[0].gain->halved.ms, 3.0, 1e-9);  // half of /p/a's 6 ms
+  // The perturbed case: the costs swapped, the gains swap and so does the order.
+  const auto b_costly = FromJson(TwoNodes("2", "6"), *pack);
+  EXPECT_EQ(Rules(b_costly->gained), (std::vector<std::string>{"grave", "mild"}));
+  EXPECT_NEAR(b_costly->gained[0].gain->halved.ms, 3.0, 1e-9);
+}
+
+TEST(Gains, ASnippetNeverNamesAParameterTheSnapshotLacks) {
+  // A 32-bit float TOP without resolution params: heavy-top fires on the
+  // format, and its Textport line would need resolutionw and resolutionh.
+  const std::string json = R"({"cookgraph": 1, "engine": "touchdesigner", "nodes": [
+      {"id": "/p/noise", "type": "noiseTOP", "family": "TOP", "output": true,
+       "params": {"format": "rgba32float"}}],
+    "frames": {"index": [1, 2], "series": {"/p/noise": {"cook_ms": [2, 2]}}}})";
+  const auto run = FromJson(json, Builtin("touchdesigner"));
+  const Finding* heavy = Find(*run, "heavy-top", "/p/noise");
+  ASSERT_TRUE(heavy);
+  EXPECT_EQ(heavy->snippet, "");
+  EXPECT_TRUE(Contains(heavy->suggestion,
+                       "(No Textport line: the snapshot gives no usable resolutionw, resolutionh "
+                       "here.)"))
+      << heavy->suggestion;
+}
+
+TEST(Gains, TopGainsAreTheNodesThatSaveMostHalvedWithTheirRemoval) {
+  auto run = Example("touchdesigner_feedback");
+  const TopGains top = PredictTopGains(run->whatif, run->analysis, 5);
+  EXPECT_EQ(top.model, "serial frames");
+  EXPECT_FALSE(top.steps);
+  ASSERT_EQ(top.rows.size(), 5u);
+  const std::vector<NodeIndex> ranked = Rank(run->analysis, SortKey::kGain);
+  for (size_t i = 0; i < top.rows.size(); ++i) {
+    EXPECT_EQ(top.rows[i].nodes, std::vector<NodeIndex>{ranked[i]}) << i;
+    EXPECT_NEAR(top.rows[i].halved.ms, run->analysis.gain_ms[ranked[i]], 1e-9) << i;
+    ASSERT_TRUE(top.rows[i].fixed);
+    EXPECT_EQ(top.rows[i].fix_factor, 0.0);
+  }
+  EXPECT_EQ(run->snapshot.network.node(top.rows[0].nodes[0]).id, "/project1/fx/trails/blur_fb");
+}
+
+}  // namespace
+}  // namespace cookgraph
