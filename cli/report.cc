@@ -21,6 +21,7 @@
 #include "cli/command.h"
 #include "cli/llm.h"
 #include "metrics/diff.h"
+#include "metrics/whatif.h"
 #include "writers/atomic_file.h"
 #include "writers/heatmap/heatmap_svg.h"
 
@@ -123,9 +124,13 @@ int RunReport(const ReportArgs& args) {
     PrintError(settings.error());
     return kExitInput;
   }
-  auto judged_or_exit = ReadAndJudge(args.input, settings->pack);
+  // With the gains (docs/architecture.md#what-if-predicted-gains): the gain
+  // column and "What pays to fix", whose chart asks the what-if model again;
+  // the model points into `judged`, which outlives it.
+  auto judged_or_exit = ReadAndJudge(args.input, settings->pack, /*gains=*/true);
   if (auto* code = std::get_if<int>(&judged_or_exit)) return *code;
   const Judged& judged = *std::get<std::unique_ptr<Judged>>(judged_or_exit);
+  const WhatIf whatif = WhatIf::Build(judged.snapshot, judged.analysis);
 
   std::optional<SnapshotDiff> comparison;
   if (!args.baseline.empty()) {
@@ -166,7 +171,9 @@ int RunReport(const ReportArgs& args) {
                     .comparison = comparison ? &*comparison : nullptr,
                     .baseline_file = args.baseline,
                     .heatmap = heatmap ? &*heatmap : nullptr,
-                    .heatmap_note = heatmap_note};
+                    .heatmap_note = heatmap_note,
+                    .gains = &judged.gains,
+                    .whatif = &whatif};
   const std::string text =
       *format == ReportFormat::kHtml ? RenderReportHtml(input) : RenderReportMarkdown(input);
   Status written = WriteFileAtomically(args.output, text);

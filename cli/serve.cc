@@ -37,8 +37,11 @@ namespace cookgraph::cli {
 Result<std::shared_ptr<const server::View>> MakeView(std::string file, Snapshot snapshot,
                                                      std::optional<double> budget_ms,
                                                      const std::string& pack_path) {
+  // With the gains: the node table's gain column (docs/commands.md#what-the-page-shows).
   Judged judged{.snapshot = std::move(snapshot)};
-  if (const Status judging = Judge(judged, budget_ms, pack_path); !judging) return judging.error();
+  const Status judging =
+      Judge(judged, AnalysisOptions{.budget_ms = budget_ms, .gains = true}, pack_path);
+  if (!judging) return judging.error();
   auto view = std::make_shared<server::View>();
   view->file = std::move(file);
   view->snapshot = std::move(judged.snapshot);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <numeric>
 #include <unordered_map>
@@ -213,6 +214,7 @@ void Prepare(View& view) {
     view.containers = Containers(net);
   }
   view.rank = Rank(view.analysis, SortKey::kScore);
+  view.whatif = std::make_unique<const WhatIf>(WhatIf::Build(view.snapshot, view.analysis));
 }
 
 Explorer::Explorer(Dataset data, AskHooks hooks)
@@ -284,7 +286,11 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
                      {"nodes", std::move(ids)},
                      {"per_frame_ms", Num(l.per_frame_ms)}});
   }
-  bool gpu = v.snapshot.samples.any_series(Metric::kGpuMs);
+  const bool gpu = v.snapshot.samples.any_series(Metric::kGpuMs);
+  json metrics = {"score", "per_frame_ms"};
+  if (gpu) metrics.push_back("gpu_ms");
+  metrics.push_back("upstream_ms");
+  if (!v.analysis.gain_ms.empty()) metrics.push_back("gain_ms");
   json threads = json::array();
   if (v.snapshot.streaming) {
     const Streaming& st = *v.snapshot.streaming;
@@ -317,8 +323,7 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
                 {"p95_ms", Num(f.p95_ms)},
                 {"max_ms", Num(f.max_ms)},
                 {"over_budget", f.over_budget.size()}}},
-              {"metrics", gpu ? json::array({"score", "per_frame_ms", "gpu_ms", "upstream_ms"})
-                              : json::array({"score", "per_frame_ms", "upstream_ms"})},
+              {"metrics", std::move(metrics)},
               {"critical_path", {{"nodes", std::move(path)},
                                  {"per_frame_ms", Num(v.analysis.critical_path.weight)}}},
               {"loops", std::move(loops)},
@@ -394,7 +399,10 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
 
   // Metrics and flags of each item: a node's own; a container's summed (per
   // frame, GPU) or largest (score, upstream) over the nodes beneath it.
-  std::vector<double> score(k, 0), per_frame(k, 0), gpu(k, 0), upstream(k, 0);
+  // Gains (per_frame ms saved by halving) do not add up: a container's is its
+  // largest, as the score's.
+  std::vector<double> score(k, 0), per_frame(k, 0), gpu(k, 0), upstream(k, 0), gain(k, 0);
+  const bool has_gain = !a.gain_ms.empty();
   std::vector<bool> has_gpu(k, false);
   std::vector<uint32_t> flags(k, 0);
   for (NodeIndex n = 0; n < net.size(); ++n) {
@@ -406,6 +414,7 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
       score[i] = s.score;
       per_frame[i] = s.per_frame_ms;
       upstream[i] = n < a.upstream_ms.size() ? a.upstream_ms[n] : 0;
+      gain[i] = n < a.gain_ms.size() ? a.gain_ms[n] : 0;
       if (s.gpu_avg_ms) {
         gpu[i] = *s.gpu_avg_ms * s.cooks_per_frame;
         has_gpu[i] = true;
@@ -418,6 +427,7 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
       score[i] = std::max(score[i], s.score);
       per_frame[i] += s.per_frame_ms;
       upstream[i] = std::max(upstream[i], n < a.upstream_ms.size() ? a.upstream_ms[n] : 0);
+      gain[i] = std::max(gain[i], n < a.gain_ms.size() ? a.gain_ms[n] : 0);
       if (s.gpu_avg_ms) {
         gpu[i] += *s.gpu_avg_ms * s.cooks_per_frame;
         has_gpu[i] = true;
@@ -542,6 +552,8 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
   numbers("per_frame_ms", [&](size_t i) { return std::optional<double>(per_frame[i]); });
   numbers("gpu_ms", [&](size_t i) { return has_gpu[i] ? std::optional<double>(gpu[i]) : std::nullopt; });
   numbers("upstream_ms", [&](size_t i) { return std::optional<double>(upstream[i]); });
+  numbers("gain_ms",
+          [&](size_t i) { return has_gain ? std::optional<double>(gain[i]) : std::nullopt; });
   out += "},\"edges\":[";
   for (size_t i = 0; i < edge_flat.size(); ++i) {
     if (i) out += ',';
@@ -643,6 +655,7 @@ Result<std::string> Explorer::NodeJson(size_t index, std::string_view id) const 
                    {"cook_ms", series(Metric::kCookMs)},
                    {"gpu_ms", series(Metric::kGpuMs)}};
   doc["budget_ms"] = v.analysis.has_budget ? Num(v.analysis.budget_ms) : json(nullptr);
+  doc["gain_ms"] = n < v.analysis.gain_ms.size() ? Num(v.analysis.gain_ms[n]) : json(nullptr);
   json over = json::array();
   for (size_t f : v.analysis.frames.over_budget) over.push_back(f);
   doc["over_budget"] = std::move(over);
@@ -1024,6 +1037,140 @@ Result<std::string> Explorer::DiffJson() const {
               {"added", diff.added},
               {"removed", diff.removed},
               {"warnings", diff.warnings}};
+  return doc.dump();
+}
+
+Result<double> ParseWhatIfFactor(std::string_view text) {
+  const std::string range = fmt::format("from 0 (the node removed) to {}", kMaxWhatIfFactor);
+  if (text.empty()) {
+    return Error{.message = "factor: give how many times as long the node cooks, " + range +
+                            " (?factor=0.5)"};
+  }
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, value);
+  const bool too_far = ec == std::errc::result_out_of_range;  // 1e999, 1e-999
+  const bool whole = (ec == std::errc() || too_far) && at == end;
+  const std::string shown = Printable(text.substr(0, 32));  // the page shows it
+  if (whole && text.front() == '-') {
+    return Error{.message =
+                     "factor: '" + shown +
+                     "' is negative: a node cannot cook in less than no time; give a factor " +
+                     range};
+  }
+  // from_chars also takes "inf", "nan" and "infinity": a factor starts with a digit or '.'.
+  const bool decimal =
+      (std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.') &&
+      text.find_first_not_of("0123456789.eE+-") == std::string_view::npos;
+  if (!whole || !decimal) {
+    return Error{.message = "factor: '" + shown + "' is not a number; give a factor " + range};
+  }
+  if (too_far || !std::isfinite(value) || value > kMaxWhatIfFactor) {
+    return Error{.message = "factor: '" + shown + "' is out of range; give a factor " + range};
+  }
+  return value;
+}
+
+Result<std::string> Explorer::NodesJson(size_t index, std::string_view sort, size_t top) const {
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
+  const Network& net = v.snapshot.network;
+  const Analysis& a = v.analysis;
+  const std::optional<SortKey> key = ParseSortKey(sort.empty() ? "score" : sort);
+  if (!key) {
+    std::string known;
+    for (SortKey k : {SortKey::kScore, SortKey::kAvg, SortKey::kP95, SortKey::kMax,
+                      SortKey::kPerFrame, SortKey::kGpu, SortKey::kUpstream, SortKey::kGain}) {
+      known += (known.empty() ? "" : ", ") + std::string(SortKeyName(k));
+    }
+    return Error{.message = "sort: unknown key '" + Printable(sort.substr(0, 32)) +
+                            "'; give one of " + known};
+  }
+  if (*key == SortKey::kGain && a.gain_ms.empty()) {
+    return Error{.message = "sort: gain: " + v.file + " was analysed without gains"};
+  }
+  if (top == 0 || top > kMaxNodeRows) {
+    return Error{.message = fmt::format("top: give 1 to {} rows", kMaxNodeRows)};
+  }
+  const size_t cooked = CookedCount(a);
+  std::vector<size_t> rank_of(net.size(), 0);  // 1-based by score; 0 = never cooked
+  for (size_t r = 0; r < cooked && r < v.rank.size(); ++r) rank_of[v.rank[r]] = r + 1;
+  const std::vector<NodeIndex> order = *key == SortKey::kScore ? v.rank : Rank(a, *key);
+  json rows = json::array();
+  for (size_t r = 0; r < cooked && r < top && r < order.size(); ++r) {
+    const NodeIndex n = order[r];
+    const Node& node = net.node(n);
+    const NodeStats& s = a.stats[n];
+    rows.push_back(
+        {{"id", node.id},
+         {"name", ShortName(node.id)},
+         {"type", node.type},
+         {"parent", v.parents[n]},
+         {"rank", rank_of[n]},
+         {"score", Num(s.score)},
+         {"avg_ms", Num(s.avg_ms)},
+         {"p95_ms", Num(s.p95_ms)},
+         {"max_ms", Num(s.max_ms)},
+         {"per_frame_ms", Num(s.per_frame_ms)},
+         {"gpu_avg_ms", Num(s.gpu_avg_ms)},
+         {"upstream_ms", n < a.upstream_ms.size() ? Num(a.upstream_ms[n]) : json(nullptr)},
+         {"gain_ms", n < a.gain_ms.size() ? Num(a.gain_ms[n]) : json(nullptr)},
+         {"waiting", n < a.waiting.size() && a.waiting[n]}});
+  }
+  return json{{"view", index},       {"sort", SortKeyName(*key)},   {"cooked", cooked},
+              {"nodes", net.size()}, {"gains", !a.gain_ms.empty()}, {"rows", std::move(rows)}}
+      .dump();
+}
+
+Result<std::string> Explorer::WhatIfJson(size_t index, std::string_view id,
+                                         std::string_view factor_text) const {
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
+  if (id.empty()) return Error{.message = "node: give a node id (?node=ID)"};
+  Result<double> factor = ParseWhatIfFactor(factor_text);
+  if (!factor) return factor.error();
+  const std::optional<NodeIndex> found = v.snapshot.network.Find(id);
+  if (!found) {
+    const auto containers = ContainerIndex(v);
+    if (containers.contains(id)) {
+      return NotFound("'" + Printable(id) + "' is a container in " + v.file +
+                      ", not a node: the what-if changes one node");
+    }
+    return NotFound("no node '" + Printable(id) + "' in " + v.file);
+  }
+  if (v.whatif == nullptr) return Error{.message = "no what-if model for " + v.file};
+  const WhatIf& w = *v.whatif;
+  const WhatIfChange change{.node = *found, .factor = *factor};
+  const WhatIfPrediction p = w.Predict(std::span(&change, 1));
+  auto frames = [](const WhatIfFrames& f) {
+    return json{
+        {"mean_ms", Num(f.mean_ms)}, {"p95_ms", Num(f.p95_ms)}, {"over_budget", f.over_budget}};
+  };
+  auto series = [](const std::vector<double>& ms) {
+    json out = json::array();
+    for (double x : ms) out.push_back(Num(x));
+    return out;
+  };
+  const NodeIndex n = *found;
+  const bool waiting = n < v.analysis.waiting.size() && v.analysis.waiting[n];
+  const bool cooked = v.analysis.stats[n].cooked_frames > 0;
+  json doc = {{"view", index},
+              {"node", v.snapshot.network.node(n).id},
+              {"factor", *factor},
+              {"model", WhatIfModelName(w.model())},
+              {"budget_ms", w.has_budget() ? Num(w.budget_ms()) : json(nullptr)},
+              {"before", frames(w.before())},
+              {"after", frames(p.after)},
+              {"saved_ms", Num(p.saved_ms)},
+              {"saved_p95_ms", Num(p.saved_p95_ms)},
+              {"frames_saved", p.frames_saved},
+              {"waiting", waiting},
+              {"cooked", cooked},
+              {"before_ms", series(w.frame_ms())},
+              {"after_ms", series(p.frame_ms)},
+              {"warnings", w.warnings()}};
   return doc.dump();
 }
 

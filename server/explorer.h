@@ -26,11 +26,17 @@
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
 #include "metrics/snapshot.h"
+#include "metrics/whatif.h"
 
 namespace cookgraph::server {
 
-/// One analysed input.
+/// One analysed input. A View stays where it is made (no copy, no move): its
+/// what-if model points into its snapshot and analysis.
 struct View {
+  View() = default;
+  View(const View&) = delete;
+  View& operator=(const View&) = delete;
+
   std::string file;  // as the user named it
   Snapshot snapshot;
   Analysis analysis;
@@ -41,9 +47,14 @@ struct View {
   std::vector<std::string> parents;
   std::vector<Container> containers;  // of those parents
   std::vector<NodeIndex> rank;        // Rank(analysis, kScore)
+  /// The what-if model of `snapshot` (docs/architecture.md#what-if-predicted-gains),
+  /// built once by Prepare; its Predict is const and keeps no state, so the
+  /// server's threads share it.
+  std::unique_ptr<const WhatIf> whatif;
 };
 
-/// Fills a View's derived parts (parents, containers, ranking).
+/// Fills a View's derived parts (parents, containers, ranking, the what-if
+/// model). Call it once `snapshot` and `analysis` are final.
 void Prepare(View& view);
 
 /// Everything the server shows at one moment.
@@ -99,6 +110,12 @@ class Explorer {
   Result<std::string> SearchJson(size_t view, std::string_view query) const;
   Result<std::string> FramesJson(size_t view) const;
   Result<std::string> TimelineJson(size_t view, size_t frame) const;
+  /// The ranked nodes by `sort` (a SortKey name), the first `top` (1 to
+  /// kMaxNodeRows) of them.
+  Result<std::string> NodesJson(size_t view, std::string_view sort, size_t top) const;
+  /// The frame times predicted if node `id` cooked `factor` times as long
+  /// (ParseWhatIfFactor's text), next to the measured ones.
+  Result<std::string> WhatIfJson(size_t view, std::string_view id, std::string_view factor) const;
   Result<std::string> FindingsJson(size_t view) const;
   Result<std::string> DiffJson() const;
 
@@ -110,6 +127,17 @@ class Explorer {
 
 /// Error::where of the lookups that found nothing (HTTP 404).
 inline constexpr const char* kNotFound = "not found";
+
+/// The most rows NodesJson gives at once.
+inline constexpr size_t kMaxNodeRows = 5000;
+
+/// The largest what-if factor: a node ten times as slow.
+inline constexpr double kMaxWhatIfFactor = 10;
+
+/// A what-if factor as the API takes it: a decimal number from 0 (the node
+/// removed) to kMaxWhatIfFactor, written in full ("0.5", "1", "2e-1"; no
+/// sign, space, "nan" or "inf"). The Error's message starts "factor: " and gives the range.
+Result<double> ParseWhatIfFactor(std::string_view text);
 
 }  // namespace cookgraph::server
 

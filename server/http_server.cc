@@ -77,6 +77,14 @@ std::optional<size_t> ViewNumber(const std::string& text) {
   return v;
 }
 
+// False, with a 400 sent, when the query names `key` more than once.
+bool OneValue(const httplib::Request& req, const char* key, httplib::Response& res) {
+  const size_t n = req.get_param_value_count(key);
+  if (n <= 1) return true;
+  SendError(res, 400, fmt::format("{}: given {} times; give it once", key, n));
+  return false;
+}
+
 std::string SseEvent(std::string_view event, const json& data) {
   return fmt::format("event: {}\ndata: {}\n\n", event, data.dump());
 }
@@ -264,7 +272,8 @@ Status ExplorerServer::Start() {
   http.Get("/api/diff", [&ex](const httplib::Request&, httplib::Response& res) { Send(res, ex.DiffJson()); });
 
   // /api/v/N/<what>: one view's documents.
-  http.Get(R"(/api/v/([0-9]+)/(summary|graph|node|search|frames|timeline|findings|prompt))",
+  http.Get(R"(/api/v/([0-9]+)/)"
+           R"((summary|graph|node|nodes|search|frames|timeline|findings|whatif|prompt))",
            [&ex, &o](const httplib::Request& req, httplib::Response& res) {
              const std::optional<size_t> v = ViewNumber(req.matches[1]);
              if (!v) {
@@ -278,6 +287,22 @@ Status ExplorerServer::Start() {
              if (what == "search") return Send(res, ex.SearchJson(*v, req.get_param_value("q")));
              if (what == "frames") return Send(res, ex.FramesJson(*v));
              if (what == "findings") return Send(res, ex.FindingsJson(*v));
+             if (what == "nodes") {
+               if (!OneValue(req, "sort", res) || !OneValue(req, "top", res)) return;
+               const std::string t = req.get_param_value("top");
+               const std::optional<size_t> top = t.empty() ? 100 : ViewNumber(t);
+               if (!top) {
+                 return SendError(res, 400,
+                                  fmt::format("top: give a number of rows, 1 to {}", kMaxNodeRows));
+               }
+               return Send(res, ex.NodesJson(*v, req.get_param_value("sort"), *top));
+             }
+             if (what == "whatif") {
+               // Each given once: of a repeated one, which was meant is a guess.
+               if (!OneValue(req, "node", res) || !OneValue(req, "factor", res)) return;
+               const std::string node = req.get_param_value("node");
+               return Send(res, ex.WhatIfJson(*v, node, req.get_param_value("factor")));
+             }
              if (what == "timeline") {
                const std::string f = req.get_param_value("frame");
                const std::optional<size_t> frame = ViewNumber(f);

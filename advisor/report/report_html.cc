@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 
 #include "advisor/report/report_advice.h"
 #include "advisor/report/report_model.h"
@@ -40,10 +41,13 @@ th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: lef
 th { background: var(--panel); } code, .id { font-family: ui-monospace, monospace;
   font-size: 0.92em; overflow-wrap: anywhere; }
 td.id, td.name { min-width: 16ch; }
+/* Ten number columns: tighter, so that a long id keeps its room. */
+#top-nodes td.n, #top-nodes th.n { padding: 4px 4px; }
 .chart { display: block; background: var(--panel); border-radius: 6px; margin: 8px 0; }
 .chart .grid { stroke: var(--line); stroke-width: 1; }
 .chart .label { fill: var(--muted); font: 12px system-ui, sans-serif; }
 .chart .series { fill: none; stroke: var(--accent); stroke-width: 1.5; }
+.chart .series.before { stroke: var(--muted); stroke-width: 1; stroke-dasharray: 4 3; }
 .chart .budget { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 6 4; }
 .ev-op { fill: #4e79a7; } .ev-runtime { fill: #b07aa1; } .ev-note { fill: #bab0ac; }
 .ev-kernel { fill: #59a14f; } .ev-comm { fill: #e15759; } .ev-copy { fill: #f28e2b; }
@@ -212,8 +216,10 @@ void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::strin
   out +=
       "<table><thead><tr><th class=\"n\">rank</th><th>id</th><th>type</th><th class=\"n\">score"
       "</th><th class=\"n\">avg</th><th class=\"n\">p95</th><th class=\"n\">max</th>"
-      "<th class=\"n\">per-frame</th><th class=\"n\">share</th><th>flags</th></tr></thead>"
-      "<tbody>\n";
+      "<th class=\"n\">per-frame</th><th class=\"n\">share</th>";
+  const bool gains = !in.analysis.gain_ms.empty();
+  if (gains) out += fmt::format("<th class=\"n\" title=\"{}\">gain</th>", kGainTitle);
+  out += "<th>flags</th></tr></thead><tbody>\n";
   for (const TopRow& r : rows) {
     const NodeStats& s = in.analysis.stats[r.node];
     const Node& node = in.snapshot.network.node(r.node);
@@ -221,13 +227,63 @@ void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::strin
         "<tr><td class=\"n\">{}</td><td class=\"id\">{}</td><td class=\"name\">{}</td>"
         "<td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td>{}<td>{}</td></tr>\n",
         r.rank, Elided(node.id, kCellWidth), node.type == node.id ? "" : Elided(node.type, 32),
-        Ms(s.score),
-        Ms(s.avg_ms), Ms(s.p95_ms),
-        Ms(s.max_ms), Ms(s.per_frame_ms), Percent(s.share), Flags(in.analysis, r.node));
+        Ms(s.score), Ms(s.avg_ms), Ms(s.p95_ms), Ms(s.max_ms), Ms(s.per_frame_ms), Percent(s.share),
+        gains ? "<td class=\"n\">" + GainCell(in.analysis, r.node) + "</td>" : "",
+        Flags(in.analysis, r.node));
   }
   out += "</tbody></table></section>\n";
+}
+
+// What pays to fix (docs/commands.md#cookgraph-report): the nodes whose
+// halving saves the most, halved and removed, and the frames without the first.
+void WhatPays(const ReportInput& in, std::string& out) {
+  if (in.whatif == nullptr || in.gains == nullptr) return;
+  const WhatIf& w = *in.whatif;
+  const std::vector<PredictedGain>& rows = in.gains->rows;
+  out += fmt::format(
+      "<section id=\"what-pays\"><h2>What pays to fix</h2>\n<p class=\"muted\">{}</p>\n",
+      WhatPaysLine(w, in.analysis.has_budget));
+  if (rows.empty()) {
+    out += "<p>No node is predicted to save time.</p></section>\n";
+    return;
+  }
+  // Steps without a budget have no over-budget column.
+  const bool budget = w.has_budget();
+  const std::string group = fmt::format("<th colspan=\"{}\">", budget ? 3 : 2);
+  const std::string head = std::string("<th class=\"n\">mean ms</th><th class=\"n\">p95 ms</th>") +
+                           (budget ? "<th class=\"n\">fewer over budget</th>" : "");
+  out += "<table><thead><tr><th rowspan=\"2\">id</th>" + group + "halved</th>" + group +
+         "removed</th></tr><tr>" + head + head + "</tr></thead><tbody>\n";
+  for (size_t i = 0; i < rows.size() && i < kGainRows; ++i) {
+    const PredictedGain& r = rows[i];
+    out += "<tr><td class=\"id\">" + Elided(Id(in.snapshot, r.nodes.front()), kCellWidth) + "</td>";
+    for (const std::optional<Saving>& s : {std::optional<Saving>(r.halved), r.fixed}) {
+      for (const std::string& cell : SavingCells(s, budget))
+        out += "<td class=\"n\">" + cell + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  out += "</tbody></table>\n";
+  // The first node removed: the measured frames against the predicted ones.
+  const NodeIndex first = rows.front().nodes.front();
+  const WhatIfChange without{.node = first, .factor = 0};
+  const WhatIfPrediction p = w.Predict(std::span(&without, 1));
+  out += fmt::format(
+      "<p>Without <span class=\"id\">{}</span>: mean {} → {} ms, p95 {} → {} ms{}. Dashed: as "
+      "measured; solid: predicted.</p>\n",
+      Elided(Id(in.snapshot, first), kListWidth), Ms(w.before().mean_ms), Ms(p.after.mean_ms),
+      Ms(w.before().p95_ms), Ms(p.after.p95_ms),
+      w.has_budget() ? fmt::format(", {} → {} over budget", w.before().over_budget,
+                                   Counted(p.after.over_budget, "frame"))
+                     : "");
+  out +=
+      WhatIfChart(in.snapshot, in.analysis, w.frame_ms(), p.frame_ms,
+                  fmt::format("{} time per {} (ms) as measured and predicted without {}",
+                              in.analysis.has_budget ? "Frame" : "Step",
+                              in.analysis.has_budget ? "frame" : "step", Id(in.snapshot, first)));
+  out += "</section>\n";
 }
 
 void Families(const ReportInput& in, std::string& out) {
@@ -500,6 +556,7 @@ std::string RenderReportHtml(const ReportInput& in) {
   out += FrameTimeChart(in.snapshot, in.analysis);
   out += "</section>\n";
   TopNodes(in, rows, out);
+  WhatPays(in, out);
   Families(in, out);
   Loops(in, out);
   if (in.analysis.trace) TraceSections(in, out);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "advisor/report/report_advice.h"
 #include "advisor/report/report_model.h"
@@ -51,9 +52,9 @@ std::string IdList(const Snapshot& snapshot, const std::vector<NodeIndex>& nodes
   return out;
 }
 
-// Frame time as one line of block characters, each the maximum of its frames.
-std::string Sparkline(const FrameSummary& f) {
-  const std::vector<double>& ms = f.frame_ms;
+// Frame time as one line of block characters, each the maximum of its frames,
+// scaled to `top` ms.
+std::string Sparkline(const std::vector<double>& ms, double top) {
   if (ms.empty()) return "";
   const size_t columns = std::min(ms.size(), kSparkColumns);
   std::vector<double> value(columns, 0);
@@ -62,7 +63,6 @@ std::string Sparkline(const FrameSummary& f) {
       value[i * columns / ms.size()] = std::max(value[i * columns / ms.size()], ms[i]);
   }
   static constexpr std::string_view kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-  const double top = std::max(f.max_ms, f.budget_ms);
   std::string line;
   for (double v : value) {
     size_t level = top > 0 ? static_cast<size_t>(std::clamp(v / top, 0.0, 1.0) * 7.999) : 0;
@@ -158,13 +158,13 @@ void FrameTime(const ReportInput& in, std::string& out) {
     out += "No frames.\n\n";
     return;
   }
+  const double top = std::max(f.max_ms, f.budget_ms);
   out += in.analysis.has_budget
              ? fmt::format("Frame time per frame, scaled to {} ms (the larger of the maximum and "
                            "the budget of {} ms):\n\n```text\n{}\n```\n\n",
-                           Ms(std::max(f.max_ms, f.budget_ms)), Ms(in.analysis.budget_ms),
-                           Sparkline(f))
+                           Ms(top), Ms(in.analysis.budget_ms), Sparkline(f.frame_ms, top))
              : fmt::format("Step time per step, scaled to the slowest ({} ms):\n\n```text\n{}\n```\n\n",
-                           Ms(f.max_ms), Sparkline(f));
+                           Ms(f.max_ms), Sparkline(f.frame_ms, top));
   if (!f.over_budget.empty()) {
     const std::vector<int64_t>& index = in.snapshot.samples.frame_index();
     out += "Over-budget frames:";
@@ -190,16 +190,75 @@ void TopNodes(const ReportInput& in, std::string& out) {
     out += "No node cooked in any frame.\n\n";
     return;
   }
-  TableHead(out, {">rank", "id", "type", ">score", ">avg", ">p95", ">max", ">per-frame", ">share",
-                  "flags"});
+  // gain: the mean frame ms saved if the node cooked twice as fast (kGainTitle).
+  const bool gains = !in.analysis.gain_ms.empty();
+  std::vector<std::string> head = {">rank", "id",   "type",       ">score", ">avg",
+                                   ">p95",  ">max", ">per-frame", ">share"};
+  if (gains) head.push_back(">gain");
+  head.push_back("flags");
+  TableHead(out, head);
   for (const TopRow& r : rows) {
     const NodeStats& s = in.analysis.stats[r.node];
     const Node& node = in.snapshot.network.node(r.node);
-    TableRow(out, {std::to_string(r.rank), MarkdownText(node.id), MarkdownText(node.type),
-                   Ms(s.score), Ms(s.avg_ms), Ms(s.p95_ms), Ms(s.max_ms), Ms(s.per_frame_ms),
-                   Percent(s.share), Flags(in.analysis, r.node)});
+    std::vector<std::string> cells = {std::to_string(r.rank),
+                                      MarkdownText(node.id),
+                                      MarkdownText(node.type),
+                                      Ms(s.score),
+                                      Ms(s.avg_ms),
+                                      Ms(s.p95_ms),
+                                      Ms(s.max_ms),
+                                      Ms(s.per_frame_ms),
+                                      Percent(s.share)};
+    if (gains) cells.push_back(GainCell(in.analysis, r.node));
+    cells.push_back(Flags(in.analysis, r.node));
+    TableRow(out, cells);
   }
+  if (gains) out += "\ngain = the " + std::string(kGainTitle) + ".\n";
   out += '\n';
+}
+
+// What pays to fix (docs/commands.md#cookgraph-report), as the HTML report
+// has it; the frames without the first node as a second sparkline.
+void WhatPays(const ReportInput& in, std::string& out) {
+  if (in.whatif == nullptr || in.gains == nullptr) return;
+  const WhatIf& w = *in.whatif;
+  const std::vector<PredictedGain>& rows = in.gains->rows;
+  const char* unit = in.analysis.has_budget ? "frame" : "step";
+  out += "## What pays to fix\n\n" + WhatPaysLine(w, in.analysis.has_budget) + "\n\n";
+  if (rows.empty()) {
+    out += "No node is predicted to save time.\n\n";
+    return;
+  }
+  // Steps without a budget have no over-budget column.
+  const bool budget = w.has_budget();
+  std::vector<std::string> head = {"id"};
+  for (const char* change : {"halved", "removed"}) {
+    head.push_back(fmt::format(">{}: mean ms", change));
+    head.push_back(fmt::format(">{}: p95 ms", change));
+    if (budget) head.push_back(fmt::format(">{}: fewer over budget", change));
+  }
+  TableHead(out, head);
+  for (size_t i = 0; i < rows.size() && i < kGainRows; ++i) {
+    const PredictedGain& r = rows[i];
+    std::vector<std::string> cells = {MarkdownText(Id(in.snapshot, r.nodes.front()))};
+    for (const std::optional<Saving>& s : {std::optional<Saving>(r.halved), r.fixed}) {
+      for (std::string& cell : SavingCells(s, budget)) cells.push_back(std::move(cell));
+    }
+    TableRow(out, cells);
+  }
+  const NodeIndex first = rows.front().nodes.front();
+  const WhatIfChange without{.node = first, .factor = 0};
+  const WhatIfPrediction p = w.Predict(std::span(&without, 1));
+  const double top = std::max(in.analysis.frames.max_ms, in.analysis.budget_ms);
+  out += fmt::format(
+      "\nWithout {}: mean {} → {} ms, p95 {} → {} ms{}. Per {}, as measured and as predicted "
+      "(scaled to {} ms):\n\n```text\n{}\n{}\n```\n\n",
+      MarkdownText(Id(in.snapshot, first)), Ms(w.before().mean_ms), Ms(p.after.mean_ms),
+      Ms(w.before().p95_ms), Ms(p.after.p95_ms),
+      w.has_budget() ? fmt::format(", {} → {} over budget", w.before().over_budget,
+                                   Counted(p.after.over_budget, "frame"))
+                     : "",
+      unit, Ms(top), Sparkline(w.frame_ms(), top), Sparkline(p.frame_ms, top));
 }
 
 void Families(const ReportInput& in, std::string& out) {
@@ -342,6 +401,7 @@ std::string RenderReportMarkdown(const ReportInput& in) {
   Comparison(in, out);
   FrameTime(in, out);
   TopNodes(in, out);
+  WhatPays(in, out);
   Families(in, out);
   Loops(in, out);
   StreamingSection(in, out);

@@ -79,6 +79,26 @@ std::vector<const NodeDiff*> ComparisonRows(const SnapshotDiff& diff, size_t top
   return rows;
 }
 
+std::string GainCell(const Analysis& analysis, NodeIndex n) {
+  return n < analysis.gain_ms.size() ? Ms(analysis.gain_ms[n]) : "-";
+}
+
+std::string WhatPaysLine(const WhatIf& whatif, bool frames) {
+  const char* unit = frames ? "frame" : "step";
+  return fmt::format(
+      "Predicted by the {} model: what each node alone would save if it cooked twice as fast "
+      "(halved) or not at all (removed), in mean and p95 {} ms{}; ranked by the gain column.",
+      WhatIfModelName(whatif.model()), unit,
+      whatif.has_budget() ? fmt::format(" and in {}s over the budget", unit) : "");
+}
+
+std::vector<std::string> SavingCells(const std::optional<Saving>& saving, bool budget) {
+  std::vector<std::string> cells = {saving ? Ms(saving->ms) : "-",
+                                    saving ? Ms(saving->p95_ms) : "-"};
+  if (budget) cells.push_back(saving ? std::to_string(saving->frames) : "-");
+  return cells;
+}
+
 std::string Flags(const Analysis& analysis, NodeIndex n) {
   auto at = [n](const std::vector<bool>& flags) { return n < flags.size() && flags[n]; };
   std::string out;

@@ -56,6 +56,24 @@ std::vector<FamilyRow> FamilyRows(const Snapshot& snapshot, const Analysis& anal
 /// up to `top` rows in all.
 std::vector<const NodeDiff*> ComparisonRows(const SnapshotDiff& diff, size_t top);
 
+/// How many nodes "What pays to fix" lists.
+inline constexpr size_t kGainRows = 5;
+
+/// The gain column's cell of `n`: its Analysis::gain_ms in ms.
+std::string GainCell(const Analysis& analysis, NodeIndex n);
+
+/// The gain column's header tooltip.
+inline constexpr std::string_view kGainTitle =
+    "predicted mean frame ms saved if this node cooked twice as fast";
+
+/// The line under "What pays to fix": the model, and what the table says.
+std::string WhatPaysLine(const WhatIf& whatif, bool frames);
+
+/// The cells of a saving in "What pays to fix": mean ms, p95 ms and, with a
+/// `budget`, the over-budget frames saved ("-3": three more); "-" each
+/// without a saving.
+std::vector<std::string> SavingCells(const std::optional<Saving>& saving, bool budget);
+
 /// "loop", "critical", "dead" joined by ", " ("" when none).
 std::string Flags(const Analysis& analysis, NodeIndex n);
 

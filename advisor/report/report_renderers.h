@@ -13,6 +13,7 @@
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
 #include "metrics/snapshot.h"
+#include "metrics/whatif.h"
 #include "writers/heatmap/heatmap_svg.h"
 
 namespace cookgraph {
@@ -34,6 +35,14 @@ struct ReportInput {
   /// nullptr = not drawn, and `heatmap_note` says why.
   const Heatmap* heatmap = nullptr;
   std::string heatmap_note;
+  /// "What pays to fix" (docs/commands.md#cookgraph-report): the nodes that
+  /// pay most (Judged::gains, advisor/gains.h), of which the first kGainRows
+  /// are listed, and the what-if model of `snapshot` and `analysis`
+  /// (metrics/whatif.h) that draws the frames without the first; either
+  /// nullptr = no such section. The node tables' gain column is
+  /// `analysis.gain_ms`, shown when it is not empty.
+  const TopGains* gains = nullptr;
+  const WhatIf* whatif = nullptr;
 };
 
 /// The report as one HTML document. Every string from the input is escaped.

@@ -25,31 +25,34 @@ std::string C(double v) { return fmt::format("{:.1f}", v); }
 
 }  // namespace
 
-std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
-  const FrameSummary& frames = analysis.frames;
-  const std::vector<double>& ms = frames.frame_ms;
+namespace {
+
+// The frame-time chart of `ms` (FrameTimeChart), or, with `after`, the same
+// frames predicted by a what-if (WhatIfChart): then the measured line is
+// muted, the predicted one drawn over it, and the over-budget marks are the
+// prediction's. `id` names the title element (unique in the page).
+std::string FramesChart(const Snapshot& snapshot, const Analysis& analysis,
+                        const std::vector<double>& ms, const std::vector<double>* after,
+                        std::string_view id, const std::string& title) {
   constexpr double kWidth = 960, kHeight = 280;
   constexpr double kLeft = 56, kRight = 16, kTop = 16, kBottom = 40;
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   std::string out = fmt::format(
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
-      "aria-labelledby=\"frame-chart-title\">\n"
-      "<title id=\"frame-chart-title\">{}</title>\n",
-      kWidth, kHeight,
-      analysis.has_budget
-          ? fmt::format("Frame time per frame (ms) against the budget of {} ms; {} of {} "
-                        "over budget",
-                        Ms(analysis.budget_ms), frames.over_budget.size(),
-                        Counted(frames.counted, "frame"))
-          : fmt::format("Step time per step (ms), {}, no budget", Counted(ms.size(), "step")));
+      "aria-labelledby=\"{}\">\n"
+      "<title id=\"{}\">{}</title>\n",
+      kWidth, kHeight, id, id, EscapeHtml(title));
   if (ms.empty()) {
     out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\">no frames</text>\n</svg>\n", kLeft,
                        kTop + plot_h / 2);
     return out;
   }
   double top = analysis.budget_ms;
-  for (double v : ms) {
-    if (std::isfinite(v)) top = std::max(top, v);
+  for (const std::vector<double>* series : {&ms, after}) {
+    if (series == nullptr) continue;
+    for (double v : *series) {
+      if (std::isfinite(v)) top = std::max(top, v);
+    }
   }
   top = top > 0 ? top * 1.08 : 1;
   const double step = NiceStep(top, 5);
@@ -64,24 +67,40 @@ std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
   }
   // Columns: one per frame, or the maximum of a run of frames for long captures.
   const size_t columns = std::min(ms.size(), kMaxChartColumns);
-  std::vector<double> value(columns, 0);
-  std::vector<bool> over(columns, false);
-  for (size_t f = 0; f < ms.size(); ++f) {
-    const size_t c = f * columns / ms.size();
-    if (std::isfinite(ms[f])) value[c] = std::max(value[c], ms[f]);
-  }
-  for (size_t f : frames.over_budget) {
-    if (f < ms.size()) over[f * columns / ms.size()] = true;
-  }
+  auto column_max = [&](const std::vector<double>& series) {
+    std::vector<double> value(columns, 0);
+    for (size_t f = 0; f < ms.size() && f < series.size(); ++f) {
+      const size_t c = f * columns / ms.size();
+      if (std::isfinite(series[f])) value[c] = std::max(value[c], series[f]);
+    }
+    return value;
+  };
   auto x = [&](size_t c) {
     return columns == 1 ? kLeft + plot_w / 2 : kLeft + plot_w * c / (columns - 1);
   };
-  out += "<polyline class=\"series\" points=\"";
-  for (size_t c = 0; c < columns; ++c) {
-    if (c) out += ' ';
-    out += C(x(c)) + "," + C(y(value[c]));
+  auto polyline = [&](const char* cls, const std::vector<double>& value) {
+    out += fmt::format("<polyline class=\"{}\" points=\"", cls);
+    for (size_t c = 0; c < columns; ++c) {
+      if (c) out += ' ';
+      out += C(x(c)) + "," + C(y(value[c]));
+    }
+    out += "\"/>\n";
+  };
+  polyline(after ? "series before" : "series", column_max(ms));
+  const std::vector<double> value = column_max(after ? *after : ms);
+  if (after) polyline("series after", value);
+  std::vector<bool> over(columns, false);
+  if (after) {
+    for (size_t f = 0; f < after->size() && f < ms.size(); ++f) {
+      if (analysis.has_budget && std::isfinite((*after)[f]) && (*after)[f] > analysis.budget_ms) {
+        over[f * columns / ms.size()] = true;
+      }
+    }
+  } else {
+    for (size_t f : analysis.frames.over_budget) {
+      if (f < ms.size()) over[f * columns / ms.size()] = true;
+    }
   }
-  out += "\"/>\n";
   if (analysis.has_budget) out += fmt::format(
       "<line class=\"budget\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
       "<text class=\"label budget-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">budget {} "
@@ -111,6 +130,27 @@ std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
       kLeft + plot_w / 2, kHeight - 6, ms.size(), Counted(columns, "column"),
       columns < ms.size() ? ", each the maximum of its frames" : "");
   return out;
+}
+
+}  // namespace
+
+std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
+  const FrameSummary& frames = analysis.frames;
+  const std::string title =
+      analysis.has_budget
+          ? fmt::format(
+                "Frame time per frame (ms) against the budget of {} ms; {} of {} "
+                "over budget",
+                Ms(analysis.budget_ms), frames.over_budget.size(), Counted(frames.counted, "frame"))
+          : fmt::format("Step time per step (ms), {}, no budget",
+                        Counted(frames.frame_ms.size(), "step"));
+  return FramesChart(snapshot, analysis, frames.frame_ms, nullptr, "frame-chart-title", title);
+}
+
+std::string WhatIfChart(const Snapshot& snapshot, const Analysis& analysis,
+                        const std::vector<double>& before_ms, const std::vector<double>& after_ms,
+                        const std::string& title) {
+  return FramesChart(snapshot, analysis, before_ms, &after_ms, "whatif-chart-title", title);
 }
 
 std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,

@@ -17,6 +17,14 @@ namespace cookgraph::report_internal {
 /// maximum of each of at most kMaxChartColumns columns, so spikes stay visible.
 std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis);
 
+/// FrameTimeChart of a what-if (metrics/whatif.h): the frames the model
+/// starts from (`before_ms`, WhatIf::frame_ms), muted, and its prediction
+/// `after_ms` drawn over them; the over-budget marks are the prediction's.
+/// `title` is plain text (escaped here).
+std::string WhatIfChart(const Snapshot& snapshot, const Analysis& analysis,
+                        const std::vector<double>& before_ms, const std::vector<double>& after_ms,
+                        const std::string& title);
+
 /// Horizontal bars of per_frame_ms for `rows`, labelled by id.
 std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,
                           const std::vector<TopRow>& rows);

@@ -43,7 +43,8 @@
   const state = {
     index: null, view: 0, summary: null, graph: null, container: '', metric: 'score',
     selected: null, hover: -1, cam: { x: 0, y: 0, k: 1 }, frames: null, frame: null,
-    timeline: null, findings: null, tab: 'network', node: null,
+    timeline: null, findings: null, tab: 'network', node: null, nodes: null, nodesSort: 'score',
+    whatif: null,
   };
 
   async function get(path) {
@@ -70,13 +71,16 @@
     if (name === 'network') resizeGraph();
     if (name === 'frames') loadFrames().catch((e) => showError('frames', e));
     if (name === 'findings') loadFindings().catch((e) => showError('findings', e));
+    if (name === 'nodes') loadNodes().catch((e) => showError('nodes', e));
     if (name === 'diff') loadDiff().catch((e) => showError('comparison', e));
     if (name === 'views') drawViews();
   }
   for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => showTab(b.dataset.tab));
 
   // ---------------------------------------------------------------- colours
-  const METRICS = { score: 'score', per_frame_ms: 'per-frame ms', gpu_ms: 'GPU ms per frame', upstream_ms: 'upstream ms' };
+  const METRICS = { score: 'score', per_frame_ms: 'per-frame ms', gpu_ms: 'GPU ms per frame', upstream_ms: 'upstream ms', gain_ms: 'gain ms' };
+  // The gain column (docs/architecture.md#what-if-predicted-gains).
+  const GAIN_TITLE = 'predicted mean frame ms saved if this node cooked twice as fast';
   const F = { loop: 1, critical: 2, dead: 4, waiting: 8, enterable: 16, output: 32, node: 64 };
   function ramp(t) {  // 0..1 -> light yellow .. red
     const stops = [[255, 247, 236], [253, 212, 158], [252, 141, 89], [215, 48, 31], [127, 0, 0]];
@@ -104,7 +108,7 @@
     canvas.height = Math.max(1, Math.round(r.height * dpr));
     dirty = true;
   }
-  window.addEventListener('resize', () => { resizeGraph(); drawFrameChart(); drawTimeline(); });
+  window.addEventListener('resize', () => { resizeGraph(); drawFrameChart(); drawTimeline(); if (!$('panel').hidden) drawWhatIf(); });
 
   function fit() {
     const g = state.graph;
@@ -487,6 +491,7 @@
       stats.appendChild(tr);
     }
     drawNodeChart();
+    showWhatIf(d);
     const fl = $('panel-findings');
     fl.replaceChildren();
     const findings = d.findings || [];
@@ -529,15 +534,20 @@
   }
   $('panel-close').addEventListener('click', () => { $('panel').hidden = true; resizeGraph(); });
 
-  function drawNodeChart() {
-    const c = $('node-chart');
-    const d = state.node;
+  // A chart's canvas sized to its box at the screen's pixel ratio, blank:
+  // its context, drawing in CSS pixels, and the box.
+  function fitCanvas(c) {
     const r = c.getBoundingClientRect();
     const dpr = window.devicePixelRatio || 1;
     c.width = Math.max(1, r.width * dpr); c.height = Math.max(1, r.height * dpr);
     const g = c.getContext('2d');
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, r.width, r.height);
+    return [g, r];
+  }
+
+  function drawNodeChart() {
+    const d = state.node;
+    const [g, r] = fitCanvas($('node-chart'));
     const s = d && d.series ? d.series.cook_ms : [];
     if (!s || !s.length) { $('panel-chart-note').textContent = 'no per-frame series'; return; }
     let max = 0;
@@ -559,6 +569,89 @@
     $('panel-chart-note').textContent = over.size ? 'red: the frame was over budget (' + plural(over.size, 'frame') + ')' : '';
   }
 
+  // ---------------------------------------------------------------- what-if
+  // The panel's slider: the frame times predicted if the node cooked factor ×
+  // as long (0: removed, 1: as measured), asked of the server at each move
+  // (docs/architecture.md#what-if-predicted-gains); only the newest answer is drawn.
+  let whatifSeq = 0, whatifTimer = null;
+  function showWhatIf(d) {
+    const box = $('whatif');
+    box.hidden = !d.node;
+    if (!d.node) { whatifSeq++; state.whatif = null; return; }
+    requestWhatIf();
+  }
+  $('whatif-factor').addEventListener('input', () => {
+    $('whatif-value').textContent = Number($('whatif-factor').value).toFixed(2);
+    clearTimeout(whatifTimer);
+    whatifTimer = setTimeout(requestWhatIf, 60);
+  });
+  async function requestWhatIf() {
+    const id = $('panel').dataset.id, factor = $('whatif-factor').value, view = state.view;
+    const seq = ++whatifSeq;
+    $('whatif-value').textContent = Number(factor).toFixed(2);
+    try {
+      const w = await get(V() + '/whatif?node=' + encodeURIComponent(id) + '&factor=' + encodeURIComponent(factor));
+      if (seq !== whatifSeq || view !== state.view) return;  // a newer move, another node or view
+      state.whatif = w;
+      const unit = state.summary && state.summary.steps ? 'step' : 'frame';
+      const change = (a, b) => fmt(a) + ' → ' + fmt(b) + ' ms';
+      const saved = (v) => (v === null ? '' : ' (' + (v >= 0 ? fmt(v) + ' saved' : fmt(-v) + ' more') + ')');
+      let head = 'mean ' + change(w.before.mean_ms, w.after.mean_ms) + saved(w.saved_ms) +
+        ' · p95 ' + change(w.before.p95_ms, w.after.p95_ms) + saved(w.saved_p95_ms);
+      if (w.budget_ms !== null) {
+        head += ' · over budget ' + w.before.over_budget + ' → ' + plural(w.after.over_budget, unit) +
+          (w.frames_saved > 0 ? ' (' + w.frames_saved + ' saved)' : w.frames_saved < 0 ? ' (' + -w.frames_saved + ' more)' : '');
+      }
+      $('whatif-head').textContent = head;
+      const notes = ['model: ' + w.model];
+      const gain = state.node && state.node.gain_ms;
+      if (gain !== null && gain !== undefined) notes.push('halving it saves ' + fmt(gain) + ' ms per ' + unit + ' (the gain column)');
+      if (w.waiting) notes.push('a waiting node (queue) does no work: the model leaves it as measured');
+      if (!w.cooked) notes.push('the node never cooked');
+      for (const x of w.warnings) notes.push(x);
+      $('whatif-note').textContent = notes.join(' · ');
+      drawWhatIf();
+      const box = $('whatif');
+      box.dataset.ready = id + '@' + w.factor;
+    } catch (e) {
+      if (seq === whatifSeq) { $('whatif-head').textContent = e.message; showError('what-if', e); }
+    }
+  }
+  // Before (grey bars) and after (the blue line) per frame, with the budget.
+  function drawWhatIf() {
+    const w = state.whatif;
+    const [g, r] = fitCanvas($('whatif-chart'));
+    if (!w || !w.before_ms.length) return;
+    const before = w.before_ms, after = w.after_ms, n = before.length;
+    let max = w.budget_ms || 0;
+    for (const s of [before, after]) for (const v of s) if (v !== null && v > max) max = v;
+    max = max * 1.05 || 1;
+    const h = r.height - 14, bw = r.width / n;
+    const Y = (v) => h - (Math.max(0, v) / max) * h;
+    g.fillStyle = '#cfd6e4';
+    for (let i = 0; i < n; i++) {
+      if (before[i] === null) continue;
+      g.fillRect(i * bw, Y(before[i]), Math.max(1, bw - (bw > 3 ? 1 : 0)), h - Y(before[i]));
+    }
+    g.strokeStyle = '#1565c0'; g.lineWidth = 1.5;
+    g.beginPath();
+    let open = false;
+    for (let i = 0; i < n; i++) {
+      if (after[i] === null) { open = false; continue; }
+      const x = (i + 0.5) * bw;
+      if (open) g.lineTo(x, Y(after[i])); else g.moveTo(x, Y(after[i]));
+      open = true;
+    }
+    g.stroke();
+    if (w.budget_ms !== null) {
+      g.strokeStyle = '#c62828'; g.lineWidth = 1; g.setLineDash([4, 3]);
+      g.beginPath(); g.moveTo(0, Y(w.budget_ms)); g.lineTo(r.width, Y(w.budget_ms)); g.stroke(); g.setLineDash([]);
+    }
+    g.fillStyle = '#66708a'; g.font = '11px system-ui, sans-serif';
+    g.fillText('grey: measured · blue: predicted' + (w.budget_ms !== null ? ' · dashed: budget' : '') + ' · 0 … ' + fmt(max, 1) + ' ms', 2, r.height - 2);
+    api.whatif = { node: w.node, factor: w.factor, after: after.slice(), saved_ms: w.saved_ms };
+  }
+
   // ---------------------------------------------------------------- frames and timelines
   async function loadFrames(force) {
     if (!state.frames || force) state.frames = await get(V() + '/frames');
@@ -574,11 +667,7 @@
     const c = $('frame-chart');
     const f = state.frames;
     if (!f || c.offsetParent === null) return;
-    const r = c.getBoundingClientRect();
-    const dpr = window.devicePixelRatio || 1;
-    c.width = Math.max(1, r.width * dpr); c.height = Math.max(1, r.height * dpr);
-    const g = c.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const [g, r] = fitCanvas(c);
     const s = f.frame_ms, n = s.length;
     let max = f.budget_ms || 0;
     for (const v of s) if (v !== null && v > max) max = v;
@@ -800,20 +889,30 @@
   }
 
   // ---------------------------------------------------------------- comparison and snapshots
-  function sortableTable(table, columns, rows, onRow) {
-    let key = null, desc = true;
+  // `ranked` ({ key, rank(column) }): the rows come ranked by the server,
+  // largest first; a header with a `sort` asks it to rank by that instead.
+  function sortableTable(table, columns, rows, onRow, ranked) {
+    let key = ranked ? ranked.key : null, desc = true;
     function render() {
       table.replaceChildren();
       const thead = el('thead'), tr = el('tr');
       for (const c of columns) {
-        const th = el('th', c.label + (key === c.key ? (desc ? ' ▼' : ' ▲') : ''), 'sortable' + (c.num ? ' num' : ''));
-        th.addEventListener('click', () => { desc = key === c.key ? !desc : true; key = c.key; render(); });
+        const active = ranked ? c.sort === key : c.key === key;
+        const sortable = !ranked || c.sort;
+        const th = el('th', c.label + (active ? (desc ? ' ▼' : ' ▲') : ''), (sortable ? 'sortable' : '') + (c.num ? ' num' : ''));
+        if (c.title) th.title = c.title;
+        if (c.sort) th.dataset.sort = c.sort;
+        if (ranked) {
+          if (c.sort) th.addEventListener('click', () => ranked.rank(c));
+        } else {
+          th.addEventListener('click', () => { desc = key === c.key ? !desc : true; key = c.key; render(); });
+        }
         tr.appendChild(th);
       }
       thead.appendChild(tr);
       table.appendChild(thead);
       const sorted = rows.slice();
-      if (key) {
+      if (key && !ranked) {
         sorted.sort((a, b) => {
           const x = a[key], y = b[key];
           if (x === y) return 0;
@@ -832,6 +931,7 @@
           r.appendChild(td);
         }
         if (onRow) r.addEventListener('click', () => onRow(row));
+        if (row.id !== undefined) r.dataset.id = row.id;
         tbody.appendChild(r);
       }
       table.appendChild(tbody);
@@ -877,6 +977,37 @@
       { key: 'findings', label: 'findings', num: true },
       { key: 'top', label: 'top node' },
     ], state.index.views, (row) => selectView(row.view));
+  }
+
+  // ---------------------------------------------------------------- nodes
+  // The view's costliest nodes as a table, ranked by the server over every
+  // node (each key largest first, as `score --sort`); a row reveals its node.
+  const NODE_ROWS = 200;
+  async function loadNodes(sort) {
+    if (sort) state.nodesSort = sort;
+    else if (state.nodes && state.nodes.view === state.view) return drawNodes();
+    state.nodes = await get(V() + '/nodes?sort=' + encodeURIComponent(state.nodesSort) + '&top=' + NODE_ROWS);
+    drawNodes();
+  }
+  function drawNodes() {
+    const d = state.nodes;
+    const ms = (key, sort, label, title) => ({ key, sort, label, title, num: true, format: (v) => fmt(v) });
+    const columns = [
+      { key: 'rank', label: 'rank', num: true, title: 'by score, as cookgraph score ranks' },
+      { key: 'id', label: 'node' },
+      { key: 'type', label: 'type' },
+      ms('score', 'score', 'score'), ms('avg_ms', 'avg', 'avg ms'), ms('p95_ms', 'p95', 'p95 ms'),
+      ms('max_ms', 'max', 'max ms'), ms('per_frame_ms', 'per-frame', 'per-frame ms'),
+    ];
+    if (state.summary && state.summary.metrics.includes('gpu_ms')) columns.push(ms('gpu_avg_ms', 'gpu', 'GPU avg ms'));
+    columns.push(ms('upstream_ms', 'upstream', 'upstream ms'));
+    if (d.gains) columns.push(ms('gain_ms', 'gain', 'gain ms', GAIN_TITLE));
+    const label = (columns.find((c) => c.sort === d.sort) || { label: d.sort }).label;
+    $('nodes-head').textContent = (d.rows.length < d.cooked ? 'The ' + d.rows.length + ' largest of ' : 'All ') + plural(d.cooked, 'cooked node') +
+      ' by ' + label + ' · click a header to rank by it, a row to show the node';
+    sortableTable($('nodes-table'), columns, d.rows, (row) => revealNode(row.id, row.parent),
+      { key: d.sort, rank: (c) => loadNodes(c.sort).catch((e) => showError('nodes', e)) });
+    document.body.dataset.nodesSort = d.sort;
   }
 
   // ---------------------------------------------------------------- ask
@@ -946,7 +1077,7 @@
   // ---------------------------------------------------------------- views and live updates
   async function selectView(i) {
     state.view = i;
-    state.frames = null; state.frame = null; state.timeline = null; state.findings = null;
+    state.frames = null; state.frame = null; state.timeline = null; state.findings = null; state.nodes = null;
     $('panel').hidden = true;
     await loadView();
     showTab('network');
@@ -961,6 +1092,7 @@
     for (const m of s.metrics) {
       const o = el('option', METRICS[m]);
       o.value = m;
+      if (m === 'gain_ms') o.title = GAIN_TITLE;
       sel.appendChild(o);
     }
     if (!s.metrics.includes(state.metric)) state.metric = 'score';
@@ -998,6 +1130,8 @@
     dirty = true;
     if (state.tab === 'frames') { state.frame = null; await loadFrames(true); }
     if (state.tab === 'findings') await loadFindings(true);
+    state.nodes = null;
+    if (state.tab === 'nodes') await loadNodes();
     if (!$('panel').hidden && state.node) await openNode($('panel').dataset.id);
   }
 

@@ -6,7 +6,10 @@
 // On one input: the network draws; a double-click enters a container (when
 // the input has one); a search finds the top node by name and opens its
 // panel, whose numbers must equal `cookgraph score --format json`'s; the
-// worst frame's timeline opens; the ask box streams an answer from the fake
+// worst frame's timeline opens; the Nodes tab ranks by its gain column (a
+// header click) and its first row opens that node, whose what-if slider,
+// moved, changes the predicted frame times (as the API gives them) and the
+// chart; the ask box streams an answer from the fake
 // LLM server (the question echoed back, Markdown with hostile HTML in it)
 // and renders it as Markdown with nothing able to run; no console error, no
 // dialog. Screenshots go to DIR. --hostile also searches for the node named
@@ -115,6 +118,66 @@ try {
   check(compared >= 10, `the panel showed only ${compared} of score's numbers`);
   check(await page.$eval('#panel-title', (e) => e.textContent) === top.id, 'the panel title is not the node id');
   await page.screenshot({ path: `${args.out}/panel.png` });
+
+  // The Nodes tab: a click on "gain ms" ranks every node by its gain (the
+  // server's ranking), the first row opens its node.
+  await page.click('[data-tab=nodes]');
+  const byGain = await page.evaluate(async () => (await (await fetch('/api/v/0/nodes?sort=gain&top=200')).json()));
+  try {
+    await page.waitForSelector('#nodes-table th[data-sort=gain]', { timeout: 15000 });
+    const title = await page.$eval('#nodes-table th[data-sort=gain]', (th) => th.title);
+    check(title === 'predicted mean frame ms saved if this node cooked twice as fast', `the gain header's tooltip is "${title}"`);
+    await page.click('#nodes-table th[data-sort=gain]');
+    await page.waitForFunction(() => document.body.dataset.nodesSort === 'gain', null, { timeout: 15000 });
+    const ids = await page.$$eval('#nodes-table tbody tr', (rows) => rows.map((r) => r.dataset.id));
+    check(ids.length === byGain.rows.length && ids.every((id, i) => id === byGain.rows[i].id),
+      `the table by gain is not the server's ranking: ${ids.slice(0, 3)} vs ${byGain.rows.slice(0, 3).map((r) => r.id)}`);
+    const gains = byGain.rows.map((r) => r.gain_ms);
+    check(gains.every((g, i) => i === 0 || gains[i - 1] >= g), `gains not largest first: ${gains.slice(0, 5)}`);
+    await page.screenshot({ path: `${args.out}/nodes.png` });
+  } catch (e) {
+    check(false, `the Nodes tab did not rank by gain: ${e.message}`);
+  }
+
+  // The what-if slider of the node that gains most: 0.5 first, then moved
+  // with the keyboard to 0 (removed) and to 1 (as measured).
+  const gainer = byGain.rows[0];
+  if (gainer) {
+    try {
+      await page.click('#nodes-table tbody tr');
+      const ready = (f) => page.waitForFunction(([id, f]) => document.getElementById('whatif').dataset.ready === id + '@' + f,
+        [gainer.id, f], { timeout: 15000 });
+      await ready(0.5);
+      const chart = () => page.$eval('#whatif-chart', (c) => c.toDataURL());
+      const half = await page.evaluate(() => window.cookgraph.whatif);
+      const halfPixels = await chart();
+      await page.focus('#whatif-factor');
+      await page.keyboard.press('Home');
+      await ready(0);
+      const removed = await page.evaluate(() => window.cookgraph.whatif);
+      const api = await page.evaluate(async (id) => (await (await fetch('/api/v/0/whatif?node=' + encodeURIComponent(id) + '&factor=0')).json()), gainer.id);
+      check(JSON.stringify(removed.after) === JSON.stringify(api.after_ms), 'the drawn series at 0 is not the API\'s after_ms');
+      if (gainer.gain_ms > 0) {
+        check(JSON.stringify(removed.after) !== JSON.stringify(half.after), 'moving the slider from 0.5 to 0 did not change the predicted series');
+        check(removed.saved_ms > half.saved_ms, `removing ${gainer.id} saves ${removed.saved_ms} ms, halving ${half.saved_ms}`);
+        check(await chart() !== halfPixels, 'the what-if chart did not change with the slider');
+      } else {
+        console.log(`explorer_test: no node of ${args.input.join(' ')} is predicted to gain: the series is not compared`);
+      }
+      for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowRight');  // 0.05 a step
+      await ready(1);
+      const measured = await page.evaluate(() => window.cookgraph.whatif);
+      check(Math.abs(measured.saved_ms) < 1e-9, `at 1 (as measured) the model saves ${measured.saved_ms} ms`);
+      const head = await page.$eval('#whatif-head', (e) => e.textContent);
+      check(/mean .* → .* ms/.test(head), `the what-if head says no before and after: ${head}`);
+      await page.$eval('#whatif', (e) => e.scrollIntoView());
+      await page.screenshot({ path: `${args.out}/whatif.png` });
+    } catch (e) {
+      check(false, `the what-if slider of ${gainer.id}: ${e.message}`);
+    }
+  } else {
+    check(false, 'the nodes API listed no node');
+  }
 
   // The worst frame's timeline opens first.
   await page.click('[data-tab=frames]');

@@ -18,42 +18,14 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/input_reader.h"
-#include "advisor/pack.h"
-#include "advisor/rules.h"
 #include "server/assets.h"
 #include "server/http_server.h"
+#include "tests/server/views.h"
 
 namespace cookgraph::server {
 namespace {
 
 using nlohmann::json;
-
-std::shared_ptr<const View> Load(const std::string& file) {
-  auto v = std::make_shared<View>();
-  Result<Snapshot> s = ReadInput({std::string(COOKGRAPH_SOURCE_DIR) + "/" + file}, {});
-  EXPECT_TRUE(s) << (s ? "" : s.error().Format());
-  v->file = file;
-  v->snapshot = std::move(*s);
-  v->analysis = Analyse(v->snapshot);
-  v->pack = *BuiltinPack(v->snapshot.info.engine);
-  v->findings = Evaluate(v->pack, v->snapshot, v->analysis);
-  Prepare(*v);
-  return v;
-}
-
-const std::string kTd = "examples/touchdesigner_feedback.json";
-
-Explorer Td() {
-  Dataset d;
-  d.views.push_back(Load(kTd));
-  return Explorer(std::move(d));
-}
-
-json Doc(const Result<std::string>& r) {
-  EXPECT_TRUE(r) << (r ? "" : r.error().Format());
-  return r ? json::parse(*r) : json();
-}
 
 TEST(Explorer, TheTopLevelIsOneContainerHoldingTheWholeNetwork) {
   Explorer ex = Td();
@@ -188,7 +160,7 @@ TEST(Explorer, ATouchDesignerFrameIsLaidOutInDependencyOrderOnTheMainThread) {
 
 TEST(Explorer, ATraceStepHasOneLanePerThreadAndStreamWithLaunchLinks) {
   Dataset d;
-  d.views.push_back(Load("tests/data/fixtures/traces/kineto_nccl_rank0_5steps.json.gz"));
+  d.views.push_back(LoadView("tests/data/fixtures/traces/kineto_nccl_rank0_5steps.json.gz"));
   Explorer ex(std::move(d));
   const json t = Doc(ex.TimelineJson(0, 1));
   EXPECT_EQ(t["layout"], "recorded");
@@ -215,7 +187,7 @@ TEST(Explorer, ATraceStepHasOneLanePerThreadAndStreamWithLaunchLinks) {
 // inside a node that calls or launches it, with no cycle.
 TEST(Explorer, ATraceIsShownAsItsCallTree) {
   Dataset d;
-  d.views.push_back(Load("tests/data/fixtures/traces/kineto_nccl_rank0_5steps.json.gz"));
+  d.views.push_back(LoadView("tests/data/fixtures/traces/kineto_nccl_rank0_5steps.json.gz"));
   Explorer ex(std::move(d));
   const View& v = *ex.data()->views[0];
   const Network& net = v.snapshot.network;
@@ -254,7 +226,7 @@ TEST(Explorer, LiveDataIsReplacedWholeAndTheVersionGrows) {
   EXPECT_EQ(ex.version(), 0u);
   EXPECT_EQ(json::parse(ex.IndexJson())["views"].size(), 0u);
   Dataset next{.live = true, .status = "3 frames"};
-  next.views.push_back(Load(kTd));
+  next.views.push_back(LoadView(kTd));
   ex.Replace(std::move(next));
   EXPECT_EQ(ex.version(), 1u);
   const json index = json::parse(ex.IndexJson());
@@ -266,7 +238,7 @@ TEST(Explorer, LiveDataIsReplacedWholeAndTheVersionGrows) {
 // Pages read while watch --serve replaces the data: every reader sees one
 // whole dataset (run under ThreadSanitizer by scripts/test-sanitizers.sh).
 TEST(Explorer, ReadersSeeWholeDatasetsWhileTheyAreReplaced) {
-  const std::shared_ptr<const View> td = Load(kTd);
+  const std::shared_ptr<const View> td = LoadView(kTd);
   Explorer ex(Dataset{.live = true});
   std::atomic<bool> stop{false};
   std::atomic<size_t> reads{0}, torn{0};
