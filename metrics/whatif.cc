@@ -13,6 +13,18 @@
 
 namespace cookgraph {
 
+namespace {
+
+// The factor of `node` in `changes` (sorted by node, one entry per node), 1
+// for a node that is not changed.
+double FactorOf(std::span<const WhatIfChange> changes, NodeIndex node) {
+  auto it = std::lower_bound(changes.begin(), changes.end(), node,
+                             [](const WhatIfChange& c, NodeIndex n) { return c.node < n; });
+  return it != changes.end() && it->node == node ? it->factor : 1.0;
+}
+
+}  // namespace
+
 // One step of one rank, as the step-path model needs it: the event graph's
 // points in topological order, the edges into each, and which node's own time
 // each edge is.
@@ -29,16 +41,18 @@ struct WhatIf::Step {
   double length_ns = 0;             // the longest path as this model computes it
   std::vector<NodeIndex> on_path;   // nodes with own time on the path, ascending
 
-  // The longest path with node n's own time times factor[n] (factor empty = as measured).
-  double Longest(const std::vector<double>& factor) const {
+  // The longest path with each changed node's own time scaled (`changes`
+  // as FactorOf reads them; empty = as measured).
+  double Longest(std::span<const WhatIfChange> changes) const {
     std::vector<double> dist(in_at.size() - 1, 0.0);
     double longest = 0;
     for (size_t v = 0; v + 1 < in_at.size(); ++v) {
       double d = 0;
       for (uint32_t k = in_at[v]; k < in_at[v + 1]; ++k) {
         const In& e = in[k];
-        const double w =
-            e.node != kNoIndex && !factor.empty() ? e.weight_ns * factor[e.node] : e.weight_ns;
+        const double w = e.node != kNoIndex && !changes.empty()
+                             ? e.weight_ns * FactorOf(changes, e.node)
+                             : e.weight_ns;
         d = std::max(d, dist[e.from] + w);
       }
       dist[v] = d;
@@ -292,19 +306,12 @@ WhatIf WhatIf::Build(const Snapshot& snapshot, const Analysis& analysis) {
 
 std::vector<double> WhatIf::FrameTimes(std::span<const WhatIfChange> changes) const {
   const Samples& samples = snapshot_->samples;
-  const size_t node_count = snapshot_->network.size();
-  std::vector<double> factor(node_count, 1.0);
-  for (const WhatIfChange& c : changes) {
-    if (c.node < node_count && !analysis_->waiting[c.node]) factor[c.node] = c.factor;
-  }
   std::vector<double> after = frame_ms_;
   switch (model_) {
     case WhatIfModel::kSerial:
       for (const WhatIfChange& c : changes) {
-        if (c.node >= node_count || factor[c.node] == 1.0) continue;
         std::span<const double> cook = samples.series(c.node, Metric::kCookMs);
-        const double scale = 1.0 - factor[c.node];
-        factor[c.node] = 1.0;  // a node named twice counts once
+        const double scale = 1.0 - c.factor;
         for (size_t f = 0; f < after.size() && f < cook.size(); ++f) {
           if (!IsMissing(after[f]) && !IsMissing(cook[f])) after[f] -= scale * cook[f];
         }
@@ -323,7 +330,7 @@ std::vector<double> WhatIf::FrameTimes(std::span<const WhatIfChange> changes) co
       for (size_t t = 0; t < threads.size(); ++t) {
         std::vector<double> sum = thread_ms_[t];
         for (size_t i = 0; i < threads[t].elements.size(); ++i) {
-          const double s = factor[threads[t].elements[i]];
+          const double s = FactorOf(changes, threads[t].elements[i]);
           if (!threads[t].work[i] || s == 1.0) continue;
           const std::vector<double>& cooks = threads[t].element_cooks[i];
           for (size_t k = 0; k < cooks.size() && k < sum.size(); ++k) {
@@ -344,19 +351,18 @@ std::vector<double> WhatIf::FrameTimes(std::span<const WhatIfChange> changes) co
     case WhatIfModel::kStepPath: {
       // Per frame, each rank's step loses what its longest path loses; the
       // frame is its slowest rank's step.
+      // A change off a step's path cannot make its longest path shorter;
+      // one that makes a node slower (factor > 1) may lengthen any path.
+      const bool slower = std::any_of(changes.begin(), changes.end(),
+                                      [](const WhatIfChange& c) { return c.factor > 1.0; });
       std::vector<double> slowest(after.size(), kMissing);
       for (const Step& s : steps_) {
-        bool touched = false;
-        for (const WhatIfChange& c : changes) {
-          touched = touched || (c.node < node_count && factor[c.node] != 1.0 &&
-                                std::binary_search(s.on_path.begin(), s.on_path.end(), c.node));
-        }
-        // A change off the path cannot make the longest path shorter; one
-        // that makes a node slower (factor > 1) may lengthen any path.
-        bool slower = false;
-        for (const WhatIfChange& c : changes) slower = slower || c.factor > 1.0;
+        const bool touched =
+            std::any_of(changes.begin(), changes.end(), [&](const WhatIfChange& c) {
+              return std::binary_search(s.on_path.begin(), s.on_path.end(), c.node);
+            });
         const double lost_ms =
-            touched || slower ? (s.length_ns - s.Longest(factor)) / 1e6 : 0.0;
+            touched || slower ? (s.length_ns - s.Longest(changes)) / 1e6 : 0.0;
         const double step_ms = s.span_ms - lost_ms;
         if (IsMissing(slowest[s.frame]) || step_ms > slowest[s.frame]) slowest[s.frame] = step_ms;
       }
@@ -389,15 +395,22 @@ WhatIfPrediction WhatIf::Summarise(std::vector<double> after) const {
 }
 
 WhatIfPrediction WhatIf::Predict(std::span<const WhatIfChange> changes) const {
-  // A node named twice takes the last factor.
-  std::vector<WhatIfChange> last;
-  for (const WhatIfChange& c : changes) {
-    auto it = std::find_if(last.begin(), last.end(),
-                           [&](const WhatIfChange& x) { return x.node == c.node; });
-    if (it != last.end()) *it = c;
-    else last.push_back(c);
+  // The changes that change something, by node, one per node: a node named
+  // twice takes the last factor; waiting nodes, factors of 1 and nodes the
+  // network does not have change nothing. Per prediction this costs the
+  // changes, not the network (Gains predicts once per node).
+  std::vector<WhatIfChange> effective;
+  for (auto c = changes.rbegin(); c != changes.rend(); ++c) {
+    if (c->node >= analysis_->waiting.size() || analysis_->waiting[c->node]) continue;
+    if (std::none_of(effective.begin(), effective.end(),
+                     [&](const WhatIfChange& x) { return x.node == c->node; })) {
+      effective.push_back(*c);
+    }
   }
-  return Summarise(FrameTimes(last));
+  std::erase_if(effective, [](const WhatIfChange& c) { return c.factor == 1.0; });
+  std::sort(effective.begin(), effective.end(),
+            [](const WhatIfChange& a, const WhatIfChange& b) { return a.node < b.node; });
+  return Summarise(FrameTimes(effective));
 }
 
 std::vector<NodeGain> WhatIf::Gains(double factor) const {

@@ -100,7 +100,9 @@ class WhatIf {
   WhatIf& operator=(WhatIf&&) noexcept;
 
  private:
-  // Per frame, the frame time with the changes (NaN where not counted).
+  // Per frame, the frame time with the changes (NaN where not counted):
+  // `changes` as Predict leaves them, sorted by node, one per node, each one
+  // a working node of the network with a factor other than 1.
   std::vector<double> FrameTimes(std::span<const WhatIfChange> changes) const;
   WhatIfPrediction Summarise(std::vector<double> after) const;
 
