@@ -109,6 +109,26 @@ def sort_key(s):
     return (s["start"], -s["end"], s["event"])
 
 
+def node_key(s, producer):
+    """What one node of a slice is: (its primary name, its category)."""
+    primary = s["label"] if producer == "tensorflow" and s["label"] is not None else s["name"]
+    return (primary, s["cat"])
+
+
+def new_node_id(s, producer, key, first_family):
+    """The id of the node `key` names, first seen at slice `s` (slices in start
+    order): ONNX Runtime's _kernel_time cut, a family suffix when the name was
+    first seen with another family."""
+    nid = key[0]
+    if producer == "onnxruntime" and nid.endswith("_kernel_time"):
+        nid = nid[:-len("_kernel_time")]
+    nid = nid or "[no name]"
+    first_family.setdefault(nid, s["family"])
+    if first_family[nid] != s["family"]:
+        nid += f" [{s['family']}]"
+    return nid
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("trace")
@@ -220,17 +240,9 @@ def main():
     # Nodes.
     ids, first_family, nodes = {}, {}, {}
     for s in counted:
-        primary = s["label"] if producer == "tensorflow" and s["label"] is not None else s["name"]
-        key = (primary, s["cat"])
+        key = node_key(s, producer)
         if key not in ids:
-            nid = primary
-            if producer == "onnxruntime" and nid.endswith("_kernel_time"):
-                nid = nid[:-len("_kernel_time")]
-            nid = nid or "[no name]"
-            first_family.setdefault(nid, s["family"])
-            if first_family[nid] != s["family"]:
-                nid += f" [{s['family']}]"
-            ids[key] = nid
+            nid = ids[key] = new_node_id(s, producer, key, first_family)
             if nid not in nodes:
                 nodes[nid] = {"family": s["family"], "gpu": s["gpu"],
                               "type": (s["type"] or "") if producer == "onnxruntime" else s["name"],

@@ -378,17 +378,9 @@ def _ids(slices, producer):
         nodes_slices.append(s)
     ids, first_family, of_event = {}, {}, {}
     for s in sorted(nodes_slices, key=lambda s: (s["start"], s["event"])):
-        primary = s["label"] if producer == "tensorflow" and s["label"] is not None else s["name"]
-        key = (primary, s["cat"])
+        key = ctc.node_key(s, producer)
         if key not in ids:
-            nid = primary
-            if producer == "onnxruntime" and nid.endswith("_kernel_time"):
-                nid = nid[:-len("_kernel_time")]
-            nid = nid or "[no name]"
-            first_family.setdefault(nid, s["family"])
-            if first_family[nid] != s["family"]:
-                nid += " [%s]" % s["family"]
-            ids[key] = nid
+            ids[key] = ctc.new_node_id(s, producer, key, first_family)
         of_event[s["event"]] = ids[key]
     return of_event, nodes_slices, producer
 
