@@ -24,6 +24,30 @@ bool RefusesStreamOptions(const ChatAttempt& attempt) {
   return body.find("stream_options") != std::string::npos;
 }
 
+/// A 400 (or 422) from a server that takes no tools, to a request that offers
+/// them and holds no call yet: its message names them ("tool", "function")
+/// and says why ("does not support tools" from Ollama, "tools param requires
+/// --jinja flag" from llama.cpp, "tool choice requires
+/// --enable-auto-tool-choice" from vLLM, "Unrecognized request argument" from
+/// proxies). A 400 about the calls themselves (a bad tool_call_id) or about the
+/// context length is not one.
+bool RefusesTools(const ChatRequest& request, const ChatAttempt& attempt) {
+  if (request.tools.empty() || (attempt.status != 400 && attempt.status != 422)) return false;
+  for (const ChatMessage& m : request.messages) {
+    if (!m.tool_calls.empty() || m.role == "tool") return false;
+  }
+  std::string body = attempt.body;
+  for (char& c : body) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool names = body.find("tool") != std::string::npos ||
+                     body.find("function") != std::string::npos;
+  if (!names || body.find("context") != std::string::npos) return false;
+  for (std::string_view why : {"support", "requires", "unrecognized", "unknown", "extra",
+                               "not allowed", "not permitted", "unexpected"}) {
+    if (body.find(why) != std::string::npos) return true;
+  }
+  return false;
+}
+
 /// What to do about a status the user can fix.
 std::string Hint(const ChatAttempt& attempt) {
   switch (attempt.status) {
@@ -56,7 +80,8 @@ ChatClient::ChatClient(Endpoint endpoint, Sleeper sleep)
 }
 
 Result<ChatResult> ChatClient::Complete(const ChatRequest& request,
-                                        const ContentCallback& on_content) const {
+                                        const ContentCallback& on_content,
+                                        const std::atomic<bool>* stop) const {
   const std::string url = ChatUrl(endpoint_);
   const auto fail = [&](const std::string& problem, int attempts) -> Error {
     std::string message = UrlForMessages(url) + ": " + problem;
@@ -76,10 +101,16 @@ Result<ChatResult> ChatClient::Complete(const ChatRequest& request,
   bool dropped_stream_options = false;
   int retries = 0;
   for (int attempts = 1;; ++attempts) {
-    ChatAttempt attempt = PerformChatAttempt(endpoint_, url, body, sent.stream, on_content);
+    ChatAttempt attempt = PerformChatAttempt(endpoint_, url, body, sent.stream, on_content, stop);
     if (attempt.ok) {
       attempt.result.attempts = attempts;
       return std::move(attempt.result);
+    }
+    if (attempt.stopped) return Error{.where = kStoppedWhere, .message = "stopped"};
+    if (RefusesTools(sent, attempt)) {
+      return Error{.where = kToolsRefusedWhere,
+                   .message = Redact(UrlForMessages(url) + ": " + attempt.problem,
+                                     endpoint_.api_key)};
     }
     if (sent.stream && sent.include_usage && !dropped_stream_options &&
         RefusesStreamOptions(attempt)) {
@@ -97,7 +128,13 @@ Result<ChatResult> ChatClient::Complete(const ChatRequest& request,
     if (!retriable || retries >= endpoint_.max_retries) {
       return fail(attempt.problem + Hint(attempt), attempts);
     }
-    sleep_(RetryWaitSeconds(attempt.retry, retries, unit(random), std::time(nullptr)));
+    const double wait = RetryWaitSeconds(attempt.retry, retries, unit(random), std::time(nullptr));
+    if (stop == nullptr) {
+      sleep_(wait);
+    } else {  // in slices, so that a stop ends the wait too
+      for (double left = wait; left > 0 && !stop->load(); left -= 0.1) sleep_(std::min(left, 0.1));
+      if (stop->load()) return Error{.where = kStoppedWhere, .message = "stopped"};
+    }
     ++retries;
   }
 }

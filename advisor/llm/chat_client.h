@@ -8,6 +8,7 @@
 // always on, proxies from the usual environment variables (https_proxy,
 // no_proxy, ...) through libcurl.
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,14 @@ inline constexpr const char* kEndpointErrorWhere = "endpoint";
 /// True for the errors ChatClient::Complete returns.
 inline bool IsEndpointError(const Error& error) { return error.where == kEndpointErrorWhere; }
 
+/// Error::where when the caller's stop flag ended the request (Ctrl-C).
+inline constexpr const char* kStoppedWhere = "stopped";
+
+/// Error::where when the server refused the request's functions: a 400 (or
+/// 422) whose message names "tool" or "function". The caller asks again
+/// without them (advisor/conversation.h does).
+inline constexpr const char* kToolsRefusedWhere = "tools refused";
+
 /// Sends chat requests to one endpoint. Thread-compatible: one Complete at a
 /// time per client; several clients may run in parallel threads.
 class ChatClient {
@@ -48,9 +57,12 @@ class ChatClient {
   /// is passed whole, once). Retries on 408, 409, 429, >= 500, timeouts and
   /// connection errors (at most endpoint.max_retries, the server's
   /// x-should-retry and Retry-After obeyed), never once content was passed
-  /// on; a 400 that names stream_options is sent again once without it.
-  Result<ChatResult> Complete(const ChatRequest& request,
-                              const ContentCallback& on_content = {}) const;
+  /// on; a 400 that names stream_options is sent again once without it. A
+  /// request with tools that the server refuses is an Error whose where is
+  /// kToolsRefusedWhere. `stop`, when not null, ends the request as soon as
+  /// it is set: an Error whose where is kStoppedWhere.
+  Result<ChatResult> Complete(const ChatRequest& request, const ContentCallback& on_content = {},
+                              const std::atomic<bool>* stop = nullptr) const;
 
   const Endpoint& endpoint() const { return endpoint_; }
 

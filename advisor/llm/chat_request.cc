@@ -16,7 +16,24 @@ std::string RequestBody(const ChatRequest& request) {
   for (const ChatMessage& m : request.messages) {
     nlohmann::ordered_json message;
     message["role"] = m.role;
-    message["content"] = m.content;
+    if (m.tool_calls.empty() || !m.content.empty()) {
+      message["content"] = m.content;
+    } else {
+      message["content"] = nullptr;  // an assistant message that only calls tools
+    }
+    if (!m.tool_calls.empty()) {
+      nlohmann::ordered_json calls = nlohmann::ordered_json::array();
+      for (const ToolCall& call : m.tool_calls) {
+        nlohmann::ordered_json c;
+        c["id"] = call.id;
+        c["type"] = "function";
+        c["function"]["name"] = call.name;
+        c["function"]["arguments"] = call.arguments;
+        calls.push_back(std::move(c));
+      }
+      message["tool_calls"] = std::move(calls);
+    }
+    if (m.role == "tool") message["tool_call_id"] = m.tool_call_id;
     messages.push_back(std::move(message));
   }
   body["messages"] = std::move(messages);
@@ -29,6 +46,21 @@ std::string RequestBody(const ChatRequest& request) {
   body["stream"] = request.stream;
   if (request.stream && request.include_usage) {
     body["stream_options"]["include_usage"] = true;
+  }
+  if (!request.tools.empty()) {
+    nlohmann::ordered_json tools = nlohmann::ordered_json::array();
+    for (const ToolSpec& spec : request.tools) {
+      nlohmann::ordered_json tool;
+      tool["type"] = "function";
+      tool["function"]["name"] = spec.name;
+      tool["function"]["description"] = spec.description;
+      // The schema is ours and valid JSON; parsed so that it is sent as an object.
+      tool["function"]["parameters"] =
+          nlohmann::ordered_json::parse(spec.parameters, nullptr, /*allow_exceptions=*/false);
+      tools.push_back(std::move(tool));
+    }
+    body["tools"] = std::move(tools);
+    body["tool_choice"] = "auto";
   }
   // nlohmann writes doubles in their shortest round-trip form (Grisu2).
   return body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

@@ -12,11 +12,31 @@
 
 namespace cookgraph {
 
-/// One message of the conversation. Roles: "system", "user", "assistant"
-/// ("developer" is refused by many non-OpenAI servers: send "system").
+/// A function the model asked to call (OpenAI's "tool_calls"): `arguments`
+/// is the JSON text as the model wrote it.
+struct ToolCall {
+  std::string id;
+  std::string name;
+  std::string arguments;
+};
+
+/// One message of the conversation. Roles: "system", "user", "assistant",
+/// "tool" ("developer" is refused by many non-OpenAI servers: send "system").
+/// An assistant message may carry `tool_calls` (its content then may be
+/// empty, sent as null); a "tool" message answers the call `tool_call_id`.
 struct ChatMessage {
   std::string role;
   std::string content;
+  std::vector<ToolCall> tool_calls;
+  std::string tool_call_id;
+};
+
+/// A function offered to the model (docs/architecture.md#tools-the-model-can-call):
+/// `parameters` is its JSON schema as compact JSON text, sent as it is.
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  std::string parameters;
 };
 
 /// One chat completion to ask for.
@@ -30,6 +50,8 @@ struct ChatRequest {
   std::string max_tokens_field = "max_completion_tokens";
   bool stream = true;         // server-sent events; false = one JSON answer
   bool include_usage = true;  // with `stream`: stream_options.include_usage
+  // Offered as "tools" with "tool_choice": "auto"; empty = none offered.
+  std::vector<ToolSpec> tools;
 };
 
 /// Where to send it.
@@ -59,7 +81,8 @@ struct Endpoint {
 };
 
 /// The request as JSON, deterministic: keys in a fixed order (model, messages,
-/// temperature, the token limit, stream, stream_options), numbers in their
+/// temperature, the token limit, stream, stream_options, tools, tool_choice),
+/// numbers in their
 /// shortest round-trip form, invalid UTF-8 replaced by U+FFFD. The same
 /// request always gives the same bytes.
 std::string RequestBody(const ChatRequest& request);

@@ -141,6 +141,35 @@ const json* FirstChoice(const json& chunk) {
   return nullptr;
 }
 
+/// The calls of one answer that are kept; pieces of further calls are dropped.
+constexpr size_t kMaxToolCalls = 128;
+
+/// The "tool_calls" of a whole message: those with a function name, at most
+/// kMaxToolCalls.
+std::vector<ToolCall> ToolCalls(const json& message) {
+  std::vector<ToolCall> calls;
+  const auto it = message.find("tool_calls");
+  if (it == message.end() || !it->is_array()) return calls;
+  for (const json& call : *it) {
+    if (!call.is_object()) continue;
+    const auto function = call.find("function");
+    if (function == call.end() || !function->is_object()) continue;
+    ToolCall c{.id = StringOr(call, "id"),
+               .name = StringOr(*function, "name"),
+               .arguments = StringOr(*function, "arguments")};
+    if (!c.name.empty()) calls.push_back(std::move(c));
+    if (calls.size() == kMaxToolCalls) break;
+  }
+  return calls;
+}
+
+/// Bytes of the calls' text, against the answer's cap.
+size_t CallBytes(const std::vector<ToolCall>& calls) {
+  size_t bytes = 0;
+  for (const ToolCall& c : calls) bytes += c.id.size() + c.name.size() + c.arguments.size();
+  return bytes;
+}
+
 }  // namespace
 
 std::string Redact(std::string text, std::string_view secret) {
@@ -201,6 +230,7 @@ Result<ChatResult> ParseCompletion(std::string_view body, std::string_view secre
       message != choice->end() && message->is_object()) {
     result.content = ContentText(*message);
     result.reasoning = ReasoningText(*message);
+    result.tool_calls = ToolCalls(*message);
   }
   result.finish_reason = StringOr(*choice, "finish_reason");
   result.usage = ReadUsage(j);
@@ -245,11 +275,59 @@ void ChatStream::OnEvent(const SseEvent& event, const ContentCallback& on_conten
   if (const auto delta = choice->find("delta"); delta != choice->end() && delta->is_object()) {
     const std::string reasoning = ReasoningText(*delta);
     const std::string content = ContentText(*delta);
-    const size_t held = result_.content.size() + result_.reasoning.size();  // <= the cap
-    if (reasoning.size() + content.size() > max_answer_bytes_ - held) {
+    const size_t held = result_.content.size() + result_.reasoning.size() +
+                        CallBytes(result_.tool_calls);  // <= the cap
+    size_t call_bytes = 0;
+    const auto calls = delta->find("tool_calls");
+    const bool has_calls = calls != delta->end() && calls->is_array();
+    if (has_calls) {
+      for (const json& piece : *calls) {
+        if (!piece.is_object()) continue;
+        call_bytes += StringOr(piece, "id").size();
+        if (const auto f = piece.find("function"); f != piece.end() && f->is_object()) {
+          call_bytes += StringOr(*f, "name").size() + StringOr(*f, "arguments").size();
+        }
+      }
+    }
+    if (reasoning.size() + content.size() + call_bytes > max_answer_bytes_ - held) {
       answer_too_long_ = true;
       error_ = AnswerTooLong(max_answer_bytes_);
       return;
+    }
+    // A call arrives in pieces that share its "index": the first names the
+    // id and the function, the others add to the arguments. A piece without
+    // an index belongs to the last call, unless it brings another id (a
+    // server that sends whole calls, one a chunk, without indexes). At most kMaxToolCalls calls are kept.
+    if (has_calls) {
+      for (const json& piece : *calls) {
+        if (!piece.is_object()) continue;
+        const auto index = piece.find("index");
+        const std::string piece_id = StringOr(piece, "id");
+        size_t at = 0;
+        if (index != piece.end() && index->is_number_unsigned()) {
+          at = index->get<size_t>();
+        } else if (call_index_.empty()) {
+          at = 0;
+        } else {
+          const ToolCall& last = result_.tool_calls.back();
+          const bool another = !piece_id.empty() && !last.id.empty() && piece_id != last.id;
+          at = another ? call_index_.back() + 1 : call_index_.back();
+        }
+        size_t slot = 0;
+        while (slot < call_index_.size() && call_index_[slot] != at) ++slot;
+        if (slot == call_index_.size()) {
+          if (call_index_.size() >= kMaxToolCalls) continue;
+          call_index_.push_back(at);
+          result_.tool_calls.emplace_back();
+        }
+        ToolCall& call = result_.tool_calls[slot];
+        // Some servers repeat the id and the name in every piece.
+        if (call.id.empty()) call.id = StringOr(piece, "id");
+        if (const auto f = piece.find("function"); f != piece.end() && f->is_object()) {
+          if (call.name.empty()) call.name = StringOr(*f, "name");
+          call.arguments += StringOr(*f, "arguments");
+        }
+      }
     }
     result_.reasoning += reasoning;
     if (!content.empty()) {

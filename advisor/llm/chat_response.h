@@ -11,7 +11,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "advisor/llm/chat_request.h"
 #include "advisor/llm/sse.h"
 #include "base/error.h"
 
@@ -31,6 +33,10 @@ struct ChatResult {
   std::string finish_reason;  // "stop", "length", "content_filter", ...; empty = not reported
   std::optional<Usage> usage;
   int attempts = 0;  // HTTP requests made, retries included
+  // The functions the model asked to call, in its order ("tool_calls"); a
+  // streamed call's pieces joined by their index. Calls without a name are
+  // left out.
+  std::vector<ToolCall> tool_calls;
 };
 
 /// `text` with every occurrence of `secret` replaced by "[redacted]".
@@ -86,6 +92,7 @@ class ChatStream {
   std::string secret_;
   size_t max_answer_bytes_;
   ChatResult result_;
+  std::vector<size_t> call_index_;  // the stream's "index" of each of result_.tool_calls
   std::string error_;
   int64_t events_ = 0;  // events applied, for messages: "event 5"
   bool done_ = false;

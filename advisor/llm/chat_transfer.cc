@@ -184,7 +184,8 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t ulnow)
 /// Runs the transfer, failing it when no byte arrived for `idle_s` once
 /// connected. Returns libcurl's result, or CURLE_OPERATION_TIMEDOUT with
 /// `idle` set.
-CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle) {
+CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle, const std::atomic<bool>* stop,
+             bool& stopped) {
   std::unique_ptr<CURLM, MultiDeleter> multi(curl_multi_init());
   if (!multi || curl_multi_add_handle(multi.get(), easy) != CURLM_OK) return CURLE_OUT_OF_MEMORY;
   // idle_s <= 0: no idle timeout; the loop then only polls.
@@ -196,6 +197,11 @@ CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle) {
       break;
     }
     if (!running) break;
+    if (stop != nullptr && stop->load()) {
+      stopped = true;
+      result = CURLE_ABORTED_BY_CALLBACK;
+      break;
+    }
     const auto now = Clock::now();
     curl_off_t pretransfer = 0;
     curl_easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
@@ -214,7 +220,7 @@ CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle) {
     curl_multi_poll(multi.get(), nullptr, 0, static_cast<int>(std::clamp(left_ms + 1, 1L, kPollMs)),
                     nullptr);
   }
-  if (!idle) {
+  if (!idle && !stopped) {
     int left = 0;
     while (CURLMsg* msg = curl_multi_info_read(multi.get(), &left)) {
       if (msg->msg == CURLMSG_DONE && msg->easy_handle == easy) result = msg->data.result;
@@ -228,7 +234,8 @@ CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle) {
 
 ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
                                const std::string& body, bool stream,
-                               const std::function<void(std::string_view)>& on_content) {
+                               const std::function<void(std::string_view)>& on_content,
+                               const std::atomic<bool>* stop) {
   GlobalInit();
   ChatAttempt attempt;
   std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
@@ -280,13 +287,18 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
   curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
   curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 
-  bool idle = false;
-  const CURLcode code = Run(h, t, endpoint.idle_timeout_s, idle);
+  bool idle = false, stopped = false;
+  const CURLcode code = Run(h, t, endpoint.idle_timeout_s, idle, stop, stopped);
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t.status);
   attempt.status = t.status;
   attempt.retry = t.retry;
   attempt.location = t.location;
   attempt.delivered = t.stream.delivered();
+  if (stopped) {
+    attempt.stopped = true;
+    attempt.problem = "stopped";
+    return attempt;
+  }
   const bool success_status = t.status >= 200 && t.status < 300;
 
   // Built only for a failure: it parses the URL again.
@@ -310,6 +322,7 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
       // some servers leave it out, and nothing of the answer is missing.
       attempt.ok = true;
       attempt.result = std::move(s.result());
+      std::erase_if(attempt.result.tool_calls, [](const ToolCall& c) { return c.name.empty(); });
     } else {
       attempt.problem = idle
                             ? fmt::format("stream stalled: no data for {} (idle timeout)",

@@ -4,6 +4,7 @@
 // One HTTP exchange with a chat-completions endpoint over libcurl, without
 // retries (ChatClient decides those). Internal to the advisor library.
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -25,13 +26,17 @@ struct ChatAttempt {
   std::string problem;   // what went wrong, without the URL: "HTTP 500: ...", "no data for 1 s ..."
   bool transient = false;  // a timeout or connection failure: another attempt may work
   bool delivered = false;  // content was passed to the caller: never send again
+  bool stopped = false;    // `stop` was set: the caller gave up (Ctrl-C)
 };
 
 /// Posts `body` to `url` once. `stream` says what the request asked for; a
 /// server that answers a stream request with one JSON document is accepted.
+/// `stop` (when not null) is read while waiting: once true the transfer ends
+/// within kPollMs and the attempt is `stopped`.
 ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
                                const std::string& body, bool stream,
-                               const std::function<void(std::string_view)>& on_content);
+                               const std::function<void(std::string_view)>& on_content,
+                               const std::atomic<bool>* stop = nullptr);
 
 }  // namespace cookgraph
 
