@@ -1,11 +1,15 @@
 #include "advisor/settings.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <vector>
 
 #include "advisor/yaml_fields.h"
 
@@ -13,6 +17,19 @@ namespace cookgraph {
 namespace {
 
 constexpr const char* kLocalConfig = "cookgraph.yaml";
+
+/// A counter shared with OpenTokenCounter's cache of loaded rank files.
+class SharedCounter final : public TokenCounter {
+ public:
+  explicit SharedCounter(std::shared_ptr<const TokenCounter> counter)
+      : counter_(std::move(counter)) {}
+  size_t Count(std::string_view text) const override { return counter_->Count(text); }
+  bool exact() const override { return counter_->exact(); }
+  std::string Describe() const override { return counter_->Describe(); }
+
+ private:
+  std::shared_ptr<const TokenCounter> counter_;
+};
 
 class ConfigReader : public YamlFields {
  public:
@@ -298,7 +315,25 @@ Result<AdvisorSettings> ResolveSettings(const SettingsOverrides& overrides, cons
   if (overrides.tokenizer) s.tokenizer = *overrides.tokenizer;
   if (overrides.pack) s.pack = *overrides.pack;
   if (overrides.no_stream) s.stream = false;
+  ApplyDefaults(s);
   return loaded;
+}
+
+void ApplyDefaults(AdvisorSettings& settings) {
+  // openai-python's convention: a key and no base URL mean OpenAI's API. An
+  // Azure deployment has no such default.
+  if (settings.endpoint.base_url.empty() && !settings.endpoint.api_key.empty() &&
+      !settings.endpoint.azure) {
+    settings.endpoint.base_url = std::string(kOpenAiBaseUrl);
+    settings.base_url_from =
+        settings.api_key_from == "OPENAI_API_KEY"
+            ? "OpenAI's default, as OPENAI_API_KEY is set"
+            : "OpenAI's default, as an API key is set (" + settings.api_key_from + ")";
+  }
+  if (settings.model.empty()) {
+    settings.model = std::string(kDefaultModel);
+    settings.model_from = std::string(kDefaultModelFrom);
+  }
 }
 
 ChatRequest MakeChatRequest(const AdvisorSettings& settings, const Prompt& prompt) {
@@ -335,18 +370,48 @@ Result<std::unique_ptr<TokenCounter>> OpenTokenCounter(const AdvisorSettings& se
     if (name.find("cl100k") != std::string::npos) encoding = Encoding::kCl100k;
     if (name.find("o200k") != std::string::npos) encoding = Encoding::kO200k;
   }
-  std::optional<std::string> rank_file = FindRankFile(encoding, settings.tokenizer);
+  std::optional<RankFile> rank_file = FindRankFile(encoding, settings.tokenizer);
   if (!rank_file) return MakeEstimator();
-  auto counter = LoadTiktoken(*rank_file, encoding);
+  // `serve` and a conversation open a counter for every request: a rank file
+  // is read once (tens of milliseconds, megabytes) while it stays the same
+  // file. A loaded counter is safe to share: Count is const and keeps its
+  // matching state on the stack.
+  struct Loaded {
+    std::string path, origin;
+    Encoding encoding;
+    std::filesystem::file_time_type modified;
+    uintmax_t size;
+    std::shared_ptr<const TokenCounter> counter;
+  };
+  static std::mutex mutex;
+  static std::vector<Loaded> loaded;
+  std::error_code ec;
+  const auto modified = std::filesystem::last_write_time(rank_file->path, ec);
+  const uintmax_t size = ec ? 0 : std::filesystem::file_size(rank_file->path, ec);
+  std::lock_guard lock(mutex);
+  auto same = [&](const Loaded& l) {
+    return l.path == rank_file->path && l.origin == rank_file->origin && l.encoding == encoding;
+  };
+  auto it = std::find_if(loaded.begin(), loaded.end(), same);
+  if (!ec && it != loaded.end() && it->modified == modified && it->size == size) {
+    return std::unique_ptr<TokenCounter>(std::make_unique<SharedCounter>(it->counter));
+  }
+  auto counter = LoadTiktoken(rank_file->path, encoding, rank_file->origin);
   if (!counter) return counter.error();
-  return std::move(*counter);
+  if (ec) return std::move(*counter);  // not a plain file: not kept
+  std::shared_ptr<const TokenCounter> shared = std::move(*counter);
+  if (it != loaded.end()) loaded.erase(it);
+  loaded.push_back({rank_file->path, rank_file->origin, encoding, modified, size, shared});
+  return std::unique_ptr<TokenCounter>(std::make_unique<SharedCounter>(std::move(shared)));
 }
 
 std::string NoEndpointHelp() {
-  return "no LLM endpoint configured: set COOKGRAPH_BASE_URL (or OPENAI_BASE_URL), "
-         "COOKGRAPH_MODEL and, if the server needs one, OPENAI_API_KEY; or put llm: {base_url, "
-         "model} in ./cookgraph.yaml or ~/.config/cookgraph/config.yaml. `cookgraph report` "
-         "works offline without one";
+  return "no LLM endpoint configured: set OPENAI_API_KEY for OpenAI's API, or "
+         "COOKGRAPH_BASE_URL (or OPENAI_BASE_URL) for another OpenAI-compatible server, with "
+         "COOKGRAPH_MODEL (else " +
+         std::string(kDefaultModel) +
+         "); or put llm: {base_url, model} in ./cookgraph.yaml or "
+         "~/.config/cookgraph/config.yaml. `cookgraph report` works offline without one";
 }
 
 }  // namespace cookgraph

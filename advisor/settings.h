@@ -6,13 +6,16 @@
 // flags; the environment (COOKGRAPH_BASE_URL or OPENAI_BASE_URL,
 // OPENAI_API_KEY, COOKGRAPH_MODEL); ./cookgraph.yaml;
 // $XDG_CONFIG_HOME/cookgraph/config.yaml (~/.config when XDG_CONFIG_HOME is
-// unset). Each source overrides only the settings it gives.
+// unset). Each source overrides only the settings it gives. Then OpenAI's
+// conventions fill the rest: an API key without a base URL is OpenAI's API,
+// and the model is gpt-4o-mini unless one is named (ApplyDefaults).
 //
 // The config file (both places; every key optional, unknown keys refused):
 //
 //   llm:
-//     base_url: http://localhost:11434/v1   # "/chat/completions" is added
-//     model: llama3.1
+//     base_url: http://localhost:11434/v1   # "/chat/completions" is added; with a key
+//                                           # and no base URL: https://api.openai.com/v1
+//     model: llama3.1                       # default: gpt-4o-mini
 //     api_key_env: MY_LLM_KEY    # read the key from this variable (preferred), or
 //     api_key: sk-...            # the key itself (keep the file private)
 //     azure: false               # true: "api-key" header; api_version: 2024-10-21
@@ -31,7 +34,8 @@
 //   advisor:
 //     persona: debugger          # debugger | explainer | minimalist | gpu-optimizer
 //     budget_tokens: 20000
-//     tokenizer: o200k_base.tiktoken   # a rank file; else tiktoken's cache, else an estimate
+//     tokenizer: o200k_base.tiktoken   # a rank file; else tiktoken's cache, else the
+//                                      # one installed with cookgraph, else an estimate
 //     encoding: o200k_base       # or cl100k_base; default: by model
 //     pack: my_rules.yaml        # a knowledge pack instead of the engine's
 //   watch:                       # `cookgraph watch` (flags override these)
@@ -66,9 +70,18 @@ struct WatchSettings {
   std::optional<size_t> quiet_frames;
 };
 
+/// The model asked when no flag, COOKGRAPH_MODEL or config file names one
+/// (docs/architecture.md#settings); AdvisorSettings::model_from is then
+/// kDefaultModelFrom.
+inline constexpr std::string_view kDefaultModel = "gpt-4o-mini";
+inline constexpr std::string_view kDefaultModelFrom = "the default";
+
+/// The endpoint of an API key without a base URL, as openai-python's.
+inline constexpr std::string_view kOpenAiBaseUrl = "https://api.openai.com/v1";
+
 struct AdvisorSettings {
-  Endpoint endpoint;  // base_url "" = none configured
-  std::string model;  // "" = none configured
+  Endpoint endpoint;  // base_url "" = none configured (ResolveSettings: nor an API key)
+  std::string model;  // "" = none configured (ResolveSettings: kDefaultModel then)
   std::optional<double> temperature;
   std::optional<int64_t> max_output_tokens;
   std::string max_tokens_field = "max_completion_tokens";
@@ -125,10 +138,18 @@ struct SettingsOverrides {
   std::string model_from = "--model", base_url_from = "--base-url";
 };
 
-/// LoadSettings(getenv), then `overrides` over it (docs/architecture.md#settings).
-/// A bad config file is an error, and so is a persona that is no PersonaName.
+/// LoadSettings(getenv), then `overrides` over it, then ApplyDefaults
+/// (docs/architecture.md#settings). A bad config file is an error, and so is
+/// a persona that is no PersonaName.
 Result<AdvisorSettings> ResolveSettings(const SettingsOverrides& overrides,
                                         const Getenv& getenv = ProcessEnvironment());
+
+/// What is left unset after every source: with an API key and no base URL
+/// (and not Azure), OpenAI's endpoint kOpenAiBaseUrl, base_url_from saying
+/// why ("OpenAI's default, as OPENAI_API_KEY is set"); no model, kDefaultModel
+/// with model_from kDefaultModelFrom. Nothing configured at all leaves the
+/// base URL empty: there is no endpoint.
+void ApplyDefaults(AdvisorSettings& settings);
 
 /// The chat request that asks `prompt` under `settings`.
 ChatRequest MakeChatRequest(const AdvisorSettings& settings, const Prompt& prompt);
@@ -140,8 +161,9 @@ Encoding EncodingForModel(std::string_view model);
 
 /// The counter the settings ask for: the rank file `tokenizer` names (its
 /// encoding from `encoding`, else from a "cl100k"/"o200k" in its name, else by
-/// model), else one found in tiktoken's cache, else the estimator. A rank file
-/// that is named but cannot be read is an error.
+/// model), else one found in tiktoken's cache, else the one installed with
+/// cookgraph (FindRankFile), else the estimator. A rank file that is named
+/// but cannot be read is an error.
 Result<std::unique_ptr<TokenCounter>> OpenTokenCounter(const AdvisorSettings& settings);
 
 /// The one-line explanation given when no endpoint is configured.

@@ -32,11 +32,7 @@ Prepared Prepare(LoadedSnapshot& s, const std::string& question,
                  const SettingsOverrides& overrides) {
   Result<AdvisorSettings> settings = ResolveSettings(overrides, ProcessEnvironment());
   if (!settings) throw RaisedError{ErrorKind::kInput, settings.error()};
-  if (settings->model.empty()) {
-    throw py::value_error(
-        "no model configured: pass model=, set COOKGRAPH_MODEL, or put llm: {model: NAME} in "
-        "./cookgraph.yaml");
-  }
+  // No model named: kDefaultModel (ResolveSettings), as in the CLI.
   Result<std::unique_ptr<TokenCounter>> counter = OpenTokenCounter(*settings);
   if (!counter) throw RaisedError{ErrorKind::kInput, counter.error()};
   std::lock_guard lock(s.pack_mutex);  // without the GIL: see snapshot.cc
@@ -92,8 +88,9 @@ py::dict Ask(LoadedSnapshot& s, const std::string& question, const py::object& o
     const AdvisorSettings& settings = prepared->settings;
     if (settings.endpoint.base_url.empty()) {
       throw py::value_error(
-          "no LLM endpoint configured: pass base_url=, or set COOKGRAPH_BASE_URL (or "
-          "OPENAI_BASE_URL), or put llm: {base_url: URL} in ./cookgraph.yaml");
+          "no LLM endpoint configured: pass base_url=, or set OPENAI_API_KEY for OpenAI's API, "
+          "or COOKGRAPH_BASE_URL (or OPENAI_BASE_URL), or put llm: {base_url: URL} in "
+          "./cookgraph.yaml");
     }
     // The key must reach no output, also when the endpoint echoes it in the
     // answer (advisor/llm/secret_filter.h), as in `cookgraph ask`.

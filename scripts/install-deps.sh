@@ -18,6 +18,7 @@ packages=(
   liblo-dev                                     # `cookgraph watch`: OSC bundles (liblo decodes messages; the test sender encodes them)
   libgraphviz-dev                               # libgvc + libcgraph: dot layout and SVG of the network heatmap, in memory
   libfmt-dev                                    # formatting of tables and messages
+  libedit-dev                                   # `ask --chat`: line editing and history at the terminal (BSD licence, readline's API)
   libcmark-dev                                  # the report renders the LLM's Markdown answer (CommonMark's reference library, safe mode)
   libgtest-dev libgmock-dev                     # unit tests
   clang libclang-rt-14-dev                      # scripts/test-sanitizers.sh: libFuzzer targets, ASan+UBSan build of the suite
@@ -47,9 +48,11 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
-# Node.js and npm run the reference tokenizer (js-tiktoken) in the tests. Some
-# images ship them outside Debian's packages; install Debian's only when the
-# commands are missing, so as not to fight an existing installation.
+# Node.js and npm: the build converts the token rank files installed with
+# cookgraph from js-tiktoken (third_party/tiktoken_ranks/), and the tests run
+# it as the reference tokenizer. Some images ship them outside Debian's
+# packages; install Debian's only when the commands are missing, so as not to
+# fight an existing installation.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   missing+=(nodejs npm)
 fi

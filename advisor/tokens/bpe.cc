@@ -15,13 +15,85 @@ constexpr size_t kScanLimit = 256;
 
 }  // namespace
 
-bool BpeRanks::Add(std::string bytes, uint32_t rank) {
-  return ranks_.emplace(std::move(bytes), rank).second;
+uint64_t BpeRanks::HashOf(std::string_view bytes) { return std::hash<std::string_view>{}(bytes); }
+
+size_t BpeRanks::SlotOf(std::string_view bytes, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  const auto tag = static_cast<uint32_t>(hash);
+  // Linear probing from a slot the hash's high and low halves choose.
+  for (size_t i = FirstSlot(hash);; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.rank == kNone) return i;
+    if (slot.hash == tag && BytesOf(slot) == bytes) return i;
+  }
+}
+
+void BpeRanks::Grow(size_t slots) {
+  size_t capacity = 16;
+  while (capacity < slots) capacity *= 2;
+  if (capacity <= slots_.size()) return;
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(capacity, Slot{});
+  for (const Slot& slot : old) {
+    if (slot.rank == kNone) continue;
+    slots_[SlotOf(BytesOf(slot), HashOf(BytesOf(slot)))] = slot;
+  }
+}
+
+void BpeRanks::Reserve(size_t tokens, size_t bytes) {
+  bytes_.reserve(bytes);
+  Grow(2 * tokens);
+}
+
+bool BpeRanks::Add(std::string_view bytes, uint32_t rank) {
+  if (rank == kNone) return false;
+  if (2 * (size_ + 1) > slots_.size()) Grow(2 * (size_ + 1));
+  const uint64_t hash = HashOf(bytes);
+  Slot& slot = slots_[SlotOf(bytes, hash)];
+  if (slot.rank != kNone) return false;
+  slot = Slot{.offset = static_cast<uint32_t>(bytes_.size()),
+              .length = static_cast<uint32_t>(bytes.size()),
+              .rank = rank,
+              .hash = static_cast<uint32_t>(hash)};
+  bytes_.append(bytes);
+  ++size_;
+  return true;
+}
+
+size_t BpeRanks::AddAll(std::string bytes, const std::vector<Token>& tokens) {
+  if (2 * (size_ + tokens.size()) > slots_.size()) Grow(2 * (size_ + tokens.size()));
+  const size_t base = bytes_.size();
+  if (bytes_.empty()) {
+    bytes_ = std::move(bytes);
+  } else {
+    bytes_ += bytes;
+  }
+  auto bytes_of = [&](const Token& t) {
+    return std::string_view(bytes_).substr(base + t.offset, t.length);
+  };
+  std::vector<uint64_t> hashes(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) hashes[i] = HashOf(bytes_of(tokens[i]));
+  // A rank file's tokens land in random slots of a table of megabytes: each
+  // insertion is a cache miss unless its slot is fetched well before.
+  constexpr size_t kAhead = 16;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (i + kAhead < tokens.size()) __builtin_prefetch(&slots_[FirstSlot(hashes[i + kAhead])], 1);
+    const Token& t = tokens[i];
+    if (t.rank == kNone) return i;
+    Slot& slot = slots_[SlotOf(bytes_of(t), hashes[i])];
+    if (slot.rank != kNone) return i;
+    slot = Slot{.offset = static_cast<uint32_t>(base + t.offset),
+                .length = t.length,
+                .rank = t.rank,
+                .hash = static_cast<uint32_t>(hashes[i])};
+    ++size_;
+  }
+  return tokens.size();
 }
 
 uint32_t BpeRanks::Rank(std::string_view bytes) const {
-  auto it = ranks_.find(bytes);
-  return it == ranks_.end() ? kNone : it->second;
+  if (slots_.empty()) return kNone;
+  return slots_[SlotOf(bytes, HashOf(bytes))].rank;
 }
 
 size_t BpeRanks::CountPiece(std::string_view piece) const {

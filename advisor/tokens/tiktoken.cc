@@ -4,10 +4,12 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,19 +54,25 @@ struct JitStackDeleter {
 };
 
 /// Value of a base64 digit; -1 for anything else.
-int Base64Digit(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
+constexpr std::array<int8_t, 256> kBase64Digits = [] {
+  std::array<int8_t, 256> digits{};
+  digits.fill(-1);
+  for (int i = 0; i < 26; ++i) {
+    digits['A' + i] = static_cast<int8_t>(i);
+    digits['a' + i] = static_cast<int8_t>(i + 26);
+  }
+  for (int i = 0; i < 10; ++i) digits['0' + i] = static_cast<int8_t>(i + 52);
+  digits['+'] = 62;
+  digits['/'] = 63;
+  return digits;
+}();
 
-/// Decodes standard padded base64; on failure, the 0-based offset of the
-/// first character that is wrong (or text.size() when the length is).
+int Base64Digit(char c) { return kBase64Digits[static_cast<unsigned char>(c)]; }
+
+/// Decodes standard padded base64, appending to `out`; on failure, the
+/// 0-based offset of the first character that is wrong (or text.size() when
+/// the length is).
 bool DecodeBase64(std::string_view text, std::string* out, size_t* bad_at) {
-  out->clear();
   if (text.empty() || text.size() % 4 != 0) {
     *bad_at = text.size();
     return false;
@@ -72,20 +80,23 @@ bool DecodeBase64(std::string_view text, std::string* out, size_t* bad_at) {
   size_t padding = 0;
   if (text.back() == '=') padding = text[text.size() - 2] == '=' ? 2 : 1;
   const size_t digits = text.size() - padding;
-  uint32_t acc = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    int d = i < digits ? Base64Digit(text[i]) : 0;
-    if (d < 0) {
-      *bad_at = i;
-      return false;
+  const size_t start = out->size();
+  out->resize(start + text.size() / 4 * 3);
+  char* to = out->data() + start;
+  for (size_t i = 0; i < text.size(); i += 4) {
+    uint32_t acc = 0;
+    for (size_t j = i; j < i + 4; ++j) {
+      const int d = j < digits ? Base64Digit(text[j]) : 0;
+      if (d < 0) {
+        *bad_at = j;
+        out->resize(start);
+        return false;
+      }
+      acc = (acc << 6) | static_cast<uint32_t>(d);
     }
-    acc = (acc << 6) | static_cast<uint32_t>(d);
-    if (i % 4 == 3) {
-      out->push_back(static_cast<char>(acc >> 16));
-      out->push_back(static_cast<char>((acc >> 8) & 0xff));
-      out->push_back(static_cast<char>(acc & 0xff));
-      acc = 0;
-    }
+    *to++ = static_cast<char>(acc >> 16);
+    *to++ = static_cast<char>((acc >> 8) & 0xff);
+    *to++ = static_cast<char>(acc & 0xff);
   }
   out->resize(out->size() - padding);
   return true;
@@ -93,10 +104,10 @@ bool DecodeBase64(std::string_view text, std::string* out, size_t* bad_at) {
 
 class TiktokenCounter final : public TokenCounter {
  public:
-  TiktokenCounter(Encoding encoding, std::string file, BpeRanks ranks,
+  TiktokenCounter(Encoding encoding, std::string description, BpeRanks ranks,
                   std::unique_ptr<pcre2_code, CodeDeleter> regex, bool jit)
       : encoding_(encoding),
-        file_(std::move(file)),
+        description_(std::move(description)),
         ranks_(std::move(ranks)),
         regex_(std::move(regex)),
         jit_(jit) {}
@@ -146,17 +157,27 @@ class TiktokenCounter final : public TokenCounter {
 
   bool exact() const override { return true; }
 
-  std::string Describe() const override {
-    return std::string(EncodingName(encoding_)) + " from " + file_;
-  }
+  std::string Describe() const override { return description_; }
 
  private:
   Encoding encoding_;
-  std::string file_;
+  std::string description_;
   BpeRanks ranks_;
   std::unique_ptr<pcre2_code, CodeDeleter> regex_;
   bool jit_;
 };
+
+/// Line `number` (1-based) of `text`, without its line end.
+std::string_view LineOf(std::string_view text, int64_t number) {
+  size_t at = 0;
+  for (int64_t n = 1; n < number && at < text.size(); ++n) {
+    const size_t eol = text.find('\n', at);
+    at = eol == std::string_view::npos ? text.size() : eol + 1;
+  }
+  std::string_view line = text.substr(at, text.find('\n', at) - at);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
 
 Error FileError(const std::string& file, int64_t line, int64_t column, std::string message) {
   Error e;
@@ -170,10 +191,27 @@ Error FileError(const std::string& file, int64_t line, int64_t column, std::stri
 }  // namespace
 
 Result<std::unique_ptr<TokenCounter>> ParseTiktoken(std::string_view contents,
-                                                    const std::string& file, Encoding encoding) {
+                                                    const std::string& file, Encoding encoding,
+                                                    const std::string& origin) {
+  const size_t expected = encoding == Encoding::kO200k ? kO200kTokens : kCl100kTokens;
+  // Offsets and line numbers below are 32-bit; a rank file is a few MB.
+  if (contents.size() > (size_t{1} << 30)) {
+    return FileError(file, 0, 0, "is over 1 GiB: is this a .tiktoken rank file?");
+  }
   BpeRanks ranks;
-  std::vector<int64_t> line_of_rank;  // line that gave each rank; 0 = none yet
+  // Room for the whole table at once: a line is at least 6 bytes ("IQ== 0"),
+  // and token bytes at most 3/4 of their base64.
+  const size_t lines = std::min(expected, contents.size() / 6 + 1);
+  ranks.Reserve(lines, 0);
+  std::vector<uint32_t> line_of_rank;  // line that gave each rank; 0 = none yet
+  // The tokens, decoded one after the other into `bytes`, then added at once
+  // (BpeRanks::AddAll); the line of each, for errors.
   std::string bytes;
+  bytes.reserve(contents.size() / 4 * 3);
+  std::vector<BpeRanks::Token> tokens;
+  std::vector<uint32_t> line_of_token;
+  tokens.reserve(lines);
+  line_of_token.reserve(lines);
   int64_t line_number = 0;
   size_t at = 0;
   while (at < contents.size()) {
@@ -190,6 +228,7 @@ Result<std::unique_ptr<TokenCounter>> ParseTiktoken(std::string_view contents,
                        "expected 'base64-token rank', found no rank");
     }
     size_t bad_at = 0;
+    const size_t offset = bytes.size();
     if (!DecodeBase64(line.substr(0, space), &bytes, &bad_at)) {
       return FileError(file, line_number, static_cast<int64_t>(bad_at) + 1,
                        "the token is not base64: is this a .tiktoken rank file?");
@@ -203,19 +242,24 @@ Result<std::unique_ptr<TokenCounter>> ParseTiktoken(std::string_view contents,
                        "the rank '" + std::string(rank_text) + "' is not a number below " +
                            std::to_string(kMaxRank));
     }
-    if (line_of_rank.size() <= rank) line_of_rank.resize(rank + 1, 0);
+    if (line_of_rank.size() <= rank) line_of_rank.resize(std::max<size_t>(rank + 1, lines), 0);
     if (line_of_rank[rank] != 0) {
       return FileError(file, line_number, static_cast<int64_t>(space) + 2,
                        "rank " + std::to_string(rank) + " is given twice (first on line " +
                            std::to_string(line_of_rank[rank]) + ")");
     }
-    line_of_rank[rank] = line_number;
-    if (!ranks.Add(bytes, rank)) {
-      return FileError(file, line_number, 1,
-                       "the token '" + std::string(line.substr(0, space)) + "' is given twice");
-    }
+    line_of_rank[rank] = static_cast<uint32_t>(line_number);
+    tokens.push_back(
+        {static_cast<uint32_t>(offset), static_cast<uint32_t>(bytes.size() - offset), rank});
+    line_of_token.push_back(static_cast<uint32_t>(line_number));
   }
-  const size_t expected = encoding == Encoding::kO200k ? kO200kTokens : kCl100kTokens;
+  if (size_t refused = ranks.AddAll(std::move(bytes), tokens); refused < tokens.size()) {
+    const int64_t line = line_of_token[refused];
+    std::string_view text = LineOf(contents, line);
+    return FileError(
+        file, line, 1,
+        "the token '" + std::string(text.substr(0, text.find(' '))) + "' is given twice");
+  }
   if (ranks.size() != expected) {
     return FileError(file, 0, 0,
                      "has " + std::to_string(ranks.size()) + " tokens where " +
@@ -240,23 +284,29 @@ Result<std::unique_ptr<TokenCounter>> ParseTiktoken(std::string_view contents,
     return e;
   }
   bool jit = pcre2_jit_compile(regex.get(), PCRE2_JIT_COMPLETE) == 0;
-  std::unique_ptr<TokenCounter> counter =
-      std::make_unique<TiktokenCounter>(encoding, file, std::move(ranks), std::move(regex), jit);
+  std::string description(EncodingName(encoding));
+  description += origin.empty() ? " from " + file : " (" + origin + ")";
+  std::unique_ptr<TokenCounter> counter = std::make_unique<TiktokenCounter>(
+      encoding, std::move(description), std::move(ranks), std::move(regex), jit);
   return counter;
 }
 
-Result<std::unique_ptr<TokenCounter>> LoadTiktoken(const std::string& rank_file,
-                                                   Encoding encoding) {
+Result<std::unique_ptr<TokenCounter>> LoadTiktoken(const std::string& rank_file, Encoding encoding,
+                                                   const std::string& origin) {
   std::ifstream in(rank_file, std::ios::binary);
   if (!in) {
     return FileError(rank_file, 0, 0,
                      "cannot read the rank file; give another with --tokenizer, or leave it out "
                      "to estimate token counts");
   }
-  std::ostringstream contents;
-  contents << in.rdbuf();
+  // Read whole, in one piece (a rank file is a few MB).
+  std::string contents;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    contents.append(buffer, static_cast<size_t>(in.gcount()));
+  }
   if (in.bad()) return FileError(rank_file, 0, 0, "reading the rank file failed");
-  return ParseTiktoken(contents.str(), rank_file, encoding);
+  return ParseTiktoken(contents, rank_file, encoding, origin);
 }
 
 }  // namespace cookgraph

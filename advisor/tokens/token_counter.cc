@@ -1,5 +1,6 @@
 #include "advisor/tokens/token_counter.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -8,6 +9,15 @@
 #include <vector>
 
 #include "advisor/tokens/token_sha1.h"
+
+// The data folders the build compiles in (../../CMakeLists.txt); none when
+// built otherwise.
+#ifndef COOKGRAPH_DATA_INSTALL_DIR
+#define COOKGRAPH_DATA_INSTALL_DIR ""
+#endif
+#ifndef COOKGRAPH_DATA_BUILD_DIR
+#define COOKGRAPH_DATA_BUILD_DIR ""
+#endif
 
 namespace cookgraph {
 namespace {
@@ -42,8 +52,30 @@ std::string_view RankFileUrl(Encoding encoding) {
              : "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken";
 }
 
-std::optional<std::string> FindRankFile(Encoding encoding, const std::string& explicit_path) {
-  if (!explicit_path.empty()) return explicit_path;
+std::vector<std::string> BundledRankFolders() {
+  if (auto chosen = Env("COOKGRAPH_DATA_DIR"); chosen && !chosen->empty()) {
+    return {(std::filesystem::path(*chosen) / "tiktoken").string()};
+  }
+  std::vector<std::string> folders;
+  // Beside the executable, wherever the install prefix put it.
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && exe.has_parent_path()) {
+    folders.push_back(
+        (exe.parent_path().parent_path() / "share" / "cookgraph" / "tiktoken").string());
+  }
+  for (const char* data : {COOKGRAPH_DATA_INSTALL_DIR, COOKGRAPH_DATA_BUILD_DIR}) {
+    if (*data == '\0') continue;
+    const std::string folder = (std::filesystem::path(data) / "tiktoken").string();
+    if (std::find(folders.begin(), folders.end(), folder) == folders.end()) {
+      folders.push_back(folder);
+    }
+  }
+  return folders;
+}
+
+std::optional<RankFile> FindRankFile(Encoding encoding, const std::string& explicit_path) {
+  if (!explicit_path.empty()) return RankFile{.path = explicit_path};
   // tiktoken's own order (tiktoken/load.py): a cache folder the user chose
   // wins; an empty one turns the cache off. Older tiktoken caches under the
   // temporary folder, newer under ~/.cache; look in both.
@@ -66,7 +98,17 @@ std::optional<std::string> FindRankFile(Encoding encoding, const std::string& ex
   const std::string plain = std::string(EncodingName(encoding)) + ".tiktoken";
   for (const auto& folder : folders) {
     for (const std::string& name : {hashed, plain}) {
-      if (IsFile(folder / name)) return (folder / name).string();
+      if (IsFile(folder / name)) return RankFile{.path = (folder / name).string()};
+    }
+  }
+  // The files the build made from js-tiktoken's tables (third_party/tiktoken_ranks/);
+  // one the user put in $COOKGRAPH_DATA_DIR is named by its path.
+  const bool chosen_data = Env("COOKGRAPH_DATA_DIR").value_or("") != "";
+  for (const std::string& folder : BundledRankFolders()) {
+    const std::filesystem::path path = std::filesystem::path(folder) / plain;
+    if (IsFile(path)) {
+      return RankFile{.path = path.lexically_normal().string(),
+                      .origin = chosen_data ? "" : "installed with cookgraph"};
     }
   }
   return std::nullopt;

@@ -227,10 +227,10 @@ class Snapshot:
                model: Optional[str] = None, persona: Optional[str] = None,
                tokenizer: Optional[PathLike] = None, pack: Optional[PathLike] = None,
                stream: Optional[bool] = None) -> Dict[str, Any]:
-        """The JSON request body that `cookgraph ask FILE QUESTION --dry-run`
-        prints, as a dict. Settings not given are resolved as the CLI resolves
-        them (COOKGRAPH_MODEL, ./cookgraph.yaml, ...). ValueError when no
-        model is configured."""
+        """The JSON request body that `cookgraph ask FILE QUESTION --dry-run
+        --no-tools` prints, as a dict. Settings not given are resolved as the CLI resolves
+        them (COOKGRAPH_MODEL, ./cookgraph.yaml, ..., else the default model
+        gpt-4o-mini)."""
         body = self._core.prompt(question, persona=persona, model=model,
                                  budget_tokens=budget_tokens,
                                  tokenizer=None if tokenizer is None else os.fsdecode(tokenizer),
@@ -245,9 +245,10 @@ class Snapshot:
         """Asks the OpenAI-compatible endpoint what `cookgraph ask` would ask,
         through the same client (retries, timeouts, the key kept out of the
         answer). Each piece of the answer is passed to on_token as it arrives.
-        LlmError when the endpoint fails; ValueError when no endpoint or model
-        is configured. An exception raised by on_token (or Ctrl-C) is raised
-        once the answer has been read to its end."""
+        LlmError when the endpoint fails; ValueError when no endpoint is
+        configured (OPENAI_API_KEY alone means OpenAI's). An exception raised
+        by on_token (or Ctrl-C) is raised once the answer has been read to its
+        end."""
         result = self._core.ask(question, on_token=on_token, base_url=base_url, model=model,
                                 persona=persona, budget_tokens=budget_tokens,
                                 tokenizer=None if tokenizer is None else os.fsdecode(tokenizer),

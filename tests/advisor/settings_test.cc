@@ -288,21 +288,183 @@ TEST(Settings, TokenizerFallsBackToTheEstimatorButANamedFileMustExist) {
   TempDir dir;
   AdvisorSettings s;
   s.model = "gpt-4o";
-  setenv("TIKTOKEN_CACHE_DIR", dir.path().c_str(), 1);  // an empty cache
+  // An empty cache, and an empty folder for the files installed with cookgraph.
+  setenv("TIKTOKEN_CACHE_DIR", dir.path().c_str(), 1);
+  setenv("COOKGRAPH_DATA_DIR", dir.path().c_str(), 1);
   Result<std::unique_ptr<TokenCounter>> counter = OpenTokenCounter(s);
   ASSERT_TRUE(counter);
   EXPECT_FALSE((*counter)->exact());
   s.tokenizer = dir / "missing.tiktoken";
   counter = OpenTokenCounter(s);
   unsetenv("TIKTOKEN_CACHE_DIR");
+  unsetenv("COOKGRAPH_DATA_DIR");
   ASSERT_FALSE(counter);
   EXPECT_NE(counter.error().Format().find("missing.tiktoken"), std::string::npos);
 }
 
+TEST(Settings, TheRankFilesInstalledWithCookgraphCountExactlyByModel) {
+  const std::filesystem::path bundled =
+      std::filesystem::path(COOKGRAPH_BINARY).parent_path().parent_path() /
+      "share/cookgraph/tiktoken";
+  if (!std::filesystem::exists(bundled / "o200k_base.tiktoken")) {
+    GTEST_SKIP() << "no rank files in " << bundled << " (built with -DCOOKGRAPH_BUNDLE_RANKS=OFF?)";
+  }
+  TempDir dir;
+  setenv("TIKTOKEN_CACHE_DIR", dir.path().c_str(), 1);  // an empty cache
+  unsetenv("COOKGRAPH_DATA_DIR");
+  AdvisorSettings s;  // no model: the encoding of the default one
+  struct Case {
+    std::string model;
+    std::optional<Encoding> encoding;
+    std::string described;
+  };
+  for (const Case& c : {Case{"", std::nullopt, "o200k_base (installed with cookgraph)"},
+                        Case{"gpt-4o-mini", std::nullopt, "o200k_base (installed with cookgraph)"},
+                        Case{"gpt-4", std::nullopt, "cl100k_base (installed with cookgraph)"},
+                        Case{"gpt-4o", Encoding::kCl100k, "cl100k_base (installed with cookgraph)"},
+                        Case{"llama3.1", std::nullopt, "o200k_base (installed with cookgraph)"}}) {
+    s.model = c.model;
+    s.encoding = c.encoding;
+    Result<std::unique_ptr<TokenCounter>> counter = OpenTokenCounter(s);
+    ASSERT_TRUE(counter) << counter.error().Format();
+    EXPECT_TRUE((*counter)->exact()) << c.model;
+    EXPECT_EQ((*counter)->Describe(), c.described) << c.model;
+    EXPECT_EQ((*counter)->Count("hello world"), 2u) << c.model;  // both encodings
+  }
+  unsetenv("TIKTOKEN_CACHE_DIR");
+}
+
+TEST(Settings, ARankFileIsReadOnceWhileItStaysTheSame) {
+  const std::filesystem::path bundled =
+      std::filesystem::path(COOKGRAPH_BINARY).parent_path().parent_path() /
+      "share/cookgraph/tiktoken";
+  if (!std::filesystem::exists(bundled / "cl100k_base.tiktoken")) {
+    GTEST_SKIP() << "no rank files in " << bundled << " (built with -DCOOKGRAPH_BUNDLE_RANKS=OFF?)";
+  }
+  TempDir dir;
+  const std::string copy = dir / "cl100k_base.tiktoken";
+  std::filesystem::copy_file(bundled / "cl100k_base.tiktoken", copy);
+  AdvisorSettings s;
+  s.tokenizer = copy;
+  Result<std::unique_ptr<TokenCounter>> first = OpenTokenCounter(s);
+  ASSERT_TRUE(first) << first.error().Format();
+  Result<std::unique_ptr<TokenCounter>> second = OpenTokenCounter(s);
+  ASSERT_TRUE(second) << second.error().Format();
+  EXPECT_EQ((*second)->Describe(), "cl100k_base from " + copy);
+  EXPECT_EQ((*second)->Count("hello world"), 2u);
+  first->reset();  // the other stays usable
+  EXPECT_EQ((*second)->Count("hello world"), 2u);
+  // Another file at the same path is read again, and here refused.
+  Write(copy, "IQ== 0\n");
+  Result<std::unique_ptr<TokenCounter>> changed = OpenTokenCounter(s);
+  ASSERT_FALSE(changed);
+  EXPECT_NE(changed.error().Format().find("has 1 tokens where cl100k_base has 100256"),
+            std::string::npos)
+      << changed.error().Format();
+  EXPECT_EQ((*second)->Count("hello world"), 2u);
+}
+
+TEST(Settings, AnApiKeyWithoutABaseUrlIsOpenAisEndpoint) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "work");
+  InFolder(dir / "work", [&] {
+    std::map<std::string, std::string> vars = {{"HOME", dir / "nowhere"},
+                                               {"OPENAI_API_KEY", "sk-test"}};
+    Result<AdvisorSettings> s = ResolveSettings({}, FakeEnvironment(vars));
+    ASSERT_TRUE(s) << s.error().Format();
+    EXPECT_EQ(s->endpoint.base_url, "https://api.openai.com/v1");
+    EXPECT_EQ(s->endpoint.base_url, kOpenAiBaseUrl);
+    EXPECT_EQ(s->base_url_from, "OpenAI's default, as OPENAI_API_KEY is set");
+    EXPECT_EQ(s->endpoint.api_key, "sk-test");
+    // LoadSettings gives the sources only: the defaults come last.
+    Result<AdvisorSettings> loaded = LoadSettings(FakeEnvironment(vars));
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(loaded->endpoint.base_url, "");
+    EXPECT_EQ(loaded->model, "");
+
+    // A base URL from any source wins over the default.
+    s = ResolveSettings({.base_url = "http://flag/v1"}, FakeEnvironment(vars));
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->endpoint.base_url, "http://flag/v1");
+    EXPECT_EQ(s->base_url_from, "--base-url");
+    for (const char* name : {"OPENAI_BASE_URL", "COOKGRAPH_BASE_URL"}) {
+      std::map<std::string, std::string> with = vars;
+      with[name] = "http://env/v1";
+      s = ResolveSettings({}, FakeEnvironment(with));
+      ASSERT_TRUE(s);
+      EXPECT_EQ(s->endpoint.base_url, "http://env/v1") << name;
+      EXPECT_EQ(s->base_url_from, name);
+    }
+    Write(dir / "work/cookgraph.yaml", "llm:\n  base_url: http://local/v1\n");
+    s = ResolveSettings({}, FakeEnvironment(vars));
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->endpoint.base_url, "http://local/v1");
+    EXPECT_EQ(s->base_url_from, "./cookgraph.yaml");
+
+    // A key from the config file is a key too; an Azure one has no default.
+    Write(dir / "work/cookgraph.yaml", "llm:\n  api_key: sk-file\n");
+    s = ResolveSettings({}, FakeEnvironment({{"HOME", dir / "nowhere"}}));
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->endpoint.base_url, "https://api.openai.com/v1");
+    EXPECT_EQ(s->base_url_from, "OpenAI's default, as an API key is set (cookgraph.yaml)");
+    Write(dir / "work/cookgraph.yaml", "llm:\n  api_key: sk-file\n  azure: true\n");
+    s = ResolveSettings({}, FakeEnvironment({{"HOME", dir / "nowhere"}}));
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->endpoint.base_url, "");
+    EXPECT_EQ(s->base_url_from, "");
+  });
+}
+
+TEST(Settings, TheModelHasADocumentedDefault) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "work");
+  InFolder(dir / "work", [&] {
+    const std::string home = dir / "nowhere";
+    Result<AdvisorSettings> s = ResolveSettings({}, FakeEnvironment({{"HOME", home}}));
+    ASSERT_TRUE(s) << s.error().Format();
+    EXPECT_EQ(kDefaultModel, "gpt-4o-mini");
+    EXPECT_EQ(s->model, "gpt-4o-mini");
+    EXPECT_EQ(s->model_from, "the default");
+    EXPECT_EQ(s->model_from, kDefaultModelFrom);
+    s = ResolveSettings({}, FakeEnvironment({{"HOME", home}, {"COOKGRAPH_MODEL", "env-model"}}));
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->model, "env-model");
+    EXPECT_EQ(s->model_from, "COOKGRAPH_MODEL");
+    s = ResolveSettings({.model = "flag-model"}, FakeEnvironment({{"HOME", home}}));
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->model, "flag-model");
+    EXPECT_EQ(s->model_from, "--model");
+    Write(dir / "work/cookgraph.yaml", "llm:\n  model: file-model\n");
+    s = ResolveSettings({}, FakeEnvironment({{"HOME", home}}));
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->model, "file-model");
+    EXPECT_EQ(s->model_from, "./cookgraph.yaml");
+  });
+}
+
+TEST(Settings, NothingConfiguredIsNoEndpoint) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "work");
+  InFolder(dir / "work", [&] {
+    // No key, no base URL: no endpoint (a dry run still works, with the default model).
+    Result<AdvisorSettings> s = ResolveSettings({}, FakeEnvironment({{"HOME", dir / "nowhere"}}));
+    ASSERT_TRUE(s) << s.error().Format();
+    EXPECT_EQ(s->endpoint.base_url, "");
+    EXPECT_EQ(s->base_url_from, "");
+    EXPECT_EQ(s->endpoint.api_key, "");
+    EXPECT_EQ(s->model, "gpt-4o-mini");
+    AdvisorSettings bare;
+    ApplyDefaults(bare);
+    EXPECT_EQ(bare.endpoint.base_url, "");
+    EXPECT_EQ(bare.model, kDefaultModel);
+  });
+}
+
 TEST(Settings, NoEndpointHelpSaysHowAndThatReportWorksOffline) {
   const std::string help = NoEndpointHelp();
-  for (const char* part : {"COOKGRAPH_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY",
-                           "COOKGRAPH_MODEL", "./cookgraph.yaml", "report` works offline"}) {
+  for (const char* part :
+       {"COOKGRAPH_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "COOKGRAPH_MODEL", "gpt-4o-mini",
+        "./cookgraph.yaml", "report` works offline"}) {
     EXPECT_NE(help.find(part), std::string::npos) << part;
   }
 }

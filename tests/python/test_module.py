@@ -397,17 +397,20 @@ def test_prompt_is_the_body_of_ask_dry_run(clean_settings, monkeypatch):
                              "gpu-optimizer", "--no-stream"],
                             {"model": "llama3.1", "budget_tokens": 3000,
                              "persona": "gpu-optimizer", "stream": False})]:
-        body = json.loads(run("ask", path, question, "--dry-run", *flags, cwd=clean_settings).stdout)
+        # prompt() is the one-question request without the functions.
+        body = json.loads(run("ask", path, question, "--dry-run", "--no-tools", *flags,
+                              cwd=clean_settings).stdout)
         assert snap.prompt(question, **options) == body
     # Settings the flags do not give come from the environment and ./cookgraph.yaml, as in the CLI.
     monkeypatch.setenv("COOKGRAPH_MODEL", "from-env")
     (clean_settings / "cookgraph.yaml").write_text("advisor:\n  budget_tokens: 2500\n")
-    body = json.loads(run("ask", path, question, "--dry-run", cwd=clean_settings).stdout)
+    body = json.loads(run("ask", path, question, "--dry-run", "--no-tools",
+                          cwd=clean_settings).stdout)
     prompt = snap.prompt(question)
     assert prompt == body and prompt["model"] == "from-env"
-    with pytest.raises(ValueError, match="no model configured"):
-        monkeypatch.delenv("COOKGRAPH_MODEL")
-        snap.prompt(question)
+    # No model named: the documented default, as in the CLI.
+    monkeypatch.delenv("COOKGRAPH_MODEL")
+    assert snap.prompt(question)["model"] == "gpt-4o-mini"
     # A broken config file is an InputError with the CLI's message.
     (clean_settings / "cookgraph.yaml").write_text("advisor:\n  budget_tokens: [\n")
     with pytest.raises(cookgraph.InputError) as raised:
@@ -456,6 +459,9 @@ def test_ask_errors_are_llm_errors_with_the_cli_message(fake_llm, clean_settings
                      "fake", expect=3)
     assert str(raised.value) == want and "HTTP 401" in want
     assert "sk-test-secret-123" not in str(raised.value)
+    # A key alone is OpenAI's endpoint (as in openai-python); no key and no
+    # base URL is none.
+    monkeypatch.delenv("OPENAI_API_KEY")
     with pytest.raises(ValueError, match="no LLM endpoint configured"):
         snap.ask("why?", model="fake")
 

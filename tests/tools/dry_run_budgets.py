@@ -53,11 +53,14 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         os.makedirs(os.path.join(work, "home"))
         os.makedirs(os.path.join(work, "cache"))  # an empty tiktoken cache
+        # and an empty data folder: not the rank files installed with
+        # cookgraph, so that the run without --tokenizer is the estimator's.
+        os.makedirs(os.path.join(work, "data"))
         env = {k: v for k, v in os.environ.items()
                if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "COOKGRAPH_BASE_URL",
                             "COOKGRAPH_MODEL", "DATA_GYM_CACHE_DIR", "XDG_CONFIG_HOME")}
         env.update(HOME=os.path.join(work, "home"), TIKTOKEN_CACHE_DIR=os.path.join(work, "cache"),
-                   NO_COLOR="1")
+                   COOKGRAPH_DATA_DIR=os.path.join(work, "data"), NO_COLOR="1")
         runs = []  # (file, example, budget, mode, reported)
 
         def dry_run(example, budget, model, extra):
@@ -87,7 +90,7 @@ def main():
                     runs.append((path, name, budget, mode, int(match.group(1).replace(b",", b""))))
 
         counts_file = os.path.join(work, "counts.json")
-        subprocess.run(["node", os.path.join(source, "tests/tools/tiktoken/reference.mjs"), "chat",
+        subprocess.run(["node", os.path.join(source, "tests/tools/tiktoken/reference.mjs"), "request",
                         counts_file] + [r[0] for r in runs], check=True)
         with open(counts_file) as f:
             counts = json.load(f)

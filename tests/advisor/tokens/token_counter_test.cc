@@ -5,8 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "advisor/tokens/bpe.h"
 #include "advisor/tokens/token_sha1.h"
@@ -109,6 +111,41 @@ TEST(BpeRanks, ScanAndHeapAgreeOnRandomPieces) {
   }
 }
 
+TEST(BpeRanks, TableGrowsKeepsEveryTokenAndRefusesDuplicates) {
+  BpeRanks ranks;  // no Reserve: grows from empty
+  EXPECT_EQ(ranks.Rank("a"), BpeRanks::kNone);
+  for (uint32_t i = 0; i < 50000; ++i) ASSERT_TRUE(ranks.Add("t" + std::to_string(i), i));
+  EXPECT_EQ(ranks.size(), 50000u);
+  for (uint32_t i = 0; i < 50000; ++i) ASSERT_EQ(ranks.Rank("t" + std::to_string(i)), i);
+  EXPECT_FALSE(ranks.Add("t7", 99999));  // the bytes are there
+  EXPECT_EQ(ranks.Rank("t7"), 7u);
+  EXPECT_FALSE(ranks.Add("u", BpeRanks::kNone));
+  EXPECT_EQ(ranks.Rank("t50000"), BpeRanks::kNone);
+  EXPECT_EQ(ranks.Rank(std::string("t1\0", 3)), BpeRanks::kNone);
+  EXPECT_TRUE(ranks.Add(std::string("t1\0", 3), 60000));  // bytes, not C strings
+  EXPECT_EQ(ranks.Rank(std::string("t1\0", 3)), 60000u);
+  EXPECT_EQ(ranks.size(), 50001u);
+}
+
+TEST(BpeRanks, AddAllAddsInOrderAndStopsAtTheFirstRefused) {
+  BpeRanks ranks;
+  // "ab" "cd" "ab": the third is refused, and nothing after it is added.
+  EXPECT_EQ(ranks.AddAll("abcdabef", {{0, 2, 0}, {2, 2, 1}, {4, 2, 2}, {6, 2, 3}}), 2u);
+  EXPECT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks.Rank("ab"), 0u);
+  EXPECT_EQ(ranks.Rank("cd"), 1u);
+  EXPECT_EQ(ranks.Rank("ef"), BpeRanks::kNone);
+  // Onto a table that has tokens: appended, and Add after it still works.
+  EXPECT_EQ(ranks.AddAll("efgh", {{0, 2, 2}, {2, 2, 3}}), 2u);
+  EXPECT_TRUE(ranks.Add("ij", 4));
+  EXPECT_EQ(ranks.Rank("ef"), 2u);
+  EXPECT_EQ(ranks.Rank("gh"), 3u);
+  EXPECT_EQ(ranks.Rank("ij"), 4u);
+  EXPECT_EQ(ranks.Rank("cd"), 1u);
+  EXPECT_EQ(ranks.AddAll("x", {{0, 1, BpeRanks::kNone}}), 0u);
+  EXPECT_EQ(ranks.size(), 5u);
+}
+
 TEST(Estimator, EmptyTextIsNoTokens) {
   auto estimator = MakeEstimator();
   EXPECT_FALSE(estimator->exact());
@@ -130,32 +167,128 @@ TEST(CountChatTokens, AddsFramingPerMessageAndForTheReply) {
   EXPECT_EQ(CountChatTokens(*estimator, {}), 3u);
 }
 
+// Sets (nullopt: unsets) an environment variable for the life of the
+// object, then restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    if (value) {
+      setenv(name, value->c_str(), 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (saved_) {
+      setenv(name_, saved_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
+// A fresh, empty folder under the temporary one, removed at the end.
+class Folder {
+ public:
+  explicit Folder(const std::string& name) : path_(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~Folder() { std::filesystem::remove_all(path_); }
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 TEST(FindRankFile, ExplicitPathWinsEvenIfMissing) {
-  EXPECT_EQ(FindRankFile(Encoding::kO200k, "/x/ranks"), "/x/ranks");
+  std::optional<RankFile> found = FindRankFile(Encoding::kO200k, "/x/ranks");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->path, "/x/ranks");
+  EXPECT_EQ(found->origin, "");
+}
+
+// The path FindRankFile found; "" for none.
+std::string Found(Encoding encoding) {
+  std::optional<RankFile> found = FindRankFile(encoding, "");
+  return found ? found->path : "";
 }
 
 TEST(FindRankFile, FindsTiktokensHashedNameAndThePlainName) {
   EXPECT_EQ(Sha1Hex(RankFileUrl(Encoding::kCl100k)), "9b5ad71b2ce5302211f9c61530b329a4922fc6a4");
   EXPECT_EQ(Sha1Hex(RankFileUrl(Encoding::kO200k)), "fb374d419588a4632f3f557e76b4b70aebbca790");
-  auto dir = std::filesystem::temp_directory_path() / "cookgraph_token_cache_test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "9b5ad71b2ce5302211f9c61530b329a4922fc6a4") << "x";
-  std::ofstream(dir / "o200k_base.tiktoken") << "x";
-  const char* saved = std::getenv("TIKTOKEN_CACHE_DIR");
-  std::string saved_value = saved ? saved : "";
-  setenv("TIKTOKEN_CACHE_DIR", dir.c_str(), 1);
-  EXPECT_EQ(FindRankFile(Encoding::kCl100k, ""),
-            (dir / "9b5ad71b2ce5302211f9c61530b329a4922fc6a4").string());
-  EXPECT_EQ(FindRankFile(Encoding::kO200k, ""), (dir / "o200k_base.tiktoken").string());
-  setenv("TIKTOKEN_CACHE_DIR", "", 1);  // tiktoken: an empty cache folder turns the cache off
-  EXPECT_EQ(FindRankFile(Encoding::kO200k, ""), std::nullopt);
-  if (saved) {
-    setenv("TIKTOKEN_CACHE_DIR", saved_value.c_str(), 1);
-  } else {
-    unsetenv("TIKTOKEN_CACHE_DIR");
+  Folder cache("cookgraph_token_cache_test");
+  Folder data("cookgraph_token_data_test");  // no files installed with cookgraph
+  std::ofstream(cache / "9b5ad71b2ce5302211f9c61530b329a4922fc6a4") << "x";
+  std::ofstream(cache / "o200k_base.tiktoken") << "x";
+  ScopedEnv data_dir("COOKGRAPH_DATA_DIR", data.path());
+  {
+    ScopedEnv cache_dir("TIKTOKEN_CACHE_DIR", cache.path());
+    EXPECT_EQ(Found(Encoding::kCl100k),
+              (cache / "9b5ad71b2ce5302211f9c61530b329a4922fc6a4").string());
+    EXPECT_EQ(Found(Encoding::kO200k), (cache / "o200k_base.tiktoken").string());
+    EXPECT_EQ(FindRankFile(Encoding::kO200k, "")->origin, "");  // named by its path
   }
-  std::filesystem::remove_all(dir);
+  // tiktoken: an empty cache folder turns the cache off.
+  ScopedEnv cache_dir("TIKTOKEN_CACHE_DIR", "");
+  EXPECT_EQ(FindRankFile(Encoding::kO200k, ""), std::nullopt);
+}
+
+TEST(FindRankFile, TheDataFolderComesAfterTheCacheAndAloneWhenChosen) {
+  Folder cache("cookgraph_token_cache_order_test");
+  Folder data("cookgraph_token_data_order_test");
+  std::filesystem::create_directories(data / "tiktoken");
+  std::ofstream(data / "tiktoken" / "o200k_base.tiktoken") << "x";
+  ScopedEnv data_dir("COOKGRAPH_DATA_DIR", data.path());
+  ScopedEnv cache_dir("TIKTOKEN_CACHE_DIR", cache.path());
+  EXPECT_EQ(BundledRankFolders(), std::vector<std::string>{(data / "tiktoken").string()});
+  std::optional<RankFile> found = FindRankFile(Encoding::kO200k, "");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->path, (data / "tiktoken" / "o200k_base.tiktoken").string());
+  EXPECT_EQ(found->origin, "");  // a folder the user chose: named by its path
+  // $COOKGRAPH_DATA_DIR alone: the build's cl100k_base is not looked for.
+  EXPECT_EQ(FindRankFile(Encoding::kCl100k, ""), std::nullopt);
+  // tiktoken's cache first.
+  std::ofstream(cache / "o200k_base.tiktoken") << "x";
+  EXPECT_EQ(Found(Encoding::kO200k), (cache / "o200k_base.tiktoken").string());
+  // The explicit path before both.
+  EXPECT_EQ(FindRankFile(Encoding::kO200k, "/x/o200k_base.tiktoken")->path,
+            "/x/o200k_base.tiktoken");
+}
+
+TEST(FindRankFile, FindsTheFilesInstalledWithCookgraph) {
+  // The build writes them to <build>/share/cookgraph/tiktoken: found beside
+  // the executable (this test's, <build>/tests/advisor_tests) and compiled in.
+  const std::filesystem::path build =
+      std::filesystem::path(COOKGRAPH_BINARY).parent_path().parent_path();
+  const std::filesystem::path bundled = build / "share" / "cookgraph" / "tiktoken";
+  Folder cache("cookgraph_token_cache_bundled_test");
+  ScopedEnv cache_dir("TIKTOKEN_CACHE_DIR", cache.path());
+  ScopedEnv data_dir("COOKGRAPH_DATA_DIR", std::nullopt);
+  const std::vector<std::string> folders = BundledRankFolders();
+  ASSERT_GE(folders.size(), 2u);
+  EXPECT_EQ(std::filesystem::path(folders.front()).lexically_normal(), bundled);
+  for (const std::string& folder : folders) {
+    EXPECT_TRUE(folder.ends_with("/share/cookgraph/tiktoken")) << folder;
+  }
+  if (!std::filesystem::exists(bundled / "o200k_base.tiktoken")) {
+    GTEST_SKIP() << "no rank files in " << bundled << " (built with -DCOOKGRAPH_BUNDLE_RANKS=OFF?)";
+  }
+  for (Encoding encoding : {Encoding::kO200k, Encoding::kCl100k}) {
+    std::optional<RankFile> found = FindRankFile(encoding, "");
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->path,
+              (bundled / (std::string(EncodingName(encoding)) + ".tiktoken")).string());
+    EXPECT_EQ(found->origin, "installed with cookgraph");
+  }
 }
 
 }  // namespace
