@@ -58,6 +58,13 @@ struct PromptInput {
   /// The nodes that pay most to fix (Judged::gains, advisor/gains.h); null =
   /// no predicted-gains section.
   const TopGains* gains = nullptr;
+  /// The functions of advisor/tools.h are offered with the request: the system
+  /// message says what they reach (docs/architecture.md#tools-the-model-can-call).
+  bool tools = false;
+  /// In a conversation (docs/architecture.md#conversations): a line before
+  /// the question saying which earlier turns are above and which were left
+  /// out for the budget; "" = none. It always goes in.
+  std::string conversation_note;
 };
 
 struct Prompt {

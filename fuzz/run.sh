@@ -26,12 +26,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 build=$(cd "$build" && pwd)
-all=(native_json native_yaml chrome_trace gstreamer_dot gstreamer_log config sse prompt input live)
+all=(native_json native_yaml chrome_trace gstreamer_dot gstreamer_log config sse prompt input live session)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 dict_for() {
   case "$1" in
-    native_json|chrome_trace|prompt|input) echo "$root/fuzz/json.dict" ;;
+    native_json|chrome_trace|prompt|input|session) echo "$root/fuzz/json.dict" ;;
     native_yaml|config) echo "$root/fuzz/yaml.dict" ;;
     gstreamer_dot|gstreamer_log) echo "$root/fuzz/gstreamer.dict" ;;
     live) echo "$root/fuzz/live.dict" ;;

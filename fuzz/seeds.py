@@ -24,7 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "data" / "fixtures" / "traces"
 MAX_SEED = 96 * 1024
 TARGETS = ["native_json", "native_yaml", "chrome_trace", "gstreamer_dot", "gstreamer_log",
-           "config", "sse", "prompt", "input", "live"]
+           "config", "sse", "prompt", "input", "live", "session"]
 # What live_fuzz.cc cuts its input into datagrams at.
 DATAGRAM_CUT = b"\xff\xfe\xfd\xfc"
 

@@ -1,104 +1,22 @@
-#include <fmt/format.h>
-
-#include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
-#include <variant>
+#include <vector>
 
-#include "base/text.h"
 #include "metrics/rollup.h"
+#include "writers/json_out.h"
 #include "writers/score_columns.h"
 #include "writers/score_internal.h"
 
 // `score --format json`: one object per snapshot in the "snapshots" array. JSON
 // and CSV (score_csv.cc) fill the same columns (score_columns.h) with the same
-// values.
+// values; the JSON is written by json_out.h, as the advisor's tools write theirs.
 
 namespace cookgraph::score_internal {
 namespace {
 
-/// A streaming JSON writer that places the commas; strings are escaped, numbers
-/// are written shortest-round-trip, non-finite numbers as null.
-class JsonWriter {
- public:
-  explicit JsonWriter(std::string& out) : out_(out) {}
-
-  void BeginObject() { Open('{'); }
-  void EndObject() { Close('}'); }
-  void BeginArray() { Open('['); }
-  void EndArray() { Close(']'); }
-  void Key(std::string_view key) {
-    Separate();
-    AppendJsonString(out_, key);
-    out_ += ':';
-    after_key_ = true;
-  }
-  void Write(const Value& v) {
-    Separate();
-    std::visit([this](const auto& x) { Put(x); }, v);
-  }
-  void String(std::string_view s) { Write(Value(s)); }
-  void Number(double v) { Write(Value(v)); }
-  void Count(uint64_t v) { Write(Value(v)); }
-  // A key and its value in one call.
-  void NumberField(std::string_view key, double v) {
-    Key(key);
-    Number(v);
-  }
-  void CountField(std::string_view key, uint64_t v) {
-    Key(key);
-    Count(v);
-  }
-  void StringField(std::string_view key, std::string_view v) {
-    Key(key);
-    String(v);
-  }
-
- private:
-  void Put(std::monostate) { out_ += "null"; }
-  void Put(std::string_view s) { AppendJsonString(out_, s); }
-  void Put(double v) {
-    if (std::isfinite(v)) {
-      const size_t start = out_.size();
-      AppendNumber(out_, v);
-      // "8" -> "8.0": a measurement stays a float for typed readers (as nlohmann writes it).
-      if (out_.find_first_of(".eE", start) == std::string::npos) out_ += ".0";
-    } else {
-      out_ += "null";
-    }
-  }
-  void Put(uint64_t v) { AppendNumber(out_, v); }
-  void Put(int64_t v) { AppendNumber(out_, v); }
-  void Put(bool v) { out_ += v ? "true" : "false"; }
-
-  void Open(char c) {
-    Separate();
-    out_ += c;
-    has_item_.push_back(false);
-  }
-  void Close(char c) {
-    out_ += c;
-    has_item_.pop_back();
-  }
-  // A comma before every value and key but the first of its container; none
-  // between a key and its value.
-  void Separate() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (!has_item_.empty()) {
-      if (has_item_.back()) out_ += ',';
-      has_item_.back() = true;
-    }
-  }
-
-  std::string& out_;
-  std::vector<bool> has_item_;  // per open container: something was written in it
-  bool after_key_ = false;
-};
-
-void WriteIds(JsonWriter& w, const Network& network, const std::vector<NodeIndex>& nodes) {
+void WriteIds(JsonOut& w, const Network& network, const std::vector<NodeIndex>& nodes) {
   w.BeginArray();
   for (NodeIndex n : nodes) w.String(network.node(n).id);
   w.EndArray();
@@ -108,7 +26,7 @@ Value Optional(const std::optional<double>& v) { return v ? Value(*v) : Value();
 
 // "profiler_ms": the profiler's own time per frame, written only when the
 // input has it, so that snapshots without it keep their output.
-void WriteProfiler(JsonWriter& w, const ProfilerOverhead& p) {
+void WriteProfiler(JsonOut& w, const ProfilerOverhead& p) {
   w.Key("profiler_ms");
   w.BeginObject();
   w.NumberField("mean", p.ms.mean);
@@ -122,7 +40,7 @@ void WriteProfiler(JsonWriter& w, const ProfilerOverhead& p) {
 
 // The trace's own analyses (docs/commands.md#trace-output): "steps", "gpu",
 // "memory", "ranks".
-void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
+void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
   if (t.slowest) {
     const SlowestStep& s = *t.slowest;
     w.Key("slowest_step");
@@ -271,7 +189,7 @@ void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
 
 // A GStreamer recording's streaming threads, bottleneck and latency
 // (docs/commands.md#gstreamer-output).
-void WriteStreaming(JsonWriter& w, const Snapshot& snap, const Streaming& st) {
+void WriteStreaming(JsonOut& w, const Snapshot& snap, const Streaming& st) {
   const Network& net = snap.network;
   w.Key("threads");
   w.BeginArray();
@@ -349,8 +267,7 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   const Snapshot& snap = scored.snapshot;
   const Analysis& a = scored.analysis;
   const Network& net = snap.network;
-  std::string out;
-  JsonWriter w(out);
+  JsonOut w;
   w.BeginObject();
   w.Key("file");
   w.String(scored.file);
@@ -520,7 +437,7 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   for (const std::string& warning : a.warnings) w.String(warning);
   w.EndArray();
   w.EndObject();
-  return out;
+  return w.Take();
 }
 
 }  // namespace cookgraph::score_internal

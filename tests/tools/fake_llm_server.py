@@ -53,6 +53,13 @@ Cases:
                     closes the connection (no finish reason, no [DONE])
   echo-question     an answer that is the request's question (what follows the last
                     "Question: " of the last message), streamed in 7-byte pieces or whole
+  script            a scripted model that calls tools: /case/script/<NAME>/<anything>/...
+                    replays --scripts DIR/<NAME>.json (read at each request), see
+                    case_script below; streamed or whole
+  proxy             the request sent on to --upstream URL + "/chat/completions" (its
+                    body, Content-Type and Authorization), and the upstream's status,
+                    Content-Type and body sent back whole: logs what a client sends
+                    to another server
 """
 
 import argparse
@@ -65,13 +72,17 @@ import struct
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 
 ANSWER = ["Hel", "lo, wor", "ld!"]  # "Hello, world!"
 USAGE = {"prompt_tokens": 12, "completion_tokens": 4, "total_tokens": 16}
 
 counts = {}
 counts_lock = threading.Lock()
+scripts_dir = None  # --scripts
+upstream = None  # --upstream
 log_lock = threading.Lock()
 log_file = None
 
@@ -171,6 +182,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
+    def stream_now(self, events):
+        """Each event its own HTTP chunk, flushed, without the pauses of stream()."""
+        self.start_stream()
+        for event in events:
+            self.write_bytes(event.encode())
+        self.end_stream()
+
     def stream(self, events, crlf=False, end=True):
         self.start_stream()
         for event in events:
@@ -187,6 +205,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
+        self.raw_body = raw
         try:
             body = json.loads(raw)
         except ValueError:
@@ -406,6 +425,132 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.stream([chunk({"role": "assistant", "content": ""})] +
                     [chunk({"content": p}) for p in pieces] + [chunk({}, "stop"), "data: [DONE]\n\n"])
 
+    # --- script: a scripted model that calls tools ----------------------------
+    # A script, DIR/<NAME>.json:
+    #   {"turns": [{"match": "substring of the question",
+    #               "calls": [[{"name": "get_node", "arguments": {"id": "/a"}}, ...],  # round 1
+    #                         [...]],                                                   # round 2
+    #               "answer": "text"}]}
+    # The question is what follows the last "Question: " of the last user message
+    # that holds one (advisor/prompt.cc ends the data message with it); the first
+    # turn whose "match" it contains is played. While the request offers "tools"
+    # and the messages after that user message hold fewer assistant messages
+    # with tool calls (rounds) than the turn has, the reply is the next round's
+    # calls: ids "call_<turn>_<round>_<i>" (from 1), finish_reason "tool_calls",
+    # each call's arguments (an object sent as compact JSON, or a string sent as
+    # it is) streamed in three pieces. Otherwise, or without tools (a model that
+    # has none), the reply is the answer. No turn matching: HTTP 422.
+    def case_script(self, body, count):
+        parts = urllib.parse.urlsplit(self.path).path.split("/")
+        name = parts[3] if len(parts) > 4 else ""
+        if not scripts_dir or not name or name.startswith("."):
+            self.error_object(422, "the script case needs --scripts DIR and /case/script/NAME/...",
+                              "invalid_request_error")
+            return
+        try:
+            with open(os.path.join(scripts_dir, name + ".json"), encoding="utf-8") as f:
+                script = json.load(f)
+        except (OSError, ValueError) as e:
+            self.error_object(422, "script %s: %s" % (name, e), "invalid_request_error")
+            return
+        messages = body.get("messages") or []
+        last_user = None
+        for i, m in enumerate(messages):
+            if m.get("role") == "user" and "Question: " in (m.get("content") or ""):
+                last_user = i
+        if last_user is None:
+            self.error_object(422, "script %s: no user message holds \"Question: \"" % name,
+                              "invalid_request_error")
+            return
+        content = messages[last_user]["content"]
+        question = content[content.rfind("Question: ") + len("Question: "):].strip()
+        turn = next((t for t, step in enumerate(script.get("turns", []))
+                     if step.get("match", "") in question), None)
+        if turn is None:
+            self.error_object(422, "script %s: no turn matches the question %r" % (name, question),
+                              "invalid_request_error")
+            return
+        step = script["turns"][turn]
+        rounds = step.get("calls") or []
+        done = sum(1 for m in messages[last_user + 1:]
+                   if m.get("role") == "assistant" and m.get("tool_calls"))
+        if body.get("tools") and done < len(rounds):
+            self.tool_calls(body, turn + 1, done + 1, rounds[done])
+        else:
+            self.answer(body, step.get("answer", ""))
+
+    def tool_calls(self, body, turn, round_, calls):
+        made = []
+        for i, call in enumerate(calls, 1):
+            arguments = call.get("arguments", {})
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+            made.append({"id": "call_%d_%d_%d" % (turn, round_, i), "type": "function",
+                         "function": {"name": call["name"], "arguments": arguments}})
+        if not body.get("stream"):
+            result = completion()
+            result["choices"][0]["message"] = {"role": "assistant", "content": None,
+                                               "tool_calls": made}
+            result["choices"][0]["finish_reason"] = "tool_calls"
+            self.send_json(200, result)
+            return
+        events = [chunk({"role": "assistant", "content": None})]
+        for index, call in enumerate(made):
+            # The id, type and name first, then the arguments in three pieces
+            # that the client must join by index.
+            events.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                                 "function": {"name": call["function"]["name"],
+                                                              "arguments": ""}}]}))
+            arguments = call["function"]["arguments"]
+            cuts = [0, len(arguments) // 3, 2 * len(arguments) // 3, len(arguments)]
+            for a, b in zip(cuts, cuts[1:]):
+                events.append(chunk({"tool_calls": [{"index": index,
+                                                     "function": {"arguments": arguments[a:b]}}]}))
+        events.append(chunk({}, "tool_calls"))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            events.append("data: " + json.dumps({"id": "chatcmpl-fake", "choices": [], "usage": USAGE}) + "\n\n")
+        events.append("data: [DONE]\n\n")
+        self.stream_now(events)
+
+    def answer(self, body, text):
+        if not body.get("stream"):
+            self.send_json(200, completion(text))
+            return
+        events = [chunk({"role": "assistant", "content": ""})]
+        events += [chunk({"content": text[i:i + 7]}) for i in range(0, len(text), 7)]
+        events.append(chunk({}, "stop"))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            events.append("data: " + json.dumps({"id": "chatcmpl-fake", "choices": [], "usage": USAGE}) + "\n\n")
+        events.append("data: [DONE]\n\n")
+        self.stream_now(events)
+
+    def case_proxy(self, body, count):
+        if not upstream:
+            self.error_object(422, "the proxy case needs --upstream URL", "invalid_request_error")
+            return
+        length = len(self.raw_body)
+        headers = {"Content-Type": self.headers.get("Content-Type") or "application/json",
+                   "Content-Length": str(length)}
+        if self.headers.get("Authorization"):
+            headers["Authorization"] = self.headers["Authorization"]
+        request = urllib.request.Request(upstream.rstrip("/") + "/chat/completions",
+                                         data=self.raw_body, headers=headers, method="POST")
+        try:
+            # No proxy from the environment: the upstream is a local server.
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            with opener.open(request, timeout=60) as r:
+                status, kind, data = r.status, r.headers.get("Content-Type"), r.read()
+        except urllib.error.HTTPError as e:
+            status, kind, data = e.code, e.headers.get("Content-Type"), e.read()
+        except OSError as e:
+            self.error_object(502, "upstream %s: %s" % (upstream, e))
+            return
+        self.send_response(status)
+        self.send_header("Content-Type", kind or "application/octet-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def case_echo_key_401(self, body, count):
         self.error_object(401, "Incorrect API key provided: %s." % self.received_key(),
                           "invalid_request_error")
@@ -437,13 +582,17 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 def main():
-    global log_file
+    global log_file, scripts_dir, upstream
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--log", help="append one JSON line per request to this file")
     parser.add_argument("--lifetime", type=float, default=300, help="seconds before exiting (max 300)")
     parser.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
     parser.add_argument("--tls-key", help="the certificate's private key (PEM)")
+    parser.add_argument("--scripts", help="the folder of the script case's NAME.json files")
+    parser.add_argument("--upstream", help="the proxy case's server: a base URL (.../v1)")
     args = parser.parse_args()
+    scripts_dir = args.scripts
+    upstream = args.upstream
     if args.log:
         log_file = open(args.log, "a", encoding="utf-8")
     server = Server(("127.0.0.1", 0), Handler)

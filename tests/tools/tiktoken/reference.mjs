@@ -12,6 +12,16 @@
 //                                         server counts, every message's role and
 //                                         content plus 3 per message plus 3
 //                                         (OpenAI's cookbook)
+//   node reference.mjs request [--encoding NAME] OUT FILE...
+//                                         the same for request bodies with tools,
+//                                         by the budget rule of
+//                                         docs/formats.md#token-counts: also
+//                                         each tool message's tool_call_id,
+//                                         3 + id + name + arguments per tool
+//                                         call, and 3 + name + description +
+//                                         parameters (compact JSON, as sent)
+//                                         per tool offered; with --encoding,
+//                                         that encoding's count only
 //
 // js-tiktoken's table ("bpe_ranks") is lines of "NAME OFFSET TOKEN TOKEN ...":
 // base64 tokens whose ranks run from OFFSET up. A .tiktoken file is one
@@ -90,7 +100,50 @@ if (command === "ranks" && target) {
     }
   }
   writeFileSync(target, JSON.stringify(result, null, 1) + "\n");
+} else if (command === "request" && target) {
+  let out = target;
+  let inputs = files;
+  let chosen = Object.keys(encodings);
+  if (target === "--encoding") {
+    chosen = [files[0]];
+    [out, ...inputs] = files.slice(1);
+    if (!(chosen[0] in encodings)) {
+      process.stderr.write(`--encoding ${chosen[0]}: not one of ${Object.keys(encodings).join(", ")}\n`);
+      process.exit(2);
+    }
+  }
+  const counters = Object.fromEntries(chosen.map((name) => [name, new Tiktoken(encodings[name])]));
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  const result = {};
+  for (const file of inputs) {
+    const raw = strict.decode(readFileSync(file));
+    const body = JSON.parse(raw);
+    result[file] = {};
+    for (const [name, counter] of Object.entries(counters)) {
+      const t = (text) => counter.encode(text ?? "", [], []).length;
+      let tokens = 3;
+      for (const message of body.messages) {
+        tokens += 3 + t(message.role) + t(message.content);
+        if (message.role === "tool") tokens += t(message.tool_call_id);
+        for (const call of message.tool_calls ?? []) {
+          tokens += 3 + t(call.id) + t(call.function.name) + t(call.function.arguments);
+        }
+      }
+      for (const tool of body.tools ?? []) {
+        // The schema's text as sent: its compact form must appear in the body
+        // as it is (else this count would be of other text than the server's).
+        const parameters = JSON.stringify(tool.function.parameters ?? {});
+        if (!raw.includes(parameters)) {
+          process.stderr.write(`${file}: tool ${tool.function.name}: its parameters are not sent as compact JSON\n`);
+          process.exit(1);
+        }
+        tokens += 3 + t(tool.function.name) + t(tool.function.description) + t(parameters);
+      }
+      result[file][name] = tokens;
+    }
+  }
+  writeFileSync(out, JSON.stringify(result, null, 1) + "\n");
 } else {
-  process.stderr.write("usage: node reference.mjs ranks DIR | count OUT FILE... | chat OUT FILE...\n");
+  process.stderr.write("usage: node reference.mjs ranks DIR | count OUT FILE... | chat OUT FILE... | request [--encoding NAME] OUT FILE...\n");
   process.exit(2);
 }

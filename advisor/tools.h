@@ -1,0 +1,97 @@
+#ifndef COOKGRAPH_ADVISOR_TOOLS_H_
+#define COOKGRAPH_ADVISOR_TOOLS_H_
+
+// Tools the model can call (docs/architecture.md#tools-the-model-can-call):
+// functions over one loaded analysis that an LLM endpoint with OpenAI-style
+// tool calls may call while it answers: a node by id or pattern, a frame or
+// step, the nodes of a container, the what-if gain of a node and a search by
+// type, family or id. Each runs locally on the Judged it was made with and
+// returns compact JSON within its own token budget; nothing but the loaded
+// input is within reach (no file, no environment, no key).
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "advisor/judge.h"
+#include "advisor/llm/chat_request.h"
+#include "advisor/tokens/token_counter.h"
+#include "graph/network.h"
+
+namespace cookgraph {
+
+// ToolSpec (a function as the request offers it: name, description and
+// parameters as compact JSON schema text) is advisor/llm/chat_request.h's.
+
+/// What one call gives back.
+struct ToolResult {
+  /// Compact JSON: the tool's answer, or {"error":"..."} saying what was wrong.
+  std::string content;
+  /// The nodes the call looked at in detail (get_node's nodes, whatif's node),
+  /// by id, in the order shown: what the answer says it looked at.
+  std::vector<std::string> nodes;
+  /// The other nodes the result lists (a frame's, a container's, a search's
+  /// rows), by id, in the order shown.
+  std::vector<std::string> listed;
+  bool error = false;
+};
+
+class WhatIf;
+struct ContainerIndex;  // tools.cc
+
+/// The tools over one judged snapshot. Run is const and safe to call from
+/// several threads at once; the same call always gives the same bytes.
+class AnalysisTools {
+ public:
+  /// `judged` must outlive the tools; `file` is the input as the user named it
+  /// (used in messages only).
+  explicit AnalysisTools(const Judged& judged, std::string file);
+  ~AnalysisTools();
+  AnalysisTools(const AnalysisTools&) = delete;
+  AnalysisTools& operator=(const AnalysisTools&) = delete;
+
+  /// get_node, get_frame, list_container, whatif, search_nodes, in that order.
+  const std::vector<ToolSpec>& specs() const;
+
+  /// Runs the tool `name` on `arguments`, the model's JSON text ("" is {}).
+  /// Never throws: bad JSON, an unknown tool or argument, a value of the wrong
+  /// type or out of range, an argument text over 64 KiB or a string over 4 KiB
+  /// give error = true and {"error":"..."} naming what was wrong. The content
+  /// never takes more than `max_tokens` by `counter`: lists are cut (the
+  /// result then says "truncated":true and the "total"), then details left
+  /// out; when even one row does not fit, a short error does (down to "{}" or
+  /// "" for budgets under it).
+  ToolResult Run(std::string_view name, std::string_view arguments, const TokenCounter& counter,
+                 size_t max_tokens) const;
+
+  /// The largest number of rows a list may ask for (`limit`).
+  static constexpr size_t kMaxLimit = 500;
+
+ private:
+  friend class ToolRun;  // tools.cc: one call's work
+
+  const WhatIf& whatif() const;               // built on first use
+  const ContainerIndex& containers() const;  // built on first use
+  const std::vector<size_t>& inputs_of(NodeIndex n) const { return inputs_[n]; }
+  const std::vector<size_t>& outputs_of(NodeIndex n) const { return outputs_[n]; }
+  const std::vector<size_t>& findings_of(NodeIndex n) const { return findings_[n]; }
+
+  const Judged& judged_;
+  std::string file_;
+  std::vector<ToolSpec> specs_;
+  std::vector<NodeIndex> ranked_;      // Rank(analysis, kScore)
+  std::vector<size_t> position_;       // per node: its position in ranked_
+  size_t cooked_ = 0;                  // CookedCount(analysis)
+  std::vector<std::vector<size_t>> inputs_, outputs_;  // per node: its edges (Network::edges)
+  std::vector<std::vector<size_t>> findings_;          // per node: the findings naming it
+  mutable std::once_flag whatif_once_, containers_once_;
+  mutable std::unique_ptr<WhatIf> whatif_;
+  mutable std::unique_ptr<ContainerIndex> containers_;
+};
+
+}  // namespace cookgraph
+
+#endif  // COOKGRAPH_ADVISOR_TOOLS_H_

@@ -1,0 +1,55 @@
+#include "cli/line_reader.h"
+
+// libedit's readline API; kept out of the unity build (cli/CMakeLists.txt):
+// its header defines macros the other commands' files do not expect.
+#include <editline/readline.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+namespace cookgraph::cli {
+namespace {
+
+std::string Trim(const std::string& line) {
+  const size_t first = line.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  const size_t last = line.find_last_not_of(" \t\r\n");
+  return line.substr(first, last - first + 1);
+}
+
+}  // namespace
+
+LineReader::LineReader(bool terminal) : terminal_(terminal) {
+  if (terminal_) {
+    rl_readline_name = "cookgraph";
+    using_history();
+  }
+}
+
+LineReader::~LineReader() {
+  if (terminal_) clear_history();
+}
+
+std::optional<std::string> LineReader::Read(const std::string& prompt) {
+  for (;;) {
+    std::string line;
+    if (terminal_) {
+      char* raw = readline(prompt.c_str());
+      if (raw == nullptr) {
+        std::fputs("\n", stdout);
+        return std::nullopt;
+      }
+      line = raw;
+      std::free(raw);
+    } else if (!std::getline(std::cin, line)) {
+      return std::nullopt;
+    }
+    line = Trim(line);
+    if (line.empty()) continue;
+    if (terminal_) add_history(line.c_str());
+    return line;
+  }
+}
+
+}  // namespace cookgraph::cli
