@@ -20,15 +20,12 @@
 
 #include "adapters/input_files.h"
 #include "adapters/input_reader.h"
-#include "advisor/llm/chat_client.h"
-#include "advisor/llm/chat_response.h"
-#include "advisor/llm/secret_filter.h"
-#include "advisor/prompt.h"
 #include "base/text.h"
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/llm.h"
 #include "metrics/diff.h"
+#include "server/ask_hooks.h"
 
 extern char** environ;
 
@@ -37,76 +34,23 @@ namespace cookgraph::cli {
 Result<std::shared_ptr<const server::View>> MakeView(std::string file, Snapshot snapshot,
                                                      std::optional<double> budget_ms,
                                                      const std::string& pack_path) {
-  // With the gains: the node table's gain column (docs/commands.md#what-the-page-shows).
-  Judged judged{.snapshot = std::move(snapshot)};
-  const Status judging =
-      Judge(judged, AnalysisOptions{.budget_ms = budget_ms, .gains = true}, pack_path);
-  if (!judging) return judging.error();
-  auto view = std::make_shared<server::View>();
-  view->file = std::move(file);
-  view->snapshot = std::move(judged.snapshot);
-  view->analysis = std::move(judged.analysis);
-  view->pack = std::move(judged.pack);
-  view->findings = std::move(judged.findings);
-  server::Prepare(*view);
-  return std::shared_ptr<const server::View>(std::move(view));
+  // With the gains: the node table's gain column (docs/commands.md#what-the-page-shows)
+  // and the ask box's prompt, as `ask`'s.
+  return server::MakeJudgedView(std::move(file), std::move(snapshot),
+                                AnalysisOptions{.budget_ms = budget_ms, .gains = true}, pack_path);
 }
 
 server::AskHooks MakeAskHooks(const AdvisorSettings& settings) {
-  server::AskHooks hooks;
+  // Each question is a turn of a conversation, asked as `ask --chat` asks
+  // (server/ask_hooks.h); the key stays in this process.
+  server::AskHooks hooks = server::EndpointAskHooks(settings);
   if (settings.endpoint.base_url.empty() || settings.model.empty()) {
     hooks.not_configured =
         "No LLM endpoint is configured. Set COOKGRAPH_BASE_URL (or OPENAI_BASE_URL), "
         "COOKGRAPH_MODEL and OPENAI_API_KEY, or llm: {base_url, model} in ./cookgraph.yaml, and "
         "start cookgraph serve again. The findings are the offline advice.";
+    hooks.ask = nullptr;
   }
-  auto s = std::make_shared<const AdvisorSettings>(settings);
-  auto build = [s](const server::View& v, const std::string& question) -> Result<Prompt> {
-    Result<std::unique_ptr<TokenCounter>> counter = OpenTokenCounter(*s);
-    if (!counter) return counter.error();
-    return BuildPrompt({.file = v.file,
-                        .snapshot = v.snapshot,
-                        .analysis = v.analysis,
-                        .pack = v.pack,
-                        .findings = v.findings,
-                        .question = question,
-                        .persona = s->persona},
-                       **counter, s->budget_tokens);
-  };
-  hooks.preview = [s, build](const server::View& v,
-                             const std::string& question) -> Result<server::PromptPreview> {
-    Result<Prompt> prompt = build(v, question);
-    if (!prompt) return prompt.error();
-    server::PromptPreview preview{.tokens = prompt->tokens,
-                                  .budget_tokens = s->budget_tokens,
-                                  .model = s->model};
-    for (const ChatMessage& m : prompt->messages) {
-      preview.text += "## " + m.role + "\n\n" + m.content + "\n\n";
-    }
-    return preview;
-  };
-  if (!hooks.not_configured.empty()) return hooks;
-  hooks.ask = [s, build](const server::View& v, const std::string& question,
-                         const std::function<bool(std::string_view)>& on_piece) -> Status {
-    Result<Prompt> prompt = build(v, question);
-    if (!prompt) return prompt.error();
-    // The key never reaches the page: an endpoint that echoes it has it
-    // replaced (also across pieces); a cut stream drops the held-back tail.
-    SecretFilter filter(s->endpoint.api_key);
-    bool open = true;
-    Result<ChatResult> answer =
-        ChatClient(s->endpoint).Complete(MakeChatRequest(*s, *prompt), [&](std::string_view piece) {
-          const std::string text = filter.Feed(piece);
-          if (open && !text.empty()) open = on_piece(text);
-        });
-    if (!answer) return answer.error();
-    const std::string tail = filter.Finish();
-    if (open && !tail.empty()) on_piece(tail);
-    if (answer->content.empty()) {
-      return Error{.message = s->model + " sent no answer text"};
-    }
-    return {};
-  };
   return hooks;
 }
 

@@ -36,8 +36,10 @@ Result<std::shared_ptr<const server::View>> MakeView(std::string file, Snapshot 
                                                      std::optional<double> budget_ms,
                                                      const std::string& pack_path);
 
-/// The ask box over `settings` (copied): a preview of the prompt and the
-/// streamed answer, or, without an endpoint, how to configure one.
+/// The ask box over `settings` (copied): server/ask_hooks.h's conversation
+/// (the page's thread as earlier turns, the functions offered, the streamed
+/// answer; docs/architecture.md#conversations), or, without an endpoint, how
+/// to configure one.
 server::AskHooks MakeAskHooks(const AdvisorSettings& settings);
 
 /// The server's options from the flags: a non-loopback address without

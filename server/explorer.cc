@@ -217,6 +217,22 @@ void Prepare(View& view) {
   view.whatif = std::make_unique<const WhatIf>(WhatIf::Build(view.snapshot, view.analysis));
 }
 
+Result<std::shared_ptr<const View>> MakeJudgedView(std::string file, Snapshot snapshot,
+                                                   const AnalysisOptions& options,
+                                                   const std::string& pack_path) {
+  auto view = std::make_shared<View>();
+  view->file = std::move(file);
+  view->snapshot = std::move(snapshot);
+  if (Status judged = Judge(*view, options, pack_path); !judged) return judged.error();
+  Prepare(*view);
+  return std::shared_ptr<const View>(std::move(view));
+}
+
+const AnalysisTools& View::tools() const {
+  std::call_once(tools_once_, [this] { tools_ = std::make_unique<const AnalysisTools>(*this, file); });
+  return *tools_;
+}
+
 Explorer::Explorer(Dataset data, AskHooks hooks)
     : data_(std::make_shared<const Dataset>(std::move(data))), hooks_(std::move(hooks)) {}
 

@@ -10,6 +10,7 @@
 // Thread-safe: requests run on the HTTP server's threads and read an
 // immutable Dataset; Replace() swaps in a new one.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,8 +20,11 @@
 #include <string_view>
 #include <vector>
 
+#include "advisor/conversation.h"
 #include "advisor/findings.h"
+#include "advisor/judge.h"
 #include "advisor/pack.h"
+#include "advisor/tools.h"
 #include "base/error.h"
 #include "graph/containers.h"
 #include "metrics/analysis.h"
@@ -30,18 +34,16 @@
 
 namespace cookgraph::server {
 
-/// One analysed input. A View stays where it is made (no copy, no move): its
-/// what-if model points into its snapshot and analysis.
-struct View {
+/// One analysed input: the snapshot judged by its knowledge pack (Judged's
+/// snapshot, analysis, pack (the prompt's guidelines), findings and gains) and
+/// what the explorer derives from it. A View stays where it is made (no copy,
+/// no move): its what-if model and its functions point into it.
+struct View : Judged {
   View() = default;
   View(const View&) = delete;
   View& operator=(const View&) = delete;
 
   std::string file;  // as the user named it
-  Snapshot snapshot;
-  Analysis analysis;
-  KnowledgePack pack;  // the prompt's guidelines
-  std::vector<Finding> findings;
   /// Per node, the container the explorer shows it in: its parent; for a
   /// trace (no parents), its caller in the call tree (Prepare).
   std::vector<std::string> parents;
@@ -51,11 +53,29 @@ struct View {
   /// built once by Prepare; its Predict is const and keeps no state, so the
   /// server's threads share it.
   std::unique_ptr<const WhatIf> whatif;
+
+  /// The functions the ask box's model may call over this view
+  /// (docs/architecture.md#tools-the-model-can-call), built on first use (a
+  /// live view that is never asked about never builds them). Safe to call and
+  /// to Run from several threads at once; call it once the view is final.
+  const AnalysisTools& tools() const;
+
+ private:
+  mutable std::once_flag tools_once_;
+  mutable std::unique_ptr<const AnalysisTools> tools_;
 };
 
 /// Fills a View's derived parts (parents, containers, ranking, the what-if
 /// model). Call it once `snapshot` and `analysis` are final.
 void Prepare(View& view);
+
+/// A view of `snapshot` as `cookgraph serve` makes it, and as `ask` judges its
+/// input: analysed with `options`, judged by `pack_path` (or the engine's
+/// built-in pack; with the gains when `options.gains`) and prepared. The
+/// Error of a pack that cannot be loaded.
+Result<std::shared_ptr<const View>> MakeJudgedView(std::string file, Snapshot snapshot,
+                                                   const AnalysisOptions& options,
+                                                   const std::string& pack_path);
 
 /// Everything the server shows at one moment.
 struct Dataset {
@@ -68,24 +88,56 @@ struct Dataset {
   std::string status;                // live: one line on the stream
 };
 
-/// A prompt as the ask box shows it before sending.
+/// A request as the ask box shows it before sending: the first request of
+/// the next turn after the thread the page holds.
 struct PromptPreview {
-  std::string text;  // every message, with its role
-  size_t tokens = 0;
+  std::string text;  // every message, with its role, then the functions offered
+  size_t tokens = 0;  // the request's count (advisor/conversation.h's CountRequestTokens)
   size_t budget_tokens = 0;
   std::string model;
+  size_t earlier_sent = 0;      // earlier turns in the request
+  size_t earlier_left_out = 0;  // the oldest left out for the budget
+  size_t tools = 0;             // functions offered
+};
+
+/// What the ask box is told while an answer comes. Each returns false when the
+/// page has gone: the answer is then stopped.
+struct AskEvents {
+  /// Each piece of answer text (already free of the key). A `on_tool` after
+  /// pieces means they were the model's words before calling: the answer is
+  /// what comes after the last call.
+  std::function<bool(std::string_view text)> on_piece;
+  /// Each function the model called, once it ran: its name and its arguments
+  /// as the model wrote them (free of the key).
+  std::function<bool(std::string_view name, std::string_view arguments)> on_tool;
+};
+
+/// How an answer ended.
+struct AskSummary {
+  std::vector<std::string> nodes;  // the nodes its functions looked at (NodesLookedAt)
+  size_t tokens = 0;               // the largest request's count
+  size_t earlier_left_out = 0;     // earlier turns left out for the budget (the most of any request)
+  size_t requests = 0;
+  size_t tool_calls = 0;
 };
 
 /// How the ask box reaches the LLM: given by the command line, which owns the
-/// settings and the key (the key never reaches the server's pages).
+/// settings and the key (the key never reaches the server's pages). The
+/// server keeps no conversation: the page sends its thread, `history`, with
+/// each question (docs/commands.md#the-explorers-api).
 struct AskHooks {
   /// "" when an endpoint is configured; else how to configure one.
   std::string not_configured;
-  std::function<Result<PromptPreview>(const View&, const std::string& question)> preview;
-  /// Streams the answer: `on_piece` gets each piece of text (already free of
-  /// the key) and returns false when the page has gone (the rest is dropped).
-  std::function<Status(const View&, const std::string& question,
-                       const std::function<bool(std::string_view)>& on_piece)>
+  std::function<Result<PromptPreview>(const View&, const std::string& question,
+                                      const std::vector<Turn>& history)>
+      preview;
+  /// Answers `question` as the turn after `history`. `stop` is set by the
+  /// server when the page has gone or the server stops, and by the hook when
+  /// an event returns false; once set the request ends (an Error whose where is
+  /// kStoppedWhere).
+  std::function<Result<AskSummary>(const View&, const std::string& question,
+                                   const std::vector<Turn>& history, const AskEvents& events,
+                                   std::atomic<bool>& stop)>
       ask;
 };
 

@@ -6,10 +6,14 @@
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string_view>
+#include <thread>
 #include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -86,8 +90,121 @@ bool OneValue(const httplib::Request& req, const char* key, httplib::Response& r
 }
 
 std::string SseEvent(std::string_view event, const json& data) {
-  return fmt::format("event: {}\ndata: {}\n\n", event, data.dump());
+  // Bytes that are not UTF-8 (a model's arguments) become U+FFFD, never an exception.
+  return fmt::format("event: {}\ndata: {}\n\n", event,
+                     data.dump(-1, ' ', false, json::error_handler_t::replace));
 }
+
+// `text` cut to at most `max` bytes at a character's start, "…" marking the cut.
+std::string Clip(std::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  size_t at = max;
+  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  return std::string(text.substr(0, at)) + "…";
+}
+
+// A question and the thread before it, as the page sends them to /ask and
+// /prompt (docs/commands.md#the-explorers-api).
+struct AskBody {
+  std::string question;
+  std::vector<Turn> history;
+};
+
+// Why a body was refused: the HTTP status and the reason the page shows.
+struct Refusal {
+  int status = 400;
+  std::string message;
+};
+
+constexpr const char* kAskShape =
+    R"(send {"question": "...", "history": [{"question": "...", "answer": "..."}, ...]})";
+
+// The body of POST /ask or /prompt, checked: strings only, each within its
+// bound, at most ServeOptions::max_history_turns earlier turns. A question may
+// be empty only for /prompt (`question_required` false).
+std::variant<AskBody, Refusal> ParseAskBody(const std::string& text, const ServeOptions& o,
+                                            bool question_required) {
+  const json body = json::parse(text, nullptr, false);
+  if (!body.is_object()) return Refusal{400, kAskShape};
+  AskBody out;
+  if (const auto q = body.find("question"); q != body.end()) {
+    if (!q->is_string()) return Refusal{400, kAskShape};
+    out.question = q->get<std::string>();
+  } else if (question_required) {
+    return Refusal{400, kAskShape};
+  }
+  if (question_required && out.question.empty()) return Refusal{400, "the question is empty"};
+  if (out.question.size() > o.max_question_chars) {
+    return Refusal{413, fmt::format("the question is longer than {} bytes", o.max_question_chars)};
+  }
+  const auto h = body.find("history");
+  if (h == body.end()) return out;
+  if (!h->is_array()) {
+    return Refusal{
+        400,
+        R"(history: give a list of the earlier turns, each {"question": "...", "answer": "..."})"};
+  }
+  if (h->size() > o.max_history_turns) {
+    return Refusal{413, fmt::format("history: {} turns; at most {} (leave the oldest out)",
+                                    h->size(), o.max_history_turns)};
+  }
+  for (size_t i = 0; i < h->size(); ++i) {
+    const json& t = (*h)[i];
+    const std::string where = fmt::format("history[{}]", i);
+    if (!t.is_object()) {
+      return Refusal{400, where + R"(: give {"question": "...", "answer": "..."})"};
+    }
+    for (const auto& [key, value] : t.items()) {
+      if (key != "question" && key != "answer" && key != "stopped") {
+        return Refusal{
+            400,
+            fmt::format("{}: unknown member {}", where,
+                        json(Clip(key, 40)).dump(-1, ' ', false, json::error_handler_t::replace))};
+      }
+    }
+    Turn turn;
+    for (const char* key : {"question", "answer"}) {
+      const auto v = t.find(key);
+      if (v == t.end() || !v->is_string()) {
+        return Refusal{400, fmt::format("{}.{}: give a string", where, key)};
+      }
+    }
+    turn.question = t["question"].get<std::string>();
+    turn.answer = t["answer"].get<std::string>();
+    if (turn.question.empty()) return Refusal{400, where + ".question: empty"};
+    if (turn.question.size() > o.max_question_chars) {
+      return Refusal{413,
+                     fmt::format("{}.question: longer than {} bytes", where, o.max_question_chars)};
+    }
+    if (turn.answer.size() > o.max_answer_bytes) {
+      return Refusal{413,
+                     fmt::format("{}.answer: longer than {} bytes", where, o.max_answer_bytes)};
+    }
+    if (const auto stopped = t.find("stopped"); stopped != t.end()) {
+      if (!stopped->is_boolean()) return Refusal{400, where + ".stopped: give true or false"};
+      turn.stopped = stopped->get<bool>();
+    }
+    out.history.push_back(std::move(turn));
+  }
+  return out;
+}
+
+// The JSON of a request as the ask box shows it.
+std::string PreviewJson(const PromptPreview& p) {
+  return json{{"text", p.text},
+              {"tokens", p.tokens},
+              {"budget_tokens", p.budget_tokens},
+              {"model", p.model},
+              {"earlier_sent", p.earlier_sent},
+              {"earlier_left_out", p.earlier_left_out},
+              {"tools", p.tools}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// The most nodes a "done" event lists.
+constexpr size_t kMaxDoneNodes = 200;
+// The most bytes of a function's arguments a "tool" event shows.
+constexpr size_t kMaxToolArgumentBytes = 2000;
 
 // The value of cookie `name` in a Cookie header, or "".
 std::string CookieValue(const std::string& header, std::string_view name) {
@@ -318,61 +435,132 @@ Status ExplorerServer::Start() {
              if (!hooks.preview) return SendError(res, 400, hooks.not_configured);
              const std::shared_ptr<const Dataset> d = ex.data();
              if (*v >= d->views.size()) return SendError(res, 404, "no such view");
-             Result<PromptPreview> p = hooks.preview(*d->views[*v], q.empty() ? "(your question)" : q);
+             Result<PromptPreview> p = hooks.preview(*d->views[*v], q.empty() ? "(your question)" : q, {});
              if (!p) return SendError(res, 400, p.error().Format());
-             SendJson(res, 200, json{{"text", p->text},
-                                     {"tokens", p->tokens},
-                                     {"budget_tokens", p->budget_tokens},
-                                     {"model", p->model}}
-                                    .dump());
+             SendJson(res, 200, PreviewJson(*p));
            });
 
-  // The ask box: POST {"question": "..."}; the answer streams back as
-  // server-sent events "piece" ({"text"}), then "done" or "error" ({"message"}).
-  http.Post(R"(/api/v/([0-9]+)/ask)", [&ex, &o, impl](const httplib::Request& req,
-                                                         httplib::Response& res) {
+  // The prompt of the next turn after a thread: POST {"question", "history"}.
+  http.Post(R"(/api/v/([0-9]+)/prompt)", [&ex, &o](const httplib::Request& req,
+                                                   httplib::Response& res) {
     const std::optional<size_t> v = ViewNumber(req.matches[1]);
     const std::shared_ptr<const Dataset> d = ex.data();
     if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
     if (Lower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
       return SendError(res, 415, "send the question as application/json");
     }
-    json body = json::parse(req.body, nullptr, false);
-    if (!body.is_object() || !body.contains("question") || !body["question"].is_string()) {
-      return SendError(res, 400, R"(send {"question": "..."})");
+    std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, o, /*question_required=*/false);
+    if (const Refusal* r = std::get_if<Refusal>(&parsed))
+      return SendError(res, r->status, r->message);
+    const AskBody& body = std::get<AskBody>(parsed);
+    const AskHooks& hooks = ex.hooks();
+    if (!hooks.preview) return SendError(res, 400, hooks.not_configured);
+    Result<PromptPreview> p = hooks.preview(
+        *d->views[*v], body.question.empty() ? "(your question)" : body.question, body.history);
+    if (!p) return SendError(res, 400, p.error().Format());
+    SendJson(res, 200, PreviewJson(*p));
+  });
+
+  // The ask box: POST {"question": "...", "history": [...]}; the answer
+  // streams back as server-sent events "piece" ({"text"}) and "tool" ({"name",
+  // "arguments"}), then "done" ({"nodes", "tokens", "earlier_left_out", ...})
+  // or "error" ({"message"}); a comment whenever nothing was sent for a second.
+  http.Post(R"(/api/v/([0-9]+)/ask)", [&ex, &o, impl](const httplib::Request& req,
+                                                      httplib::Response& res) {
+    const std::optional<size_t> v = ViewNumber(req.matches[1]);
+    const std::shared_ptr<const Dataset> d = ex.data();
+    if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
+    if (Lower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
+      return SendError(res, 415, "send the question as application/json");
     }
-    const std::string question = body["question"].get<std::string>();
-    if (question.empty()) return SendError(res, 400, "the question is empty");
-    if (question.size() > o.max_question_chars) {
-      return SendError(res, 413, fmt::format("the question is longer than {} bytes", o.max_question_chars));
-    }
+    std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, o, /*question_required=*/true);
+    if (const Refusal* r = std::get_if<Refusal>(&parsed))
+      return SendError(res, r->status, r->message);
+    auto body = std::make_shared<const AskBody>(std::move(std::get<AskBody>(parsed)));
     const AskHooks& hooks = ex.hooks();
     if (!hooks.ask || !hooks.not_configured.empty()) {
-      return SendError(res, 400, hooks.not_configured.empty() ? "no endpoint" : hooks.not_configured);
+      return SendError(res, 400,
+                       hooks.not_configured.empty() ? "no endpoint" : hooks.not_configured);
     }
     auto slot = std::make_shared<StreamSlot>(impl->streams, o.max_streams);
     if (!slot->ok()) return SendError(res, 503, "too many open streams: close a tab or wait");
     std::shared_ptr<const View> view = d->views[*v];
     res.set_header("Cache-Control", "no-store");
-    res.set_chunked_content_provider(
-        "text/event-stream",
-        [&ex, view, question, slot](size_t, httplib::DataSink& sink) {
-          bool open = true;
-          auto put = [&](const std::string& event) {
-            if (open && !sink.write(event.data(), event.size())) open = false;
-            return open;
-          };
-          const Status answered = ex.hooks().ask(*view, question, [&](std::string_view piece) {
-            return put(SseEvent("piece", json{{"text", std::string(piece)}}));
-          });
-          if (answered) {
-            put(SseEvent("done", json::object()));
-          } else {
-            put(SseEvent("error", json{{"message", answered.error().Format()}}));
+    res.set_chunked_content_provider("text/event-stream", [&ex, impl, view, body, slot](
+                                                              size_t, httplib::DataSink& sink) {
+      using Clock = std::chrono::steady_clock;
+      // Set when the page has gone (a write failed) or the server stops:
+      // the request to the endpoint then ends (docs/commands.md#the-explorers-safety).
+      std::atomic<bool> stop{false};
+      std::mutex write_mutex;
+      bool open = true;                       // guarded by write_mutex
+      Clock::time_point last = Clock::now();  // the last write; guarded by write_mutex
+      auto put = [&](const std::string& event) {
+        std::lock_guard<std::mutex> lock(write_mutex);
+        if (open && !sink.write(event.data(), event.size())) open = false;
+        last = Clock::now();
+        if (!open) stop.store(true);
+        return open;
+      };
+      // While nothing comes (the model thinks, a function runs) a page that
+      // left is noticed by writing: a comment after a second of silence,
+      // whose write fails once the page has closed the connection.
+      std::mutex beat_mutex;
+      std::condition_variable beat_wake;
+      bool finished = false;  // guarded by beat_mutex
+      std::thread beat([&] {
+        std::unique_lock<std::mutex> lock(beat_mutex);
+        while (
+            !beat_wake.wait_for(lock, std::chrono::milliseconds(200), [&] { return finished; })) {
+          if (impl->stopping.load()) stop.store(true);
+          bool idle = false;
+          {
+            std::lock_guard<std::mutex> w(write_mutex);
+            idle = open && Clock::now() - last >= std::chrono::seconds(1);
           }
-          sink.done();
-          return true;
-        });
+          if (idle) put(": waiting\n\n");
+        }
+      });
+      auto finish_beat = [&] {
+        {
+          std::lock_guard<std::mutex> lock(beat_mutex);
+          finished = true;
+        }
+        beat_wake.notify_all();
+        if (beat.joinable()) beat.join();
+      };
+      struct Finally {  // the beat ends also when the hook throws
+        std::function<void()> run;
+        ~Finally() { run(); }
+      } finally{finish_beat};
+      AskEvents events;
+      events.on_piece = [&](std::string_view text) {
+        return put(SseEvent("piece", json{{"text", std::string(text)}}));
+      };
+      events.on_tool = [&](std::string_view name, std::string_view arguments) {
+        return put(SseEvent("tool", json{{"name", Clip(name, 200)},
+                                         {"arguments", Clip(arguments, kMaxToolArgumentBytes)}}));
+      };
+      const Result<AskSummary> answered =
+          ex.hooks().ask(*view, body->question, body->history, events, stop);
+      finish_beat();
+      if (answered) {
+        const std::vector<std::string>& nodes = answered->nodes;
+        json listed = json::array();
+        for (size_t i = 0; i < nodes.size() && i < kMaxDoneNodes; ++i) listed.push_back(nodes[i]);
+        put(SseEvent("done", json{{"nodes", listed},
+                                  {"nodes_total", nodes.size()},
+                                  {"tokens", answered->tokens},
+                                  {"earlier_left_out", answered->earlier_left_out},
+                                  {"requests", answered->requests},
+                                  {"tool_calls", answered->tool_calls}}));
+      } else {
+        put(SseEvent("error", json{{"message", answered.error().Format()},
+                                   {"stopped", answered.error().where == kStoppedWhere}}));
+      }
+      sink.done();
+      return true;
+    });
   });
 
   // The live view: an event "version" whenever the data changes (and once at

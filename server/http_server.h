@@ -31,9 +31,13 @@ struct ServeOptions {
   /// ?token= (the page's first load, which sets a cookie), the cookie, or
   /// "Authorization: Bearer TOKEN". "" = none (loopback only).
   std::string token;
-  size_t max_streams = 4;          // open ask and live streams at once
-  size_t max_body_bytes = 16384;   // a POST body (the question)
-  size_t max_question_chars = 4000;
+  size_t max_streams = 4;  // open ask and live streams at once
+  /// A POST body: the question and the thread before it (50 turns of a
+  /// 4,000-byte question and a 64 KiB answer, with room for JSON's escapes).
+  size_t max_body_bytes = 4 << 20;
+  size_t max_question_chars = 4000;  // bytes of a question, also of an earlier one
+  size_t max_history_turns = 50;     // earlier turns sent with a question
+  size_t max_answer_bytes = 64 << 10;  // bytes of an earlier answer
 };
 
 /// True for 127.0.0.0/8, ::1 and "localhost".

@@ -7,7 +7,8 @@
 # (the "bins" pipeline of gstreamer.cmake, nested bins to enter), a PyTorch
 # trace with steps and a snapshot of hostile names, and the live page of
 # `watch --serve`; the comparison of two snapshots and a folder's summary
-# (tests/browser/views_test.mjs). Screenshots go to test-artifacts/browser/. The browser
+# (tests/browser/views_test.mjs); the ask box's conversation
+# (tests/browser/ask_thread_test.mjs). Screenshots go to test-artifacts/browser/. The browser
 # tests are left out of the sanitizer builds (scripts/test-sanitizers.sh):
 # they test the page, which the normal build serves the same.
 # Included from tests/CMakeLists.txt, after gstreamer.cmake.
@@ -51,6 +52,15 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
       --out ${browser_artifacts}/views --gen-pair ${CMAKE_CURRENT_SOURCE_DIR}/tools/gen_diff_pair.py
       --examples ${PROJECT_SOURCE_DIR}/examples)
   set_tests_properties(explorer_browser_views PROPERTIES
+    FIXTURES_REQUIRED explorer_browser RESOURCE_LOCK chromium TIMEOUT 300)
+  # The ask box as a conversation: two questions in a row against the fake
+  # server's scripted model (a get_node call, then a follow-up that must carry
+  # the first turn), "New conversation" (tests/browser/ask_thread_test.mjs).
+  add_test(NAME explorer_browser_ask_thread
+    COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/ask_thread_test.mjs
+      --cookgraph $<TARGET_FILE:cookgraph> --input ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json
+      --out ${browser_artifacts}/ask_thread --fake-llm ${CMAKE_CURRENT_SOURCE_DIR}/tools/fake_llm_server.py)
+  set_tests_properties(explorer_browser_ask_thread PROPERTIES
     FIXTURES_REQUIRED explorer_browser RESOURCE_LOCK chromium TIMEOUT 300)
   add_test(NAME explorer_browser_live
     COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/live_test.mjs
