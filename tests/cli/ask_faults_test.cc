@@ -34,6 +34,12 @@ class AskFaults : public AskCli {
     env["COOKGRAPH_BASE_URL"] = base_url;
     env["OPENAI_API_KEY"] = kKey;
     env["COOKGRAPH_MODEL"] = "fake-model";
+    // The estimator, not the rank files installed with cookgraph: these tests
+    // bound the memory of the response's handling, and an o200k table (about
+    // 18 MB, several times that under ASan) would be most of what they measure.
+    const std::filesystem::path no_ranks = work_ / "no-rank-files";
+    std::filesystem::create_directories(no_ranks);
+    env.emplace("COOKGRAPH_DATA_DIR", no_ranks.string());
     return Cookgraph("ask " + Quote(kExample) + " 'Why do frames drop?' " + extra, env);
   }
 
