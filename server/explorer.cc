@@ -534,9 +534,9 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
     out += fmt::format(",\"{}\":[", key);
     for (size_t i = 0; i < k; ++i) {
       if (i) out += ',';
-      const std::optional<double> v = get(i);
-      if (v && std::isfinite(*v)) {
-        fmt::format_to(std::back_inserter(out), "{}", *v);
+      const std::optional<double> value = get(i);
+      if (value && std::isfinite(*value)) {
+        fmt::format_to(std::back_inserter(out), "{}", *value);
       } else {
         out += "null";
       }

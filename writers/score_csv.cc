@@ -155,9 +155,19 @@ ScoreTable ScoreRows(const ScoredSnapshot& scored, const ScoreOptions& options) 
       std::visit(
           [&](const auto& x) {
             using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, std::string_view>) row.emplace_back(std::string(x));
-            else if constexpr (std::is_same_v<T, double>) row.emplace_back(std::isfinite(x) ? ScoreValue(x) : ScoreValue());
-            else row.emplace_back(x);
+            if constexpr (std::is_same_v<T, std::string_view>) {
+              row.emplace_back(std::string(x));
+            } else if constexpr (std::is_same_v<T, double>) {
+              // In place, not through a temporary ScoreValue: g++ 12 takes the
+              // moved temporary's string for uninitialised (-Wmaybe-uninitialized).
+              if (std::isfinite(x)) {
+                row.emplace_back(x);
+              } else {
+                row.emplace_back();
+              }
+            } else {
+              row.emplace_back(x);
+            }
           },
           v);
     }

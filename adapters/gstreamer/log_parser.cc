@@ -225,7 +225,10 @@ class LogReader {
   void Rusage(std::string_view line, std::string_view s, bool thread, int64_t number) {
     if (s.substr(0, 1) == "%") return;
     const size_t comma = s.find(',');
-    const auto id = comma == std::string_view::npos ? std::nullopt : Number(s.substr(0, comma));
+    // Assigned, not chosen by a ?: with nullopt: g++ 12 at -O2 then takes the
+    // checked value for uninitialised where it is looked up (-Wmaybe-uninitialized).
+    std::optional<uint64_t> id;
+    if (comma != std::string_view::npos) id = Number(s.substr(0, comma));
     const auto ts = Field(s, "ts=(guint64)");
     const auto average = Field(s, "average-cpuload=(uint)");
     const auto current = Field(s, "current-cpuload=(uint)");

@@ -194,7 +194,9 @@ TEST(RulesTest, GstreamerNamesTheBottleneckThreadAndItsElement) {
   // The queue's 30 ms are waiting: back-pressure, never the dominant node.
   EXPECT_NE(Find(run, "back-pressure", "/p/queue0"), nullptr);
   for (const auto& f : run.findings) {
-    if (f.rule == "dominant-node") EXPECT_NE(run.snapshot.network.node(f.nodes[0]).id, "/p/queue0");
+    if (f.rule == "dominant-node") {
+      EXPECT_NE(run.snapshot.network.node(f.nodes[0]).id, "/p/queue0");
+    }
   }
 }
 

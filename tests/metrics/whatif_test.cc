@@ -152,7 +152,9 @@ TEST(WhatIf, AStepLosesWhatItsCriticalPathLoses) {
   // The kernel beside it is off the path: nothing.
   EXPECT_DOUBLE_EQ(Saved(s, w, "side", 0), 0);
   for (const NodeGain& g : w.Gains(0)) {
-    if (s.network.node(g.node).id == "side") EXPECT_EQ(g.saved_ms, 0);
+    if (s.network.node(g.node).id == "side") {
+      EXPECT_EQ(g.saved_ms, 0);
+    }
   }
   // Slower gemm makes the step longer.
   EXPECT_DOUBLE_EQ(Saved(s, w, "gemm", 2), -50);
