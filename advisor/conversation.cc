@@ -25,7 +25,7 @@ constexpr int kSessionVersion = 1;
 constexpr size_t kMaxSessionBytes = size_t{64} << 20;
 // A call's arguments longer than this are not run, and not sent back as
 // they are: the request that follows must stay within the budget.
-constexpr size_t kMaxArgumentBytes = 2000;
+constexpr size_t kMaxCallArgumentBytes = 2000;
 // Below this many tokens a result cannot say anything useful.
 constexpr size_t kMinResultTokens = 48;
 
@@ -532,7 +532,7 @@ TurnOutcome AskTurn(const ChatClient& client, const AnalysisTools* tools, const 
                                             limits.max_calls);
     std::vector<bool> too_long(calls.size(), false);
     for (size_t i = 0; i < calls.size(); ++i) {
-      if (calls[i].arguments.size() > kMaxArgumentBytes) {
+      if (calls[i].arguments.size() > kMaxCallArgumentBytes) {
         too_long[i] = true;
         calls[i].arguments = "{}";  // sent back short: the next request stays within budget
       }
@@ -558,7 +558,7 @@ TurnOutcome AskTurn(const ChatClient& client, const AnalysisTools* tools, const 
         e.result = R"({"error":"no token budget left for function results: answer with the data you have"})";
       } else if (too_long[i]) {
         e.result = fmt::format(R"({{"error":"the arguments are longer than {} bytes"}})",
-                               kMaxArgumentBytes);
+                               kMaxCallArgumentBytes);
       } else {
         ToolResult tr = tools->Run(e.call.name, e.call.arguments, counter, per_result);
         e.result = std::move(tr.content);

@@ -187,6 +187,14 @@ std::string EscapeHtml(std::string_view s) {
   return out;
 }
 
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 std::string Thousands(uint64_t n) {
   const std::string digits = std::to_string(n);
   std::string out;

@@ -53,6 +53,10 @@ std::string MarkdownText(std::string_view s);
 /// with & < > " ' as character references.
 std::string EscapeHtml(std::string_view s);
 
+/// `s` with the ASCII letters A-Z made lower case; every other byte as it is
+/// (case-insensitive matching of HTTP headers and search text).
+std::string AsciiLower(std::string_view s);
+
 /// `n` with a comma between groups of three digits: 1234567 -> "1,234,567".
 std::string Thousands(uint64_t n);
 

@@ -7,7 +7,7 @@
 namespace cookgraph {
 namespace {
 
-constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint32_t kNoParent = UINT32_MAX;
 constexpr int kMaxDepth = static_cast<int>(kMaxContainerDepth);
 
 // A node that is itself a container (a COMP, a bin) knows its parent; other
@@ -27,12 +27,12 @@ void CutParentCycles(std::vector<Container>& containers, std::vector<uint32_t>& 
   std::vector<uint32_t> path;
   for (uint32_t start = 0; start < containers.size(); ++start) {
     path.clear();
-    for (uint32_t c = start; c != kNone && state[c] == kUnseen; c = up[c]) {
+    for (uint32_t c = start; c != kNoParent && state[c] == kUnseen; c = up[c]) {
       state[c] = kOnPath;
       path.push_back(c);
     }
-    if (!path.empty() && up[path.back()] != kNone && state[up[path.back()]] == kOnPath) {
-      up[path.back()] = kNone;
+    if (!path.empty() && up[path.back()] != kNoParent && state[up[path.back()]] == kOnPath) {
+      up[path.back()] = kNoParent;
       containers[path.back()].parent.clear();
     }
     for (uint32_t c : path) state[c] = kDone;
@@ -72,9 +72,9 @@ std::vector<Container> Containers(const Network& network) {
   std::unordered_map<std::string_view, uint32_t> index;
   index.reserve(containers.size());
   for (uint32_t i = first; i < containers.size(); ++i) index.emplace(containers[i].id, i);
-  // Per container: the index of its parent, kNone for the top level. The top
+  // Per container: the index of its parent, kNoParent for the top level. The top
   // level itself (index 0 when present) is handled apart.
-  std::vector<uint32_t> up(containers.size(), kNone);
+  std::vector<uint32_t> up(containers.size(), kNoParent);
   for (uint32_t i = first; i < containers.size(); ++i) {
     if (!containers[i].parent.empty()) up[i] = index.at(containers[i].parent);
   }
@@ -87,11 +87,11 @@ std::vector<Container> Containers(const Network& network) {
   for (uint32_t i = first; i < containers.size(); ++i) {
     chain.clear();
     uint32_t c = i;
-    for (; c != kNone && containers[c].depth == 0; c = up[c]) chain.push_back(c);
-    int depth = c == kNone ? 0 : containers[c].depth;
+    for (; c != kNoParent && containers[c].depth == 0; c = up[c]) chain.push_back(c);
+    int depth = c == kNoParent ? 0 : containers[c].depth;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       if (++depth > kMaxDepth) {  // too deep: start again at the top level
-        up[*it] = kNone;
+        up[*it] = kNoParent;
         containers[*it].parent.clear();
         depth = 1;
       }
@@ -110,7 +110,7 @@ std::vector<Container> Containers(const Network& network) {
     }
     uint32_t c = index.at(parent);
     containers[c].direct.push_back(v);
-    for (; c != kNone; c = up[c]) containers[c].all.push_back(v);
+    for (; c != kNoParent; c = up[c]) containers[c].all.push_back(v);
   }
   return containers;
 }

@@ -23,7 +23,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <charconv>
 #include <span>
 #include <string_view>
@@ -48,7 +47,7 @@ enum NameFlag : uint16_t {
 
 // hta/common/trace_symbol_table.py, get_runtime_launch_events_mask: CUDA,
 // ROCm, MTIA and XPU launch calls.
-constexpr std::array<std::string_view, 28> kLaunchCalls = {
+constexpr std::array<std::string_view, 28> kGraphLaunchCalls = {
     "cudaMemsetAsync",
     "cudaMemcpyAsync",
     "cudaLaunchKernel",
@@ -87,17 +86,9 @@ constexpr std::array<std::string_view, 6> kBlockingCalls = {"cudaDeviceSynchroni
                                                             "cudaMemcpy",
                                                             "cudaMemcpyAsync"};
 
-// HTA's step names (ProfilerStepGroupingPattern, ^ProfilerStep#\d+): the same
-// test as metrics/gpu_time.cc's, duplicated rather than shared.
-bool IsProfilerStep(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  return name.size() > kPrefix.size() && name.starts_with(kPrefix) &&
-         std::isdigit(static_cast<unsigned char>(name[kPrefix.size()]));
-}
-
 uint16_t FlagsOf(std::string_view name) {
   uint16_t f = 0;
-  if (std::find(kLaunchCalls.begin(), kLaunchCalls.end(), name) != kLaunchCalls.end()) {
+  if (std::find(kGraphLaunchCalls.begin(), kGraphLaunchCalls.end(), name) != kGraphLaunchCalls.end()) {
     f |= kLaunchCall;
   }
   if (std::find(kBlockingCalls.begin(), kBlockingCalls.end(), name) != kBlockingCalls.end()) {
@@ -145,7 +136,7 @@ enum WarningKind : size_t {
   kWarningKinds,
 };
 
-struct Edge {
+struct EventGraphEdge {
   uint32_t u, v;     // graph nodes
   uint32_t next_in;  // the next edge into v (newest first), kNoIndex at the end
   EventEdgeKind kind;
@@ -559,8 +550,8 @@ class Builder {
         return;
       }
     }
-    edges_.push_back(
-        Edge{.u = u, .v = v, .next_in = in_head_[v], .kind = kind, .weight = w, .owner = owner});
+    edges_.push_back(EventGraphEdge{
+        .u = u, .v = v, .next_in = in_head_[v], .kind = kind, .weight = w, .owner = owner});
     in_head_[v] = static_cast<uint32_t>(edges_.size() - 1);
   }
 
@@ -1023,7 +1014,7 @@ class Builder {
   // CPGraph._validate_graph: negative weights become 0; a sync edge within one
   // stream fails.
   void Validate() {
-    for (Edge& edge : edges_) {
+    for (EventGraphEdge& edge : edges_) {
       if (edge.weight < 0) {
         edge.weight = 0;
         ++out_.clamped;
@@ -1050,7 +1041,7 @@ class Builder {
     const size_t n = node_event_.size();
     out_.nodes = n;
     std::vector<uint32_t> succ_at(n + 1, 0), pred_at(n + 1, 0);
-    for (const Edge& edge : edges_) {
+    for (const EventGraphEdge& edge : edges_) {
       ++succ_at[edge.u + 1];
       ++pred_at[edge.v + 1];
     }
@@ -1092,7 +1083,7 @@ class Builder {
     std::vector<uint32_t> via(n, kNoIndex);  // the edge the longest path comes in by
     for (uint32_t v : order) {
       for (uint32_t k = pred_at[v]; k < pred_at[v + 1]; ++k) {
-        const Edge& edge = edges_[pred[k]];
+        const EventGraphEdge& edge = edges_[pred[k]];
         const int64_t d = dist[edge.u] + edge.weight;
         if (via[v] == kNoIndex || d > dist[v]) {
           dist[v] = d;
@@ -1115,7 +1106,7 @@ class Builder {
 
   void Finish() {
     out_.edges.reserve(edges_.size());
-    for (const Edge& edge : edges_) {
+    for (const EventGraphEdge& edge : edges_) {
       out_.edges.push_back(EventEdge{.from = node_event_[edge.u],
                                      .to = node_event_[edge.v],
                                      .from_end = node_end_[edge.u] != 0,
@@ -1206,7 +1197,7 @@ class Builder {
   std::vector<uint32_t> node_event_;  // per node
   std::vector<uint8_t> node_end_;     // per node
   std::vector<uint32_t> in_head_;     // per node: the newest edge into it
-  std::vector<Edge> edges_;
+  std::vector<EventGraphEdge> edges_;
 
   struct WalkState {
     uint32_t last = kNoIndex;  // the thread's last point: an event ...

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -19,16 +18,9 @@ double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 // The launch calls HTA's kernel launch statistics pair with GPU events
 // (cuda_kernel_analysis.py, with memory events included, its default).
-constexpr std::array<std::string_view, 5> kLaunchCalls = {
+constexpr std::array<std::string_view, 5> kStatsLaunchCalls = {
     "cudaLaunchKernel", "cudaLaunchKernelExC", "runFunction - job_prep_and_submit_for_execution",
     "cudaMemcpyAsync", "cudaMemsetAsync"};
-
-// HTA's step names: "ProfilerStep#" and a number (types.py, matched at the start).
-bool IsProfilerStep(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  return name.size() > kPrefix.size() && name.starts_with(kPrefix) &&
-         std::isdigit(static_cast<unsigned char>(name[kPrefix.size()]));
-}
 
 // The GPU events HTA's analyses see on one rank (trace.py
 // _filter_irrelevant_gpu_kernels): when the job has two or more step names,
@@ -365,7 +357,7 @@ GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
       ++out.launches.kernels;
       if (e.link == kNoIndex) continue;
       const TimelineEvent& call = t.events[e.link];
-      if (std::find(kLaunchCalls.begin(), kLaunchCalls.end(), t.name(call)) == kLaunchCalls.end()) {
+      if (std::find(kStatsLaunchCalls.begin(), kStatsLaunchCalls.end(), t.name(call)) == kStatsLaunchCalls.end()) {
         continue;
       }
       delays.push_back(e.start_ns - call.start_ns);

@@ -20,6 +20,15 @@ namespace cookgraph {
 /// "No event", "no node", "no frame" in the timeline's indexes.
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
+/// HTA's step names: "ProfilerStep#" and a number, matched at the start (its
+/// types.py; the ProfilerStepGroupingPattern ^ProfilerStep#\d+ of its critical
+/// path). The step analyses (metrics/gpu_time.h, metrics/event_path.h) use it.
+inline bool IsProfilerStep(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  return name.size() > kPrefix.size() && name.starts_with(kPrefix) && name[kPrefix.size()] >= '0' &&
+         name[kPrefix.size()] <= '9';
+}
+
 /// What an event is, as the tools of its engine classify it (Kineto's
 /// categories; docs/formats.md#pytorch-kineto).
 enum class EventKind : uint8_t {

@@ -52,12 +52,6 @@ std::string_view ShortName(std::string_view id) {
   return id.substr(slash + 1);
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Flags of a drawn item (docs/commands.md#the-explorers-api): one bit each.
 enum ItemFlag : uint32_t {
   kLoop = 1,
@@ -684,7 +678,7 @@ Result<std::string> Explorer::SearchJson(size_t index, std::string_view query) c
   if (!ref) return ref.error();
   const View& v = *ref->view;
   const Network& net = v.snapshot.network;
-  const std::string q = Lower(query);
+  const std::string q = AsciiLower(query);
   constexpr size_t kLimit = 50;
   // Exact names first, then names that start with the query, then any match;
   // each by score, largest first.
@@ -692,13 +686,13 @@ Result<std::string> Explorer::SearchJson(size_t index, std::string_view query) c
   if (!q.empty()) {
     for (NodeIndex n = 0; n < net.size(); ++n) {
       const Node& node = net.node(n);
-      const std::string name = Lower(ShortName(node.id));
+      const std::string name = AsciiLower(ShortName(node.id));
       int tier = -1;
       if (name == q) {
         tier = 0;
       } else if (name.rfind(q, 0) == 0) {
         tier = 1;
-      } else if (Lower(node.id).find(q) != std::string::npos || Lower(node.type).find(q) != std::string::npos) {
+      } else if (AsciiLower(node.id).find(q) != std::string::npos || AsciiLower(node.type).find(q) != std::string::npos) {
         tier = 2;
       }
       if (tier >= 0) hits.emplace_back(tier, n);

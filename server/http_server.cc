@@ -3,7 +3,6 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -19,6 +18,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "server/assets.h"
 
 namespace cookgraph::server {
@@ -37,12 +37,6 @@ const httplib::Headers kSecurityHeaders = {
     {"X-Frame-Options", "DENY"},
     {"Cross-Origin-Resource-Policy", "same-origin"},
 };
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Compares without stopping at the first difference (the token).
 bool SameSecret(std::string_view a, std::string_view b) {
@@ -243,7 +237,7 @@ bool HostIsOurs(const std::string& header, const std::string& bound, int port) {
   if (colon == std::string::npos || header.substr(colon + 1) != std::to_string(port)) return false;
   const std::string name = header.substr(0, colon);
   if (name == "127.0.0.1" || name == "localhost" || name == "[::1]") return true;
-  const std::string b = Lower(bound);
+  const std::string b = AsciiLower(bound);
   if (b == "0.0.0.0" || b == "::" || b == "[::]") return IsAddressLiteral(name);
   return name == (b.find(':') != std::string::npos ? "[" + b + "]" : b);
 }
@@ -251,7 +245,7 @@ bool HostIsOurs(const std::string& header, const std::string& bound, int port) {
 }  // namespace
 
 bool IsLoopback(const std::string& host) {
-  const std::string h = Lower(host);
+  const std::string h = AsciiLower(host);
   return h == "localhost" || h == "::1" || h == "[::1]" ||
          (h.rfind("127.", 0) == 0 && IsAddressLiteral(h));
 }
@@ -334,17 +328,17 @@ Status ExplorerServer::Start() {
   // be this server's; a cross-site fetch is refused; off loopback, the token.
   http.set_pre_routing_handler([&o, bound_port](const httplib::Request& req,
                                                  httplib::Response& res) {
-    const std::string host = Lower(req.get_header_value("Host"));
+    const std::string host = AsciiLower(req.get_header_value("Host"));
     if (!HostIsOurs(host, o.host, *bound_port)) {
       SendError(res, 403, "refused: the Host header does not name this server");
       return httplib::Server::HandlerResponse::Handled;
     }
     // Same origin: the page this server sent, at the address the request used.
-    if (req.has_header("Origin") && Lower(req.get_header_value("Origin")) != "http://" + host) {
+    if (req.has_header("Origin") && AsciiLower(req.get_header_value("Origin")) != "http://" + host) {
       SendError(res, 403, "refused: a request from another origin");
       return httplib::Server::HandlerResponse::Handled;
     }
-    if (Lower(req.get_header_value("Sec-Fetch-Site")) == "cross-site") {
+    if (AsciiLower(req.get_header_value("Sec-Fetch-Site")) == "cross-site") {
       SendError(res, 403, "refused: a cross-site request");
       return httplib::Server::HandlerResponse::Handled;
     }
@@ -446,7 +440,7 @@ Status ExplorerServer::Start() {
     const std::optional<size_t> v = ViewNumber(req.matches[1]);
     const std::shared_ptr<const Dataset> d = ex.data();
     if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
-    if (Lower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
+    if (AsciiLower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
       return SendError(res, 415, "send the question as application/json");
     }
     std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, o, /*question_required=*/false);
@@ -470,7 +464,7 @@ Status ExplorerServer::Start() {
     const std::optional<size_t> v = ViewNumber(req.matches[1]);
     const std::shared_ptr<const Dataset> d = ex.data();
     if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
-    if (Lower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
+    if (AsciiLower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
       return SendError(res, 415, "send the question as application/json");
     }
     std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, o, /*question_required=*/true);

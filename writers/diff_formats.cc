@@ -17,13 +17,14 @@
 namespace cookgraph {
 namespace {
 
+using score_internal::Ms;
+
 using Json = nlohmann::ordered_json;
 
 // How many added or removed ids the table and Markdown list before "… N more".
 constexpr size_t kIdListLimit = 10;
 constexpr size_t kIdWidth = 48;
 
-std::string Ms(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-"; }
 
 Json Number(std::optional<double> v) { return v && std::isfinite(*v) ? Json(*v) : Json(); }
 

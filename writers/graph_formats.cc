@@ -13,9 +13,12 @@
 #include "base/text.h"
 #include "graph/condensation.h"
 #include "graph/containers.h"
+#include "writers/score_columns.h"
 
 namespace cookgraph {
 namespace {
+
+using score_internal::Ms;
 
 // The condensation is not part of the Analysis; the writers need it for the
 // cyclic components (JSON) and to tell which edges lie on the critical path (DOT).
@@ -58,7 +61,6 @@ bool OnCriticalPath(const GraphFacts& f, const Edge& e) {
 // ---------------------------------------------------------------------------
 // Text.
 
-std::string Ms(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-"; }
 
 std::string RenderText(const std::string& file, const Snapshot& snapshot,
                        const Analysis& analysis) {

@@ -10,8 +10,6 @@
 namespace cookgraph::score_internal {
 namespace {
 
-Value Optional(const std::optional<double>& v) { return v ? Value(*v) : Value(); }
-
 template <typename T>
 void AppendNumberOf(std::string& out, T v) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -25,6 +23,7 @@ void AppendNumberOf(std::string& out, T v) {
 }  // namespace
 
 bool FlagAt(const std::vector<bool>& flags, NodeIndex n) { return n < flags.size() && flags[n]; }
+Value Optional(const std::optional<double>& v) { return v ? Value(*v) : Value(); }
 double ValueAt(const std::vector<double>& values, NodeIndex n) {
   return n < values.size() ? values[n] : 0.0;
 }

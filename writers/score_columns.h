@@ -51,6 +51,8 @@ using Value = std::variant<std::monostate, std::string_view, double, uint64_t, i
 bool FlagAt(const std::vector<bool>& flags, NodeIndex n);
 /// `values[n]`, 0 past the end.
 double ValueAt(const std::vector<double>& values, NodeIndex n);
+/// The number, or an empty Value (written as null, or as an empty cell) when absent.
+Value Optional(const std::optional<double>& v);
 
 /// The values of kNodeColumns for node `n`; `rank` is nullopt for a node that never cooked.
 void NodeValues(const Snapshot& snapshot, const Analysis& analysis, NodeIndex n,

@@ -22,8 +22,6 @@ void WriteIds(JsonOut& w, const Network& network, const std::vector<NodeIndex>& 
   w.EndArray();
 }
 
-Value Optional(const std::optional<double>& v) { return v ? Value(*v) : Value(); }
-
 // "profiler_ms": the profiler's own time per frame, written only when the
 // input has it, so that snapshots without it keep their output.
 void WriteProfiler(JsonOut& w, const ProfilerOverhead& p) {

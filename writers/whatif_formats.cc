@@ -58,12 +58,12 @@ std::vector<Row> Rows(const WhatIf& whatif) {
 
 // The headline facts: which fix saves the most over-budget frames and which
 // the most mean time (both when removed).
-struct Headline {
+struct TopGains {
   std::optional<Row> most_frames, largest_mean;
 };
 
-Headline HeadlineOf(const std::vector<Row>& rows) {
-  Headline h;
+TopGains TopGainsOf(const std::vector<Row>& rows) {
+  TopGains h;
   for (const Row& r : rows) {
     if (r.removed.frames_saved > 0 &&
         (!h.most_frames || r.removed.frames_saved > h.most_frames->removed.frames_saved)) {
@@ -138,8 +138,8 @@ NodeGain Alone(const WhatIf& whatif, const WhatIfChange& c) {
                   .frames_saved = p.frames_saved};
 }
 
-std::string Json(const std::string& file, const Snapshot& snapshot, const WhatIf& whatif,
-                 std::span<const WhatIfChange> changes, size_t top) {
+std::string JsonDocument(const std::string& file, const Snapshot& snapshot, const WhatIf& whatif,
+                         std::span<const WhatIfChange> changes, size_t top) {
   nlohmann::ordered_json doc;
   doc["input"] = file;
   doc["engine"] = snapshot.info.engine;
@@ -218,7 +218,7 @@ std::string Text(bool markdown, const std::string& file, const Snapshot& snapsho
     return out;
   }
   const std::vector<Row> rows = Rows(whatif);
-  const Headline h = HeadlineOf(rows);
+  const TopGains h = TopGainsOf(rows);
   if (h.most_frames) {
     out += fmt::format("{}most over-budget {}s saved: {} removed: {} of {} (halved: {})\n",
                        markdown ? "- " : "", word, id_text(h.most_frames->node),
@@ -282,7 +282,7 @@ std::string RenderWhatIf(WhatIfFormat format, const std::string& file, const Sna
                          const WhatIf& whatif, std::span<const WhatIfChange> changes, size_t top) {
   switch (format) {
     case WhatIfFormat::kJson:
-      return Json(file, snapshot, whatif, changes, top);
+      return JsonDocument(file, snapshot, whatif, changes, top);
     case WhatIfFormat::kMarkdown:
       return Text(true, file, snapshot, whatif, changes, top);
     case WhatIfFormat::kTable:

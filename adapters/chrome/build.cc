@@ -14,14 +14,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/text.h"
 #include "graph/parallel.h"
 
 namespace cookgraph::chrome {
 namespace {
-
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
 
 // TensorFlow's input names: "^x" is a control input and "x:1" output 1 of x;
 // both name node x.

@@ -13,13 +13,10 @@
 #include <unordered_set>
 
 #include "adapters/chrome/build.h"
+#include "base/text.h"
 
 namespace cookgraph::chrome {
 namespace {
-
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
 
 // Categories only the PyTorch profiler writes (both schemas).
 bool IsKinetoCategory(std::string_view cat) {

@@ -73,9 +73,6 @@ td.id, td.name { min-width: 16ch; }
 .advice pre { white-space: pre-wrap; }
 )";
 
-// How many loops, path nodes and finding nodes are listed before "and N more".
-constexpr size_t kListLimit = 50;
-
 // Names in tables are cut to kCellWidth columns, in lists to kListWidth.
 constexpr size_t kCellWidth = 48, kListWidth = 96;
 

@@ -19,7 +19,6 @@ namespace {
 
 using namespace report_internal;  // NOLINT: one file's use of its own internals
 
-constexpr size_t kListLimit = 50;  // as in the HTML report
 constexpr size_t kSparkColumns = 60;
 
 void TableRow(std::string& out, const std::vector<std::string>& cells) {

@@ -16,6 +16,10 @@
 
 namespace cookgraph::report_internal {
 
+/// How many loops, path nodes, finding nodes and ids both reports list before
+/// "and N more".
+inline constexpr size_t kListLimit = 50;
+
 /// One row of the top-nodes table.
 struct TopRow {
   size_t rank = 0;  // 1-based, by score (as `cookgraph score` ranks)

@@ -20,9 +20,6 @@ double NiceStep(double max, int ticks) {
   return 10 * power;
 }
 
-// Coordinates with one decimal: enough for a screen, and a smaller file.
-std::string C(double v) { return fmt::format("{:.1f}", v); }
-
 }  // namespace
 
 namespace {
@@ -63,7 +60,8 @@ std::string FramesChart(const Snapshot& snapshot, const Analysis& analysis,
     out += fmt::format(
         "<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
         "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-        kLeft, C(y(t)), kLeft + plot_w, C(y(t)), kLeft - 6, C(y(t) + 4), Number(t));
+        kLeft, SvgNumber(y(t)), kLeft + plot_w, SvgNumber(y(t)), kLeft - 6, SvgNumber(y(t) + 4),
+        Number(t));
   }
   // Columns: one per frame, or the maximum of a run of frames for long captures.
   const size_t columns = std::min(ms.size(), kMaxChartColumns);
@@ -82,7 +80,7 @@ std::string FramesChart(const Snapshot& snapshot, const Analysis& analysis,
     out += fmt::format("<polyline class=\"{}\" points=\"", cls);
     for (size_t c = 0; c < columns; ++c) {
       if (c) out += ' ';
-      out += C(x(c)) + "," + C(y(value[c]));
+      out += SvgNumber(x(c)) + "," + SvgNumber(y(value[c]));
     }
     out += "\"/>\n";
   };
@@ -101,12 +99,13 @@ std::string FramesChart(const Snapshot& snapshot, const Analysis& analysis,
       if (f < ms.size()) over[f * columns / ms.size()] = true;
     }
   }
-  if (analysis.has_budget) out += fmt::format(
-      "<line class=\"budget\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
-      "<text class=\"label budget-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">budget {} "
-      "ms</text>\n",
-      kLeft, C(y(analysis.budget_ms)), kLeft + plot_w, C(y(analysis.budget_ms)), kLeft + plot_w,
-      C(y(analysis.budget_ms) - 5), Ms(analysis.budget_ms));
+  if (analysis.has_budget)
+    out += fmt::format(
+        "<line class=\"budget\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
+        "<text class=\"label budget-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">budget {} "
+        "ms</text>\n",
+        kLeft, SvgNumber(y(analysis.budget_ms)), kLeft + plot_w, SvgNumber(y(analysis.budget_ms)),
+        kLeft + plot_w, SvgNumber(y(analysis.budget_ms) - 5), Ms(analysis.budget_ms));
   const std::vector<int64_t>& index = snapshot.samples.frame_index();
   for (size_t c = 0; c < columns; ++c) {
     if (!over[c]) continue;
@@ -114,8 +113,8 @@ std::string FramesChart(const Snapshot& snapshot, const Analysis& analysis,
     out += fmt::format(
         "<circle class=\"over\" cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>frame {}: {} ms</title>"
         "</circle>\n",
-        C(x(c)), C(y(value[c])), f < index.size() ? index[f] : static_cast<int64_t>(f),
-        Ms(value[c]));
+        SvgNumber(x(c)), SvgNumber(y(value[c])),
+        f < index.size() ? index[f] : static_cast<int64_t>(f), Ms(value[c]));
   }
   // The frame axis: first and last frame numbers.
   auto frame_label = [&](size_t f) {
@@ -161,7 +160,7 @@ std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-labelledby=\"top-chart-title\">\n"
       "<title id=\"top-chart-title\">Per-frame cost (ms) of the top {}</title>\n",
-      kWidth, C(height), Counted(rows.size(), "node"));
+      kWidth, SvgNumber(height), Counted(rows.size(), "node"));
   double max = 0;
   for (const TopRow& r : rows) max = std::max(max, analysis.stats[r.node].per_frame_ms);
   if (max <= 0) max = 1;
@@ -179,12 +178,14 @@ std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,
         "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>"
         "<rect class=\"bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
         "<text class=\"label\" x=\"{}\" y=\"{}\">{}</text></g>\n",
-        EscapeHtml(id), Ms(v), kLabel - 8, C(y + kBar - 5), EscapeHtml(shown), tone, kLabel, C(y),
-        C(std::max(1.0, plot_w * v / max)), kBar, C(kLabel + plot_w * v / max + 6), C(y + kBar - 5),
-        Ms(v));
+        EscapeHtml(id), Ms(v), kLabel - 8, SvgNumber(y + kBar - 5), EscapeHtml(shown), tone, kLabel,
+        SvgNumber(y), SvgNumber(std::max(1.0, plot_w * v / max)), kBar,
+        SvgNumber(kLabel + plot_w * v / max + 6), SvgNumber(y + kBar - 5), Ms(v));
   }
   out += "</svg>\n";
   return out;
 }
+
+std::string SvgNumber(double v) { return fmt::format("{:.1f}", v); }
 
 }  // namespace cookgraph::report_internal

@@ -31,6 +31,10 @@ std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,
 
 inline constexpr size_t kMaxChartColumns = 1200;
 
+/// A coordinate or a length with one decimal ("12.5"): enough for a screen,
+/// and a smaller file. Every chart of the report writes its numbers so.
+std::string SvgNumber(double v);
+
 }  // namespace cookgraph::report_internal
 
 #endif  // COOKGRAPH_ADVISOR_REPORT_REPORT_SVG_H_

@@ -10,13 +10,12 @@
 #include <map>
 
 #include "advisor/report/report_model.h"
+#include "advisor/report/report_svg.h"
 #include "base/text.h"
 #include "metrics/gpu_time.h"
 
 namespace cookgraph::report_internal {
 namespace {
-
-std::string C(double v) { return fmt::format("{:.1f}", v); }
 
 std::string_view KindClass(const Timeline& t, const TimelineEvent& e) {
   switch (e.kind) {
@@ -83,11 +82,12 @@ std::string StepTimelineSvg(const Snapshot& snapshot, size_t frame) {
       "<svg class=\"chart timeline\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-labelledby=\"timeline-title\">\n<title id=\"timeline-title\">Timeline of step {} of "
       "rank {}: {} ms, {} on {}</title>\n",
-      kWidth, C(height), EscapeHtml(step), t.rank, Ms(span_ms), Counted(events.size(), "event"),
+      kWidth, SvgNumber(height), EscapeHtml(step), t.rank, Ms(span_ms),
+      Counted(events.size(), "event"),
       Counted(lane_y.size(), "thread or stream", "threads and streams"));
   for (const auto& [track, top] : lane_y) {
     out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-                       kLeft - 6, C(top + kRow - 3),
+                       kLeft - 6, SvgNumber(top + kRow - 3),
                        EscapeHtml(TruncateMiddle(t.tracks[track].label, 24)));
   }
   // Boxes per (track, row), merging runs closer than a pixel.
@@ -106,9 +106,12 @@ std::string StepTimelineSvg(const Snapshot& snapshot, size_t frame) {
         b.count == 1 ? fmt::format("{} — {} ms", t.name(e), Ms(static_cast<double>(e.dur_ns) / 1e6))
                      : fmt::format("{} events from {} — {} ms busy", b.count, t.name(e),
                                    Ms(static_cast<double>(b.busy) / 1e6));
-    out += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>\n",
-                       b.count == 1 ? KindClass(t, e) : "ev-many", C(bx),
-                       C(lane_y[key.first] + key.second * kRow), C(bw), C(kRow - 2), EscapeHtml(tip));
+    out += fmt::format(
+        "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" "
+        "height=\"{}\"><title>{}</title></rect>\n",
+        b.count == 1 ? KindClass(t, e) : "ev-many", SvgNumber(bx),
+        SvgNumber(lane_y[key.first] + key.second * kRow), SvgNumber(bw), SvgNumber(kRow - 2),
+        EscapeHtml(tip));
   };
   for (size_t k = 0; k < events.size(); ++k) {
     const TimelineEvent& e = t.events[events[k]];
@@ -133,8 +136,9 @@ std::string StepTimelineSvg(const Snapshot& snapshot, size_t frame) {
   // The time axis.
   for (int i = 0; i <= 4; ++i) {
     const double at = kLeft + plot_w * i / 4;
-    out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} ms</text>\n",
-                       C(at), C(height - 6), Ms(span_ms * i / 4));
+    out +=
+        fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} ms</text>\n",
+                    SvgNumber(at), SvgNumber(height - 6), Ms(span_ms * i / 4));
   }
   out += "</svg>\n";
   return out;
@@ -150,7 +154,7 @@ std::string GpuBreakdownSvg(const TraceSummary& trace) {
       "aria-labelledby=\"gpu-title\">\n<title id=\"gpu-title\">GPU time per rank: computation, "
       "other kernels and idle time (host wait, kernel wait, other), as shares of the kernel "
       "span</title>\n",
-      kWidth, C(height));
+      kWidth, SvgNumber(height));
   double y = kTop;
   for (const RankGpuTime& r : trace.gpu.ranks) {
     const double span = r.kernel_span_ms > 0 ? r.kernel_span_ms : 1;
@@ -165,17 +169,19 @@ std::string GpuBreakdownSvg(const TraceSummary& trace) {
     }};
     static constexpr std::array<std::string_view, 5> kNames = {
         "computation", "other kernels", "idle: host wait", "idle: kernel wait", "idle: other"};
-    out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">rank {}</text>\n",
-                       kLeft - 6, C(y + kBar - 7), r.rank);
+    out +=
+        fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">rank {}</text>\n",
+                    kLeft - 6, SvgNumber(y + kBar - 7), r.rank);
     double at = kLeft;
     for (size_t i = 0; i < parts.size(); ++i) {
       const double w = plot_w * std::max(0.0, parts[i].second) / span;
       if (w <= 0) continue;
       out += fmt::format(
-          "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>rank {}: {} {} ms "
+          "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>rank {}: {} {} "
+          "ms "
           "({})</title></rect>\n",
-          parts[i].first, C(at), C(y), C(w), C(kBar), r.rank, kNames[i], Ms(parts[i].second),
-          Percent(parts[i].second / span));
+          parts[i].first, SvgNumber(at), SvgNumber(y), SvgNumber(w), SvgNumber(kBar), r.rank,
+          kNames[i], Ms(parts[i].second), Percent(parts[i].second / span));
       at += w;
     }
     y += kBar + kGap;
@@ -189,9 +195,10 @@ std::string GpuBreakdownSvg(const TraceSummary& trace) {
   }};
   double lx = kLeft;
   for (const auto& [cls, name] : kLegend) {
-    out += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"10\" height=\"10\"/>"
-                       "<text class=\"label\" x=\"{}\" y=\"{}\">{}</text>\n",
-                       cls, C(lx), C(y + 4), C(lx + 14), C(y + 13), name);
+    out += fmt::format(
+        "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"10\" height=\"10\"/>"
+        "<text class=\"label\" x=\"{}\" y=\"{}\">{}</text>\n",
+        cls, SvgNumber(lx), SvgNumber(y + 4), SvgNumber(lx + 14), SvgNumber(y + 13), name);
     lx += 150;
   }
   out += "</svg>\n";
