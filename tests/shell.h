@@ -18,6 +18,11 @@ inline std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
+/// Writes `text` to `path`, replacing what was there.
+inline void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
 /// `s` as one sh word: in single quotes, a ' inside as '\''.
 inline std::string Quote(const std::string& s) {
   std::string out = "'";

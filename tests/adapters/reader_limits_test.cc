@@ -52,7 +52,7 @@ std::string Yaml(const std::string& text, const InputLimits& limits) {
   return status ? "" : status.error().Format();
 }
 
-std::string Snapshot(const std::string& text, Spelling spelling, const InputLimits& limits) {
+std::string SnapshotError(const std::string& text, Spelling spelling, const InputLimits& limits) {
   auto read =
       ParseSnapshot(text, spelling, spelling == Spelling::kJson ? "t.json" : "t.yaml", limits);
   return read ? "" : read.error().Format();
@@ -151,11 +151,11 @@ std::string Nodes(int count) {
 }
 
 TEST(ReaderLimits, SnapshotNodesAreCountedAsTheyCome) {
-  EXPECT_EQ(Snapshot(Nodes(5), Spelling::kJson, InputLimits{.nodes = 5}), "");
-  EXPECT_EQ(Snapshot(Nodes(6), Spelling::kJson, InputLimits{.nodes = 5}),
+  EXPECT_EQ(SnapshotError(Nodes(5), Spelling::kJson, InputLimits{.nodes = 5}), "");
+  EXPECT_EQ(SnapshotError(Nodes(6), Spelling::kJson, InputLimits{.nodes = 5}),
             "t.json:1:99: nodes[5]: the network has more nodes than the nodes limit of 5; if the "
             "input is genuine, raise it with --limit nodes=20");
-  EXPECT_EQ(Snapshot("cookgraph: 1\nnodes: [{id: a}, {id: b}, {id: c}]\n", Spelling::kYaml,
+  EXPECT_EQ(SnapshotError("cookgraph: 1\nnodes: [{id: a}, {id: b}, {id: c}]\n", Spelling::kYaml,
                      InputLimits{.nodes = 2}),
             "t.yaml:2:27: nodes[2]: the network has more nodes than the nodes limit of 2; if the "
             "input is genuine, raise it with --limit nodes=8");
@@ -166,14 +166,14 @@ TEST(ReaderLimits, EveryNameOfASnapshotIsBoundedByNameLength) {
   const InputLimits limits{.name_length = 9};
   const std::string name(10, 'x');
   auto refused = [&](const std::string& text) {
-    return Snapshot(text, Spelling::kJson, limits)
+    return SnapshotError(text, Spelling::kJson, limits)
                .find("is 10 bytes long, longer than the name-length limit of 9 bytes") !=
            std::string::npos;
   };
-  EXPECT_EQ(
-      Snapshot("{\"cookgraph\": 1, \"nodes\": [{\"id\": \"123456789\", \"type\": \"123456789\"}]}",
-               Spelling::kJson, limits),
-      "");
+  EXPECT_EQ(SnapshotError(
+                "{\"cookgraph\": 1, \"nodes\": [{\"id\": \"123456789\", \"type\": \"123456789\"}]}",
+                Spelling::kJson, limits),
+            "");
   EXPECT_TRUE(refused("{\"cookgraph\": 1, \"nodes\": [{\"id\": \"" + name + "\"}]}"));
   EXPECT_TRUE(
       refused("{\"cookgraph\": 1, \"nodes\": [{\"id\": \"a\", \"type\": \"" + name + "\"}]}"));
@@ -184,13 +184,13 @@ TEST(ReaderLimits, EveryNameOfASnapshotIsBoundedByNameLength) {
   EXPECT_TRUE(
       refused("{\"cookgraph\": 1, \"engine\": \"" + name + "\", \"nodes\": [{\"id\": \"a\"}]}"));
   // Keys reach the builder from YAML unbounded by the tokenizer: a series id.
-  EXPECT_EQ(Snapshot("cookgraph: 1\nnodes: [{id: a}]\nframes:\n  index: [0]\n  series:\n    " +
+  EXPECT_EQ(SnapshotError("cookgraph: 1\nnodes: [{id: a}]\nframes:\n  index: [0]\n  series:\n    " +
                          name + ": {cook_ms: [1]}\n",
                      Spelling::kYaml, limits),
             "t.yaml:6:5: a key is 10 bytes long, longer than the name-length limit of 9 bytes; if "
             "the input is genuine, raise it with --limit name-length=36");
   // A parameter's value is not a name: bounded by string-length only.
-  EXPECT_EQ(Snapshot("{\"cookgraph\": 1, \"nodes\": [{\"id\": \"a\", \"params\": {\"k\": \"" +
+  EXPECT_EQ(SnapshotError("{\"cookgraph\": 1, \"nodes\": [{\"id\": \"a\", \"params\": {\"k\": \"" +
                          std::string(100, 'v') + "\"}}]}",
                      Spelling::kJson, limits),
             "");
@@ -207,15 +207,16 @@ TEST(ReaderLimits, ASeriesOfTheWrongLengthIsRefusedWhereItEnds) {
       index +
       "], \"series\": {\"a\": {\"cook_ms\": []}, \"b\": "
       "{\"cook_ms\": [}}}";  // broken after the first series
-  const std::string error = Snapshot(text, Spelling::kJson, InputLimits{});
+  const std::string error = SnapshotError(text, Spelling::kJson, InputLimits{});
   EXPECT_NE(error.find("series 'a': cook_ms has 0 values but frames.index has 1000"),
             std::string::npos)
       << error;
   // Series before the index are checked once it is known, as before.
-  EXPECT_EQ(Snapshot("{\"cookgraph\": 1, \"nodes\": [{\"id\": \"a\"}], \"frames\": {\"series\": "
-                     "{\"a\": {\"cook_ms\": [1]}}, \"index\": [0, 1]}}",
-                     Spelling::kJson, InputLimits{}),
-            "t.json:1:82: series 'a': cook_ms has 1 values but frames.index has 2");
+  EXPECT_EQ(
+      SnapshotError("{\"cookgraph\": 1, \"nodes\": [{\"id\": \"a\"}], \"frames\": {\"series\": "
+                    "{\"a\": {\"cook_ms\": [1]}}, \"index\": [0, 1]}}",
+                    Spelling::kJson, InputLimits{}),
+      "t.json:1:82: series 'a': cook_ms has 1 values but frames.index has 2");
 }
 
 }  // namespace

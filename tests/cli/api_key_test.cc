@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli/cli_run.h"
 #include "tests/fake_llm_server.h"
 #include "tests/shell.h"
 #include "tests/temp_dir.h"
@@ -31,8 +32,8 @@ using cookgraph::testing::Quote;
 using cookgraph::testing::Slurp;
 using cookgraph::testing::TempDir;
 
-const std::string kBinary = COOKGRAPH_BINARY;
-const std::string kExample = COOKGRAPH_SOURCE_DIR "/examples/touchdesigner_feedback.json";
+using cookgraph::testing::kBinary;
+const std::string kExampleFile = COOKGRAPH_SOURCE_DIR "/examples/touchdesigner_feedback.json";
 
 // '/', '+' and '=' make the URL-encoded and base64 forms differ from the key.
 const std::string kKey = "sk-cg-KEY/7f3a+9e1b=2c4d";
@@ -125,7 +126,7 @@ class ApiKey : public FakeServerSuite {
   }
 };
 
-const std::string kAsk = "ask " + Quote(kExample) + " 'Why do frames drop?' --model fake";
+const std::string kAsk = "ask " + Quote(kExampleFile) + " 'Why do frames drop?' --model fake";
 
 std::map<std::string, std::string> Env(const std::string& base) {
   return {{"COOKGRAPH_BASE_URL", base}, {"OPENAI_API_KEY", kKey}};
@@ -145,7 +146,7 @@ TEST_F(ApiKey, AskAndReportAnswersAndDryRunsNeverShowIt) {
   for (std::string ext : {"html", "md"}) {
     const std::string id = "report-" + ext;
     Check({.what = id,
-           .args = "report " + Quote(kExample) + " -o OUT/report." + ext +
+           .args = "report " + Quote(kExampleFile) + " -o OUT/report." + ext +
                    " --ask 'What first?' --model fake",
            .env = Env(Base("stream", id)),
            .sent_case = "stream"});
@@ -163,7 +164,7 @@ TEST_F(ApiKey, AnEndpointThatEchoesItInTheAnswerIsRedacted) {
   for (std::string ext : {"html", "md"}) {
     const std::string id = "echo-report-" + ext;
     Check({.what = id,
-           .args = "report " + Quote(kExample) + " -o OUT/report." + ext + " --model fake",
+           .args = "report " + Quote(kExampleFile) + " -o OUT/report." + ext + " --model fake",
            .env = Env(Base("echo-key", id)),
            .sent_case = "echo-key"});
   }
@@ -181,7 +182,7 @@ TEST_F(ApiKey, FailingEndpointsNeverShowIt) {
            .sent_case = name});
   }
   Check({.what = "report-401",
-         .args = "report " + Quote(kExample) + " -o OUT/report.md --model fake",
+         .args = "report " + Quote(kExampleFile) + " -o OUT/report.md --model fake",
          .env = Env(Base("unauthorized", "report-401")),
          .exit_code = 3,
          .sent_case = "unauthorized"});
@@ -247,7 +248,7 @@ TEST_F(ApiKey, EveryPlaceTheKeyComesFromAndAzure) {
          .exit_code = 3,
          .sent_case = "unauthorized"});
   Check({.what = "user-config",
-         .args = "report " + Quote(kExample) + " -o OUT/r.html --model fake",
+         .args = "report " + Quote(kExampleFile) + " -o OUT/r.html --model fake",
          .user_config = "llm:\n  base_url: " + Base("echo-key", "user-config") + "\n  api_key: '" +
                         kKey + "'\n",
          .sent_case = "echo-key"});

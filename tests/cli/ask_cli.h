@@ -22,18 +22,18 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli/cli_run.h"
 #include "tests/fake_llm_server.h"
 #include "tests/shell.h"
 #include "tests/temp_dir.h"
 
 namespace cookgraph::testing {
 
-inline const std::string kSource = COOKGRAPH_SOURCE_DIR;
-inline const std::string kBinary = COOKGRAPH_BINARY;
 inline const std::string kExample = kSource + "/examples/touchdesigner_feedback.json";
 inline constexpr const char* kKey = "sk-test-CLI-SECRET-9876543210fedcba";
 
-inline std::vector<std::string> Lines(const std::string& text) {
+/// The lines of `text`, without their '\\n'.
+inline std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -42,7 +42,7 @@ inline std::vector<std::string> Lines(const std::string& text) {
 
 inline size_t ErrorLines(const std::string& err) {
   size_t n = 0;
-  for (const std::string& line : Lines(err)) n += line.starts_with("cookgraph: error: ");
+  for (const std::string& line : SplitLines(err)) n += line.starts_with("cookgraph: error: ");
   return n;
 }
 
@@ -84,7 +84,7 @@ class AskCli : public FakeServerSuite {
     run.out = Slurp(out_ / "out");
     run.err = Slurp(out_ / "err");
     if (timed) {
-      const std::vector<std::string> peak = Lines(Slurp(out_ / "peak"));
+      const std::vector<std::string> peak = SplitLines(Slurp(out_ / "peak"));
       if (!peak.empty()) run.peak_kib = std::atol(peak.back().c_str());
     }
     // Whatever happened, the key is in no output.

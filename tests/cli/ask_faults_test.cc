@@ -49,7 +49,7 @@ class AskFaults : public AskCli {
   static void ExpectFailure(const AskRun& run, const std::string& base_url, const std::string& says,
                             double bound_s) {
     EXPECT_EQ(run.exit_code, 3) << run.err;
-    const std::vector<std::string> lines = Lines(run.err);
+    const std::vector<std::string> lines = SplitLines(run.err);
     ASSERT_EQ(lines.size(), 2u) << run.err;
     EXPECT_TRUE(lines[0].starts_with("cookgraph: asking fake-model at ")) << run.err;
     EXPECT_TRUE(lines[1].starts_with("cookgraph: error: endpoint: " + base_url +

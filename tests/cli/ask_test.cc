@@ -211,7 +211,7 @@ TEST_F(AskCli, UsageErrorsExitTwoWithOneLine) {
         std::string("ask /nonexistent.json Q --dry-run")}) {
     const AskRun run = Cookgraph(args, env);
     EXPECT_EQ(run.exit_code, 2) << args << ": " << run.err;
-    EXPECT_EQ(Lines(run.err).size(), 1u + (run.err.find("--help") != std::string::npos))
+    EXPECT_EQ(SplitLines(run.err).size(), 1u + (run.err.find("--help") != std::string::npos))
         << args << ": " << run.err;
     EXPECT_TRUE(run.out.empty()) << args;
   }

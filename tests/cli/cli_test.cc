@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli/cli_run.h"
 #include "tests/temp_dir.h"
 
 namespace {
@@ -21,39 +22,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kSource = COOKGRAPH_SOURCE_DIR;
-const std::string kBinary = COOKGRAPH_BINARY;
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
+using cookgraph::testing::CliRun;
+using cookgraph::testing::Cookgraph;
+using cookgraph::testing::kBinary;
+using cookgraph::testing::kSource;
+using cookgraph::testing::Lines;
+using cookgraph::testing::Slurp;
 using cookgraph::testing::TempDir;
-
-// Runs `cookgraph ARGS` through the shell from the source folder, capturing
-// standard output and standard error separately.
-CliRun Cookgraph(const std::string& args, const std::string& stdin_file = "/dev/null") {
-  TempDir dir;
-  std::string command = "cd '" + kSource + "' && NO_COLOR=1 '" + kBinary + "' " + args + " <'" +
-                        stdin_file + "' >'" + dir / "out" + "' 2>'" + dir / "err" + "'";
-  int status = std::system(command.c_str());
-  CliRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.out = Slurp(dir / "out");
-  run.err = Slurp(dir / "err");
-  return run;
-}
-
-size_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
 const char* kExamples[] = {"examples/touchdesigner_feedback.json", "examples/gstreamer_pipeline.json",
                            "examples/pytorch_model.json"};

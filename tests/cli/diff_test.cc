@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli/cli_run.h"
 #include "tests/temp_dir.h"
 
 namespace {
@@ -21,16 +22,9 @@ namespace fs = std::filesystem;
 using cookgraph::testing::TempDir;
 using nlohmann::json;
 
-const std::string kBinary = COOKGRAPH_BINARY;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-size_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+using cookgraph::testing::kBinary;
+using cookgraph::testing::Lines;
+using cookgraph::testing::Slurp;
 
 // A CSV line without quoted fields, split at the commas.
 std::vector<std::string> Split(const std::string& line) {
@@ -95,8 +89,8 @@ class DiffCli : public ::testing::Test {
                                 "NO_COLOR=1 '" +
                                 kBinary + "' " + args + " </dev/null >out.txt 2>err.txt";
     const int status = std::system(command.c_str());
-    out_ = ReadAll(Path("out.txt"));
-    err_ = ReadAll(Path("err.txt"));
+    out_ = Slurp(Path("out.txt"));
+    err_ = Slurp(Path("err.txt"));
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 
@@ -302,7 +296,7 @@ TEST_F(DiffCli, ScoreBaselineRefusals) {
 
 TEST_F(DiffCli, ReportBaselineAddsAComparisonSection) {
   ASSERT_EQ(Run("report after.json -o r.html --no-llm --baseline before.json"), 0) << err_;
-  const std::string html = ReadAll(Path("r.html"));
+  const std::string html = Slurp(Path("r.html"));
   const size_t begin = html.find("<section id=\"comparison\">");
   ASSERT_NE(begin, std::string::npos);
   const std::string section = html.substr(begin, html.find("</section>", begin) - begin);
@@ -315,13 +309,13 @@ TEST_F(DiffCli, ReportBaselineAddsAComparisonSection) {
   EXPECT_NE(section.find("Removed (1): <span class=\"id\">/p/gone</span>"), std::string::npos);
 
   ASSERT_EQ(Run("report after.json -o r.md --no-llm --baseline before.json"), 0) << err_;
-  const std::string md = ReadAll(Path("r.md"));
+  const std::string md = Slurp(Path("r.md"));
   EXPECT_NE(md.find("## Comparison with the baseline"), std::string::npos);
   EXPECT_NE(md.find("| /p/slow | 1.000 | 1.500 | +50.0% |"), std::string::npos) << md;
   EXPECT_NE(md.find("**regression**"), std::string::npos);
 
   ASSERT_EQ(Run("report after.json -o plain.md --no-llm"), 0) << err_;
-  EXPECT_EQ(ReadAll(Path("plain.md")).find("Comparison with the baseline"), std::string::npos);
+  EXPECT_EQ(Slurp(Path("plain.md")).find("Comparison with the baseline"), std::string::npos);
 }
 
 TEST_F(DiffCli, ReportBaselineThatCannotBeReadWritesNothing) {

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli/cli_run.h"
 #include "tests/temp_dir.h"
 
 namespace {
@@ -20,39 +21,20 @@ using cookgraph::testing::TempDir;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::string kSource = COOKGRAPH_SOURCE_DIR;
-const std::string kBinary = COOKGRAPH_BINARY;
+using cookgraph::testing::Cookgraph;
+using cookgraph::testing::kSource;
+using cookgraph::testing::Slurp;
+using InputsRun = cookgraph::testing::CliRun;
 const std::string kFixtures = kSource + "/tests/data/fixtures/traces";
 const std::string kGstDot = "tests/data/gstreamer/tee_bin.dot";
 const std::string kGstLog = "tests/data/gstreamer/tee_bin.log";
-
-struct InputsRun {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-InputsRun Cookgraph(const std::string& args) {
-  TempDir dir;
-  const std::string command = "cd '" + kSource + "' && NO_COLOR=1 '" + kBinary + "' " + args +
-                              " </dev/null >'" + dir / "out" + "' 2>'" + dir / "err" + "'";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), Slurp(dir / "out"),
-          Slurp(dir / "err")};
-}
 
 TEST(CliInputs, EveryRealTraceFixtureIsScored) {
   size_t files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(kFixtures)) {
     if (!entry.is_regular_file() || entry.path().filename() == "README.md") continue;
     const InputsRun run = Cookgraph("score '" + entry.path().string() + "' --format json");
-    ASSERT_EQ(run.code, 0) << entry.path() << ": " << run.err;
+    ASSERT_EQ(run.exit_code, 0) << entry.path() << ": " << run.err;
     const json doc = json::parse(run.out);
     const json& snapshot = doc["snapshots"][0];
     EXPECT_GT(snapshot["nodes"].size(), 0u) << entry.path();
@@ -67,48 +49,48 @@ TEST(CliInputs, GstreamerAsTwoFilesOrAFolderInEveryCommand) {
   fs::copy_file(kSource + "/" + kGstDot, dir / "pipeline.dot");
   fs::copy_file(kSource + "/" + kGstLog, dir / "trace.log");
   const InputsRun pair = Cookgraph("score " + kGstDot + " " + kGstLog + " --format json");
-  ASSERT_EQ(pair.code, 0) << pair.err;
+  ASSERT_EQ(pair.exit_code, 0) << pair.err;
   const InputsRun folder = Cookgraph("score '" + dir.path() + "' --format json");
-  ASSERT_EQ(folder.code, 0) << folder.err;
+  ASSERT_EQ(folder.exit_code, 0) << folder.err;
   const json a = json::parse(pair.out)["snapshots"][0];
   const json b = json::parse(folder.out)["snapshots"][0];
   EXPECT_EQ(a["file"], kGstDot + " + " + kGstLog);
   EXPECT_EQ(a["engine"], "gstreamer");
   EXPECT_EQ(a["nodes"], b["nodes"]);
-  EXPECT_EQ(Cookgraph("graph " + kGstDot + " " + kGstLog).code, 0);
-  EXPECT_EQ(Cookgraph("report '" + dir.path() + "' -o '" + out / "r.md" + "' --no-llm").code, 0);
-  EXPECT_EQ(Cookgraph("convert " + kGstDot + " " + kGstLog + " -o '" + out / "g.json" + "'").code,
+  EXPECT_EQ(Cookgraph("graph " + kGstDot + " " + kGstLog).exit_code, 0);
+  EXPECT_EQ(Cookgraph("report '" + dir.path() + "' -o '" + out / "r.md" + "' --no-llm").exit_code, 0);
+  EXPECT_EQ(Cookgraph("convert " + kGstDot + " " + kGstLog + " -o '" + out / "g.json" + "'").exit_code,
             0);
-  EXPECT_EQ(Cookgraph("score '" + out / "g.json" + "' --format json").code, 0);
-  EXPECT_EQ(Cookgraph("ask '" + dir.path() + "' Q --model m --dry-run").code, 0);
+  EXPECT_EQ(Cookgraph("score '" + out / "g.json" + "' --format json").exit_code, 0);
+  EXPECT_EQ(Cookgraph("ask '" + dir.path() + "' Q --model m --dry-run").exit_code, 0);
 }
 
 TEST(CliInputs, FormatInAndFrameMarker) {
   const std::string trace = "tests/data/chrome/onnxruntime_profile.json";
   const InputsRun forced = Cookgraph("score " + trace + " --format-in native");
-  EXPECT_EQ(forced.code, 2);
+  EXPECT_EQ(forced.exit_code, 2);
   EXPECT_NE(forced.err.find(trace), std::string::npos);
-  EXPECT_EQ(Cookgraph("score " + trace + " --format-in chrome").code, 0);
-  EXPECT_EQ(Cookgraph("score " + trace + " --format-in csv").code, 2);
+  EXPECT_EQ(Cookgraph("score " + trace + " --format-in chrome").exit_code, 0);
+  EXPECT_EQ(Cookgraph("score " + trace + " --format-in csv").exit_code, 2);
   const InputsRun marker = Cookgraph("score " + trace + " --frame-marker 'model_run' --format json");
-  ASSERT_EQ(marker.code, 0) << marker.err;
+  ASSERT_EQ(marker.exit_code, 0) << marker.err;
   const InputsRun bad = Cookgraph("score " + trace + " --frame-marker '(' --format json");
-  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.exit_code, 2);
   const InputsRun none = Cookgraph("score tests/data/bad/not_a_snapshot.json");
-  EXPECT_EQ(none.code, 2);
+  EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("not a format cookgraph reads"), std::string::npos) << none.err;
 }
 
 TEST(CliInputs, TraceWritesAChromeTraceThatReadsBackToTheSameCookTimes) {
   TempDir dir;
   const InputsRun run = Cookgraph("trace examples/gstreamer_pipeline.json -o '" + dir / "t.json" + "'");
-  ASSERT_EQ(run.code, 0) << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("ui.perfetto.dev"), std::string::npos);
   const json trace = json::parse(Slurp(dir / "t.json"));
   EXPECT_TRUE(trace["traceEvents"].is_array());
   const InputsRun original = Cookgraph("score examples/gstreamer_pipeline.json --format json");
   const InputsRun again = Cookgraph("score '" + dir / "t.json" + "' --format json");
-  ASSERT_EQ(again.code, 0) << again.err;
+  ASSERT_EQ(again.exit_code, 0) << again.err;
   // Parsed into names first: a range-for over parse(...)[...] would iterate
   // a temporary that is already destroyed (ASan: heap-use-after-free).
   const json original_doc = json::parse(original.out);
@@ -125,10 +107,10 @@ TEST(CliInputs, TraceWritesAChromeTraceThatReadsBackToTheSameCookTimes) {
   }
   EXPECT_EQ(compared, avg.size());
   const InputsRun to_stdout = Cookgraph("trace examples/gstreamer_pipeline.json -o -");
-  EXPECT_EQ(to_stdout.code, 0);
+  EXPECT_EQ(to_stdout.exit_code, 0);
   EXPECT_TRUE(json::accept(to_stdout.out));
   const InputsRun bad = Cookgraph("trace tests/data/bad/malformed.json -o '" + dir / "bad.json" + "'");
-  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.exit_code, 2);
   EXPECT_FALSE(fs::exists(dir / "bad.json"));
 }
 
@@ -150,14 +132,14 @@ TEST(CliInputs, EveryReadingCommandTakesLimits) {
         "ask --limit depth=4 " + clean + " why --dry-run --model m",
         "score --limit depth=1 --limit depth=4 " + clean}) {
     const InputsRun run = Cookgraph(command);
-    EXPECT_EQ(run.code, 2) << command;
+    EXPECT_EQ(run.exit_code, 2) << command;
     EXPECT_EQ(run.err, error) << command;
     EXPECT_EQ(run.out, "") << command;
   }
   EXPECT_TRUE(fs::is_empty(dir.path()));
-  EXPECT_EQ(Cookgraph("score --limit depth=5 " + clean).code, 0);
+  EXPECT_EQ(Cookgraph("score --limit depth=5 " + clean).exit_code, 0);
   const InputsRun bad = Cookgraph("score " + clean + " --limit depth=lots");
-  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err,
             "cookgraph: error: --limit: depth must be a whole number >= 1, got 'lots'\nRun with "
             "--help for usage.\n");

@@ -13,21 +13,17 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli/cli_run.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kSource = COOKGRAPH_SOURCE_DIR;
-const std::string kBinary = COOKGRAPH_BINARY;
+using cookgraph::testing::kBinary;
+using cookgraph::testing::kSource;
+using cookgraph::testing::Slurp;
 const std::string kExample = "examples/touchdesigner_feedback.json";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Milliseconds as the report writes them: three decimals.
 std::string Ms(double v) {
@@ -55,8 +51,8 @@ class ReportCli : public ::testing::Test {
                           "' NO_COLOR=1 '" + kBinary + "' " + args +
                           " </dev/null >'" + dir_ + "/out' 2>'" + dir_ + "/err'";
     int status = std::system(command.c_str());
-    out_ = ReadAll(dir_ + "/out");
-    err_ = ReadAll(dir_ + "/err");
+    out_ = Slurp(dir_ + "/out");
+    err_ = Slurp(dir_ + "/err");
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 
@@ -78,8 +74,8 @@ TEST_F(ReportCli, HtmlAndMarkdownNumbersMatchScoreJson) {
   ASSERT_EQ(Run("report " + kExample + " -o " + Path("r.html")), 0) << err_;
   EXPECT_NE(err_.find("wrote " + Path("r.html")), std::string::npos) << err_;
   ASSERT_EQ(Run("report " + kExample + " -o " + Path("r.md") + " --no-llm"), 0) << err_;
-  const std::string html = ReadAll(Path("r.html"));
-  const std::string md = ReadAll(Path("r.md"));
+  const std::string html = Slurp(Path("r.html"));
+  const std::string md = Slurp(Path("r.md"));
   ASSERT_FALSE(html.empty());
   ASSERT_FALSE(md.empty());
   for (const json& node : scored["nodes"]) {
@@ -120,9 +116,9 @@ TEST_F(ReportCli, HtmlAndMarkdownNumbersMatchScoreJson) {
 // a 60 fps project) are benign and are not findings.
 TEST_F(ReportCli, FindingsNameEveryPlantedProblemOfTheTouchDesignerExample) {
   ASSERT_EQ(Run("report " + kExample + " -o " + Path("r.html")), 0) << err_;
-  const std::string findings = Section(ReadAll(Path("r.html")), "findings");
+  const std::string findings = Section(Slurp(Path("r.html")), "findings");
   const json planted = json::parse(
-      ReadAll(kSource + "/tests/data/examples/touchdesigner_feedback.facts.json"))["planted"];
+      Slurp(kSource + "/tests/data/examples/touchdesigner_feedback.facts.json"))["planted"];
   std::vector<std::string> ids = {planted["spiky_node"]["id"], planted["dead_node"],
                                   planted["twice_cooking_node"], planted["leaking_cpu_mem_node"]};
   for (const json& id : planted["feedback_loop"]["nodes"]) ids.push_back(id);
@@ -138,7 +134,7 @@ TEST_F(ReportCli, FindingsNameEveryPlantedProblemOfTheTouchDesignerExample) {
 TEST_F(ReportCli, AskWithoutAnEndpointWritesTheOfflineReportAndSaysHowToAddOne) {
   EXPECT_EQ(Run("report " + kExample + " -o " + Path("r.html") + " --ask 'why?'"), 0) << err_;
   EXPECT_NE(err_.find("warning: --ask: no LLM endpoint configured"), std::string::npos) << err_;
-  EXPECT_NE(ReadAll(Path("r.html")).find("no endpoint is configured. Set COOKGRAPH_BASE_URL"),
+  EXPECT_NE(Slurp(Path("r.html")).find("no endpoint is configured. Set COOKGRAPH_BASE_URL"),
             std::string::npos);
 }
 

@@ -17,23 +17,19 @@
 #include <string>
 #include <thread>
 
+#include "tests/cli/cli_run.h"
 #include "tests/temp_dir.h"
 
 namespace {
 
+using cookgraph::testing::Lines;
+using cookgraph::testing::Slurp;
 using cookgraph::testing::TempDir;
 
 struct WatchRun {
   int exit_code = -1;
   std::string out, err;
 };
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Runs `cookgraph watch ARGS` in `dir` with XDG_CONFIG_HOME=dir/config.
 WatchRun Watch(const TempDir& dir, const std::string& args) {
@@ -62,8 +58,6 @@ void SendFrames(int port, int count, const std::string& nodes, std::chrono::mill
   }
   close(fd);
 }
-
-size_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
 TEST(Watch, ABadListenUrlIsOneLine) {
   TempDir dir;

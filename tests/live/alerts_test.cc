@@ -8,7 +8,7 @@
 namespace cookgraph {
 namespace {
 
-LiveFrame Frame(int64_t frame, double a_ms, double b_ms = 0.5, double frame_ms = kMissing) {
+LiveFrame AlertFrame(int64_t frame, double a_ms, double b_ms = 0.5, double frame_ms = kMissing) {
   LiveFrame f{.frame = frame, .frame_ms = frame_ms};
   MetricValues a = NoValues(), b = NoValues();
   a[static_cast<size_t>(Metric::kCookMs)] = a_ms;
@@ -24,7 +24,7 @@ TEST(Alerts, OneAlertPerEpisodeNotPerFrame) {
   AlertTracker t({.node_ms = 5.0, .budget_ms = std::nullopt, .quiet_frames = 3});
   std::vector<int64_t> alerted;
   auto run = [&](int64_t frame, double a_ms) {
-    for (size_t i : t.Observe(Frame(frame, a_ms), kIds))
+    for (size_t i : t.Observe(AlertFrame(frame, a_ms), kIds))
       alerted.push_back(t.episodes()[i].first_frame);
   };
   run(1, 1);
@@ -51,18 +51,18 @@ TEST(Alerts, OneAlertPerEpisodeNotPerFrame) {
 TEST(Alerts, NoThresholdCrossedNoAlert) {
   AlertTracker t({.node_ms = 5.0, .budget_ms = 16.0, .quiet_frames = 1});
   for (int64_t f = 0; f < 1000; ++f)
-    EXPECT_TRUE(t.Observe(Frame(f, 4.999, 4.999), kIds).empty());  // 9.998 ms a frame
+    EXPECT_TRUE(t.Observe(AlertFrame(f, 4.999, 4.999), kIds).empty());  // 9.998 ms a frame
   EXPECT_TRUE(t.episodes().empty());
   AlertTracker none({.node_ms = std::nullopt, .budget_ms = std::nullopt, .quiet_frames = 1});
-  EXPECT_TRUE(none.Observe(Frame(1, 1e6), kIds).empty());
+  EXPECT_TRUE(none.Observe(AlertFrame(1, 1e6), kIds).empty());
 }
 
 TEST(Alerts, BudgetUsesTheMeasuredFrameTimeElseTheSumOfCooks) {
   AlertTracker t({.node_ms = std::nullopt, .budget_ms = 10.0, .quiet_frames = 1});
-  EXPECT_TRUE(t.Observe(Frame(1, 6, 3.5), kIds).empty());       // 9.5 ms summed
-  EXPECT_EQ(t.Observe(Frame(2, 6, 4.5), kIds).size(), 1u);      // 10.5 ms summed
-  EXPECT_TRUE(t.Observe(Frame(3, 1, 1, 9.0), kIds).empty());    // measured 9 ms: ends it
-  EXPECT_EQ(t.Observe(Frame(4, 1, 1, 10.5), kIds).size(), 1u);  // measured, over
+  EXPECT_TRUE(t.Observe(AlertFrame(1, 6, 3.5), kIds).empty());       // 9.5 ms summed
+  EXPECT_EQ(t.Observe(AlertFrame(2, 6, 4.5), kIds).size(), 1u);      // 10.5 ms summed
+  EXPECT_TRUE(t.Observe(AlertFrame(3, 1, 1, 9.0), kIds).empty());    // measured 9 ms: ends it
+  EXPECT_EQ(t.Observe(AlertFrame(4, 1, 1, 10.5), kIds).size(), 1u);  // measured, over
   ASSERT_EQ(t.episodes().size(), 2u);
   EXPECT_EQ(t.episodes()[0].kind, AlertEpisode::Kind::kBudget);
   EXPECT_EQ(t.episodes()[0].first_ms, 10.5);

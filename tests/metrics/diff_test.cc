@@ -16,7 +16,7 @@ using ::testing::HasSubstr;
 
 // A snapshot of unconnected nodes with the given cook_ms series (each empty,
 // or as long as the longest: the frame count).
-Snapshot Make(const std::vector<std::pair<std::string, std::vector<double>>>& series) {
+Snapshot MakeSnapshot(const std::vector<std::pair<std::string, std::vector<double>>>& series) {
   Snapshot s;
   for (const auto& [id, values] : series) EXPECT_TRUE(s.network.AddNode({.id = id}).ok());
   s.samples = Samples(s.network.size());
@@ -52,10 +52,10 @@ const NodeDiff& Find(const SnapshotDiff& diff, const std::string& id) {
 }
 
 TEST(Diff, MatchesNodesByIdAndListsAddedAndRemoved) {
-  const Snapshot before =
-      Make({{"/a", Wobble(1, 0.1, 10)}, {"/gone", Wobble(1, 0.1, 10)}, {"/b", Wobble(2, 0.1, 10)}});
-  const Snapshot after =
-      Make({{"/b", Wobble(2, 0.1, 10)}, {"/new", Wobble(1, 0.1, 10)}, {"/a", Wobble(1, 0.1, 10)}});
+  const Snapshot before = MakeSnapshot(
+      {{"/a", Wobble(1, 0.1, 10)}, {"/gone", Wobble(1, 0.1, 10)}, {"/b", Wobble(2, 0.1, 10)}});
+  const Snapshot after = MakeSnapshot(
+      {{"/b", Wobble(2, 0.1, 10)}, {"/new", Wobble(1, 0.1, 10)}, {"/a", Wobble(1, 0.1, 10)}});
   const SnapshotDiff diff = Compare(before, after);
   EXPECT_THAT(diff.added, ElementsAre("/new"));
   EXPECT_THAT(diff.removed, ElementsAre("/gone"));
@@ -70,8 +70,9 @@ TEST(Diff, MatchesNodesByIdAndListsAddedAndRemoved) {
 
 TEST(Diff, ASignificantSlowdownOverTheMinimumIsARegression) {
   const Snapshot before =
-      Make({{"/slow", Wobble(1.0, 0.05, 100)}, {"/same", Wobble(1, 0.05, 100)}});
-  const Snapshot after = Make({{"/slow", Wobble(1.3, 0.05, 100)}, {"/same", Wobble(1, 0.05, 100)}});
+      MakeSnapshot({{"/slow", Wobble(1.0, 0.05, 100)}, {"/same", Wobble(1, 0.05, 100)}});
+  const Snapshot after =
+      MakeSnapshot({{"/slow", Wobble(1.3, 0.05, 100)}, {"/same", Wobble(1, 0.05, 100)}});
   const SnapshotDiff diff = Compare(before, after);
   const NodeDiff& slow = Find(diff, "/slow");
   EXPECT_TRUE(slow.regression);
@@ -90,8 +91,8 @@ TEST(Diff, ASignificantSlowdownOverTheMinimumIsARegression) {
 
 TEST(Diff, ASignificantChangeUnderTheMinimumIsNoRegression) {
   // +2%, with so little noise that p is tiny: the size gate keeps it out.
-  const Snapshot before = Make({{"/n", Wobble(1.0, 0.001, 200)}});
-  const Snapshot after = Make({{"/n", Wobble(1.02, 0.001, 200)}});
+  const Snapshot before = MakeSnapshot({{"/n", Wobble(1.0, 0.001, 200)}});
+  const Snapshot after = MakeSnapshot({{"/n", Wobble(1.02, 0.001, 200)}});
   const SnapshotDiff diff = Compare(before, after);
   EXPECT_LT(*diff.nodes[0].p_value(), 1e-12);
   EXPECT_FALSE(diff.nodes[0].regression);
@@ -100,8 +101,8 @@ TEST(Diff, ASignificantChangeUnderTheMinimumIsNoRegression) {
 
 TEST(Diff, ALargeChangeInNoiseIsNoRegression) {
   // +20% of the mean, but the samples vary by ±100%: not significant.
-  const Snapshot before = Make({{"/n", {1, 0.1, 1.9, 0.2, 1.8}}});
-  const Snapshot after = Make({{"/n", {1.2, 0.1, 2.3, 0.3, 2.1}}});
+  const Snapshot before = MakeSnapshot({{"/n", {1, 0.1, 1.9, 0.2, 1.8}}});
+  const Snapshot after = MakeSnapshot({{"/n", {1.2, 0.1, 2.3, 0.3, 2.1}}});
   const SnapshotDiff diff = Compare(before, after);
   const NodeDiff& d = diff.nodes[0];
   EXPECT_GT(*d.avg_pct, 5.0);
@@ -110,8 +111,8 @@ TEST(Diff, ALargeChangeInNoiseIsNoRegression) {
 }
 
 TEST(Diff, ASignificantSpeedupIsAnImprovement) {
-  const Snapshot before = Make({{"/n", Wobble(2.0, 0.05, 50)}});
-  const Snapshot after = Make({{"/n", Wobble(1.0, 0.05, 50)}});
+  const Snapshot before = MakeSnapshot({{"/n", Wobble(2.0, 0.05, 50)}});
+  const Snapshot after = MakeSnapshot({{"/n", Wobble(1.0, 0.05, 50)}});
   const SnapshotDiff diff = Compare(before, after);
   EXPECT_TRUE(diff.nodes[0].improvement);
   EXPECT_FALSE(diff.nodes[0].regression);
@@ -122,13 +123,13 @@ TEST(Diff, ASignificantSpeedupIsAnImprovement) {
 
 TEST(Diff, NodesWithoutATestSayWhy) {
   const double n = NAN;
-  const Snapshot before = Make({{"/never", {}},
+  const Snapshot before = MakeSnapshot({{"/never", {}},
                                 {"/once", {n, n, 1.0, n}},
                                 {"/starts", {}},
                                 {"/stops", {1, 2, 1, 2}},
                                 {"/constant", {2, 2, 2, 2}},
                                 {"/steps", {2, 2, 2, 2}}});
-  const Snapshot after = Make({{"/never", {n, n, n, n}},
+  const Snapshot after = MakeSnapshot({{"/never", {n, n, n, n}},
                                {"/once", {5, 6, 5, 6}},
                                {"/starts", {1, 2, 1, 2}},
                                {"/stops", {}},
@@ -153,8 +154,8 @@ TEST(Diff, NodesWithoutATestSayWhy) {
 }
 
 TEST(Diff, DifferentFrameCountsAreComparedAndNamed) {
-  const Snapshot before = Make({{"/a", Wobble(1.0, 0.1, 40)}});
-  const Snapshot after = Make({{"/a", Wobble(1.0, 0.1, 30)}});
+  const Snapshot before = MakeSnapshot({{"/a", Wobble(1.0, 0.1, 40)}});
+  const Snapshot after = MakeSnapshot({{"/a", Wobble(1.0, 0.1, 30)}});
   const SnapshotDiff diff = Compare(before, after);
   EXPECT_EQ(diff.frames.frames_before, 40u);
   EXPECT_EQ(diff.frames.frames_after, 30u);
@@ -166,8 +167,10 @@ TEST(Diff, DifferentFrameCountsAreComparedAndNamed) {
 
 TEST(Diff, FrameTimeChangeIsTheChangeOfTheMeanFrameTime) {
   // Summed frame times: before 1 + 2 = 3 ms a frame ±, after 1.5 + 2 = 3.5 ms.
-  const Snapshot before = Make({{"/a", Wobble(1.0, 0.01, 20)}, {"/b", Wobble(2.0, 0.01, 20)}});
-  const Snapshot after = Make({{"/a", Wobble(1.5, 0.01, 20)}, {"/b", Wobble(2.0, 0.01, 20)}});
+  const Snapshot before =
+      MakeSnapshot({{"/a", Wobble(1.0, 0.01, 20)}, {"/b", Wobble(2.0, 0.01, 20)}});
+  const Snapshot after =
+      MakeSnapshot({{"/a", Wobble(1.5, 0.01, 20)}, {"/b", Wobble(2.0, 0.01, 20)}});
   const SnapshotDiff diff = Compare(before, after);
   EXPECT_NEAR(diff.frames.mean_before, 3.0, 1e-12);
   EXPECT_NEAR(diff.frames.mean_after, 3.5, 1e-12);
@@ -177,7 +180,7 @@ TEST(Diff, FrameTimeChangeIsTheChangeOfTheMeanFrameTime) {
 }
 
 TEST(Diff, EmptySnapshotsHaveNoFrameChange) {
-  const Snapshot empty = Make({});
+  const Snapshot empty = MakeSnapshot({});
   const SnapshotDiff diff = Compare(empty, empty);
   EXPECT_FALSE(diff.frames.change_pct);
   EXPECT_FALSE(diff.frames.p_value());

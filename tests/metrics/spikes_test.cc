@@ -13,7 +13,7 @@ struct Fixture {
   std::vector<NodeStats> stats;
 };
 
-Fixture Make(std::vector<std::vector<double>> cook_ms, double budget_ms) {
+Fixture MakeFixture(std::vector<std::vector<double>> cook_ms, double budget_ms) {
   Fixture f{.samples = Samples(cook_ms.size())};
   std::vector<int64_t> index(cook_ms.front().size());
   for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<int64_t>(100 + i);
@@ -30,7 +30,7 @@ Fixture Make(std::vector<std::vector<double>> cook_ms, double budget_ms) {
 
 TEST(Spikes, PlantedSpikeIsAttributedToItsNode) {
   // Frame sums [6, 6, 6, 13, 6]; budget 10: frame 3 (engine frame 103) is over by 3.
-  Fixture f = Make({{2, 2, 2, 8, 2},   // median 2: excess 6 in frame 3
+  Fixture f = MakeFixture({{2, 2, 2, 8, 2},   // median 2: excess 6 in frame 3
                     {3, 3, 3, 3, 3},   // median 3: no excess
                     {1, 1, 1, 2, 1}},  // median 1: excess 1
                    10);
@@ -52,7 +52,7 @@ TEST(Spikes, PlantedSpikeIsAttributedToItsNode) {
 TEST(Spikes, ExcessAddsUpOverOverBudgetFramesOnly) {
   // a = [1, 4, 1, 3, 1] (median 1), b = 2 every frame (median 2).
   // Sums [3, 6, 3, 5, 3]; budget 4: frames 1 (+2) and 3 (+1); overrun 3.
-  Fixture f = Make({{1, 4, 1, 3, 1}, {2, 2, 2, 2, 2}}, 4);
+  Fixture f = MakeFixture({{1, 4, 1, 3, 1}, {2, 2, 2, 2, 2}}, 4);
   std::vector<Spike> spikes = AttributeSpikes(f.samples, f.frames, f.stats, 10);
   ASSERT_EQ(spikes.size(), 1u);  // b never exceeds its median
   const Spike& a = spikes[0];
@@ -65,7 +65,7 @@ TEST(Spikes, ExcessAddsUpOverOverBudgetFramesOnly) {
 }
 
 TEST(Spikes, LimitKeepsTheLargest) {
-  Fixture f = Make({{1, 1, 1, 2, 1}, {2, 2, 2, 8, 2}, {3, 3, 3, 3, 3}}, 10);
+  Fixture f = MakeFixture({{1, 1, 1, 2, 1}, {2, 2, 2, 8, 2}, {3, 3, 3, 3, 3}}, 10);
   std::vector<Spike> spikes = AttributeSpikes(f.samples, f.frames, f.stats, 1);
   ASSERT_EQ(spikes.size(), 1u);
   EXPECT_EQ(spikes[0].node, 1u);
@@ -73,7 +73,7 @@ TEST(Spikes, LimitKeepsTheLargest) {
 }
 
 TEST(Spikes, TiesGoToTheSmallerIndex) {
-  Fixture f = Make({{1, 1, 1, 5}, {1, 1, 1, 5}}, 5);  // both excess 4 in frame 3
+  Fixture f = MakeFixture({{1, 1, 1, 5}, {1, 1, 1, 5}}, 5);  // both excess 4 in frame 3
   std::vector<Spike> spikes = AttributeSpikes(f.samples, f.frames, f.stats, 10);
   ASSERT_EQ(spikes.size(), 2u);
   EXPECT_EQ(spikes[0].node, 0u);
@@ -81,14 +81,14 @@ TEST(Spikes, TiesGoToTheSmallerIndex) {
 }
 
 TEST(Spikes, MissingCookInTheSpikeFrameIsNoExcess) {
-  Fixture f = Make({{1, 1, 1, kMissing}, {2, 2, 2, 20}}, 10);
+  Fixture f = MakeFixture({{1, 1, 1, kMissing}, {2, 2, 2, 20}}, 10);
   std::vector<Spike> spikes = AttributeSpikes(f.samples, f.frames, f.stats, 10);
   ASSERT_EQ(spikes.size(), 1u);
   EXPECT_EQ(spikes[0].node, 1u);
 }
 
 TEST(Spikes, NoFrameOverBudgetGivesNoSpikes) {
-  Fixture f = Make({{2, 2, 2, 8, 2}}, 100);
+  Fixture f = MakeFixture({{2, 2, 2, 8, 2}}, 100);
   EXPECT_TRUE(AttributeSpikes(f.samples, f.frames, f.stats, 10).empty());
 }
 

@@ -24,7 +24,7 @@ struct NodeSpec {
   size_t n = kFrames;
 };
 
-StoredSnapshot Snapshot(const std::string& name, const std::vector<NodeSpec>& nodes,
+StoredSnapshot StoredSnapshotOf(const std::string& name, const std::vector<NodeSpec>& nodes,
                         double frame_mean, double frame_std = 1.0) {
   StoredSnapshot s;
   s.summary.file = name + ".json";
@@ -83,7 +83,7 @@ std::vector<StoredRun> Series(const std::string& slow = "", double factor = 1.0,
       frame += avg;
     }
     frame += unit(random) * 1.0 / std::sqrt(double(kFrames));
-    out.push_back(Run(run, {Snapshot("show", nodes, frame)}));
+    out.push_back(Run(run, {StoredSnapshotOf("show", nodes, frame)}));
   }
   return out;
 }
@@ -246,7 +246,7 @@ TEST(History, NodeShowsOneNodeAndSuggestsAClosestId) {
 TEST(History, SnapshotsAreToldApartByName) {
   std::vector<StoredRun> runs = Series("/project1/op3", 1.3);
   for (StoredRun& r : runs) {  // a second network in every run, unchanged
-    StoredSnapshot other = Snapshot("other", {{"/a", 1.0, 0.1}}, 3.0);
+    StoredSnapshot other = StoredSnapshotOf("other", {{"/a", 1.0, 0.1}}, 3.0);
     r.snapshots.push_back(other);
   }
   Result<History> h = AnalyseHistory(runs, {});

@@ -13,17 +13,15 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double N = kMissing;
-
 /// ramp -> noise -> feedback -> comp -> out with comp feeding back into feedback
 /// (dashed), a ref into noise, a call pair forming a cycle (a <-> b) inside a
 /// nested container, and an id that needs DOT escaping.
-Snapshot MakeSnapshot() {
+Snapshot MakeGraphSnapshot() {
   Snapshot snap;
   snap.info.engine = "touchdesigner";
   snap.info.name = "demo";
   const std::vector<std::pair<std::string, std::vector<double>>> nodes = {
-      {"/p/ramp1", {0.5, 0.5, 0.5}},     {"/p/noise1", {1.0, 1.2, N}},
+      {"/p/ramp1", {0.5, 0.5, 0.5}},     {"/p/noise1", {1.0, 1.2, kMissing}},
       {"/p/feedback1", {0.2, 0.2, 0.2}}, {"/p/comp1", {2.0, 8.0, 2.0}},
       {"/p/out1", {0.1, 0.1, 0.1}},      {"/p/lfo \"fast\" \\1", {0.3, 0.3, 0.3}},
       {"/p/sub/a", {0.05, 0.05, 0.05}},  {"/p/sub/b", {}},
@@ -81,7 +79,7 @@ std::string EdgeLine(const std::string& dot, const Snapshot& snap, const std::st
 }
 
 TEST(GraphDot, FeedbackEdgeIsDashedAndBracesBalance) {
-  const Snapshot snap = MakeSnapshot();
+  const Snapshot snap = MakeGraphSnapshot();
   const std::string dot = RenderGraph(GraphFormat::kDot, "net.json", snap, Analyse(snap));
   EXPECT_EQ(dot.rfind("digraph ", 0), 0u);
   EXPECT_TRUE(Balanced(dot)) << dot;
@@ -102,7 +100,7 @@ TEST(GraphDot, FeedbackEdgeIsDashedAndBracesBalance) {
 }
 
 TEST(GraphDot, CriticalPathEdgesAreBoldAndOthersNot) {
-  const Snapshot snap = MakeSnapshot();
+  const Snapshot snap = MakeGraphSnapshot();
   const Analysis a = Analyse(snap);
   const std::string dot = RenderGraph(GraphFormat::kDot, "net.json", snap, a);
   // ramp1 -> noise1 -> feedback1 -> comp1 -> out1 is the heaviest path.
@@ -113,7 +111,7 @@ TEST(GraphDot, CriticalPathEdgesAreBoldAndOthersNot) {
 }
 
 TEST(GraphDot, NodesAreClusteredColouredAndEscaped) {
-  const Snapshot snap = MakeSnapshot();
+  const Snapshot snap = MakeGraphSnapshot();
   const std::string dot = RenderGraph(GraphFormat::kDot, "net.json", snap, Analyse(snap));
   EXPECT_NE(dot.find("subgraph cluster_"), std::string::npos);
   EXPECT_NE(dot.find("label=\"/p\";"), std::string::npos);
@@ -162,7 +160,7 @@ TEST(GraphDot, DeepNestingIsWrittenWithoutRecursionAndBoundedIndentation) {
 }
 
 TEST(GraphJson, HasOrderEdgesComponentsLoopsAndPath) {
-  const Snapshot snap = MakeSnapshot();
+  const Snapshot snap = MakeGraphSnapshot();
   const Analysis a = Analyse(snap);
   const json doc = json::parse(RenderGraph(GraphFormat::kJson, "net.json", snap, a));
   EXPECT_EQ(doc["cookgraph"], 1);
@@ -206,7 +204,7 @@ TEST(GraphJson, HasOrderEdgesComponentsLoopsAndPath) {
 }
 
 TEST(GraphText, HasSectionsAndTypedEdges) {
-  const Snapshot snap = MakeSnapshot();
+  const Snapshot snap = MakeGraphSnapshot();
   const std::string text = RenderGraph(GraphFormat::kText, "net.json", snap, Analyse(snap));
   EXPECT_EQ(text.rfind("net.json", 0), 0u);
   EXPECT_NE(text.find("\norder (8):\n"), std::string::npos) << text;
@@ -220,7 +218,7 @@ TEST(GraphText, HasSectionsAndTypedEdges) {
 }
 
 TEST(GraphText, ControlCharactersInIdsAreNeutralised) {
-  Snapshot snap = MakeSnapshot();
+  Snapshot snap = MakeGraphSnapshot();
   ASSERT_TRUE(snap.network.AddNode({.id = "/p/evil\x1b[2J\xc2\x9b"
                                           "1m"}));
   snap.samples = Samples(snap.network.size());
@@ -231,7 +229,7 @@ TEST(GraphText, ControlCharactersInIdsAreNeutralised) {
 
 TEST(GraphText, NoFramesMeansNoCriticalPath) {
   // Every node weighs 0 ms: no path is heavier than another.
-  Snapshot snap = MakeSnapshot();
+  Snapshot snap = MakeGraphSnapshot();
   snap.samples = Samples(snap.network.size());
   const Analysis a = Analyse(snap);
   EXPECT_TRUE(a.critical_path.nodes.empty());

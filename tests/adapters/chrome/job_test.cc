@@ -12,12 +12,14 @@
 #include "adapters/input_files.h"
 #include "adapters/input_reader.h"
 #include "metrics/analysis.h"
+#include "tests/shell.h"
 #include "tests/temp_dir.h"
 
 namespace cookgraph {
 namespace {
 
 using testing::TempDir;
+using testing::WriteFile;
 
 // A Kineto trace of rank `rank` of `world` with steps 1 and 2 lasting
 // `step1` and `step2` µs, an op in each and a kernel in the first.
@@ -34,7 +36,6 @@ std::string Rank(int rank, int world, int step1, int step2) {
                      rank, world, step1, 4 + rank, step2, step1 + 1);
 }
 
-void Write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 TEST(Job, DistributedInfoFromTheFirstBytes) {
   auto info = FindDistributedInfo(R"({"distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8}, "traceEvents": [)");
@@ -54,8 +55,8 @@ TEST(Job, DistributedInfoFromTheFirstBytes) {
 
 TEST(Job, AFolderOfRanksIsOneInputAndOneSnapshot) {
   TempDir dir;
-  Write(dir / "rank-0.json", Rank(0, 2, 100, 200));
-  Write(dir / "rank-1.json", Rank(1, 2, 130, 150));
+  WriteFile(dir / "rank-0.json", Rank(0, 2, 100, 200));
+  WriteFile(dir / "rank-1.json", Rank(1, 2, 130, 150));
   const InputList list = ExpandInputs({dir.path()});
   ASSERT_EQ(list.inputs.size(), 1u);
   EXPECT_EQ(list.inputs[0].paths.size(), 2u);
@@ -90,8 +91,8 @@ TEST(Job, AFolderOfRanksIsOneInputAndOneSnapshot) {
 
 TEST(Job, TwoTracesOfOneRankAreNoJob) {
   TempDir dir;
-  Write(dir / "a.json", Rank(0, 2, 100, 200));
-  Write(dir / "b.json", Rank(0, 2, 130, 150));
+  WriteFile(dir / "a.json", Rank(0, 2, 100, 200));
+  WriteFile(dir / "b.json", Rank(0, 2, 130, 150));
   const InputList list = ExpandInputs({dir.path()});
   EXPECT_EQ(list.inputs.size(), 2u);  // scored one by one
   std::vector<Snapshot> ranks;
@@ -107,8 +108,8 @@ TEST(Job, TwoTracesOfOneRankAreNoJob) {
 
 TEST(Job, TracesOfOtherWorldSizesStayApart) {
   TempDir dir;
-  Write(dir / "a.json", Rank(0, 2, 100, 200));
-  Write(dir / "b.json", Rank(1, 4, 130, 150));
+  WriteFile(dir / "a.json", Rank(0, 2, 100, 200));
+  WriteFile(dir / "b.json", Rank(1, 4, 130, 150));
   EXPECT_EQ(ExpandInputs({dir.path()}).inputs.size(), 2u);
 }
 
@@ -118,12 +119,12 @@ TEST(Job, TimelinesUseTheJobsNodesAndSteps) {
   TempDir dir;
   // Rank 0 runs aten::mm first and has steps 1, 2; rank 1 runs aten::add
   // first and has steps 2, 3.
-  Write(dir / "r0.json", R"({"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [
+  WriteFile(dir / "r0.json", R"({"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
     {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 10},
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 100, "dur": 100},
     {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 101, "dur": 10}]})");
-  Write(dir / "r1.json", R"({"distributedInfo": {"rank": 1, "world_size": 2}, "traceEvents": [
+  WriteFile(dir / "r1.json", R"({"distributedInfo": {"rank": 1, "world_size": 2}, "traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 0, "dur": 150},
     {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1, "dur": 10},
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 150, "dur": 100},

@@ -18,10 +18,13 @@
 
 #include "adapters/gstreamer/records.h"
 #include "metrics/analysis.h"
+#include "tests/shell.h"
 #include "tests/temp_dir.h"
 
 namespace cookgraph {
 namespace {
+
+using testing::WriteFile;
 
 std::string Data(const std::string& name) {
   std::ifstream in(std::string(COOKGRAPH_SOURCE_DIR) + "/tests/data/gstreamer/" + name,
@@ -29,10 +32,6 @@ std::string Data(const std::string& name) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-void Write(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
 }
 
 std::string ErrorOf(const Result<Snapshot>& r) { return r ? "" : r.error().Format(); }
@@ -43,7 +42,7 @@ const Node& NodeOf(const Snapshot& s, const std::string& id) {
   return n ? s.network.node(*n) : kNone;
 }
 
-std::string Param(const Snapshot& s, const std::string& id, const std::string& key) {
+std::string ParamOf(const Snapshot& s, const std::string& id, const std::string& key) {
   for (const auto& [k, v] : NodeOf(s, id).params) {
     if (k == key) return v;
   }
@@ -100,7 +99,7 @@ TEST(Gstreamer, ElementsAndBinsBecomeNodesNamedByTheirRealNames) {
   const Node& pipeline = NodeOf(*s, "/pipeline0");
   EXPECT_EQ(pipeline.type, "GstPipeline");
   EXPECT_EQ(pipeline.family, "bin");
-  EXPECT_EQ(Param(*s, "/pipeline0", "latency"), "0");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0", "latency"), "0");
   const Node& bin = NodeOf(*s, "/pipeline0/work-bin");
   EXPECT_EQ(bin.type, "GstBin");
   EXPECT_EQ(bin.family, "bin");
@@ -111,8 +110,8 @@ TEST(Gstreamer, ElementsAndBinsBecomeNodesNamedByTheirRealNames) {
   EXPECT_EQ(slow.parent, "/pipeline0/work-bin");
   EXPECT_FALSE(slow.output);
   // g_strescape's escapes resolved: \" \\ and the octal bytes of UTF-8.
-  EXPECT_EQ(Param(*s, "/pipeline0/work-bin/slow", "sleep-time"), "4000");
-  EXPECT_EQ(Param(*s, "/pipeline0/work-bin/slow", "comment"), "\"quiet\\loud\" caf\xC3\xA9");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/work-bin/slow", "sleep-time"), "4000");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/work-bin/slow", "comment"), "\"quiet\\loud\" caf\xC3\xA9");
   EXPECT_EQ(NodeOf(*s, "/pipeline0/split").type, "GstTee");
   EXPECT_EQ(NodeOf(*s, "/pipeline0/src-1").family, "element");
   EXPECT_TRUE(NodeOf(*s, "/pipeline0/out-1").output);
@@ -125,7 +124,7 @@ TEST(Gstreamer, QueuesAreMarkedAsWaiting) {
   ASSERT_TRUE(s) << ErrorOf(s);
   EXPECT_EQ(NodeOf(*s, "/pipeline0/q-slow").family, "queue");
   EXPECT_EQ(NodeOf(*s, "/pipeline0/q-fast").family, "queue");
-  EXPECT_EQ(Param(*s, "/pipeline0/q-fast", "leaky"), "downstream");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/q-fast", "leaky"), "downstream");
   EXPECT_TRUE(gst::IsQueueType("GstQueue2"));
   EXPECT_TRUE(gst::IsQueueType("GstMultiQueue"));
   EXPECT_FALSE(gst::IsQueueType("GstTee"));
@@ -189,20 +188,20 @@ TEST(Gstreamer, ATeeTakesItsFirstPushAndReportsEachPad) {
   // 40988000 ns), so it is one buffer, one cook: the smaller time, as src_1's
   // also holds the push on src_0.
   EXPECT_EQ(Cook(*s, "/pipeline0/split"), (std::vector<double>{0.010, 0.012, 0.011}));
-  EXPECT_EQ(Param(*s, "/pipeline0/split", "src_0::avg_ms"), "0.011");
-  EXPECT_EQ(Param(*s, "/pipeline0/split", "src_0::max_ms"), "0.012");
-  EXPECT_EQ(Param(*s, "/pipeline0/split", "src_0::buffers"), "3");
-  EXPECT_EQ(Param(*s, "/pipeline0/split", "src_0::peer"), "/pipeline0/q-slow");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/split", "src_0::avg_ms"), "0.011");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/split", "src_0::max_ms"), "0.012");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/split", "src_0::buffers"), "3");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/split", "src_0::peer"), "/pipeline0/q-slow");
   // 27500 ns: the double nearest 0.0275 lies just above it, so it rounds up.
-  EXPECT_EQ(Param(*s, "/pipeline0/split", "src_1::avg_ms"), "0.028");
-  EXPECT_EQ(Param(*s, "/pipeline0/split", "src_1::max_ms"), "0.030");
-  EXPECT_EQ(Param(*s, "/pipeline0/split", "src_1::buffers"), "2");
-  EXPECT_EQ(Param(*s, "/pipeline0/split", "src_1::peer"), "/pipeline0/q-fast");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/split", "src_1::avg_ms"), "0.028");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/split", "src_1::max_ms"), "0.030");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/split", "src_1::buffers"), "2");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/split", "src_1::peer"), "/pipeline0/q-fast");
   // Elements with one src pad get no per-pad params, but every linked src pad
   // its negotiated caps (a taillabel where the two ends differ).
-  EXPECT_EQ(Param(*s, "/pipeline0/q-slow", "src::avg_ms"), "(none)");
-  EXPECT_EQ(Param(*s, "/pipeline0/src-1", "src::caps"), "video/x-raw, format=I420, framerate=25/1");
-  EXPECT_EQ(Param(*s, "/pipeline0/q-fast", "src::caps"),
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/q-slow", "src::avg_ms"), "(none)");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/src-1", "src::caps"), "video/x-raw, format=I420, framerate=25/1");
+  EXPECT_EQ(ParamOf(*s, "/pipeline0/q-fast", "src::caps"),
             "video/x-raw, format=I420, width=320, height=240, framerate=25/1");
 }
 
@@ -243,12 +242,12 @@ TEST(Gstreamer, NewerDumpsWithNodePrefixReadAlike) {
   EXPECT_TRUE(HasEdge(*s, "/pipe-x/t", "/pipe-x/sink_0"));  // request pad src_0
   EXPECT_EQ(s->network.edges().size(), 5u);
   EXPECT_TRUE(NodeOf(*s, "/pipe-x/sink_0").output);
-  EXPECT_EQ(Param(*s, "/pipe-x/caps-1", "caps"), "video/x-raw, width=(int)320, height=(int)240");
+  EXPECT_EQ(ParamOf(*s, "/pipe-x/caps-1", "caps"), "video/x-raw, width=(int)320, height=(int)240");
   // Joined by pointer, every one of them: no warnings at all.
   EXPECT_TRUE(s->warnings.empty()) << Warnings(*s);
   EXPECT_EQ(Cook(*s, "/pipe-x/enc-bin/enc"), (std::vector<double>{1.5, 2.5}));
   EXPECT_EQ(Cook(*s, "/pipe-x/t"), (std::vector<double>{0.003, 0.004}));
-  EXPECT_EQ(Param(*s, "/pipe-x/t", "src_0::avg_ms"), "(none)");  // one pad: no per-pad params
+  EXPECT_EQ(ParamOf(*s, "/pipe-x/t", "src_0::avg_ms"), "(none)");  // one pad: no per-pad params
   // One thread: caps-1 0.007 + conv 0.35 + enc 2.5 + t 0.004 ms.
   EXPECT_DOUBLE_EQ(s->samples.frame_ms()[1], 0.007 + 0.35 + 2.5 + 0.004);
   EXPECT_DOUBLE_EQ(*s->info.fps, 30.0);
@@ -619,9 +618,9 @@ TEST(Gstreamer, AQueueTheDumpLacksStillWaits) {
 
 TEST(Gstreamer, ACorruptGzipLogIsAnError) {
   testing::TempDir dir;
-  Write(dir / "pipeline.PAUSED_PLAYING.dot", Data("tee_bin.dot"));
+  WriteFile(dir / "pipeline.PAUSED_PLAYING.dot", Data("tee_bin.dot"));
   // A gzip header, then bytes that are no deflate stream.
-  Write(dir / "trace.log.gz",
+  WriteFile(dir / "trace.log.gz",
         std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10) + std::string(64, '\xff'));
   auto s = ReadGstreamer({dir / "pipeline.PAUSED_PLAYING.dot", dir / "trace.log.gz"});
   ASSERT_FALSE(s);
@@ -631,12 +630,12 @@ TEST(Gstreamer, ACorruptGzipLogIsAnError) {
 TEST(Gstreamer, ADirectoryGivesThePlayingDumpAndTheLogByContent) {
   testing::TempDir dir;
   const std::string dot = Data("tee_bin.dot");
-  Write(dir / "0.00.00.010000000-gst-launch.NULL_READY.dot", dot);
-  Write(dir / "0.00.00.020000000-gst-launch.PAUSED_PLAYING.dot", dot);
-  Write(dir / "0.00.01.500000000-gst-launch.PAUSED_PLAYING.dot", dot);  // later: wins
-  Write(dir / "0.00.09.000000000-gst-launch.PLAYING_PAUSED.dot", dot);
-  Write(dir / "recording", Data("tee_bin.log"));  // no extension: found by content
-  Write(dir / "pipeline.txt", "videotestsrc ! fakesink\n");
+  WriteFile(dir / "0.00.00.010000000-gst-launch.NULL_READY.dot", dot);
+  WriteFile(dir / "0.00.00.020000000-gst-launch.PAUSED_PLAYING.dot", dot);
+  WriteFile(dir / "0.00.01.500000000-gst-launch.PAUSED_PLAYING.dot", dot);  // later: wins
+  WriteFile(dir / "0.00.09.000000000-gst-launch.PLAYING_PAUSED.dot", dot);
+  WriteFile(dir / "recording", Data("tee_bin.log"));  // no extension: found by content
+  WriteFile(dir / "pipeline.txt", "videotestsrc ! fakesink\n");
   auto found = FindGstreamerInputs({dir.path()});
   ASSERT_TRUE(found) << found.error().Format();
   EXPECT_EQ(found->dot, dir / "0.00.01.500000000-gst-launch.PAUSED_PLAYING.dot");
@@ -645,7 +644,7 @@ TEST(Gstreamer, ADirectoryGivesThePlayingDumpAndTheLogByContent) {
   ASSERT_TRUE(s) << ErrorOf(s);
   EXPECT_EQ(s->samples.frame_count(), 3u);
 
-  Write(dir / "second.log", Data("node_prefix.log"));
+  WriteFile(dir / "second.log", Data("node_prefix.log"));
   auto two = FindGstreamerInputs({dir.path()});
   ASSERT_FALSE(two);
   EXPECT_NE(two.error().message.find("more than one tracer log"), std::string::npos);
@@ -658,7 +657,7 @@ TEST(Gstreamer, ADirectoryGivesThePlayingDumpAndTheLogByContent) {
 
 TEST(Gstreamer, InputsThatAreNeitherAreErrors) {
   testing::TempDir dir;
-  Write(dir / "notes.txt", "hello\n");
+  WriteFile(dir / "notes.txt", "hello\n");
   auto neither = FindGstreamerInputs({dir / "notes.txt"});
   ASSERT_FALSE(neither);
   EXPECT_EQ(neither.error().file, dir / "notes.txt");
@@ -666,7 +665,7 @@ TEST(Gstreamer, InputsThatAreNeitherAreErrors) {
   auto missing = FindGstreamerInputs({dir / "nope.dot"});
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message, "no such file or directory");
-  Write(dir / "trace.log", Data("tee_bin.log"));
+  WriteFile(dir / "trace.log", Data("tee_bin.log"));
   auto no_dump = FindGstreamerInputs({dir.path()});
   ASSERT_FALSE(no_dump);
   EXPECT_NE(no_dump.error().message.find("no GStreamer .dot dump found"), std::string::npos);
@@ -724,9 +723,9 @@ TEST(Gstreamer, AReportQuotingLogLinesIsNotALog) {
 
   // A report written into the recording's folder leaves one log there.
   testing::TempDir dir;
-  Write(dir / "0.00.00.020000000-gst-launch.PAUSED_PLAYING.dot", Data("tee_bin.dot"));
-  Write(dir / "trace.log", Data("tee_bin.log"));
-  Write(dir / "report.md", std::string(kQuotingReport));
+  WriteFile(dir / "0.00.00.020000000-gst-launch.PAUSED_PLAYING.dot", Data("tee_bin.dot"));
+  WriteFile(dir / "trace.log", Data("tee_bin.log"));
+  WriteFile(dir / "report.md", std::string(kQuotingReport));
   auto found = FindGstreamerInputs({dir.path()});
   ASSERT_TRUE(found) << found.error().Format();
   EXPECT_EQ(found->log, dir / "trace.log");

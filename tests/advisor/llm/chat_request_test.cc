@@ -7,7 +7,7 @@
 namespace cookgraph {
 namespace {
 
-ChatRequest Sample() {
+ChatRequest SampleRequest() {
   ChatRequest request;
   request.model = "gpt-4o-mini";
   request.messages = {{"system", "You are terse."}, {"user", "Why is noise1 slow?\n\"quoted\""}};
@@ -18,21 +18,21 @@ ChatRequest Sample() {
 
 TEST(RequestBody, HasAFixedKeyOrderAndShortestNumbers) {
   EXPECT_EQ(
-      RequestBody(Sample()),
+      RequestBody(SampleRequest()),
       R"({"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are terse."},)"
       R"({"role":"user","content":"Why is noise1 slow?\n\"quoted\""}],"temperature":0.7,)"
       R"("max_completion_tokens":800,"stream":true,"stream_options":{"include_usage":true}})");
 }
 
 TEST(RequestBody, SameInputsGiveIdenticalBytes) {
-  EXPECT_EQ(RequestBody(Sample()), RequestBody(Sample()));
-  ChatRequest other = Sample();
+  EXPECT_EQ(RequestBody(SampleRequest()), RequestBody(SampleRequest()));
+  ChatRequest other = SampleRequest();
   other.temperature = 0.1 + 0.2;  // 0.30000000000000004: kept exactly, shortest form
   EXPECT_NE(RequestBody(other).find("\"temperature\":0.30000000000000004"), std::string::npos);
 }
 
 TEST(RequestBody, TokenLimitFieldIsConfigurableAndOptionalPartsAreLeftOut) {
-  ChatRequest request = Sample();
+  ChatRequest request = SampleRequest();
   request.max_tokens_field = "max_tokens";
   request.stream = false;
   EXPECT_EQ(RequestBody(request),
