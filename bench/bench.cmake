@@ -10,3 +10,4 @@ add_test(NAME bench_smoke
     $<TARGET_FILE:cookgraph> ${CMAKE_CURRENT_BINARY_DIR}/bench_smoke
     ${PROJECT_BINARY_DIR}/bench/simdjson_floor)
 set_tests_properties(bench_smoke PROPERTIES TIMEOUT 60)
+cookgraph_plain_test(bench_smoke)  # with the simdjson floor, which only the normal build has

@@ -19,6 +19,7 @@ python=/usr/bin/python3  # Debian's, with the packages install-deps.sh adds (as 
 [ -x "$python" ] || python=python3
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
+step() { echo "test-sanitizers.sh: $* ($SECONDS s)"; }
 
 export ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -32,22 +33,28 @@ cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
   -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS="$sanitize -fsanitize=fuzzer-no-link" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DCOOKGRAPH_FUZZ=ON -DCOOKGRAPH_FUZZ_SMOKE_SECONDS=3 -DCOOKGRAPH_BENCH=OFF >/dev/null
+  -DCOOKGRAPH_FUZZ=ON -DCOOKGRAPH_FUZZ_SMOKE_SECONDS=3 -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON >/dev/null
 cmake --build build-asan -j "$jobs"
+step "ASan+UBSan build done"
 (cd build-asan && ctest --output-on-failure -j "$jobs")
+step "ASan+UBSan suite passed"
 
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp
 cmake -S . -B build-tsan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
   -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
-  -DCOOKGRAPH_BENCH=OFF >/dev/null
+  -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON >/dev/null
 cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests server_tests
+step "TSan build done"
 bash tests/tools/tsan_batch.sh build-tsan/cli/cookgraph
+step "TSan batch passed"
 # The explorer's server: hostile requests and four streams at once.
 "$python" tests/tools/serve_safety.py build-tsan/cli/cookgraph examples/touchdesigner_feedback.json
+step "TSan serve_safety passed"
 # The bad-input corpus with good inputs in one batch, -j 1 against -j 2 and
 # each input alone (the ctest bad_input_batch_loses_nothing, here under TSan),
 # with the large inputs the ASan suite generated (bad_input_generate).
 "$python" tests/tools/bad_input_batch.py build-tsan/cli/cookgraph . build-asan/tests/bad_input build-tsan/bad_batch
+step "TSan bad-input batch passed"
 # The reader tests on one core while the graph and statistics tests run on
 # the other (they take about as long in all); any failure fails the script.
 build-tsan/tests/adapters_tests --gtest_brief=1 &
@@ -56,4 +63,5 @@ for t in metrics_tests graph_tests server_tests; do
   "build-tsan/tests/$t" --gtest_brief=1
 done
 wait "$adapters"
+step "TSan tests passed"
 echo "test-sanitizers: ASan+UBSan suite, fuzz smoke runs and TSan batch passed"

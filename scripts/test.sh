@@ -1,14 +1,38 @@
 #!/usr/bin/env bash
-# Installs what cookgraph needs, builds it, and runs every test: the suite in
-# the normal build, then the same suite under AddressSanitizer and
-# UndefinedBehaviorSanitizer with each fuzz target run briefly, and batch
-# scoring under ThreadSanitizer (scripts/test-sanitizers.sh).
-# COOKGRAPH_SANITIZERS=0 skips the sanitizer half (a quicker local run).
+# Installs what cookgraph needs, builds it, and runs every test once
+# (docs/testing.md#how-the-test-command-runs):
+#  1. the normal build (g++, as users build it): cookgraph, the Python module
+#     and the programs the tests labelled `plain` run, then those tests: the
+#     ones that need an unsanitized build (the Python module, real timing, the
+#     browser) and the independent checks' perturbed twins;
+#  2. scripts/test-sanitizers.sh: every other test once under ASan+UBSan, with
+#     each fuzz target run briefly, then the threaded code under TSan;
+#  3. tests/tools/check_test_split.py: no test of the normal build is left out.
+# COOKGRAPH_SANITIZERS=0 is the quick loop: the normal build of everything and
+# its whole suite, without the sanitizers (`ctest -L fast` in build/ then runs
+# the unit tests alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+jobs=$(nproc)
+python=/usr/bin/python3  # Debian's, with the packages install-deps.sh adds (as CMake picks)
+[ -x "$python" ] || python=python3
+step() { echo "test.sh: $* ($SECONDS s)"; }
+
 bash scripts/install-deps.sh
-bash scripts/build.sh
-(cd build && ctest --output-on-failure -j "$(nproc)")
-if [ "${COOKGRAPH_SANITIZERS:-1}" != 0 ]; then
-  bash scripts/test-sanitizers.sh
+step "packages installed"
+if [ "${COOKGRAPH_SANITIZERS:-1}" = 0 ]; then
+  bash scripts/build.sh all
+  step "normal build done"
+  (cd build && ctest --output-on-failure -j "$jobs")
+  step "normal suite passed"
+  exit 0
 fi
+
+bash scripts/build.sh cookgraph cookgraph_python cookgraph_plain_programs
+step "normal build done"
+(cd build && ctest --output-on-failure -j "$jobs" -L plain)
+step "plain tests passed"
+bash scripts/test-sanitizers.sh
+step "sanitizer half passed"
+"$python" tests/tools/check_test_split.py build build-asan
+step "every test passed"

@@ -27,6 +27,7 @@ foreach(example pytorch_model gstreamer_pipeline touchdesigner_feedback)
     if(variant STREQUAL "perturbed")
       set_tests_properties(${name} PROPERTIES
         PASS_REGULAR_EXPRESSION "tools_check: MISMATCH [^\n]*(avg_ms|after)")
+      cookgraph_plain_test(${name})
     endif()
   endforeach()
 endforeach()

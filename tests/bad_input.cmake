@@ -59,4 +59,5 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
       ${CMAKE_CURRENT_BINARY_DIR}/bad_input_batch)
   set_tests_properties(bad_input_batch_loses_nothing PROPERTIES
     FIXTURES_REQUIRED bad_input_large TIMEOUT 600)
+  cookgraph_plain_test(bad_input_batch_loses_nothing)
 endif()

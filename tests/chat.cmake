@@ -64,4 +64,6 @@ if("perturbed" IN_LIST checker_variants)
     PASS_REGULAR_EXPRESSION "chat_check: FAIL \\(b\\) get_node [^\n]*: avg_ms: ")
   set_tests_properties(chat_check_notices_a_wrong_node PROPERTIES
     PASS_REGULAR_EXPRESSION "chat_check: FAIL \\(q\\) td_most_frames_saved: no tool result carries")
+  cookgraph_plain_test(chat_check_notices_a_request_over_budget chat_check_notices_a_changed_statistic
+                       chat_check_notices_a_wrong_node)
 endif()

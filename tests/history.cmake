@@ -15,5 +15,6 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/history_check.py
         $<TARGET_FILE:cookgraph> ${CMAKE_CURRENT_BINARY_DIR}/history_${backend} ${backend})
     set_tests_properties(history_store_${backend} PROPERTIES TIMEOUT 400)
+    cookgraph_plain_test(history_store_${backend})
   endforeach()
 endif()

@@ -25,4 +25,5 @@ if(TARGET cookgraph_python)
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(python_dask_cluster PROPERTIES
     ENVIRONMENT "${python_test_env}" TIMEOUT 600 LABELS long)
+  cookgraph_plain_test(python_module python_dask_cluster)
 endif()

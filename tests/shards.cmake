@@ -18,6 +18,7 @@ add_test(NAME shard_merge_is_the_unsharded_run
     ${CMAKE_CURRENT_SOURCE_DIR}/data/fixtures/traces/tf1_timeline_cpu_step.json
     ${CMAKE_CURRENT_SOURCE_DIR}/data/fixtures/traces/hta_two_ranks ${shard_merge_extra})
 set_tests_properties(shard_merge_is_the_unsharded_run PROPERTIES TIMEOUT 600)
+cookgraph_plain_test(shard_merge_is_the_unsharded_run)  # every format and split
 
 # One row per snapshot (`--format summary*`) against an independent reading of
 # the native examples (tests/tools/summary_check.py), and its perturbed twin.
@@ -33,5 +34,6 @@ foreach(variant ${checker_variants})
       ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json ${extra})
   if(variant STREQUAL perturbed)
     set_tests_properties(summary_rows_match_an_independent_reading.${variant} PROPERTIES WILL_FAIL TRUE)
+    cookgraph_plain_test(summary_rows_match_an_independent_reading.${variant})
   endif()
 endforeach()

@@ -19,6 +19,7 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
       --cookgraph $<TARGET_FILE:cookgraph> --work ${td_exporter_work} --mutants
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(touchdesigner_exporter_catches_mistakes PROPERTIES TIMEOUT 300)
+  cookgraph_plain_test(touchdesigner_exporter_catches_mistakes)
 endif()
 # The exporter's live mode streaming to a real `cookgraph watch`, both wire forms.
 add_test(NAME touchdesigner_exporter_live

@@ -150,6 +150,9 @@ if("perturbed" IN_LIST checker_variants)
     whatif_check_notices_a_wrong_trace_pair PROPERTIES FIXTURES_REQUIRED whatif_pairs)
   set_tests_properties(whatif_check_notices_a_changed_buffer PROPERTIES
     FIXTURES_REQUIRED gst_linear)
+  cookgraph_plain_test(whatif_check_notices_a_changed_cook whatif_check_notices_a_changed_path_edge
+    whatif_check_notices_a_changed_buffer whatif_check_notices_a_wrong_pair
+    whatif_check_notices_a_wrong_trace_pair)
 endif()
 
 # What a user can get wrong: each is one line naming the input and the
