@@ -104,10 +104,9 @@ bool DecodeBase64(std::string_view text, std::string* out, size_t* bad_at) {
 
 class TiktokenCounter final : public TokenCounter {
  public:
-  TiktokenCounter(Encoding encoding, std::string description, BpeRanks ranks,
+  TiktokenCounter(std::string description, BpeRanks ranks,
                   std::unique_ptr<pcre2_code, CodeDeleter> regex, bool jit)
-      : encoding_(encoding),
-        description_(std::move(description)),
+      : description_(std::move(description)),
         ranks_(std::move(ranks)),
         regex_(std::move(regex)),
         jit_(jit) {}
@@ -160,7 +159,6 @@ class TiktokenCounter final : public TokenCounter {
   std::string Describe() const override { return description_; }
 
  private:
-  Encoding encoding_;
   std::string description_;
   BpeRanks ranks_;
   std::unique_ptr<pcre2_code, CodeDeleter> regex_;
@@ -287,7 +285,7 @@ Result<std::unique_ptr<TokenCounter>> ParseTiktoken(std::string_view contents,
   std::string description(EncodingName(encoding));
   description += origin.empty() ? " from " + file : " (" + origin + ")";
   std::unique_ptr<TokenCounter> counter = std::make_unique<TiktokenCounter>(
-      encoding, std::move(description), std::move(ranks), std::move(regex), jit);
+      std::move(description), std::move(ranks), std::move(regex), jit);
   return counter;
 }
 

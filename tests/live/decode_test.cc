@@ -14,6 +14,15 @@
 namespace cookgraph {
 namespace {
 
+// OSC's "immediately" time tag (sec 0, frac 1): liblo's LO_TT_IMMEDIATE is a
+// C compound literal, which C++ does not have (clang: -Wc99-extensions).
+lo_timetag Immediately() {
+  lo_timetag t;
+  t.sec = 0;
+  t.frac = 1;
+  return t;
+}
+
 double Value(const NodeSample& s, Metric m) { return s.values[static_cast<size_t>(m)]; }
 
 // "" on success, else "LINE:COLUMN: WHERE: MESSAGE" with the parts the error has.
@@ -132,7 +141,7 @@ TEST(DecodeJson, BadLinesNameTheLineAndWhatIsWrong) {
 // A bundle as a sender builds it with liblo.
 class Bundle {
  public:
-  Bundle() : bundle_(lo_bundle_new(LO_TT_IMMEDIATE)) {}
+  Bundle() : bundle_(lo_bundle_new(Immediately())) {}
   ~Bundle() { lo_bundle_free_recursive(bundle_); }
   lo_message Add(const char* path) {
     lo_message m = lo_message_new();

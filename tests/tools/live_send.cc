@@ -37,6 +37,15 @@
 
 namespace {
 
+// OSC's "immediately" time tag (sec 0, frac 1): liblo's LO_TT_IMMEDIATE is a
+// C compound literal, which C++ does not have (clang: -Wc99-extensions).
+lo_timetag Immediately() {
+  lo_timetag t;
+  t.sec = 0;
+  t.frac = 1;
+  return t;
+}
+
 struct Options {
   std::string host = "127.0.0.1";
   int port = 0;
@@ -177,7 +186,7 @@ std::string JsonFrame(const std::vector<std::string>& ids, long frame, double fr
 
 std::string OscFrame(const std::vector<std::string>& ids, long frame, double frame_ms,
                      const std::vector<Cook>& cooks, bool more) {
-  lo_bundle bundle = lo_bundle_new(LO_TT_IMMEDIATE);
+  lo_bundle bundle = lo_bundle_new(Immediately());
   lo_message head = lo_message_new();
   lo_message_add_int32(head, static_cast<int32_t>(frame));
   if (!std::isnan(frame_ms)) lo_message_add_float(head, static_cast<float>(frame_ms));
