@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The sanitizer half of the test command (issue 6), run by scripts/test.sh:
+# The sanitizer half of the test command, run by scripts/test.sh
+# (docs/testing.md#how-the-test-command-runs):
 #  1. build-asan: clang, AddressSanitizer + UndefinedBehaviorSanitizer (any
-#     report fails the test that hit it) and libFuzzer's coverage; the whole
-#     suite runs in it, including each fuzz target for a short time
+#     report fails the test that hit it), warnings as errors; every test of
+#     the suite runs in it once, including each fuzz target for a short time
 #     (fuzz_smoke_*, COOKGRAPH_FUZZ_SMOKE_SECONDS each);
 #  2. build-tsan: g++, ThreadSanitizer: batch scoring with -j 2 over good and
 #     bad inputs (tests/tools/tsan_batch.sh, and the whole bad-input corpus
@@ -11,7 +12,9 @@
 #     statistics and explorer tests (the JSON reader's second thread,
 #     RunBoth's halves, pages reading while live data is replaced).
 # Suppressions, each with its reason: tests/sanitizers/*.supp.
-# Assumes scripts/install-deps.sh has run.
+# Assumes scripts/install-deps.sh has run. COOKGRAPH_ALONE_BINARY (set by
+# scripts/test.sh to the normal build's cookgraph) makes the bad-input
+# batch's runs of each input alone, which the TSan batches are compared with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -53,7 +56,10 @@ step "TSan serve_safety passed"
 # The bad-input corpus with good inputs in one batch, -j 1 against -j 2 and
 # each input alone (the ctest bad_input_batch_loses_nothing, here under TSan),
 # with the large inputs the ASan suite generated (bad_input_generate).
-"$python" tests/tools/bad_input_batch.py build-tsan/cli/cookgraph . build-asan/tests/bad_input build-tsan/bad_batch
+alone=()
+[ -n "${COOKGRAPH_ALONE_BINARY:-}" ] && alone=(--alone "$COOKGRAPH_ALONE_BINARY")
+"$python" tests/tools/bad_input_batch.py build-tsan/cli/cookgraph . build-asan/tests/bad_input build-tsan/bad_batch \
+  "${alone[@]}"
 step "TSan bad-input batch passed"
 # The reader tests on one core while the graph and statistics tests run on
 # the other (they take about as long in all); any failure fails the script.

@@ -32,7 +32,7 @@ bash scripts/build.sh cookgraph cookgraph_python cookgraph_plain_programs
 step "normal build done"
 (cd build && ctest --output-on-failure -j "$jobs" -L plain)
 step "plain tests passed"
-bash scripts/test-sanitizers.sh
+COOKGRAPH_ALONE_BINARY=build/cli/cookgraph bash scripts/test-sanitizers.sh
 step "sanitizer half passed"
 "$python" tests/tools/check_test_split.py build build-asan
 step "every test passed"
