@@ -5,7 +5,8 @@
 
 scripts/test.sh runs the whole suite in SANITIZER_BUILD (ASan+UBSan) and, in
 the normal BUILD, only the tests labelled `plain` (docs/testing.md#how-the-test-command-runs).
-A test of BUILD that is not labelled `plain` must therefore be a test of
+A test of BUILD that is not labelled `plain` (nor a fixture setup that a
+`plain` test requires, which ctest runs with it) must therefore be a test of
 SANITIZER_BUILD too, or the test command would never run it: this script
 lists each one that is neither (with what to do) and exits 1. The test
 binaries the normal build of the test command does not build
@@ -28,12 +29,19 @@ def tests_of(build):
         sys.exit(f"check_test_split: {build}: cannot list its tests ({e})")
     tests = {}
     for t in json.loads(out).get("tests", []):
-        labels = []
-        for p in t.get("properties", []):
-            if p.get("name") == "LABELS":
-                labels = p.get("value", [])
-        tests[t["name"]] = labels
+        props = {p.get("name"): p.get("value", []) for p in t.get("properties", [])}
+        tests[t["name"]] = dict(labels=props.get("LABELS", []),
+                                setup=props.get("FIXTURES_SETUP", []),
+                                required=props.get("FIXTURES_REQUIRED", []))
     return tests
+
+
+def runs_with_plain(tests):
+    """The names of the tests `ctest -L plain` runs: those labelled plain, and
+    the fixture setups they require (ctest adds those whatever their labels)."""
+    plain = {n for n, t in tests.items() if "plain" in t["labels"]}
+    needed = {f for n in plain for f in tests[n]["required"]}
+    return plain | {n for n, t in tests.items() if needed & set(t["setup"])}
 
 
 def main(argv):
@@ -48,8 +56,9 @@ def main(argv):
               file=sys.stderr)
         return 2
     not_built = [n for n in normal if n.endswith("_NOT_BUILT")]
-    lost = sorted(n for n, labels in normal.items()
-                  if "plain" not in labels and not n.endswith("_NOT_BUILT")
+    plain_run = runs_with_plain(normal)
+    lost = sorted(n for n in normal
+                  if n not in plain_run and not n.endswith("_NOT_BUILT")
                   and n not in under_sanitizers)
     sanitizer_not_built = sorted(n for n in under_sanitizers if n.endswith("_NOT_BUILT"))
     for n in sanitizer_not_built:
@@ -61,7 +70,7 @@ def main(argv):
               "the sanitizer build too", file=sys.stderr)
     if lost or sanitizer_not_built:
         return 1
-    plain = sum(1 for labels in normal.values() if "plain" in labels)
+    plain = len(plain_run)
     print(f"check_test_split: {len(under_sanitizers)} tests under ASan+UBSan, {plain} more in the "
           f"normal build (plain); none of the normal build's {len(normal)} is left out"
           + (f" ({len(not_built)} test binaries built only in {sanitized})" if not_built else ""))
