@@ -36,7 +36,8 @@ cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
   -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS="$sanitize" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DCOOKGRAPH_FUZZ=ON -DCOOKGRAPH_FUZZ_SMOKE_SECONDS=3 -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON >/dev/null
+  -DCOOKGRAPH_FUZZ=ON -DCOOKGRAPH_FUZZ_SMOKE_SECONDS=3 -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON \
+  -DCOOKGRAPH_GLUE_O0=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 step "ASan+UBSan build done"
 (cd build-asan && ctest --output-on-failure -j "$jobs")
