@@ -42,6 +42,10 @@ std::function<int()> SetupServe(CLI::App& sub);
 std::function<int()> SetupHistory(CLI::App& sub);
 std::function<int()> SetupMerge(CLI::App& sub);
 std::function<int()> SetupWhatIf(CLI::App& sub);
+std::function<int()> SetupRecord(CLI::App& sub);
+
+/// `cookgraph score DIR` as a table, for `record` (cli/score.cc); the exit code.
+int ScoreRecording(const std::string& dir);
 
 /// Prints "cookgraph: error: <file:line:col: ...>" on standard error.
 void PrintError(const Error& error);

@@ -14,6 +14,8 @@ const CommandEntry kCommands[] = {
     {"merge", "join the JSON or CSV parts of a sharded score into what one run writes",
      SetupMerge},
     {"whatif", "the frame time predicted if nodes cooked faster: what pays to fix", SetupWhatIf},
+    {"record", "run a GStreamer pipeline with the tracers cookgraph reads, and score it",
+     SetupRecord},
     {"graph", "topological order, feedback loops, critical path and edges of a network",
      SetupGraph},
     {"convert", "any input as a native snapshot: JSON, gzip-compressed JSON or YAML", SetupConvert},

@@ -344,6 +344,12 @@ int RunScore(const ScoreArgs& args) {
 
 }  // namespace
 
+int ScoreRecording(const std::string& dir) {
+  ScoreArgs args;
+  args.inputs = {dir};
+  return RunScore(args);
+}
+
 std::function<int()> SetupScore(CLI::App& sub) {
   auto args = std::make_shared<ScoreArgs>();
   sub.add_option("INPUT", args->inputs,
@@ -389,7 +395,10 @@ std::function<int()> SetupScore(CLI::App& sub) {
       "  cookgraph score snapshots/ --format csv -j 2 > scores.csv\n"
       "  cookgraph score snapshots/ --format summary\n"
       "  cookgraph score snapshots/ --format json --shard auto > part-$SLURM_ARRAY_TASK_ID.json\n"
-      "  cookgraph score nightly/ --store runs.db --label $(git rev-parse --short HEAD)");
+      "  cookgraph score nightly/ --store runs.db --label $(git rev-parse --short HEAD)\n"
+      "  cookgraph record -o rec -- gst-launch-1.0 videotestsrc num-buffers=60 ! theoraenc ! "
+      "fakesink\n"
+      "      (records a GStreamer pipeline with the tracers it needs; then: cookgraph score rec)");
   return [args] { return RunScore(*args); };
 }
 

@@ -34,7 +34,8 @@ void LiveWindow::Merge(LiveFrame& into, FrameRecord& part) {
       double& have = same->second[m];
       const auto metric = static_cast<Metric>(m);
       const bool additive =
-          metric == Metric::kCookMs || metric == Metric::kGpuMs || metric == Metric::kCooks;
+          metric == Metric::kCookMs || metric == Metric::kGpuMs || metric == Metric::kCooks ||
+          metric == Metric::kLatencyMs;
       have = (additive && !IsMissing(have)) ? have + v : v;
     }
   }

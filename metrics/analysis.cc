@@ -156,8 +156,15 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
     analysis.warnings.push_back("no node is marked as an output: dead cooks are not computed");
   }
 
+  // Spikes are over-budget frames: not the waiting nodes', nor those of a
+  // GStreamer element whose cooks are another stream's buffers, not frames.
+  std::vector<bool> no_spikes = analysis.waiting;
+  if (snapshot.streaming) {
+    const std::vector<bool> off = OffFrameNodes(*snapshot.streaming, n);
+    for (NodeIndex node = 0; node < n; ++node) no_spikes[node] = no_spikes[node] || off[node];
+  }
   analysis.spikes = AttributeSpikes(samples, analysis.frames, analysis.stats, options.spike_limit,
-                                    analysis.waiting);
+                                    no_spikes);
   if (!snapshot.timelines.empty()) {
     analysis.trace = SummariseTrace(snapshot.timelines, samples, analysis.frames.frame_ms);
     for (const std::string& w : analysis.trace->warnings) analysis.warnings.push_back(w);

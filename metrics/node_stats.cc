@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "metrics/percentile.h"
@@ -31,6 +34,23 @@ std::optional<double> MeanOfPresent(std::span<const double> values) {
   return sum / static_cast<double>(count);
 }
 
+// The mean and population standard deviation of `values` (none missing).
+// Two passes (mean, then squared deviations) keep the variance accurate when
+// the values are large and close together; the second term corrects the
+// rounding of the mean (the "corrected two-pass" algorithm).
+std::pair<double, double> MeanAndStd(std::span<const double> values, double sum) {
+  const auto count = static_cast<double>(values.size());
+  const double mean = sum / count;
+  double squares = 0, deviations = 0;
+  for (double v : values) {
+    const double d = v - mean;
+    squares += d * d;
+    deviations += d;
+  }
+  const double variance = (squares - deviations * deviations / count) / count;
+  return {mean, variance > 0 ? std::sqrt(variance) : 0.0};
+}
+
 }  // namespace
 
 NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_frame_ms,
@@ -53,19 +73,7 @@ NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_f
   stats.cooked_frames = cooked.size();
 
   if (!cooked.empty()) {
-    const auto count = static_cast<double>(cooked.size());
-    stats.avg_ms = sum / count;
-    // Two passes (mean, then squared deviations) keep the variance accurate when
-    // the values are large and close together; the second term corrects the
-    // rounding of the mean (the "corrected two-pass" algorithm).
-    double squares = 0, deviations = 0;
-    for (double v : cooked) {
-      const double d = v - stats.avg_ms;
-      squares += d * d;
-      deviations += d;
-    }
-    const double variance = (squares - deviations * deviations / count) / count;
-    stats.std_ms = variance > 0 ? std::sqrt(variance) : 0.0;
+    std::tie(stats.avg_ms, stats.std_ms) = MeanAndStd(cooked, sum);
     stats.score = stats.avg_ms * (1 + stats.std_ms);
 
     static constexpr double kPs[] = {50, 95, 99, 100};
@@ -93,6 +101,21 @@ NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_f
   stats.gpu_avg_ms = MeanOfPresent(FrameSeries(samples, node, Metric::kGpuMs));
   stats.cpu_mem_mb = MeanOfPresent(FrameSeries(samples, node, Metric::kCpuMemMb));
   stats.gpu_mem_mb = MeanOfPresent(FrameSeries(samples, node, Metric::kGpuMemMb));
+
+  // The tracer's own times, where cook_ms is the work alone.
+  std::vector<double> latency;
+  double latency_sum = 0;
+  for (double v : FrameSeries(samples, node, Metric::kLatencyMs)) {
+    if (IsMissing(v)) continue;
+    latency.push_back(v);
+    latency_sum += v;
+  }
+  if (!latency.empty()) {
+    const auto [mean, std] = MeanAndStd(latency, latency_sum);
+    stats.latency_avg_ms = mean;
+    stats.latency_std_ms = std;
+    stats.latency_max_ms = *std::max_element(latency.begin(), latency.end());
+  }
   return stats;
 }
 

@@ -25,6 +25,10 @@ struct NodeStats {
   std::optional<double> gpu_avg_ms;  // means over the frames that have a value;
   std::optional<double> cpu_mem_mb;  // nullopt when the metric has none
   std::optional<double> gpu_mem_mb;
+  /// The latency_ms series (GStreamer's element-latency, waiting included,
+  /// where cook_ms is the work): mean, population standard deviation and
+  /// largest over the frames that have a value; nullopt without one.
+  std::optional<double> latency_avg_ms, latency_std_ms, latency_max_ms;
 };
 
 /// Statistics of `node`; `mean_frame_ms` is the mean frame time used for share.

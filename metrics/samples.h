@@ -23,10 +23,14 @@ enum class Metric : uint8_t {
   kCpuMemMb,  // MB; CPU memory held by the node
   kGpuMemMb,  // MB; GPU memory held by the node
   kCooks,     // count of cooks in that frame
+  /// ms; the engine tracer's own time of those cooks where it counts waiting
+  /// as well as work, and cook_ms is the work alone (GStreamer's
+  /// element-latency, docs/architecture.md#work-and-waiting-in-a-gstreamer-pipeline)
+  kLatencyMs,
 };
-inline constexpr int kMetricCount = 5;
+inline constexpr int kMetricCount = 6;
 
-/// "cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks".
+/// "cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks", "latency_ms".
 std::string_view MetricName(Metric metric);
 /// The metric named `name`, or nullopt.
 std::optional<Metric> ParseMetric(std::string_view name);

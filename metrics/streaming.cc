@@ -14,6 +14,20 @@ std::optional<NodeIndex> StreamingThread::costliest() const {
   return best;
 }
 
+std::vector<bool> OffFrameNodes(const Streaming& streaming, size_t node_count) {
+  std::vector<bool> seen(node_count, false), in_frame(node_count, false);
+  for (const StreamingThread& t : streaming.threads) {
+    for (NodeIndex n : t.elements) {
+      if (n >= node_count) continue;
+      seen[n] = true;
+      if (t.sets_frame) in_frame[n] = true;
+    }
+  }
+  std::vector<bool> out(node_count, false);
+  for (size_t n = 0; n < node_count; ++n) out[n] = seen[n] && !in_frame[n];
+  return out;
+}
+
 std::optional<size_t> BottleneckThread(const std::vector<StreamingThread>& threads) {
   bool all_periods = true, any_work = false;
   for (const StreamingThread& t : threads) {

@@ -40,6 +40,10 @@ struct StreamingThread {
   std::optional<double> cpu_load_pct;  // thread-rusage: CPU time / wall time over its records
   /// thread-rusage: [ms since the tracer's start, load %] about every 100 ms.
   std::vector<std::pair<double, double>> cpu_load_over_time;
+  /// Its buffers are frames: false for a thread at a known rate other than
+  /// the bottleneck thread's (audio beside video), which does not set the
+  /// frame time (adapters/gstreamer/gstreamer.h, "Frames").
+  bool sets_frame = true;
 
   /// busy_ms_per_buffer / buffer_period_ms, when the period is known.
   std::optional<double> utilisation() const {
@@ -75,6 +79,11 @@ struct Streaming {
   /// 33.333 ms per buffer, ... at 23.220").
   std::vector<std::string> notes;
 };
+
+/// Per node of a network of `node_count`: true for an element whose cooks
+/// all ran in threads that do not set the frame (StreamingThread::sets_frame):
+/// its k-th cook is not part of frame k, so spikes are not attributed to it.
+std::vector<bool> OffFrameNodes(const Streaming& streaming, size_t node_count);
 
 /// The bottleneck among `threads`: the largest utilisation when every thread
 /// with work has a period, else the largest busy_ms_per_buffer (ties: the

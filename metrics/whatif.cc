@@ -328,6 +328,7 @@ std::vector<double> WhatIf::FrameTimes(std::span<const WhatIfChange> changes) co
         if (!IsMissing(v) && (IsMissing(at) || v > at)) at = v;
       };
       for (size_t t = 0; t < threads.size(); ++t) {
+        if (!threads[t].sets_frame) continue;  // another rate: not in the frame time
         std::vector<double> sum = thread_ms_[t];
         for (size_t i = 0; i < threads[t].elements.size(); ++i) {
           const double s = FactorOf(changes, threads[t].elements[i]);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <limits>
+#include <span>
 
 // The schema is docs/formats.md#the-history-database; a change to a column
 // here is a new kSchemaVersion with its migration.
@@ -38,8 +39,9 @@ constexpr std::array<Column, 17> kSnapshotColumns = {{
 // writers/score_columns.cc): a node that never cooked has no rank and no cook
 // statistics (NULL); per_frame_ms, share and cooks_per_frame are NULL only
 // when the snapshot has no frames; the GPU and memory means when the metric
-// has no value.
-constexpr std::array<Column, 22> kNodeColumns = {{
+// has no value; the latency columns (version 2) where the tracer's time is
+// not the scored one (GStreamer).
+constexpr std::array<Column, 25> kNodeColumns = {{
     {"id", Kind::kText, false},
     {"type", Kind::kText, false},
     {"family", Kind::kText, false},
@@ -62,7 +64,12 @@ constexpr std::array<Column, 22> kNodeColumns = {{
     {"loop", Kind::kFlag, false},
     {"on_critical_path", Kind::kFlag, false},
     {"dead", Kind::kFlag, false},
+    {"latency_avg_ms", Kind::kReal, true},
+    {"latency_std_ms", Kind::kReal, true},
+    {"latency_max_ms", Kind::kReal, true},
 }};
+// The node columns version 1 created; version 2 added the rest.
+constexpr size_t kVersion1NodeColumns = 22;
 
 // The snapshot-level columns that ScoreRows repeats on every node row.
 constexpr std::array<std::string_view, 3> kRepeatedColumns = {"file", "name", "engine"};
@@ -94,6 +101,17 @@ std::string ColumnDefinitions(Dialect d, std::span<const Column> columns) {
   return out;
 }
 
+// Version 2: the tracer's own time beside the work (docs/architecture.md#work-and-waiting-in-a-gstreamer-pipeline),
+// three nullable columns of nodes; the rows stored before have none.
+std::vector<std::string> AddVersion2(Dialect d) {
+  std::vector<std::string> out;
+  for (const Column& c : std::span(kNodeColumns).subspan(kVersion1NodeColumns)) {
+    out.push_back(fmt::format("ALTER TABLE {} ADD COLUMN{}", Table(d, "nodes"),
+                              ColumnDefinitions(d, std::span(&c, 1)).substr(1)));
+  }
+  return out;
+}
+
 // Version 1: the three tables and meta.
 std::vector<std::string> CreateVersion1(Dialect d) {
   const bool pg = d == Dialect::kPostgres;
@@ -118,7 +136,8 @@ std::vector<std::string> CreateVersion1(Dialect d) {
       "CREATE TABLE {} (\n  snapshot_id {} NOT NULL REFERENCES {} (id) ON DELETE CASCADE,\n"
       "  position INTEGER NOT NULL{},\n  PRIMARY KEY (snapshot_id, position),\n"
       "  UNIQUE (snapshot_id, \"id\"))",
-      Table(d, "nodes"), ref, Table(d, "snapshots"), ColumnDefinitions(d, kNodeColumns)));
+      Table(d, "nodes"), ref, Table(d, "snapshots"),
+      ColumnDefinitions(d, std::span(kNodeColumns).first(kVersion1NodeColumns))));
   // A node's trend across runs (`history --node`, or a team's own queries).
   out.push_back(fmt::format("CREATE INDEX nodes_id ON {} (\"id\")", Table(d, "nodes")));
   return out;
@@ -181,8 +200,11 @@ std::string QuotedNames(std::span<const Column> columns) {
 
 std::vector<std::string> MigrationStatements(Dialect dialect, int from_version) {
   std::vector<std::string> out;
-  // One step per version; version 1 is the first, so there is one step today.
+  // One step per version.
   if (from_version < 1) out = CreateVersion1(dialect);
+  if (from_version < 2) {
+    for (std::string& statement : AddVersion2(dialect)) out.push_back(std::move(statement));
+  }
   return out;
 }
 

@@ -26,8 +26,11 @@
 # element); demux (decodebin over an ogg stream: oggdemux0 and multiqueue0
 # push on two pads, the multiqueue from one thread per pad); avmux (audio and
 # video into oggmux, a mixer, with a slow element behind a queue; the audio
-# queue after vorbisenc is unbounded so vorbisenc never blocks on the muxer,
-# whose wait would otherwise land in vorbisenc's times).
+# queue after vorbisenc is unbounded so vorbisenc never blocks on the muxer);
+# avwait (issue 34's A/V pipeline, three seconds of it: theora and vorbis into
+# oggmux with a JPEG branch beside it, where vorbisenc's pushes wait for the
+# muxer, which waits for theoraenc: gst_check.py --waiter checks that the
+# wait is not ranked, found or predicted as vorbisenc's work).
 # Included from tests/CMakeLists.txt, after Python3 is found.
 add_executable(gst_dump ${CMAKE_CURRENT_SOURCE_DIR}/tools/gst_dump.cc)
 target_link_libraries(gst_dump PRIVATE cookgraph::adapters_gstreamer cookgraph::writers cookgraph_warnings)
@@ -44,7 +47,8 @@ set(gst_pipelines
   "mixer|--mixer mix|videotestsrc num-buffers=40 ! video/x-raw,width=160,height=120 ! compositor name=mix ! videoconvert ! fakesink sync=false videotestsrc num-buffers=40 pattern=ball ! video/x-raw,width=160,height=120 ! mix."
   "audio|--slow identity0 --queue queue0|audiotestsrc num-buffers=50 ! audioconvert ! volume volume=0.5 ! audioresample ! queue ! identity sleep-time=3000 ! fakesink sync=false"
   "demux|--bin d --mixer m|videotestsrc num-buffers=30 ! video/x-raw,framerate=30/1,width=320,height=240 ! theoraenc ! oggmux name=m ! decodebin name=d ! videoconvert ! fakesink sync=false d. ! audioconvert ! fakesink sync=false audiotestsrc num-buffers=30 ! vorbisenc ! m."
-  "avmux|--slow identity0 --queue queue0 --mixer mux|videotestsrc num-buffers=30 ! video/x-raw,framerate=30/1,width=160,height=120 ! videoconvert ! queue ! identity sleep-time=20000 ! theoraenc ! oggmux name=mux ! fakesink sync=false audiotestsrc num-buffers=30 ! audioconvert ! vorbisenc ! queue max-size-buffers=0 max-size-time=0 max-size-bytes=0 ! mux.")
+  "avmux|--slow identity0 --queue queue0 --mixer mux|videotestsrc num-buffers=30 ! video/x-raw,framerate=30/1,width=160,height=120 ! videoconvert ! queue ! identity sleep-time=20000 ! theoraenc ! oggmux name=mux ! fakesink sync=false audiotestsrc num-buffers=30 ! audioconvert ! vorbisenc ! queue max-size-buffers=0 max-size-time=0 max-size-bytes=0 ! mux."
+  "avwait|--slow theoraenc0 --waiter vorbisenc0 --mixer mux|videotestsrc num-buffers=90 ! video/x-raw,width=640,height=480,framerate=30/1 ! tee name=t t. ! queue ! videoscale method=lanczos ! video/x-raw,width=1280,height=720 ! theoraenc ! oggmux name=mux ! fakesink sync=false t. ! queue ! videoconvert ! jpegenc ! fakesink sync=false audiotestsrc num-buffers=129 ! audioresample ! audio/x-raw,rate=22050 ! vorbisenc ! mux.")
 
 foreach(entry ${gst_pipelines})
   string(REPLACE "|" ";" parts "${entry}")
@@ -64,9 +68,13 @@ foreach(entry ${gst_pipelines})
   endif()
   set_tests_properties(GstreamerRecord.${name} PROPERTIES FIXTURES_SETUP gst_${name} TIMEOUT 120)
   set(variants check perturb-mean perturb-count perturb-std perturb-frame perturb-edge
-    perturb-family perturb-thread perturb-cpu perturb-latency perturb-budget perturb-bottleneck)
+    perturb-family perturb-thread perturb-cpu perturb-latency perturb-budget perturb-bottleneck
+    perturb-elatency)
   if("--slow" IN_LIST expect)
     list(APPEND variants perturb-advice perturb-rank perturb-critical)
+  endif()
+  if("--waiter" IN_LIST expect)
+    list(APPEND variants perturb-nowait)
   endif()
   if(NOT "perturbed" IN_LIST checker_variants)  # the sanitizer builds: see tests/CMakeLists.txt
     set(variants check)
@@ -87,3 +95,13 @@ foreach(entry ${gst_pipelines})
     endif()
   endforeach()
 endforeach()
+
+# `cookgraph record` with the real gst-launch-1.0: the folder it keeps, what it
+# prints, its errors (a folder not empty, a program that does not exist, a
+# pipeline that fails, no command) and --env (tests/tools/record_check.py).
+if(COOKGRAPH_GST_LAUNCH)
+  add_test(NAME cli_record
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/record_check.py
+      $<TARGET_FILE:cookgraph> ${COOKGRAPH_GST_LAUNCH} ${CMAKE_CURRENT_BINARY_DIR}/record_check)
+  set_tests_properties(cli_record PROPERTIES TIMEOUT 120)
+endif()

@@ -62,6 +62,9 @@ void NodeValues(const Snapshot& snapshot, const Analysis& analysis, NodeIndex n,
   out.emplace_back(FlagAt(analysis.in_loop, n));
   out.emplace_back(FlagAt(analysis.on_critical_path, n));
   out.emplace_back(FlagAt(analysis.dead, n));
+  out.push_back(Optional(s.latency_avg_ms));
+  out.push_back(Optional(s.latency_std_ms));
+  out.push_back(Optional(s.latency_max_ms));
 }
 
 const NodeDiff* BaselineOf(const ScoredSnapshot& scored, NodeIndex n) {

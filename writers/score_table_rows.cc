@@ -29,6 +29,10 @@ constexpr size_t kMaxLoops = 10;
 constexpr size_t kLoopIds = 3;
 constexpr size_t kMaxSpikes = 5;
 constexpr size_t kMaxWarnings = 10;
+// The "waits ms" column is shown when a working node waited at least this
+// long and this part of its tracer time, on average.
+constexpr double kShownWaitMs = 0.1;
+constexpr double kShownWaitShare = 0.1;
 
 // The profiler's own time (Analysis::profiler), which the frame (or step) time
 // leaves out: "profiler overhead mean 0.410 / p95 0.850 / max 0.870 ms per
@@ -65,6 +69,18 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
   // (metrics/whatif.h).
   const bool gain = !a.gain_ms.empty();
   if (gain) t.columns.push_back({"gain ms"});
+  // GStreamer: the latency tracer's mean less the work's, the time a cook
+  // waited downstream (docs/architecture.md#work-and-waiting-in-a-gstreamer-pipeline),
+  // when any node waited a noticeable part of its time.
+  bool waits = false;
+  for (size_t n = 0; n < a.stats.size(); ++n) {
+    const NodeStats& s = a.stats[n];
+    if (s.latency_avg_ms && s.cooked_frames > 0 && !FlagAt(a.waiting, n)) {
+      const double w = *s.latency_avg_ms - s.avg_ms;
+      waits = waits || (w >= kShownWaitMs && w >= kShownWaitShare * *s.latency_avg_ms);
+    }
+  }
+  if (waits) t.columns.push_back({"waits ms"});
   const bool baseline = scored.baseline != nullptr;
   if (baseline) {
     for (std::string_view title : {"Δavg", "Δp95", "Δms/frame", "Δscore", "p"}) {
@@ -100,6 +116,11 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
     if (gain) {
       const double g = ValueAt(a.gain_ms, n);
       row.push_back(s.cooked_frames > 0 ? Number(Ms(g), g) : Missing());
+    }
+    if (waits) {
+      const bool known = s.latency_avg_ms && s.cooked_frames > 0 && !FlagAt(a.waiting, n);
+      const double w = known ? *s.latency_avg_ms - s.avg_ms : 0;
+      row.push_back(known ? Number(Ms(w), w) : Missing());
     }
     const NodeDiff* d = BaselineOf(scored, n);
     if (baseline && d != nullptr) {
@@ -299,7 +320,10 @@ void StreamingSections(const Streaming& st, const std::function<std::string(Node
       const auto costliest = t.costliest();
       s.items.push_back(fmt::format(
           "{}{}: {} ms of work per buffer{}{}, {} buffers{}: {}", t.thread,
-          st.bottleneck == i ? " (bottleneck)" : "", Ms(t.busy_ms_per_buffer), period, cpu,
+          st.bottleneck == i ? " (bottleneck)"
+          : t.sets_frame     ? ""
+                             : " (another rate: not in the frame time)",
+          Ms(t.busy_ms_per_buffer), period, cpu,
           t.buffers, costliest ? "; costliest " + node_id(*costliest) : std::string(), elements));
     }
     if (st.process_cpu_load_pct) {

@@ -60,7 +60,9 @@ double AudioPeriodMs(std::string_view caps, double samples) {
 
 // One cook of an element: one input buffer (docs/formats.md#gstreamer).
 struct Cook {
-  double ms = kMissing;
+  double ms = kMissing;       // what is scored: the work where measured (see ScoreWork), else latency_ms
+  double latency_ms = kMissing;  // the tracer's time (element-latency): work and waiting
+  double work_ms = kMissing;     // the element's own time in it (LogRecord::work_ms); NaN = unknown
   uint32_t thread = kNoThread;
   int64_t line = 0;       // of its first record
   std::string_view pad;  // of its first record
@@ -78,9 +80,14 @@ std::vector<Cook> CooksOf(const std::vector<const LogElement*>& elements) {
     for (const LogRecord& r : e->records) {
       if (r.entry_ns >= 0 && r.entry_ns == last_entry && !cooks.empty()) {
         Cook& c = cooks.back();
-        if (!IsMissing(r.ms) && (IsMissing(c.ms) || r.ms < c.ms)) c.ms = r.ms;
+        if (!IsMissing(r.ms) && (IsMissing(c.ms) || r.ms < c.ms)) {
+          c.ms = c.latency_ms = r.ms;
+          c.work_ms = r.work_ms;
+        }
       } else {
         cooks.push_back(Cook{.ms = r.ms,
+                             .latency_ms = r.ms,
+                             .work_ms = r.work_ms,
                              .thread = r.thread,
                              .line = r.line,
                              .pad = e->pads[r.pad].name,
@@ -90,6 +97,18 @@ std::vector<Cook> CooksOf(const std::vector<const LogElement*>& elements) {
     }
   }
   return cooks;
+}
+
+// An element that works (not a queue, mixer or bin) is scored on the work in
+// each cook where its thread's rusage records measured it: the rest of the
+// tracer's time was waiting downstream
+// (docs/architecture.md#work-and-waiting-in-a-gstreamer-pipeline). Queues and
+// mixers keep the tracer's time, which is waiting anyway (a queue's runs from
+// a push in one thread to a push in another).
+void ScoreWork(std::vector<Cook>& cooks) {
+  for (Cook& c : cooks) {
+    if (!IsMissing(c.work_ms) && !IsMissing(c.latency_ms)) c.ms = c.work_ms;
+  }
 }
 
 // CPU load over a thread's (or the process's) rusage records: CPU time over
@@ -422,6 +441,7 @@ class Builder {
     size_t frames = 0;
     for (const auto& [n, elements] : by_node) {
       series.emplace_back(n, CooksOf(elements));
+      if (!IsWaitingFamily(net.node(n).family)) ScoreWork(series.back().second);
       frames = std::max(frames, series.back().second.size());
     }
     if (frames > 0 && series.size() > limits_.samples / frames) {
@@ -444,15 +464,20 @@ class Builder {
     samples.SetFrameIndex(std::move(index));
     std::vector<std::pair<std::string, size_t>> counts;  // node id, samples
     for (const auto& [n, cooks] : series) {
-      std::vector<double> cook(frames, kMissing);
-      for (size_t f = 0; f < cooks.size(); ++f) cook[f] = cooks[f].ms;
+      std::vector<double> cook(frames, kMissing), latency(frames, kMissing);
+      for (size_t f = 0; f < cooks.size(); ++f) {
+        cook[f] = cooks[f].ms;
+        latency[f] = cooks[f].latency_ms;
+      }
+      samples.SetSeries(n, Metric::kLatencyMs, std::move(latency));
       counts.emplace_back(net.node(n).id,
                           static_cast<size_t>(std::count_if(
                               cook.begin(), cook.end(), [](double v) { return !IsMissing(v); })));
       samples.SetSeries(n, Metric::kCookMs, std::move(cook));
     }
     Streaming streaming = Threads(series);
-    std::vector<double> frame_ms = FrameMs(series, frames);
+    streaming.bottleneck = BottleneckThread(streaming.threads);
+    std::vector<double> frame_ms = FrameMs(series, frames, streaming);
     if (!frame_ms.empty()) {
       samples.SetFrameMs(std::move(frame_ms));
       // A buffer index no thread worked on (only queues and mixers logged
@@ -461,7 +486,6 @@ class Builder {
     }
     CookTimes(series, streaming);
     streaming.latency = Latency();
-    streaming.bottleneck = BottleneckThread(streaming.threads);
     s_.samples = std::move(samples);
     s_.streaming = std::move(streaming);
     CountWarning(counts);
@@ -624,10 +648,33 @@ class Builder {
   // frame_ms of frame k: the largest, over streaming threads, of the sum of
   // the thread's working elements' k-th cooks in it. Empty when no record
   // names its thread (a log of bare records).
+  // Threads at another rate than the bottleneck thread's (a known, different
+  // buffer period) do not set the frame: audio buffers are not video frames.
+  // Without a bottleneck period, every thread does.
   std::vector<double> FrameMs(const std::vector<std::pair<NodeIndex, std::vector<Cook>>>& series,
-                              size_t frames) const {
+                              size_t frames, Streaming& streaming) const {
     const size_t threads = log_->threads.size();
     if (threads == 0 || frames == 0) return {};
+    std::vector<bool> sets_frame(threads, true);
+    std::optional<double> period;
+    if (streaming.bottleneck) period = streaming.threads[*streaming.bottleneck].buffer_period_ms;
+    if (period) {
+      std::vector<std::string> others;
+      for (size_t t = 0; t < threads && t < streaming.threads.size(); ++t) {
+        const auto& p = streaming.threads[t].buffer_period_ms;
+        sets_frame[t] = !p || std::abs(*p - *period) <= 1e-9 * *period;
+        streaming.threads[t].sets_frame = sets_frame[t];
+        if (!sets_frame[t]) others.push_back(streaming.threads[t].thread);
+      }
+      if (!others.empty()) {
+        std::string list;
+        for (const std::string& o : others) list += (list.empty() ? "" : ", ") + o;
+        streaming.notes.push_back(fmt::format(
+            "the frame time follows the bottleneck thread's stream ({:.3f} ms per buffer); "
+            "threads at other rates ({}) are judged by their own in the thread list",
+            *period, list));
+      }
+    }
     std::vector<double> per_thread(threads * frames, kMissing);  // [thread][k]
     std::vector<size_t> k(threads);
     for (const auto& [n, cooks] : series) {
@@ -636,7 +683,7 @@ class Builder {
       for (const Cook& c : cooks) {
         if (c.thread == kNoThread) continue;
         const size_t at = c.thread * frames + k[c.thread]++;
-        if (IsMissing(c.ms)) continue;
+        if (IsMissing(c.ms) || !sets_frame[c.thread]) continue;
         per_thread[at] = IsMissing(per_thread[at]) ? c.ms : per_thread[at] + c.ms;
       }
     }
@@ -774,6 +821,20 @@ class Builder {
       w.push_back(log_file_ +
                   ": no element-latency records: run with "
                   "GST_TRACERS=\"latency(flags=element+pipeline)\"");
+    }
+    if (log.element_records > 0 && !log.threads.empty() && log.work_windows == 0) {
+      w.push_back(log_file_ +
+                  ": no thread-rusage records of the streaming threads, so an element's time "
+                  "is the latency tracer's, which counts the time its pushes wait downstream "
+                  "as its own: record with GST_TRACERS=\"latency(flags=element+pipeline);"
+                  "rusage\" to tell work from waiting");
+    }
+    if (log.work_windows_cut > 0) {
+      w.push_back(fmt::format(
+          "{}: {} of {} element-latency record(s) began before the oldest of the last {} "
+          "thread-rusage records of their thread: their work is measured from that record, "
+          "a lower bound",
+          log_file_, log.work_windows_cut, log.work_windows, kRusageWindowPoints));
     }
   }
 

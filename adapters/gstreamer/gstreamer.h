@@ -51,10 +51,16 @@
 //   multiqueue pushes different buffers on its pads: every record is a cook.
 //   Each pad's numbers are params when there are several: `<pad>::avg_ms`,
 //   `<pad>::max_ms`, `<pad>::buffers`, `<pad>::peer` (the element it feeds).
+// - Work and waiting: an element that works (not a queue or mixer) is scored
+//   (cook_ms) on the work in each cook, the time its thread waited downstream
+//   taken out with the rusage tracer's CPU times (LogRecord::work_ms); the
+//   tracer's own time is the latency_ms series
+//   (docs/architecture.md#work-and-waiting-in-a-gstreamer-pipeline).
 // - Frames: frame k is each element's k-th cook (rate changers, decoders and
 //   muxers change the count; a warning lists elements with fewer). frame_ms of
 //   frame k is the slowest streaming thread's k-th buffer: the largest, over
-//   threads, of the sum of the thread's working elements' k-th cooks in it; a
+//   the threads at the bottleneck thread's rate (StreamingThread::sets_frame),
+//   of the sum of the thread's working elements' k-th cooks in it; a
 //   buffer index no thread worked on is left out of the frame statistics
 //   (Samples::unmeasured_frames_idle). The `latency` records are never frame
 //   time: Snapshot::streaming holds their statistics. fps: the framerate of

@@ -23,9 +23,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <queue>
 #include <string>
 #include <unordered_map>
 
@@ -131,6 +134,124 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// The work in each element-latency record (LogRecord::work_ms), apart from
+// the time its thread waited downstream
+// (docs/architecture.md#work-and-waiting-in-a-gstreamer-pipeline).
+//
+// A record runs from the push that brought a buffer into the element (its
+// entry, ts - time) to the element's push of a result (its ts). The rusage
+// tracer logs the thread's CPU time at every hook of the thread (pushes,
+// queries, events), and GStreamer hands every tracer of one hook the same
+// timestamp, so the entry and the push each have a thread-rusage record of
+// their own ts. An encoder that holds input back pushes earlier results, or
+// returns to its upstream, within a later record: such a push may block
+// downstream (a muxer waiting for another stream, a full queue) before the
+// record ends, and the thread logs no hook while it is blocked. So:
+//   q = the thread's last rusage record strictly between entry and ts;
+//   work = (cpu(q) - cpu(entry)) + (ts - q), or the record's time when there
+//   is no such q; never more than the record's time.
+// From q to the push the thread was in the element's own processing, on or off
+// the CPU (sleeping, I/O, hardware all count); before q it may have been
+// anywhere, so only the CPU time it spent counts. CPU time at a moment without
+// a record of its own is read on the line between the records around it.
+//
+// Streamed: each thread keeps its latest kRusageWindowPoints rusage records;
+// a record is measured once its thread has logged a rusage record at or after
+// its ts (it may come just after the record's line), and the rest at the end
+// of the log.
+class CpuWindows {
+ public:
+  // A thread-rusage record of thread `id`. Out-of-order records (a ts or a
+  // CPU time below the last) are passed over: the clock must not run back.
+  void Add(uint64_t id, uint64_t ts, uint64_t cpu, GstLog& log) {
+    Thread& t = threads_[id];
+    if (!t.points.empty() && (ts < t.points.back().first || cpu < t.points.back().second)) return;
+    t.points.emplace_back(ts, cpu);
+    if (t.points.size() > kRusageWindowPoints) {
+      t.points.pop_front();
+      t.trimmed = true;
+    }
+    while (!t.pending.empty() && t.pending.top().end_ns <= ts) {
+      Measure(t, t.pending.top(), log);
+      t.pending.pop();
+    }
+  }
+
+  // Element-latency record `record` of element `element` (indices into
+  // `log`), logged by thread `id`; `end` is its ts.
+  void Record(uint64_t id, size_t element, size_t record, uint64_t end, GstLog& log) {
+    const LogRecord& r = log.elements[element].records[record];
+    if (r.entry_ns < 0 || std::isnan(r.ms)) return;
+    Thread& t = threads_[id];
+    const Pending p{.element = element, .record = record, .end_ns = end};
+    if (!t.points.empty() && t.points.back().first >= end) {
+      Measure(t, p, log);
+    } else if (t.pending.size() < kRusageWindowPoints) {
+      t.pending.push(p);
+    } else {  // a thread that logs no more rusage: measure with what there is
+      Measure(t, p, log);
+    }
+  }
+
+  // At the end of the log: every record still waiting for a later rusage
+  // record is measured with the last one.
+  void Finish(GstLog& log) {
+    for (auto& [id, t] : threads_) {
+      for (; !t.pending.empty(); t.pending.pop()) Measure(t, t.pending.top(), log);
+    }
+  }
+
+ private:
+  struct Pending {
+    size_t element = 0, record = 0;
+    uint64_t end_ns = 0;
+    bool operator>(const Pending& o) const { return end_ns > o.end_ns; }
+  };
+  struct Thread {
+    std::deque<std::pair<uint64_t, uint64_t>> points;  // (ts, CPU time), ts rising
+    bool trimmed = false;  // older points were dropped
+    // Records whose end is past the latest point, the earliest end on top.
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
+  };
+
+  // The thread's CPU time at `ts`: on the line between the records around
+  // it; the first (last) record's before (after) them all.
+  static double CpuAt(const Thread& t, uint64_t ts) {
+    const auto& pts = t.points;
+    auto it = std::upper_bound(pts.begin(), pts.end(), ts,
+                               [](uint64_t v, const auto& p) { return v < p.first; });
+    if (it == pts.begin()) return static_cast<double>(pts.front().second);
+    const auto& [t0, c0] = *(it - 1);
+    if (it == pts.end() || t0 == ts) return static_cast<double>(c0);
+    const auto& [t1, c1] = *it;
+    const double f = static_cast<double>(ts - t0) / static_cast<double>(t1 - t0);
+    return static_cast<double>(c0) + f * (static_cast<double>(c1) - static_cast<double>(c0));
+  }
+
+  static void Measure(const Thread& t, const Pending& p, GstLog& log) {
+    if (t.points.empty()) return;
+    LogRecord& r = log.elements[p.element].records[p.record];
+    const auto entry = static_cast<uint64_t>(r.entry_ns);
+    const auto& pts = t.points;
+    // The last record before the push.
+    auto at = std::lower_bound(pts.begin(), pts.end(), p.end_ns,
+                               [](const auto& q, uint64_t v) { return q.first < v; });
+    if (at == pts.begin() || (at - 1)->first <= entry) {
+      r.work_ms = r.ms;
+    } else {
+      const auto& [q_ts, q_cpu] = *(at - 1);
+      const double cpu = static_cast<double>(q_cpu) - CpuAt(t, entry);
+      const double own = static_cast<double>(p.end_ns - q_ts);
+      r.work_ms = std::clamp((std::max(cpu, 0.0) + own) / kNsPerMs, 0.0, r.ms);
+    }
+    ++log.work_windows;
+    // Records dropped from before the oldest held may have been in the window.
+    if (t.trimmed && entry < pts.front().first) ++log.work_windows_cut;
+  }
+
+  std::unordered_map<uint64_t, Thread> threads_;
+};
+
 class LogReader {
  public:
   LogReader(GstLog& out, const ByteSource& source) : out_(out), source_(source) {}
@@ -153,6 +274,10 @@ class LogReader {
   }
 
   const std::optional<Error>& error() const { return error_; }
+
+  // Records still waiting for their thread's next rusage record, measured
+  // with the last (CpuWindows::Finish).
+  void Finish() { cpu_.Finish(out_); }
 
  private:
   static bool IsNameChar(char c) {
@@ -217,7 +342,12 @@ class LogReader {
     }
     element->pads[pad_index].ms.push_back(record.ms);
     element->records.push_back(record);
+    if (*thread != kNoThread && record.entry_ns >= 0) {
+      cpu_.Record(thread_ids_[*thread], static_cast<size_t>(element - out_.elements.data()),
+                  element->records.size() - 1, time_ts->ts, out_);
+    }
   }
+
 
   // A thread-rusage (`thread`) or proc-rusage record; `s` starts after the id's
   // marker. Templates ("%lu") are passed over; a record without its four
@@ -255,6 +385,7 @@ class LogReader {
       out_.thread_rusage.emplace_back(*id, RusageSeries{});
     }
     out_.thread_rusage[it->second].second.Add(point);
+    cpu_.Add(*id, *ts, *time, out_);
   }
 
   // The index of thread `pointer` in out_.threads (added on its first
@@ -269,10 +400,20 @@ class LogReader {
       if (!ThreadsFit(out_.threads.size(), "records of more threads than", number)) {
         return std::nullopt;
       }
+      thread_ids_.push_back(ThreadId(key));
       it = threads_.emplace(key, out_.threads.size()).first;
       out_.threads.push_back(std::move(key));
     }
     return static_cast<uint32_t>(it->second);
+  }
+
+  // The value of a thread pointer ("0x55d0..."): the thread-id of the
+  // thread's thread-rusage records; UINT64_MAX when it does not fit.
+  static uint64_t ThreadId(std::string_view pointer) {
+    uint64_t value = 0;
+    const char* end = pointer.data() + pointer.size();
+    const auto [at, ec] = std::from_chars(pointer.data() + 2, end, value, 16);
+    return ec == std::errc() && at == end ? value : UINT64_MAX;
   }
 
   // False (with error_) when `count` threads already reach the nodes limit:
@@ -399,6 +540,8 @@ class LogReader {
   Index pairs_;     // "sink_id sink_pad" -> index into out_.pairs
   Index threads_;   // thread pointer (lower case) -> index into out_.threads
   std::unordered_map<uint64_t, size_t> rusage_;  // thread id -> index into out_.thread_rusage
+  std::vector<uint64_t> thread_ids_;  // per out_.threads: the pointer's value
+  CpuWindows cpu_;
   std::string scratch_;
 };
 
@@ -454,6 +597,7 @@ Result<GstLog> ReadLog(ByteSource& source) {
     }
   }
   if (!carry.empty() && !reader.Line(carry, line)) return *reader.error();
+  reader.Finish();
   out.lines = carry.empty() ? line - 1 : line;
   if (source.failed()) {
     return Error{.file = source.name(), .line = line, .message = source.error()};

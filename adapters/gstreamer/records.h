@@ -5,6 +5,7 @@
 // records of what a .dot dump and a tracer log say, before they are joined into
 // a Snapshot. Tests feed strings to these functions.
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -96,7 +97,12 @@ struct LogRecord {
   uint32_t thread = kNoThread;  // index into GstLog::threads
   double ms = 0;               // NaN = unreadable or negative
   int64_t entry_ns = -1;       // ts - time: when the buffer entered the element; -1 = unknown
-  int64_t line = 0;            // in the log
+  /// The element's own time in the record, its work: the CPU time its thread
+  /// spent up to its last hook before the record's push, and all the time
+  /// from there (see CpuWindows in log_parser.cc); the rest is waiting. NaN =
+  /// unknown (no thread-rusage records of the thread, or no entry time).
+  double work_ms = NAN;
+  int64_t line = 0;  // in the log
 };
 
 /// The element-latency records of one element (its pointer, as logged).
@@ -106,6 +112,10 @@ struct LogElement {
   std::vector<LogPad> pads;        // in order of first record
   std::vector<LogRecord> records;  // every record, all pads, in log order
 };
+
+/// How many of a thread's latest thread-rusage records the log reader holds
+/// to measure the work in each element-latency record (LogRecord::work_ms).
+inline constexpr size_t kRusageWindowPoints = 16384;
 
 /// One `thread-rusage` or `proc-rusage` record.
 struct RusagePoint {
@@ -177,6 +187,11 @@ struct GstLog {
   RusageSeries proc_rusage;
   int64_t lines = 0;
   int64_t element_records = 0;  // element-latency records read (malformed ones included)
+  /// Records whose work was measured from their thread's CPU time, and those
+  /// of them whose window began before the oldest thread-rusage record still
+  /// held (kRusageWindowPoints per thread): their work is a lower bound.
+  int64_t work_windows = 0;
+  int64_t work_windows_cut = 0;
   int64_t latency_records = 0;
   LogProblem malformed;  // looked like a record, could not be read
   LogProblem negative;   // a time over 2^63 ns: GStreamer's signed clock difference went negative

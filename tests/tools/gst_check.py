@@ -2,8 +2,8 @@
 """Checks cookgraph's GStreamer adapter against an independent reading.
 
 gst_check.py DIR --dump GST_DUMP --cookgraph COOKGRAPH [--slow NAME] [--queue NAME]
-             [--tee NAME] [--bin NAME] [--mixer NAME] [--no-latency] [--perturb WHAT]
-             [--show]
+             [--tee NAME] [--bin NAME] [--mixer NAME] [--waiter NAME] [--no-latency]
+             [--perturb WHAT] [--show]
 
 DIR holds a recording made by tests/tools/gst_record.sh: .dot dumps and
 trace.log (the latency tracer with flags=element+pipeline and the rusage
@@ -32,6 +32,19 @@ How the recording is read (the definitions cookgraph follows):
     cook of its own: it keeps its place but is left out of the statistics.
     Frame k of an element is its k-th cook; frames = the largest number of
     cooks of any element.
+  - Work and waiting: a record's window runs from its entry (ts - time) to
+    its ts, in the thread that logged it. The thread's CPU time at a moment
+    is its thread-rusage record's `time` at that ts, on the straight line
+    between the records around it, the first's before them and the last's
+    after them (records whose ts or time runs back are left out). With q the
+    thread's last thread-rusage record strictly between entry and ts:
+    work = max(cpu(q) - cpu(entry), 0) + (ts - q), never more than time, and
+    work = time when there is no such q. A cook's work is that of its
+    smallest-time record.
+    Elements that work are scored on it (cook_ms, avg_ms, std_ms, threads,
+    frames) where the thread has rusage records; queues and mixers on the
+    time. latency_ms (the snapshot's series) and the score's latency_avg_ms,
+    latency_std_ms and latency_max_ms are the cooks' times, always.
   - Threads (streaming threads: those that logged an element-latency record,
     in the order of their first such record): elements = those with a cook in
     the thread, in the order of their first cook there; work_elements = those
@@ -59,7 +72,8 @@ How the recording is read (the definitions cookgraph follows):
     that thread.
   - frame_ms of frame k = the largest over threads of the sum of the k-th
     cooks IN THAT THREAD of the thread's work elements (missing ignored;
-    missing when no thread has one). `latency` records are never frame time.
+    missing when no thread has one), over the threads whose buffer period is
+    unknown or the bottleneck thread's (all when that one has none). `latency` records are never frame time.
     The score's mean, p95 and max are over the frames that have one: a
     buffer index no thread worked on (only queues and mixers logged it) is
     not a frame of work.
@@ -77,8 +91,9 @@ What is compared:
   - per element (native snapshot): the cook_ms series, value by value, and a
     tee's per-pad avg_ms / buffers / peer params (over that pad's records);
   - per element (score): cooked_frames (cooks that are not missing), avg_ms
-    and std_ms (statistics.pstdev), to a relative 1e-9 with a floor of
-    1e-12 ms near zero;
+    and std_ms (statistics.pstdev), latency_avg_ms, latency_std_ms and
+    latency_max_ms, to a relative 1e-9 with a floor of 1e-9 ms (1 ps) near
+    zero; the snapshot's latency_ms series value by value;
   - the frame count, frame_ms value by value (native snapshot) and its mean,
     p95 and max (score), which must not be the latency mean where the two
     differ (in one thread without queues a `latency` record spans exactly
@@ -94,6 +109,11 @@ What is compared:
     hottest viridis fill of the cooked nodes. --queue must be a queue that
     `cookgraph report --no-llm` shows as back-pressure caused by --slow, and
     rank after it. --mixer must be a mixer with two or more inputs and cooks.
+  - with --waiter (an element whose pushes wait downstream): the recording
+    must show it waiting (latency_avg_ms at least twice avg_ms plus 1 ms);
+    it ranks after the top three, no critical or spike finding of `cookgraph
+    report --no-llm` names it, `cookgraph whatif` saves at most 1 ms halving
+    or removing it, and names --slow first, as a finding does.
 A field missing from cookgraph's output fails the run at once with one line.
 
 --perturb WHAT changes one expected value first; the run then succeeds only
@@ -103,11 +123,14 @@ when the comparison catches it, which shows the check can fail:
   thread's cpu_load_pct + 1%), latency (latency_ms mean), budget
   (frame_budget_ms), bottleneck (another element and thread), critical (the
   queue in front of --slow expected on the critical path), advice (another
-  element named the slow one), rank (--slow and --queue swapped).
+  element named the slow one), rank (--slow and --queue swapped), elatency
+  (one element's latency_avg_ms), nowait (every record taken as all work, as
+  the tracer counts it; caught only where an element waits: --waiter).
 --show prints the whole reading (per element cooks, threads, loads).
 """
 
 import argparse
+import bisect
 import glob
 import json
 import math
@@ -119,7 +142,11 @@ import sys
 import xml.etree.ElementTree as ET
 
 REL = 1e-9
-ABS_MS = 1e-12  # the floor for values near zero (a standard deviation of equal samples)
+# The floor for values near zero (a standard deviation of equal samples; the
+# work of a record, whose CPU times are read on a line between two rusage
+# records and so rounded differently here and in C++): 1 ps, a thousandth of
+# the log's resolution.
+ABS_MS = 1e-9
 INT64_MAX = 2**63 - 1
 DEFAULT_BUDGET_MS = 16.667  # cookgraph's budget without an fps
 CPU_STEP_NS = 100_000_000   # cpu_load_pct_over_time: a point every 100 ms
@@ -427,22 +454,84 @@ def read_log(path):
                 proc=proc, sinks=sinks)
 
 
-def cooks_of(records):
+def rising(values, key=lambda v: v):
+    """The values whose key is not below the one before (a clock does not run back)."""
+    out = []
+    for v in values:
+        if not out or all(a >= b for a, b in zip(key(v), key(out[-1]))):
+            out.append(v)
+    return out
+
+
+class ThreadClock:
+    """One thread's CPU time, as the work of a record needs it."""
+
+    def __init__(self, rusage):
+        # (ts, CPU time) of every thread-rusage record, out-of-order ones left out
+        self.points = rising([(r[0], r[2]) for r in rusage], key=lambda p: p)
+        self.ts = [p[0] for p in self.points]
+
+    def cpu(self, t):
+        """CPU ns at t: a record's at its ts, linear between records, the first's
+        before them, the last's after them."""
+        pts = self.points
+        lo = bisect.bisect_right(self.ts, t)   # the first record with ts > t
+        if lo == 0:
+            return pts[0][1]
+        t0, c0 = pts[lo - 1]
+        if lo == len(pts) or t0 == t:
+            return c0
+        t1, c1 = pts[lo]
+        return c0 + (c1 - c0) * (t - t0) / (t1 - t0)
+
+    def work(self, entry, end):
+        """ns of the record [entry, end] that were the element's own: from the
+        thread's last rusage record q strictly inside it to the end, all of it;
+        before q, the CPU time the thread spent."""
+        i = bisect.bisect_left(self.ts, end)   # the first record with ts >= end
+        if i == 0 or self.ts[i - 1] <= entry:
+            return end - entry
+        q, cq = self.points[i - 1]
+        own = max(cq - self.cpu(entry), 0) + (end - q)
+        return min(max(own, 0), end - entry)
+
+
+def clocks_of(log):
+    """thread pointer -> ThreadClock, for the streaming threads."""
+    return {th: ThreadClock(log["rusage"].get(int(th, 16), [])) for th in log["threads"]
+            if re.fullmatch(r"0x[0-9a-f]+", th)}
+
+
+def scored_cooks(records, clocks, working):
+    """cooks_of as cookgraph scores them: [(ms|None, thread, log line, src pad)],
+    each cook's work for an element that works (where its thread's rusage
+    records give it), its time otherwise."""
+    return [(w if working and w is not None and v is not None else v, th, line, pad)
+            for v, th, line, pad, w in cooks_of(records, clocks)]
+
+
+def cooks_of(records, clocks):
     """Runs of consecutive records sharing one entry time (ts - time) ->
-    [(ms|None, thread, log line, src pad of the run's first record)]."""
+    [(ms|None, thread, log line, src pad of the run's first record, work ms|None)]:
+    the smallest time of the run and that record's work (None without the
+    thread's rusage records)."""
     cooks, entry = [], None
     for pad, time, ts, thread, line in records:
-        if time is None or ts is None:
-            cooks.append([None, thread, line, pad])   # missing: a cook of its own
+        if time is None or ts is None or time > INT64_MAX:
+            cooks.append([None, thread, line, pad, None])   # missing: a cook of its own
             entry = None
             continue
         here = ts - time
+        clock = clocks.get(thread)
+        work = clock.work(here, ts) if clock and clock.points and here >= 0 else None
         if entry is not None and here == entry:
-            cooks[-1][0] = min(cooks[-1][0], time)
+            if time < cooks[-1][0]:
+                cooks[-1][0], cooks[-1][4] = time, work
             continue
-        cooks.append([time, thread, line, pad])
+        cooks.append([time, thread, line, pad, work])
         entry = here
-    return [(None if t is None else t / 1e6, th, line, pad) for t, th, line, pad in cooks]
+    return [(None if t is None else t / 1e6, th, line, pad, None if w is None else w / 1e6)
+            for t, th, line, pad, w in cooks]
 
 
 def percentile(values, p):
@@ -497,19 +586,25 @@ def expected(directory):
     waiting = {nid for nid, n in nodes.items() if n["family"] in ("queue", "mixer")}
     edges, peers = dump.edges()
 
-    # Cooks and per-element statistics.
-    cooks, samples, pad_stats, frames = {}, {}, {}, 0
+    # Cooks and per-element statistics. An element that works is scored on
+    # its work where its thread's rusage records give it; queues and mixers on
+    # the tracer's time.
+    clocks = clocks_of(log)
+    cooks, samples, pad_stats, frames, latencies = {}, {}, {}, 0, {}
     for pointer, e in log["elements"].items():
         cid = by_pointer.get(pointer)
         if cid is None:
             sys.exit(f"gst_check: {e['name']} ({pointer}) of the log is not in the dump")
         nid = dump.ids[cid]
-        cooks[nid] = cooks_of(e["records"])
+        cooks[nid] = scored_cooks(e["records"], clocks, nid not in waiting)
+        latencies[nid] = [v for v, *_ in cooks_of(e["records"], clocks)]
         frames = max(frames, len(cooks[nid]))
         ms = [c[0] for c in cooks[nid] if c[0] is not None]
+        lat = [v for v in latencies[nid] if v is not None]
         if ms:
             samples[nid] = dict(count=len(ms), mean=sum(ms) / len(ms), std=statistics.pstdev(ms),
-                                cooks=len(cooks[nid]))
+                                cooks=len(cooks[nid]), latency_mean=sum(lat) / len(lat),
+                                latency_std=statistics.pstdev(lat), latency_max=max(lat))
         pads = log["pads"].get(pointer, {})
         if len(pads) > 1:
             pad_stats[nid] = {pad: dict(avg=sum(v) / len(v) / 1e6, buffers=len(v),
@@ -564,11 +659,21 @@ def expected(directory):
                           busy_ms_per_buffer=best["busy_ms_per_buffer"],
                           buffer_period_ms=best["buffer_period_ms"], utilisation=best["utilisation"])
 
-    # Frames: the slowest thread's k-th buffer.
+    # Frames: the slowest thread's k-th buffer, of the threads at the
+    # bottleneck's rate (a thread with a known, different buffer period, such
+    # as audio beside video, does not set the frame).
+    period = None
+    if bottleneck is not None:
+        period = next(t["buffer_period_ms"] for t in threads if t["thread"] == bottleneck["thread"])
+    frame_threads = [t["thread"] for t in threads
+                     if period is None or t["buffer_period_ms"] is None
+                     or abs(t["buffer_period_ms"] - period) <= 1e-9 * period]
     frame_ms = []
     for k in range(frames):
         values = []
         for t in threads:
+            if t["thread"] not in frame_threads:
+                continue
             here = [cs[k] for cs in t["_cooks"].values() if k < len(cs) and cs[k] is not None]
             if here:
                 values.append(sum(here))
@@ -591,18 +696,33 @@ def expected(directory):
         t.pop("_cooks")
     return dict(nodes=nodes, edges=edges, samples=samples, pads=pad_stats, frames=frames,
                 cooks={nid: [c[0] for c in cs] for nid, cs in cooks.items()},
+                latencies=latencies, frame_threads=frame_threads,
                 frame_ms=frame_ms, frame_summary=frame_summary, threads=threads,
                 bottleneck=bottleneck, latency=latency, budget=dump.budget_ms(outputs),
                 process_cpu=load_pct(log["proc"], process=True), waiting=waiting)
 
 
 def perturb(exp, what, args):
+    # One nanosecond, or a hundred times the comparison's relative tolerance
+    # where that is more (a queue's mean of a second).
+    def nudge(v):
+        return v + max(1e-6, 100 * REL * abs(v))
     if what == "mean":
         node = max(exp["samples"], key=lambda k: exp["samples"][k]["mean"])
-        exp["samples"][node]["mean"] += 1e-6  # one nanosecond
+        exp["samples"][node]["mean"] = nudge(exp["samples"][node]["mean"])
     elif what == "std":
         node = max(exp["samples"], key=lambda k: exp["samples"][k]["std"])
-        exp["samples"][node]["std"] += 1e-6  # one nanosecond
+        exp["samples"][node]["std"] = nudge(exp["samples"][node]["std"])
+    elif what == "elatency":
+        node = max(exp["samples"], key=lambda k: exp["samples"][k]["latency_mean"])
+        exp["samples"][node]["latency_mean"] = nudge(exp["samples"][node]["latency_mean"])
+    elif what == "nowait":
+        # Every record all work, as the latency tracer counts it: the waiting
+        # of --waiter must then be found in its score.
+        for nid, e in exp["samples"].items():
+            lat = [v for v in exp["latencies"][nid] if v is not None]
+            if nid not in exp["waiting"]:
+                e["mean"], e["std"] = sum(lat) / len(lat), statistics.pstdev(lat)
     elif what == "count":
         node = sorted(exp["samples"])[0]
         exp["samples"][node]["count"] += 1
@@ -658,7 +778,7 @@ def perturb(exp, what, args):
 
 
 def close(a, b):
-    return abs(a - b) <= REL * max(abs(a), abs(b), 1e-12)
+    return abs(a - b) <= max(REL * max(abs(a), abs(b)), ABS_MS)
 
 
 def close_std(a, b):
@@ -690,6 +810,13 @@ def compare_score(exp, rows, problems):
         if r.get("std_ms") is None or not close_std(r["std_ms"], e["std"]):
             problems.append(f"{nid}: score std_ms {r.get('std_ms')!r}, expected the population "
                             f"standard deviation {e['std']!r}")
+        # The tracer's own times, waiting included: exactly its records.
+        for key, want in (("latency_avg_ms", e["latency_mean"]), ("latency_std_ms", e["latency_std"]),
+                          ("latency_max_ms", e["latency_max"])):
+            got = need(r, key, nid)
+            if got is None or not close_std(got, want):
+                problems.append(f"{nid}: score {key} {got!r}, expected {want!r} (the element-latency "
+                                "records)")
     for r in rows:
         if r.get("cooked_frames") and r["id"] not in exp["samples"]:
             problems.append(f"{r['id']}: {r['cooked_frames']} cooked frames in the score, expected none")
@@ -922,6 +1049,13 @@ def compare(exp, snap, problems):
             if bad is not None:
                 problems.append(f"{nid}: cook_ms[{bad}] {got[bad]!r}, expected its cook {bad} "
                                 f"{want[bad]!r}")
+    for nid, want in sorted(exp["latencies"].items()):
+        got = list(series.get(nid, {}).get("latency_ms", []))
+        got += [None] * (len(want) - len(got))
+        bad = next((k for k, w in enumerate(want) if not same(got[k], w)), None)
+        if bad is not None:
+            problems.append(f"{nid}: latency_ms[{bad}] {got[bad]!r}, expected its record's time "
+                            f"{want[bad]!r}")
     for nid, pads in exp["pads"].items():
         params = nodes.get(nid, {}).get("params", {})
         for pad, e in pads.items():
@@ -981,6 +1115,64 @@ def check_advice(args, snap, snapshot_path, out, problems):
                         f"{slow_id}: {lines}")
 
 
+def findings_of(text):
+    """The report's findings: [(severity, rule, nodes, title)] from its Markdown."""
+    out = []
+    for block in re.split(r"\n(?=### )", text.split("\n## Findings", 1)[-1].split("\n## ", 1)[0]):
+        m = re.match(r"### (\w+): (.*)", block)
+        if not m:
+            continue
+        rule = re.search(r"^- rule: (.*)$", block, re.M)
+        nodes = re.search(r"^- nodes: (.*)$", block, re.M)
+        out.append((m.group(1), rule.group(1) if rule else "",
+                    nodes.group(1).split(", ") if nodes else [], m.group(2)))
+    return out
+
+
+def check_waiter(args, rows, out, problems):
+    """--waiter only waits downstream (an encoder whose pushes block in a muxer):
+    the recording must show it (its tracer time well above its work), and then
+    it is not in the top three, has no critical or spike finding, and halving
+    or removing it saves at most 1 ms; --slow is what `whatif` and the
+    findings name."""
+    by_name = {r["id"].rsplit("/", 1)[-1]: r for r in rows}
+    w = by_name.get(args.waiter)
+    if w is None or w.get("avg_ms") is None:
+        problems.append(f"{args.waiter}: not cooked in the score")
+        return
+    lat, avg = need(w, "latency_avg_ms", w["id"]), w["avg_ms"]
+    if lat is None or lat < 2 * avg + 1:
+        problems.append(f"{args.waiter}: tracer time {lat!r} ms against work {avg!r} ms: the "
+                        "recording shows no waiting, so this check proves nothing")
+    if w.get("rank") is not None and w["rank"] <= 3:
+        problems.append(f"{args.waiter} ranks {w['rank']}: an element that waits is not in the top three")
+    report = os.path.join(out, "report-waiter.md")
+    run = subprocess.run([args.cookgraph, "report", args.dir, "-o", report, "--no-llm"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        problems.append(f"cookgraph report failed: {run.stderr.strip()}")
+        return
+    found = findings_of(open(report, encoding="utf-8").read())
+    for severity, rule, nodes, title in found:
+        if w["id"] in nodes and (severity == "critical" or "spike" in rule):
+            problems.append(f"{args.waiter} has a {severity} {rule} finding: {title}")
+    slow = by_name.get(args.slow, {}).get("id")
+    if not any(slow in nodes for _, _, nodes, _ in found):
+        problems.append(f"no finding names {slow}: {[(s, r, n) for s, r, n, _ in found]}")
+    run = subprocess.run([args.cookgraph, "whatif", args.dir, "--format", "json"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        problems.append(f"cookgraph whatif failed: {run.stderr.strip()}")
+        return
+    nodes = need(json.loads(run.stdout), "nodes", "whatif")
+    for n in nodes:
+        if n.get("id") == w["id"] and (n.get("saved_ms") or 0) > 1.0:
+            problems.append(f"whatif: {args.waiter} x{n.get('factor')} saves {n['saved_ms']} ms "
+                            "per frame, expected at most 1 (it only waits)")
+    if not nodes or nodes[0].get("id") != slow:
+        problems.append(f"whatif names {nodes[0].get('id') if nodes else None} first, expected {slow}")
+
+
 def short(nid):
     return nid.rsplit("/", 1)[-1]
 
@@ -1026,6 +1218,7 @@ def main():
     parser.add_argument("--tee")
     parser.add_argument("--bin")
     parser.add_argument("--mixer")
+    parser.add_argument("--waiter")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--perturb")
     parser.add_argument("--show", action="store_true")
@@ -1105,6 +1298,8 @@ def main():
         check_advice(args, snap, snapshot_path, out, problems)
     elif not args.perturb:
         check_advice(args, snap, snapshot_path, out, problems)
+    if args.waiter and not args.perturb:
+        check_waiter(args, rows, out, problems)
 
     counts = ", ".join(f"{k.rsplit('/', 1)[-1]} {v['count']}x{v['mean']:.3f} ms "
                        f"(std {v['std']:.3f})" for k, v in sorted(exp["samples"].items()))

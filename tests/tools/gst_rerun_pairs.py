@@ -204,20 +204,24 @@ def element_id(exp, name, directory):
     return ids[0]
 
 
-def thread_cooks(directory):
+def thread_cooks(directory, frame_threads):
     """Per streaming thread, per working element: the ms of its cooks in that
-    thread, in order (None: a missing cook). gst_check.py's reading
-    (read_log, cooks_of, Dump), kept per element here."""
+    thread (their work), in order (None: a missing cook), for the threads
+    that set the frame. gst_check.py's reading (read_log, scored_cooks,
+    Dump), kept per element here."""
     dump = gst_check.Dump(gst_check.pick_dump(directory))
     log = gst_check.read_log(os.path.join(directory, "trace.log"))
     by_pointer = {c["pointer"]: cid for cid, c in dump.clusters.items()}
-    threads = {t: {} for t in log["threads"]}
+    threads = {t: {} for t in log["threads"] if t in frame_threads}
+    clocks = gst_check.clocks_of(log)
     for pointer, e in log["elements"].items():
         cid = by_pointer[pointer]
         if dump.family(cid) in ("queue", "mixer"):  # waiting, not work
             continue
         nid = dump.ids[cid]
-        for ms, thread, _, _ in gst_check.cooks_of(e["records"]):
+        for ms, thread, _, _ in gst_check.scored_cooks(e["records"], clocks, True):
+            if thread not in threads:  # another rate: not in the frame time
+                continue
             threads[thread].setdefault(nid, []).append(ms)
     return threads
 
@@ -293,7 +297,7 @@ def run_pair(args, pair, run_index):
                          tries=tries, contended=contended, mean=exp["samples"][nid]["mean"],
                          frame=exp["frame_summary"]["mean"],
                          buffers=sum(v is not None for v in exp["frame_ms"]),
-                         threads=thread_cooks(directory), busiest=busiest_thread(exp),
+                         threads=thread_cooks(directory, exp["frame_threads"]), busiest=busiest_thread(exp),
                          wall=wall_ms_per_buffer(directory, exp["frames"]))
     rows, problems = [], []
     for src, dst in (("a", "b"), ("b", "a")):

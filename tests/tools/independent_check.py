@@ -15,7 +15,8 @@ logic files with the C++ implementation:
          score = avg * (1 + std), p95_ms (NumPy's linear percentile), max_ms,
          per_frame_ms (sum over cooked frames / all frames); and, when the
          output carries them, p50_ms, p99_ms, share, cooks_per_frame,
-         gpu_avg_ms, cpu_mem_mb, gpu_mem_mb, upstream_ms and dead.
+         gpu_avg_ms, cpu_mem_mb, gpu_mem_mb, latency_avg_ms, latency_std_ms,
+         latency_max_ms, upstream_ms and dead.
   graph: `order` holds every node exactly once, puts u before v for every
          non-feedback edge u -> v between different strongly connected
          components, and keeps each component together; `loops` reports every
@@ -39,7 +40,7 @@ import os
 import sys
 
 EDGE_KINDS = ("data", "ref", "feedback", "call", "launch", "flow")
-METRICS = ("cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks")
+METRICS = ("cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks", "latency_ms")
 # Statistics that are null for a node that never cooked.
 COOK_STATS = ("avg_ms", "std_ms", "score", "p50_ms", "p95_ms", "p99_ms", "max_ms")
 REQUIRED_STATS = ("avg_ms", "std_ms", "score", "p95_ms", "max_ms", "per_frame_ms",
@@ -195,6 +196,15 @@ def node_stats(snap, i, mean_frame_ms):
     st["gpu_avg_ms"] = mean_of(s.get("gpu_ms", []))
     st["cpu_mem_mb"] = mean_of(s.get("cpu_mem_mb", []))
     st["gpu_mem_mb"] = mean_of(s.get("gpu_mem_mb", []))
+    # The tracer's own times (latency_ms, GStreamer): mean, population
+    # standard deviation and largest over the frames that have one.
+    latency = [v for v in s.get("latency_ms", []) if v is not None]
+    if latency:
+        mean = math.fsum(latency) / len(latency)
+        st.update(latency_avg_ms=mean, latency_max_ms=max(latency),
+                  latency_std_ms=math.sqrt(math.fsum((v - mean) ** 2 for v in latency) / len(latency)))
+    else:
+        st.update(latency_avg_ms=None, latency_std_ms=None, latency_max_ms=None)
     return st
 
 

@@ -216,12 +216,16 @@ class Streaming(object):
         log = gc.read_log(os.path.join(directory, "trace.log"))
         by_pointer = dict((c["pointer"], cid) for cid, c in dump.clusters.items())
         cooks = {}
+        clocks = gc.clocks_of(log)
         for pointer, e in log["elements"].items():
-            cooks[dump.ids[by_pointer[pointer]]] = gc.cooks_of(e["records"])
+            nid = dump.ids[by_pointer[pointer]]
+            cooks[nid] = gc.scored_cooks(e["records"], clocks, nid not in self.waiting)
         self.n = max([len(c) for c in cooks.values()] or [0])
         # Per streaming thread: working element -> its cooks in that thread (ms or None).
         self.threads = []
         for thread in log["threads"]:
+            if thread not in exp["frame_threads"]:  # another rate: not in the frame time
+                continue
             mine = {}
             for nid, cs in cooks.items():
                 if nid in self.waiting:
