@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/gstreamer/gstreamer.h"
 #include "cli/command.h"
 
 extern char** environ;
@@ -186,23 +187,17 @@ int RunRecord(const RecordArgs& args) {
     return kExitInput;
   }
 
-  // Keep the PAUSED_PLAYING dump (the running pipeline; the latest when the
-  // pipeline went to PLAYING several times) and the log.
-  std::vector<fs::path> dumps, playing;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() != ".dot") continue;
-    dumps.push_back(entry.path());
-    if (entry.path().filename().string().find(".PAUSED_PLAYING.") != std::string::npos) {
-      playing.push_back(entry.path());
-    }
-  }
-  const fs::path log = dir / "trace.log";
+  // Keep the dump and the log `score` would read (FindGstreamerInputs: the
+  // PAUSED_PLAYING dump, the latest when the pipeline went to PLAYING several
+  // times), and only them.
+  Result<GstreamerInputs> found = FindGstreamerInputs({dir.string()});
   std::string missing;
-  if (playing.empty()) {
+  if (!found || fs::path(found->dot).filename().string().find(".PAUSED_PLAYING.") ==
+                    std::string::npos) {
     missing = "no PAUSED_PLAYING dump: the pipeline never reached PLAYING, or the program does "
               "not dump its graph (gst-launch-1.0 does; an application calls "
               "GST_DEBUG_BIN_TO_DOT_FILE)";
-  } else if (!fs::exists(log, ec) || fs::file_size(log, ec) == 0) {
+  } else if (found->log.empty()) {
     missing = "no tracer log: the program did not load GStreamer's tracers";
   }
   if (!missing.empty()) {
@@ -210,13 +205,14 @@ int RunRecord(const RecordArgs& args) {
     PrintError(Error{.file = args.dir, .where = where, .message = missing});
     return kExitInput;
   }
-  // Names start with the time since the program started: the last is the latest.
-  std::sort(playing.begin(), playing.end());
-  for (const fs::path& d : dumps) {
-    if (d != playing.back()) fs::remove(d, ec);
+  const fs::path playing = found->dot;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".dot" && entry.path().filename() != playing.filename()) {
+      fs::remove(entry.path(), ec);
+    }
   }
-  std::fprintf(stderr, "cookgraph: recorded %s: %s and trace.log\n", args.dir.c_str(),
-               playing.back().filename().c_str());
+  std::fprintf(stderr, "cookgraph: recorded %s: %s and %s\n", args.dir.c_str(),
+               playing.filename().c_str(), fs::path(found->log).filename().c_str());
   return ScoreRecording(args.dir);
 }
 

@@ -477,6 +477,7 @@ class Builder {
     }
     Streaming streaming = Threads(series);
     streaming.bottleneck = BottleneckThread(streaming.threads);
+    MarkFrameThreads(streaming);
     std::vector<double> frame_ms = FrameMs(series, frames, streaming);
     if (!frame_ms.empty()) {
       samples.SetFrameMs(std::move(frame_ms));
@@ -645,36 +646,36 @@ class Builder {
     return in.size() == 1 ? period(in[0]) : 0;
   }
 
-  // frame_ms of frame k: the largest, over streaming threads, of the sum of
-  // the thread's working elements' k-th cooks in it. Empty when no record
-  // names its thread (a log of bare records).
   // Threads at another rate than the bottleneck thread's (a known, different
-  // buffer period) do not set the frame: audio buffers are not video frames.
-  // Without a bottleneck period, every thread does.
+  // buffer period) do not set the frame (StreamingThread::sets_frame): audio
+  // buffers are not video frames. Without a bottleneck period, every thread
+  // does. A warning names the others.
+  static void MarkFrameThreads(Streaming& streaming) {
+    if (!streaming.bottleneck) return;
+    const std::optional<double> period = streaming.threads[*streaming.bottleneck].buffer_period_ms;
+    if (!period) return;
+    std::string others;
+    for (StreamingThread& t : streaming.threads) {
+      const auto& p = t.buffer_period_ms;
+      t.sets_frame = !p || std::abs(*p - *period) <= 1e-9 * *period;
+      if (!t.sets_frame) others += (others.empty() ? "" : ", ") + t.thread;
+    }
+    if (!others.empty()) {
+      streaming.notes.push_back(fmt::format(
+          "the frame time follows the bottleneck thread's stream ({:.3f} ms per buffer); "
+          "threads at other rates ({}) are judged by their own in the thread list",
+          *period, others));
+    }
+  }
+
+  // frame_ms of frame k: the largest, over the streaming threads that set the
+  // frame (MarkFrameThreads), of the sum of the thread's working elements'
+  // k-th cooks in it. Empty when no record
+  // names its thread (a log of bare records).
   std::vector<double> FrameMs(const std::vector<std::pair<NodeIndex, std::vector<Cook>>>& series,
-                              size_t frames, Streaming& streaming) const {
+                              size_t frames, const Streaming& streaming) const {
     const size_t threads = log_->threads.size();
     if (threads == 0 || frames == 0) return {};
-    std::vector<bool> sets_frame(threads, true);
-    std::optional<double> period;
-    if (streaming.bottleneck) period = streaming.threads[*streaming.bottleneck].buffer_period_ms;
-    if (period) {
-      std::vector<std::string> others;
-      for (size_t t = 0; t < threads && t < streaming.threads.size(); ++t) {
-        const auto& p = streaming.threads[t].buffer_period_ms;
-        sets_frame[t] = !p || std::abs(*p - *period) <= 1e-9 * *period;
-        streaming.threads[t].sets_frame = sets_frame[t];
-        if (!sets_frame[t]) others.push_back(streaming.threads[t].thread);
-      }
-      if (!others.empty()) {
-        std::string list;
-        for (const std::string& o : others) list += (list.empty() ? "" : ", ") + o;
-        streaming.notes.push_back(fmt::format(
-            "the frame time follows the bottleneck thread's stream ({:.3f} ms per buffer); "
-            "threads at other rates ({}) are judged by their own in the thread list",
-            *period, list));
-      }
-    }
     std::vector<double> per_thread(threads * frames, kMissing);  // [thread][k]
     std::vector<size_t> k(threads);
     for (const auto& [n, cooks] : series) {
@@ -683,7 +684,7 @@ class Builder {
       for (const Cook& c : cooks) {
         if (c.thread == kNoThread) continue;
         const size_t at = c.thread * frames + k[c.thread]++;
-        if (IsMissing(c.ms) || !sets_frame[c.thread]) continue;
+        if (IsMissing(c.ms) || !streaming.threads[c.thread].sets_frame) continue;
         per_thread[at] = IsMissing(per_thread[at]) ? c.ms : per_thread[at] + c.ms;
       }
     }

@@ -348,7 +348,6 @@ class LogReader {
     }
   }
 
-
   // A thread-rusage (`thread`) or proc-rusage record; `s` starts after the id's
   // marker. Templates ("%lu") are passed over; a record without its four
   // numbers is malformed.

@@ -502,12 +502,17 @@ def clocks_of(log):
             if re.fullmatch(r"0x[0-9a-f]+", th)}
 
 
-def scored_cooks(records, clocks, working):
-    """cooks_of as cookgraph scores them: [(ms|None, thread, log line, src pad)],
-    each cook's work for an element that works (where its thread's rusage
-    records give it), its time otherwise."""
+def scored(cooks, working):
+    """cooks (cooks_of's) as cookgraph scores them: [(ms|None, thread, log
+    line, src pad)], each cook's work for an element that works (where its
+    thread's rusage records give it), its time otherwise."""
     return [(w if working and w is not None and v is not None else v, th, line, pad)
-            for v, th, line, pad, w in cooks_of(records, clocks)]
+            for v, th, line, pad, w in cooks]
+
+
+def scored_cooks(records, clocks, working):
+    """scored(cooks_of(records, clocks), working)."""
+    return scored(cooks_of(records, clocks), working)
 
 
 def cooks_of(records, clocks):
@@ -596,8 +601,9 @@ def expected(directory):
         if cid is None:
             sys.exit(f"gst_check: {e['name']} ({pointer}) of the log is not in the dump")
         nid = dump.ids[cid]
-        cooks[nid] = scored_cooks(e["records"], clocks, nid not in waiting)
-        latencies[nid] = [v for v, *_ in cooks_of(e["records"], clocks)]
+        raw = cooks_of(e["records"], clocks)
+        cooks[nid] = scored(raw, nid not in waiting)
+        latencies[nid] = [v for v, *_ in raw]
         frames = max(frames, len(cooks[nid]))
         ms = [c[0] for c in cooks[nid] if c[0] is not None]
         lat = [v for v in latencies[nid] if v is not None]
