@@ -43,10 +43,13 @@
 // case-insensitive globs (`*`, `?`), or ECMAScript regexes when written `re:...`.
 //
 // Placeholders in title and suggestion: any fact of the rule's scope ({share}
-// and {x:%} as percent, *_ms with 3 decimals), {param:NAME}, and per scope:
+// and {x:%} as percent, *_ms with 3 decimals), {param:NAME} and
+// {param:NAME|TEXT} (TEXT where the snapshot does not give NAME: GStreamer's
+// dumps give only properties set away from their defaults), and per scope:
 // node: {node} {type} {family} {downstream}; loop: {loop_nodes} {loop_kind}
 // {costliest}; critical_path: {path_nodes} {first} {last} {costliest};
-// frames: {worst_nodes}; thread: {thread} {element} {elements}; every scope:
+// frames: {worst_nodes}; thread: {thread} ("theoraenc0 thread (queue0 → … →
+// oggmux0)"), {thread_name} ("theoraenc0 thread"), {element} {elements}; every scope:
 // {engine} {budget_ms}. Node scope also has {caps_in} and {caps_out} (the
 // GStreamer caps into and out of the node, or "n/a"), {name} (the id's last
 // path segment), {factory} (the type without a "Gst" prefix, lower case: the

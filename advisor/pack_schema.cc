@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <system_error>
 
 #include "graph/suggest.h"
 
@@ -119,8 +121,8 @@ constexpr std::array<FactInfo, 10> kThreadFacts = {{
     {"element_share", U::kShare},
     {"threads", U::kCount},
 }};
-constexpr std::array<std::string_view, 5> kThreadText = {"thread", "element", "elements", "engine",
-                                                         "budget_ms"};
+constexpr std::array<std::string_view, 6> kThreadText = {"thread",   "thread_name", "element",
+                                                         "elements", "engine",      "budget_ms"};
 
 }  // namespace
 
@@ -186,10 +188,25 @@ std::vector<std::string> TemplatePlaceholders(RuleScope scope) {
 }
 
 bool TemplatePlaceholderKnown(RuleScope scope, std::string_view inner) {
-  if (inner.starts_with("param:")) return scope == RuleScope::kNode && inner.size() > 6;
+  if (inner.starts_with("param:")) {  // {param:NAME} or {param:NAME|TEXT}
+    const std::string_view name = inner.substr(6, inner.find('|') - 6);
+    return scope == RuleScope::kNode && !name.empty();
+  }
   // A numeric parameter halved or doubled (docs/architecture.md#advice-ordered-by-impact).
-  if (inner.starts_with("half:")) return scope == RuleScope::kNode && inner.size() > 5;
-  if (inner.starts_with("double:")) return scope == RuleScope::kNode && inner.size() > 7;
+  // {half:NAME|N}: N is the value in effect where the snapshot does not give
+  // NAME (the element's default), a positive number.
+  if (inner.starts_with("half:") || inner.starts_with("double:")) {
+    inner.remove_prefix(inner.starts_with("half:") ? 5 : 7);
+    const size_t bar = inner.find('|');
+    if (bar != std::string_view::npos) {
+      const std::string_view fallback = inner.substr(bar + 1);
+      double v = 0;
+      const auto [end, ec] = std::from_chars(fallback.data(), fallback.data() + fallback.size(), v);
+      if (ec != std::errc() || end != fallback.data() + fallback.size() || !(v > 0)) return false;
+      inner = inner.substr(0, bar);
+    }
+    return scope == RuleScope::kNode && !inner.empty();
+  }
   std::string_view name = inner;
   bool percent = false;
   if (name.ends_with(":%")) {

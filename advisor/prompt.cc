@@ -408,7 +408,7 @@ class PromptWriter {
       const StreamingThread& t = st.threads[i];
       const auto costliest = t.costliest();
       out += fmt::format(
-          "streaming thread {}{}: {} ms of work per buffer{}{}; {}; elements {}\n", t.thread,
+          "{}{}: {} ms of work per buffer{}{}; {}; elements {}\n", t.label(),
           st.bottleneck == i ? " (bottleneck)" : "", Number(t.busy_ms_per_buffer),
           t.buffer_period_ms ? fmt::format(" of a {} ms buffer period ({})",
                                            Number(*t.buffer_period_ms), Percent(*t.utilisation()))

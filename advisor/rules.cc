@@ -141,7 +141,7 @@ bool Holds(const Condition& c, const Subject& s) {
 }
 
 std::string FormatFact(FactUnit unit, const std::optional<double>& v, bool percent) {
-  if (!v) return "n/a";
+  if (!v) return "unknown";
   if (percent || unit == FactUnit::kShare) return fmt::format("{:.1f}%", *v * 100);
   switch (unit) {
     case FactUnit::kMs:
@@ -163,8 +163,11 @@ std::string FormatFact(FactUnit unit, const std::optional<double>& v, bool perce
 // {half:NAME} and {double:NAME}: the node's numeric parameter NAME times
 // `factor`, an integer kept one (halves round down); nullopt when the node has
 // no such parameter, it is not a positive number, or the result is below 1.
-std::optional<std::string> Scaled(const Subject& s, std::string_view name, double factor) {
+// `fallback` ({half:NAME|N}) stands for a parameter the node does not give.
+std::optional<std::string> Scaled(const Subject& s, std::string_view name, double factor,
+                                  const std::string* fallback = nullptr) {
   const std::string* v = s.node ? FindParam(*s.node, name) : nullptr;
+  if (v == nullptr) v = fallback;
   const auto number = v ? ParseNumber(*v) : std::nullopt;
   if (!number || !(*number > 0) || !std::isfinite(*number)) return std::nullopt;
   const double scaled = *number * factor;
@@ -177,14 +180,15 @@ std::optional<std::string> Scaled(const Subject& s, std::string_view name, doubl
 }
 
 // Fills `tmpl`'s placeholders for `s`. A parameter, a scaled parameter or a
-// text without a value is written "n/a" and, when `missing` is given, its
+// text without a value (a text of "n/a") is written "unknown" and, when
+// `missing` is given, its
 // name added there (a snippet is then left out: it would name a value the
 // snapshot does not give).
 std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s,
                  std::vector<std::string>* missing = nullptr) {
   auto unknown = [&](std::string_view name) {
     if (missing) missing->emplace_back(name);
-    return std::string("n/a");
+    return std::string("unknown");
   };
   const auto facts = ScopeFacts(scope);
   std::string out;
@@ -199,15 +203,28 @@ std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s,
     out.append(tmpl, pos, open - pos);
     std::string_view inner(tmpl.data() + open + 1, close - open - 1);
     pos = close + 1;
-    if (inner.starts_with("param:")) {
-      const std::string* v = s.node ? FindParam(*s.node, inner.substr(6)) : nullptr;
-      out += v ? *v : unknown(inner.substr(6));
+    if (inner.starts_with("param:")) {  // {param:NAME} or {param:NAME|TEXT}
+      const size_t bar = inner.find('|');
+      const std::string_view name = inner.substr(6, bar == std::string_view::npos ? bar : bar - 6);
+      const std::string* v = s.node ? FindParam(*s.node, name) : nullptr;
+      if (v) {
+        out += *v;
+      } else if (bar != std::string_view::npos) {
+        out += inner.substr(bar + 1);
+      } else {
+        out += unknown(name);
+      }
       continue;
     }
     if (inner.starts_with("half:") || inner.starts_with("double:")) {
       const bool half = inner.starts_with("half:");
-      const std::string_view name = inner.substr(half ? 5 : 7);
-      const auto v = Scaled(s, name, half ? 0.5 : 2.0);
+      std::string_view name = inner.substr(half ? 5 : 7);
+      std::optional<std::string> fallback;
+      if (const size_t bar = name.find('|'); bar != std::string_view::npos) {
+        fallback.emplace(name.substr(bar + 1));
+        name = name.substr(0, bar);
+      }
+      const auto v = Scaled(s, name, half ? 0.5 : 2.0, fallback ? &*fallback : nullptr);
       out += v ? *v : unknown(name);
       continue;
     }
@@ -226,7 +243,7 @@ std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s,
         done = true;
       }
     }
-    if (!done) out += "n/a";  // validated at load; a text without a value
+    if (!done) out += "unknown";  // validated at load; a text without a value
   }
   return out;
 }
@@ -507,7 +524,8 @@ std::vector<Subject> ThreadSubjects(const Snapshot& snapshot, const Analysis& a,
                static_cast<double>(st.threads.size())};
     s.gain_nodes = {*costliest};
     s.gain_subject.text = net.node(*costliest).id;
-    s.text = {{"thread", t.thread},
+    s.text = {{"thread", t.label()},
+              {"thread_name", t.name.empty() ? t.label() : t.name},
               {"element", net.node(*costliest).id},
               {"elements", JoinIds(net, working, " → ", 3)},
               {"engine", engine},
@@ -593,7 +611,9 @@ std::vector<Subject> FrameSubjects(const Snapshot& snapshot, const Analysis& a,
              over,
              over / count,
              f.budget_ms > 0 ? std::optional<double>(f.mean_ms / f.budget_ms) : std::nullopt};
-  s.text = {{"worst_nodes", s.nodes.empty() ? "n/a" : JoinIds(snapshot.network, s.nodes, ", ", 3)},
+  s.text = {{"worst_nodes", s.nodes.empty()
+                                ? "none (no node spikes in those frames: they are slow throughout)"
+                                : JoinIds(snapshot.network, s.nodes, ", ", 3)},
             {"engine", engine}};
   return {std::move(s)};
 }

@@ -1,5 +1,7 @@
 #include "metrics/streaming.h"
 
+#include <map>
+
 namespace cookgraph {
 
 std::optional<NodeIndex> StreamingThread::costliest() const {
@@ -12,6 +14,30 @@ std::optional<NodeIndex> StreamingThread::costliest() const {
     }
   }
   return best;
+}
+
+void NameThreads(std::vector<StreamingThread>& threads, const Network& net) {
+  // An element's name: its id's last segment ("/pipeline0/enc/theoraenc0").
+  auto name = [&](NodeIndex n) {
+    const std::string& id = net.node(n).id;
+    return id.substr(id.rfind('/') + 1);
+  };
+  std::map<std::string, size_t> seen;
+  for (StreamingThread& t : threads) {
+    const auto named = t.costliest();
+    if (named) {
+      t.name = name(*named) + " thread";
+    } else if (!t.elements.empty()) {
+      t.name = name(t.elements.front()) + " thread";
+    } else {
+      t.name = "thread " + t.thread;
+    }
+    if (const size_t n = ++seen[t.name]; n > 1) t.name += " #" + std::to_string(n);
+    t.route.clear();
+    if (!t.elements.empty()) t.route = name(t.elements.front());
+    if (t.elements.size() > 2) t.route += " → …";
+    if (t.elements.size() > 1) t.route += " → " + name(t.elements.back());
+  }
 }
 
 std::vector<bool> OffFrameNodes(const Streaming& streaming, size_t node_count) {

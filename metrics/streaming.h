@@ -21,6 +21,13 @@ namespace cookgraph {
 /// One streaming thread: a thread that logged element-latency records.
 struct StreamingThread {
   std::string thread;  // the thread pointer as logged, "0x55d0..." (lower case)
+  /// What the thread runs, as users name it (NameThreads): "theoraenc0
+  /// thread" after its costliest work element, else after its first element;
+  /// "thread 0x55d0..." without elements.
+  std::string name;
+  /// Its first and last elements, "queue0 → … → oggmux0" ("queue0 →
+  /// theoraenc0" for two, the one id for one, empty for none).
+  std::string route;
   /// Elements with a cook this thread ran, in order of their first such cook.
   std::vector<NodeIndex> elements;
   /// Per element of `elements`: its time is work (not a queue or a mixer).
@@ -52,6 +59,11 @@ struct StreamingThread {
   }
   /// The work element with the most summed ms in this thread, if any.
   std::optional<NodeIndex> costliest() const;
+  /// "theoraenc0 thread (queue0 → … → oggmux0)": how a thread is shown.
+  std::string label() const {
+    std::string shown = name.empty() ? "thread " + thread : name;
+    return route.empty() ? shown : shown + " (" + route + ")";
+  }
 };
 
 /// Statistics of the pipeline's `latency` records (source -> sink).
@@ -79,6 +91,11 @@ struct Streaming {
   /// 33.333 ms per buffer, ... at 23.220").
   std::vector<std::string> notes;
 };
+
+/// Sets each thread's name and route from `net`'s ids. Two threads that would
+/// share a name (one element's cooks on two threads) get "#2", "#3" after it
+/// in the order of `threads`.
+void NameThreads(std::vector<StreamingThread>& threads, const Network& net);
 
 /// Per node of a network of `node_count`: true for an element whose cooks
 /// all ran in threads that do not set the frame (StreamingThread::sets_frame):

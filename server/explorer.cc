@@ -309,6 +309,9 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
       json elements = json::array();
       for (NodeIndex n : th.elements) elements.push_back(net.node(n).id);
       threads.push_back({{"thread", th.thread},
+                         {"name", th.name},
+                         {"route", th.route},
+                         {"costliest", th.costliest() ? json(net.node(*th.costliest()).id) : json(nullptr)},
                          {"bottleneck", st.bottleneck == t},
                          {"elements", std::move(elements)},
                          {"busy_ms_per_buffer", Num(th.busy_ms_per_buffer)},
@@ -891,7 +894,7 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
     const Streaming& st = *s.streaming;
     lanes.resize(st.threads.size() + 1);
     for (size_t t = 0; t < st.threads.size(); ++t) {
-      lanes[t].label = "thread " + st.threads[t].thread + (st.bottleneck == t ? " (bottleneck)" : "");
+      lanes[t].label = st.threads[t].name + (st.bottleneck == t ? " (bottleneck)" : "");
     }
     lanes.back().label = "thread not logged";
     // Node n's cook of this frame as (start, ms), when both are known.
@@ -940,7 +943,7 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
       lanes.resize(s.streaming->threads.size());
       for (size_t t = 0; t < s.streaming->threads.size(); ++t) {
         const StreamingThread& th = s.streaming->threads[t];
-        lanes[t].label = "thread " + th.thread + (s.streaming->bottleneck == t ? " (bottleneck)" : "");
+        lanes[t].label = th.name + (s.streaming->bottleneck == t ? " (bottleneck)" : "");
       }
       for (size_t t = s.streaming->threads.size(); t-- > 0;) {
         for (NodeIndex n : s.streaming->threads[t].elements) lane_of_node[n] = t;

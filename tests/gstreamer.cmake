@@ -73,8 +73,8 @@ foreach(entry ${gst_pipelines})
   if("--slow" IN_LIST expect)
     list(APPEND variants perturb-advice perturb-rank perturb-critical)
   endif()
-  if("--waiter" IN_LIST expect)
-    list(APPEND variants perturb-nowait)
+  if("--waiter" IN_LIST expect)  # issue 34's pipeline: waiting, thread names, encoder advice
+    list(APPEND variants perturb-nowait perturb-name perturb-terms)
   endif()
   if(NOT "perturbed" IN_LIST checker_variants)  # the sanitizer builds: see tests/CMakeLists.txt
     set(variants check)

@@ -194,6 +194,9 @@ void WriteStreaming(JsonOut& w, const Snapshot& snap, const Streaming& st) {
   for (const StreamingThread& t : st.threads) {
     w.BeginObject();
     w.StringField("thread", t.thread);
+    w.StringField("name", t.name);
+    w.StringField("route", t.route);
+    w.BoolField("sets_frame", t.sets_frame);
     w.Key("elements");
     WriteIds(w, net, t.elements);
     std::vector<NodeIndex> work;
@@ -231,6 +234,7 @@ void WriteStreaming(JsonOut& w, const Snapshot& snap, const Streaming& st) {
     const StreamingThread& t = st.threads[*st.bottleneck];
     w.BeginObject();
     w.StringField("thread", t.thread);
+    w.StringField("name", t.name);
     w.Key("element");
     if (auto e = t.costliest()) {
       w.String(net.node(*e).id);

@@ -212,6 +212,19 @@ std::vector<std::string> TitleParts(const ScoredSnapshot& scored, const TextFn& 
   parts.push_back(fmt::format("frame time mean {} / p95 {} / max {} ms ({}), budget {} ms",
                               Ms(a.frames.mean_ms), Ms(a.frames.p95_ms), Ms(a.frames.max_ms),
                               a.frames.measured ? "measured" : "sum of cooks", Ms(a.budget_ms)));
+  if (snap.streaming && snap.streaming->bottleneck) {
+    // GStreamer: which stream's buffers are the frames (MarkFrameThreads).
+    const Streaming& st = *snap.streaming;
+    const StreamingThread& b = st.threads[*st.bottleneck];
+    const size_t others = static_cast<size_t>(std::count_if(
+        st.threads.begin(), st.threads.end(), [](const StreamingThread& t) { return !t.sets_frame; }));
+    parts.push_back(fmt::format(
+        "frames are the {}'s buffers{}{}", text(b.name),
+        b.buffer_period_ms ? fmt::format(" ({} ms)", Ms(*b.buffer_period_ms)) : "",
+        others ? fmt::format(", {} thread{} at another rate judged on {} own", others,
+                             others == 1 ? "" : "s", others == 1 ? "its" : "their")
+               : ""));
+  }
   const size_t over = a.frames.over_budget.size();
   parts.push_back(
       frames == 0 ? fmt::format("{} over budget", over)
@@ -319,7 +332,7 @@ void StreamingSections(const Streaming& st, const std::function<std::string(Node
                                        : "";
       const auto costliest = t.costliest();
       s.items.push_back(fmt::format(
-          "{}{}: {} ms of work per buffer{}{}, {} buffers{}: {}", t.thread,
+          "{}{}: {} ms of work per buffer{}{}, {} buffers{}: {}", t.name,
           st.bottleneck == i ? " (bottleneck)"
           : t.sets_frame     ? ""
                              : " (another rate: not in the frame time)",

@@ -546,6 +546,12 @@ class Builder {
     std::unordered_map<uint64_t, const RusageSeries*> rusage;
     for (const auto& [id, points] : log_->thread_rusage) rusage.emplace(id, &points);
     const double samples_per_buffer = SamplesPerBuffer();
+    struct RateChange {
+      size_t thread;
+      double period_ms;  // the other rate's
+      NodeIndex at;
+    };
+    std::vector<RateChange> rate_changes;
     for (size_t t = 0; t < count; ++t) {
       StreamingThread thread{.thread = log_->threads[t]};
       std::vector<std::pair<int64_t, NodeIndex>> order;
@@ -567,10 +573,7 @@ class Builder {
           if (!rate_noted && other > 0 &&
               std::abs(other - *thread.buffer_period_ms) > 1e-9 * other) {
             rate_noted = true;
-            out.notes.push_back(fmt::format(
-                "the rate changes inside streaming thread {}: {:.3f} ms per buffer, {:.3f} at {} "
-                "(a rate changer, decoder or muxer); the thread is judged by the first",
-                thread.thread, *thread.buffer_period_ms, other, net.node(n).id));
+            rate_changes.push_back({t, other, n});
           }
         } else if (const double period = PeriodOf(n, m.pads, samples_per_buffer); period > 0) {
           thread.buffer_period_ms = period;
@@ -588,10 +591,18 @@ class Builder {
       }
       out.threads.push_back(std::move(thread));
     }
+    NameThreads(out.threads, net);
+    for (const RateChange& c : rate_changes) {
+      const StreamingThread& thread = out.threads[c.thread];
+      out.notes.push_back(fmt::format(
+          "the rate changes inside the {}: {:.3f} ms per buffer, {:.3f} at {} "
+          "(a rate changer, decoder or muxer); the thread is judged by the first",
+          thread.label(), *thread.buffer_period_ms, c.period_ms, net.node(c.at).id));
+    }
     out.process_cpu_load_pct = LoadPct(log_->proc_rusage, true);
     std::vector<std::string> rates;
     for (const StreamingThread& t : out.threads) {
-      if (t.buffer_period_ms) rates.push_back(fmt::format("{} {:.3f}", t.thread, *t.buffer_period_ms));
+      if (t.buffer_period_ms) rates.push_back(fmt::format("{} {:.3f}", t.name, *t.buffer_period_ms));
     }
     for (size_t i = 1; i < out.threads.size(); ++i) {
       const auto& a = out.threads[0].buffer_period_ms;
@@ -658,13 +669,13 @@ class Builder {
     for (StreamingThread& t : streaming.threads) {
       const auto& p = t.buffer_period_ms;
       t.sets_frame = !p || std::abs(*p - *period) <= 1e-9 * *period;
-      if (!t.sets_frame) others += (others.empty() ? "" : ", ") + t.thread;
+      if (!t.sets_frame) others += (others.empty() ? "" : ", ") + t.name;
     }
     if (!others.empty()) {
       streaming.notes.push_back(fmt::format(
-          "the frame time follows the bottleneck thread's stream ({:.3f} ms per buffer); "
+          "the frame time follows the {}'s stream ({:.3f} ms per buffer); "
           "threads at other rates ({}) are judged by their own in the thread list",
-          *period, others));
+          streaming.threads[*streaming.bottleneck].name, *period, others));
     }
   }
 

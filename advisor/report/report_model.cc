@@ -24,7 +24,7 @@ std::vector<ThreadRow> ThreadRows(const Streaming& streaming) {
   for (size_t i = 0; i < streaming.threads.size(); ++i) {
     const StreamingThread& t = streaming.threads[i];
     rows.push_back(ThreadRow{
-        .thread = t.thread + (streaming.bottleneck == i ? " (bottleneck)" : ""),
+        .thread = t.label() + (streaming.bottleneck == i ? " (bottleneck)" : ""),
         .elements = t.elements,
         .work = t.work,
         .work_ms = Ms(t.busy_ms_per_buffer),

@@ -169,6 +169,25 @@ TEST(PackTest, AFixHasAFactorBelowOneAndASnippetTemplate) {
       << half.error().Format();
 }
 
+// {param:NAME|TEXT} and {double:NAME|N}: what stands where the snapshot does
+// not give NAME (a GStreamer dump lists only properties away from their
+// defaults); N must be a positive number.
+TEST(PackTest, ParameterPlaceholdersMayGiveTheDefault) {
+  auto ok = ParsePack(std::string(kRuleHead) +
+                          "    fix: {snippet: \"x key-int-max={double:key-int-max|250} "
+                          "q={param:speed-preset|medium, the default}\"}\n",
+                      "p.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.error().Format();
+  for (const char* bad : {"{double:key-int-max|fast}", "{half:key-int-max|0}", "{double:|4}",
+                          "{param:|medium}"}) {
+    auto pack = ParsePack(std::string(kRuleHead) + "    fix: {snippet: \"" + bad + "\"}\n", "p.yaml");
+    ASSERT_FALSE(pack.ok()) << bad;
+    EXPECT_NE(pack.error().message.find(std::string("unknown placeholder '") + bad + "'"),
+              std::string::npos)
+        << pack.error().Format();
+  }
+}
+
 TEST(PackTest, EnginePacksLabelTheirSnippets) {
   for (auto [engine, label] :
        {std::pair{"touchdesigner", "Textport"}, std::pair{"gstreamer", "gst-launch-1.0"},

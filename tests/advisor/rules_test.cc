@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -128,16 +129,20 @@ TEST(RulesTest, GstreamerQueueWaitsForTheEncoderDownstream) {
 // A pipeline of two streaming threads, written down by hand: a camera thread
 // that converts, and an encoder thread behind a queue whose software encoder
 // needs `enc_ms` of its `period_ms` buffer period at 90% CPU.
-Examined Threads(double enc_ms, double period_ms) {
+Examined Threads(double enc_ms, double period_ms, const std::string& enc_type = "GstX264Enc",
+                 const std::string& enc_id = "/p/x264enc0",
+                 std::vector<std::pair<std::string, std::string>> enc_params = {}) {
   Snapshot s;
   s.info.engine = "gstreamer";
   s.info.fps = 1000.0 / period_ms;
-  auto add = [&](const std::string& id, const std::string& type, const std::string& family) {
-    return *s.network.AddNode({.id = id, .type = type, .family = family});
+  auto add = [&](const std::string& id, const std::string& type, const std::string& family,
+                 std::vector<std::pair<std::string, std::string>> params = {}) {
+    return *s.network.AddNode(
+        {.id = id, .type = type, .family = family, .params = std::move(params)});
   };
   const NodeIndex conv = add("/p/videoconvert0", "GstVideoConvert", "element");
   const NodeIndex queue = add("/p/queue0", "GstQueue", "queue");
-  const NodeIndex enc = add("/p/x264enc0", "GstX264Enc", "element");
+  const NodeIndex enc = add(enc_id, enc_type, "element", std::move(enc_params));
   const NodeIndex sink = add("/p/sink", "GstFakeSink", "element");
   s.network.AddEdge(conv, queue, EdgeKind::kData);
   s.network.AddEdge(queue, enc, EdgeKind::kData);
@@ -166,6 +171,7 @@ Examined Threads(double enc_ms, double period_ms) {
                         .buffer_period_ms = period_ms,
                         .cpu_load_pct = 90.0});
   st.bottleneck = BottleneckThread(st.threads);
+  NameThreads(st.threads, s.network);
   s.streaming = std::move(st);
   auto pack = BuiltinPack("gstreamer");
   EXPECT_TRUE(pack.ok()) << pack.error().Format();
@@ -184,7 +190,10 @@ TEST(RulesTest, GstreamerNamesTheBottleneckThreadAndItsElement) {
   EXPECT_DOUBLE_EQ(Number(*b, "busy_ms_per_buffer"), 20.0);
   EXPECT_DOUBLE_EQ(Number(*b, "utilisation"), 20.0 / 33.0);
   EXPECT_DOUBLE_EQ(Number(*b, "element_share"), 1.0);
-  EXPECT_NE(b->title.find("0x2"), std::string::npos);
+  // The thread is named by what it runs, not by its pointer.
+  EXPECT_NE(b->title.find("The x264enc0 thread (queue0 → x264enc0) limits"), std::string::npos)
+      << b->title;
+  EXPECT_EQ(b->title.find("0x2"), std::string::npos) << b->title;
   EXPECT_EQ(Find(run, "thread-no-headroom", "/p/x264enc0"), nullptr);
   EXPECT_EQ(Find(run, "thread-over-rate", "/p/x264enc0"), nullptr);
   // A software encoder at 90% of its thread's CPU.
@@ -197,6 +206,56 @@ TEST(RulesTest, GstreamerNamesTheBottleneckThreadAndItsElement) {
     if (f.rule == "dominant-node") {
       EXPECT_NE(run.snapshot.network.node(f.nodes[0]).id, "/p/queue0");
     }
+  }
+}
+
+// Each software encoder's advice names its own properties (gst-inspect-1.0),
+// with the default where the dump, which lists only properties set away from
+// their defaults, does not give the value; never "n/a", never another
+// encoder's property.
+TEST(RulesTest, GstreamerEncoderAdviceInTheEncodersOwnTerms) {
+  struct Case {
+    std::string type, id, rule;
+    std::vector<std::pair<std::string, std::string>> params;
+    std::vector<std::string> says, never;
+  };
+  const std::vector<Case> cases = {
+      {"GstX264Enc", "/p/x264enc0", "software-encoder-cpu", {},
+       {"speed-preset (now medium, the default)"}, {"deadline", "speed-level"}},
+      {"GstTheoraEnc", "/p/theoraenc0", "software-encoder-cpu-theora", {},
+       {"speed-level (now 1, the default; 0 to 3, higher is faster)"},
+       {"speed-preset", "key-int-max", "deadline"}},
+      {"GstTheoraEnc", "/p/theoraenc0", "software-encoder-cpu-theora", {{"speed-level", "2"}},
+       {"speed-level (now 2;"}, {"speed-preset"}},
+      {"GstVP8Enc", "/p/vp8enc0", "software-encoder-cpu-vpx", {{"deadline", "1"}},
+       {"deadline=1 for realtime (now 1)", "cpu-used (now 0, the default)"},
+       {"speed-preset", "speed-level"}},
+      {"GstJpegEnc", "/p/jpegenc0", "software-encoder-cpu-jpeg", {},
+       {"quality (now 85, the default)"}, {"speed-preset", "keyframe"}},
+      {"GstOpenh264Enc", "/p/openh264enc0", "software-encoder-cpu-other", {},
+       {"gst-inspect-1.0 openh264enc lists them"}, {"speed-preset", "deadline", "speed-level"}},
+  };
+  for (const Case& c : cases) {
+    const Examined run = Threads(20.0, 33.0, c.type, c.id, c.params);
+    SCOPED_TRACE(c.type + "\n" + Dump(run));
+    const Finding* f = Find(run, c.rule, c.id);
+    ASSERT_NE(f, nullptr);
+    for (const std::string& text : c.says) {
+      EXPECT_NE(f->suggestion.find(text), std::string::npos) << text;
+    }
+    for (const auto& finding : run.findings) {
+      for (const std::string& line : {finding.title, finding.suggestion}) {
+        EXPECT_EQ(line.find("n/a"), std::string::npos) << line;
+        EXPECT_EQ(line.find("unknown"), std::string::npos) << line;
+        if (std::find(finding.nodes.begin(), finding.nodes.end(), 2u) == finding.nodes.end()) continue;
+        for (const std::string& text : c.never) {
+          EXPECT_EQ(line.find(text), std::string::npos) << finding.rule << ": " << line;
+        }
+      }
+    }
+    int software = 0;  // one rule per encoder, never two
+    for (const auto& finding : run.findings) software += finding.rule.starts_with("software-encoder-cpu");
+    EXPECT_EQ(software, 1);
   }
 }
 

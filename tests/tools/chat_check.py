@@ -746,8 +746,11 @@ def derive(opts, q, input_path):
         return {"id": top["id"], "numbers": {"per_frame_ms": top["per_frame_ms"]}}
     if how == "score_bottleneck_thread":
         b = s["bottleneck_thread"]
+        # The prompt's thread line: its name and route, as the score's thread (advisor/prompt.cc).
+        t = next(t for t in s["threads"] if t["thread"] == b["thread"])
+        label = t["name"] + (" (%s)" % t["route"] if t["route"] else "")
         return {"id": b["element"], "numbers": {"per_frame_ms": nodes[b["element"]]["per_frame_ms"]},
-                "data": {"on_line": "streaming thread %s (bottleneck)" % b["thread"],
+                "data": {"on_line": label + " (bottleneck)",
                          "numbers": {"busy_ms_per_buffer": b["busy_ms_per_buffer"]}}}
     raise SetupError("question %s: unknown derivation %r" % (q["id"], how))
 

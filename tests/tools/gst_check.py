@@ -114,6 +114,13 @@ What is compared:
     it ranks after the top three, no critical or spike finding of `cookgraph
     report --no-llm` names it, `cookgraph whatif` saves at most 1 ms halving
     or removing it, and names --slow first, as a finding does.
+  - every recording: no line of the findings of `cookgraph report --no-llm
+    DIR` says "n/a", and every property a finding names for its element
+    (written "NAME (" or "NAME=", NAME among the properties cookgraph's
+    packs name) is one gst-inspect-1.0 lists for the element's factory.
+  - threads: name = "<element> thread" after the thread's work element with
+    the most summed ms (its first element without work; "#2" where a name
+    repeats), route = "first → … → last" of its elements.
 A field missing from cookgraph's output fails the run at once with one line.
 
 --perturb WHAT changes one expected value first; the run then succeeds only
@@ -125,7 +132,10 @@ when the comparison catches it, which shows the check can fail:
   queue in front of --slow expected on the critical path), advice (another
   element named the slow one), rank (--slow and --queue swapped), elatency
   (one element's latency_avg_ms), nowait (every record taken as all work, as
-  the tracer counts it; caught only where an element waits: --waiter).
+  the tracer counts it; caught only where an element waits: --waiter), name
+  (the thread with the most elements named after another of them), terms
+  (the report's first property named for a finding's element renamed to one
+  the element lacks).
 --show prints the whole reading (per element cooks, threads, loads).
 """
 
@@ -674,6 +684,8 @@ def expected(directory):
     frame_threads = [t["thread"] for t in threads
                      if period is None or t["buffer_period_ms"] is None
                      or abs(t["buffer_period_ms"] - period) <= 1e-9 * period]
+    for t in threads:
+        t["sets_frame"] = t["thread"] in frame_threads
     frame_ms = []
     for k in range(frames):
         values = []
@@ -697,6 +709,26 @@ def expected(directory):
     if lat:
         latency = dict(records=len(lat), mean=sum(lat) / len(lat), p95=percentile(lat, 95),
                        max=max(lat))
+    # Names: "<element> thread" after the work element with the most summed
+    # ms (the first on ties), else the first element; "#2", "#3" where a
+    # name repeats; route: first → … → last element.
+    seen = {}
+    for t in threads:
+        if t["work_elements"]:
+            named = t["work_elements"][0]
+            for nid in t["work_elements"][1:]:
+                if t["_sums"][nid] > t["_sums"][named]:
+                    named = nid
+            t["name"] = short(named) + " thread"
+        elif t["elements"]:
+            t["name"] = short(t["elements"][0]) + " thread"
+        else:
+            t["name"] = "thread " + t["thread"]
+        seen[t["name"]] = seen.get(t["name"], 0) + 1
+        if seen[t["name"]] > 1:
+            t["name"] += f" #{seen[t['name']]}"
+        el = [short(n) for n in t["elements"]]
+        t["route"] = " → ".join(el if len(el) <= 2 else [el[0], "…", el[-1]])
     for t in threads:
         t.pop("_sums")
         t.pop("_cooks")
@@ -743,6 +775,10 @@ def perturb(exp, what, args):
     elif what == "family":
         node = next(k for k, v in sorted(exp["nodes"].items()) if v["family"] == "element")
         exp["nodes"][node]["family"] = "queue"
+    elif what == "name":
+        t = max(exp["threads"], key=lambda t: len(t["elements"]))
+        t["name"] = short(t["elements"][0]) + " thread" if t["name"] != short(t["elements"][0]) + " thread" \
+            else short(t["elements"][-1]) + " thread"
     elif what == "thread":
         # Move the last element of the first thread to the next thread (or a new one).
         src = next(t for t in exp["threads"] if t["elements"])
@@ -777,7 +813,7 @@ def perturb(exp, what, args):
         queue = args.queue or next(iter(sorted(exp["waiting"])), "").rsplit("/", 1)[-1]
         exp["waiting"] = {n for n in exp["waiting"] if not n.endswith("/" + queue)}
         exp["on_path"] = [n for n in exp["nodes"] if n.endswith("/" + queue)]
-    elif what in ("advice", "rank"):
+    elif what in ("advice", "rank", "terms"):
         pass  # main() names another element as the slow one / swaps slow and queue
     else:
         sys.exit(f"gst_check: unknown --perturb {what}")
@@ -842,7 +878,7 @@ def compare_streaming(exp, s, problems):
         if g is None:
             continue
         name = f"thread {w['thread']}"
-        for key in ("elements", "work_elements", "buffers"):
+        for key in ("name", "route", "sets_frame", "elements", "work_elements", "buffers"):
             if need(g, key, f"{where}.threads[{name}]") != w[key]:
                 problems.append(f"{name}: {key} {g[key]}, expected {w[key]}")
         for key in ("busy_ms_per_buffer", "buffer_period_ms", "utilisation", "cpu_ms",
@@ -1179,6 +1215,77 @@ def check_waiter(args, rows, out, problems):
         problems.append(f"whatif names {nodes[0].get('id') if nodes else None} first, expected {slow}")
 
 
+# Properties cookgraph's advice may name (advisor/packs/gstreamer.yaml and the
+# generic pack), whichever element they belong to: a mention of one of these
+# written as a property ("NAME (...", "NAME=") must be a property of the
+# finding's element, as gst-inspect-1.0 lists it.
+PROPERTY_TERMS = {
+    "bitrate", "speed-preset", "key-int-max", "threads", "tune", "deadline", "cpu-used",
+    "keyframe-max-dist", "speed-level", "keyframe-freq", "quality", "complexity", "n-threads",
+    "method", "idct-method", "leaky", "max-size-buffers", "max-size-time", "max-size-bytes",
+    "sync", "width", "height", "format"}
+
+
+def element_properties(factory, cache={}):
+    """The property names gst-inspect-1.0 lists for `factory`; None if it has no such element."""
+    if factory not in cache:
+        run = subprocess.run(["gst-inspect-1.0", factory], capture_output=True, text=True)
+        props = None
+        if run.returncode == 0:
+            body = run.stdout.split("Element Properties:", 1)[-1]
+            props = set(re.findall(r"^  ([a-z][a-z0-9-]*)\s*:", body, re.M))
+        cache[factory] = props
+    return cache[factory]
+
+
+def advice_lines(text):
+    """(finding's first node id, line) for each line of each finding of a report."""
+    out = []
+    for block in re.split(r"\n(?=### )", text.split("\n## Findings", 1)[-1].split("\n## ", 1)[0]):
+        if not block.startswith("### "):
+            continue
+        nodes = re.search(r"^- nodes: (.*)$", block, re.M)
+        first = nodes.group(1).split(", ")[0] if nodes else None
+        out.extend((first, line) for line in block.splitlines() if line.strip())
+    return out
+
+
+def check_advice_terms(args, snap, text, problems):
+    """No line of the report's findings says "n/a"; each property a finding
+    names for its element (NAME followed by " (" or "=") is one that
+    element's factory has (gst-inspect-1.0; the factory is the GType without
+    "Gst", lower case, as gst-launch-1.0 names it)."""
+    types = {n["id"]: n.get("type", "") for n in snap["nodes"]}
+    for node, line in advice_lines(text):
+        if "n/a" in line:
+            problems.append(f"advice says n/a: {line.strip()}")
+        if node not in types:
+            continue
+        factory = re.sub(r"^Gst", "", types[node]).lower()
+        props = element_properties(factory)
+        # Not a caps field ("video/x-raw, width=640"): those follow a comma.
+        for term in re.findall(r"(?<![\w,-])(?<!, )([a-z][a-z0-9-]*)(?= \(|=)", line):
+            if term in PROPERTY_TERMS and (props is None or term not in props):
+                problems.append(f"advice for {short(node)} ({factory}) names {term!r}, which "
+                                f"{factory} does not have: {line.strip()}")
+
+
+def misname_property(snap, text):
+    """The report with the first property a finding names for its element
+    renamed to one of PROPERTY_TERMS that element lacks (as the x264-only
+    advice named speed-preset for theoraenc); None when no finding names one."""
+    types = {n["id"]: n.get("type", "") for n in snap["nodes"]}
+    for node, line in advice_lines(text):
+        if node not in types:
+            continue
+        props = element_properties(re.sub(r"^Gst", "", types[node]).lower()) or set()
+        for m in re.finditer(r"(?<![\w,-])(?<!, )([a-z][a-z0-9-]*)(?= \(|=)", line):
+            if m.group(1) in PROPERTY_TERMS and m.group(1) in props:
+                other = sorted(PROPERTY_TERMS - props)[0]
+                return text.replace(line, line[:m.start(1)] + other + line[m.end(1):], 1)
+    return None
+
+
 def short(nid):
     return nid.rsplit("/", 1)[-1]
 
@@ -1306,6 +1413,22 @@ def main():
         check_advice(args, snap, snapshot_path, out, problems)
     if args.waiter and not args.perturb:
         check_waiter(args, rows, out, problems)
+    if not args.perturb or args.perturb == "terms":
+        report = os.path.join(out, "report-terms.md")
+        run = subprocess.run([args.cookgraph, "report", args.dir, "-o", report, "--no-llm"],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            problems.append(f"cookgraph report failed: {run.stderr.strip()}")
+        else:
+            text = open(report, encoding="utf-8").read()
+            if args.perturb == "terms":
+                problems = []
+                text = misname_property(snap, text)
+                if text is None:
+                    print("gst_check: no finding names a property of its element to misname",
+                          file=sys.stderr)
+                    return 1
+            check_advice_terms(args, snap, text, problems)
 
     counts = ", ".join(f"{k.rsplit('/', 1)[-1]} {v['count']}x{v['mean']:.3f} ms "
                        f"(std {v['std']:.3f})" for k, v in sorted(exp["samples"].items()))
