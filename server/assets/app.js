@@ -425,6 +425,26 @@
     } catch (e) { showError('search', e); }
   }
 
+  // GStreamer: the streaming threads above the network, named by their work,
+  // the bottleneck first; a click shows the thread's costliest element.
+  function renderThreads(s) {
+    const list = $('threads');
+    list.replaceChildren();
+    const threads = (s.threads || []).slice().sort((a, b) => (b.bottleneck - a.bottleneck));
+    list.hidden = !threads.length;
+    for (const t of threads) {
+      const li = el('li', null, t.bottleneck ? 'bottleneck' : null);
+      li.dataset.thread = t.thread;
+      li.title = 'thread ' + t.thread + ': ' + t.elements.join(' → ');
+      li.appendChild(el('b', t.name + (t.bottleneck ? ' · bottleneck' : '')));
+      li.appendChild(el('span', ' ' + (t.route ? '(' + t.route + ') ' : '') + fmt(t.busy_ms_per_buffer) + ' ms of work per buffer' +
+        (t.buffer_period_ms != null ? ' of ' + fmt(t.buffer_period_ms) + ' (' + Math.round(100 * t.utilisation) + '%)' : '') +
+        (t.cpu_load_pct != null ? ', CPU ' + Math.round(t.cpu_load_pct) + '%' : ''), 'muted'));
+      if (t.costliest) li.addEventListener('click', () => revealNode(t.costliest));
+      list.appendChild(li);
+    }
+  }
+
   // Shows a node where it lives (its container in the network view) and opens its panel.
   async function revealNode(id, parent) {
     try {
@@ -1249,10 +1269,12 @@
     }
     if (!s.metrics.includes(state.metric)) state.metric = 'score';
     sel.value = state.metric;
+    renderThreads(s);
     await enterContainer('');
-    // A top level with a single container: go into it, as the engine's users would.
+    // A top level of one container (a GStreamer pipeline, a TouchDesigner
+    // project): go into it, as the engine's users would.
     const it = state.graph.items;
-    if (it.id.length === 1 && it.flags[0] & F.enterable && !(it.flags[0] & F.node)) await enterContainer(it.id[0]);
+    if (it.id.length === 1 && it.flags[0] & F.enterable) await enterContainer(it.id[0]);
   }
 
   async function refreshLive() {

@@ -3,7 +3,9 @@
 //   node explorer_test.mjs --cookgraph BIN --input PATH [--input PATH2] --out DIR
 //                          --fake-llm tests/tools/fake_llm_server.py [--hostile]
 //
-// On one input: the network draws; a double-click enters a container (when
+// On one input: the network draws; a GStreamer recording lists its
+// streaming threads by name, the bottleneck first, whose click opens its
+// costliest element; a double-click enters a container (when
 // the input has one); a search finds the top node by name and opens its
 // panel, whose numbers must equal `cookgraph score --format json`'s; the
 // worst frame's timeline opens; the Nodes tab ranks by its gain column (a
@@ -76,6 +78,34 @@ try {
   const drawn = await page.evaluate(() => window.cookgraph.drawn);
   check(drawn > 0, `the network drew nothing (drawn = ${drawn})`);
   await page.screenshot({ path: `${args.out}/network.png` });
+
+  // GStreamer: the first view lists the streaming threads by name, the
+  // bottleneck first (score's bottleneck_thread), and opens inside the
+  // pipeline rather than on one container box.
+  if (expected.threads && expected.threads.length) {
+    const chips = await page.$$eval('#threads li', (lis) => lis.map((li) => ({
+      thread: li.dataset.thread, text: li.textContent, bottleneck: li.classList.contains('bottleneck') })));
+    check(chips.length === expected.threads.length,
+      `the explorer lists ${chips.length} streaming threads, score ${expected.threads.length}`);
+    for (const t of expected.threads) {
+      const chip = chips.find((c) => c.thread === t.thread);
+      check(chip && chip.text.startsWith(t.name) && chip.text.includes(t.route),
+        `thread ${t.thread} is not shown as "${t.name}" (${t.route}): ${chip && chip.text}`);
+    }
+    const b = expected.bottleneck_thread;
+    check(b && chips[0] && chips[0].bottleneck && chips[0].thread === b.thread,
+      `the first thread shown is not the bottleneck ${b && b.name}: ${chips[0] && chips[0].text}`);
+    const level = await page.evaluate(() => document.body.dataset.container);
+    check(level !== '', 'the explorer opened on the top level of a pipeline, not inside it');
+    if (b && b.element) {
+      await page.click('#threads li.bottleneck');
+      try {
+        await page.waitForFunction((id) => document.getElementById('panel').dataset.ready === id, b.element, { timeout: 15000 });
+      } catch {
+        check(false, `a click on the bottleneck thread did not open ${b.element}`);
+      }
+    }
+  }
 
   // A double-click enters a container.
   const items = await page.evaluate(() => window.cookgraph.items());
