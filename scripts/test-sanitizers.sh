@@ -29,25 +29,60 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Graphviz 2.42 and the font libraries under it leak inside themselves; each
 # suppression is explained in the file.
 export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0
-# Line tables only: reports still name file and line, and full debug
-# information took a quarter of these builds' time.
-sanitize="-O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
-cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
-  -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_CXX_FLAGS="$sanitize" \
-  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DCOOKGRAPH_FUZZ=ON -DCOOKGRAPH_FUZZ_SMOKE_SECONDS=3 -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON \
-  -DCOOKGRAPH_GLUE_O0=ON >/dev/null
-cmake --build build-asan -j "$jobs"
+# The builds, each a function so that scripts/test.sh can start one in the
+# background at the lowest priority while tests run: the tests keep the
+# CPUs they use, the build takes the rest (they leave a third idle, waiting
+# on pipelines, servers and subprocesses).
+asan_build() {
+  # Line tables only: reports still name file and line, and full debug
+  # information took a quarter of these builds' time.
+  local sanitize="-O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+  cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
+    -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_CXX_FLAGS="$sanitize" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DCOOKGRAPH_FUZZ=ON -DCOOKGRAPH_FUZZ_SMOKE_SECONDS=3 -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON \
+    -DCOOKGRAPH_GLUE_O0=ON >/dev/null
+  cmake --build build-asan -j "$jobs"
+}
+tsan_build() {
+  cmake -S . -B build-tsan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
+    -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+    -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON >/dev/null
+  cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests server_tests
+}
+# background_build NAME: runs NAME's build niced, its output in
+# build-logs/NAME.log (printed if it fails); wait_build NAME waits for it.
+background_build() {
+  mkdir -p build-logs
+  nice -n 19 bash "$PWD/scripts/test-sanitizers.sh" --build "$1" >"build-logs/$1.log" 2>&1 &
+  eval "build_pid_$1=$!"
+}
+wait_build() {
+  local pid
+  eval "pid=\$build_pid_$1"
+  if ! wait "$pid"; then
+    cat "build-logs/$1.log" >&2
+    echo "test-sanitizers: the $1 build failed (build-logs/$1.log)" >&2
+    exit 1
+  fi
+}
+if [ "${1:-}" = --build ]; then  # one build alone: scripts/test.sh and background_build
+  "${2}_build"
+  exit 0
+fi
+
+# ASan+UBSan: built already when scripts/test.sh built it in the background
+# (then this finds nothing to do).
+asan_build
 step "ASan+UBSan build done"
+# The TSan build in the background, niced, while the ASan suite runs.
+background_build tsan
 (cd build-asan && ctest --output-on-failure -j "$jobs")
 step "ASan+UBSan suite passed"
 
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp
-cmake -S . -B build-tsan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
-  -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
-  -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON >/dev/null
-cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests server_tests
+wait_build tsan
 step "TSan build done"
 bash tests/tools/tsan_batch.sh build-tsan/cli/cookgraph
 step "TSan batch passed"

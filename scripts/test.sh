@@ -4,9 +4,11 @@
 #  1. the normal build (g++, as users build it): cookgraph, the Python module
 #     and the programs the tests labelled `plain` run, then those tests: the
 #     ones that need an unsanitized build (the Python module, real timing, the
-#     browser) and the independent checks' perturbed twins;
+#     browser) and the independent checks' perturbed twins, while the
+#     ASan+UBSan build runs beside them at the lowest priority;
 #  2. scripts/test-sanitizers.sh: every other test once under ASan+UBSan, with
-#     each fuzz target run briefly, then the threaded code under TSan;
+#     each fuzz target run briefly (the TSan build beside it, niced), then the
+#     threaded code under TSan;
 #  3. tests/tools/check_test_split.py: no test of the normal build is left out.
 # COOKGRAPH_SANITIZERS=0 is the quick loop: the normal build of everything and
 # its whole suite, without the sanitizers (`ctest -L fast` in build/ then runs
@@ -30,8 +32,19 @@ fi
 
 bash scripts/build.sh cookgraph cookgraph_python cookgraph_plain_programs
 step "normal build done"
+# The ASan+UBSan build at the lowest priority while the plain tests run: it
+# takes the CPU they leave idle (its log: build-logs/asan.log).
+mkdir -p build-logs
+nice -n 19 bash scripts/test-sanitizers.sh --build asan >build-logs/asan.log 2>&1 &
+asan_build=$!
 (cd build && ctest --output-on-failure -j "$jobs" -L plain)
 step "plain tests passed"
+if ! wait "$asan_build"; then
+  cat build-logs/asan.log >&2
+  echo "test.sh: the ASan+UBSan build failed (build-logs/asan.log)" >&2
+  exit 1
+fi
+step "ASan+UBSan build done"
 COOKGRAPH_ALONE_BINARY=build/cli/cookgraph bash scripts/test-sanitizers.sh
 step "sanitizer half passed"
 "$python" tests/tools/check_test_split.py build build-asan
