@@ -817,6 +817,7 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
   std::string layout;
   double span_ms = 0;
   size_t total = 0, kept = 0;
+  size_t other_streams = 0;  // GStreamer: cooks of buffer k on threads at another rate, left out
 
   if (!s.timelines.empty()) {
     layout = "recorded";
@@ -909,8 +910,15 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
     };
     const NodeIndex nodes = static_cast<NodeIndex>(std::min(st.cook_start_ms.size(), net.size()));
     double origin = INFINITY, end = -INFINITY;
+    // A cook on a thread at another rate (audio beside video) is that
+    // stream's buffer k, not part of frame k: left out, and counted.
+    auto other_rate = [&](NodeIndex n) {
+      const uint32_t t = st.cook_thread[n][frame];
+      return t < st.threads.size() && !st.threads[t].sets_frame;
+    };
     for (NodeIndex n = 0; n < nodes; ++n) {
-      if (const auto c = cook_of(n)) {
+      const auto c = cook_of(n);
+      if (c && !other_rate(n)) {
         origin = std::min(origin, c->first);
         end = std::max(end, c->first + c->second);
       }
@@ -918,6 +926,10 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
     for (NodeIndex n = 0; n < nodes; ++n) {
       const auto c = cook_of(n);
       if (!c) continue;
+      if (other_rate(n)) {
+        ++other_streams;
+        continue;
+      }
       const uint32_t t = st.cook_thread[n][frame];
       Lane& l = lanes[t < st.threads.size() ? t : st.threads.size()];
       const bool waiting = v.analysis.waiting.size() > n && v.analysis.waiting[n];
@@ -939,6 +951,8 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
     // one operator at a time).
     layout = "dependency";
     std::vector<size_t> lane_of_node(net.size(), 0);
+    const std::vector<bool> off_frame =
+        s.streaming ? OffFrameNodes(*s.streaming, net.size()) : std::vector<bool>(net.size(), false);
     if (s.streaming && !s.streaming->threads.empty()) {
       lanes.resize(s.streaming->threads.size());
       for (size_t t = 0; t < s.streaming->threads.size(); ++t) {
@@ -959,6 +973,10 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
     for (NodeIndex n : v.analysis.order) {
       const auto cook = s.samples.series(n, Metric::kCookMs);
       if (cook.empty() || frame >= cook.size() || !std::isfinite(cook[frame])) continue;
+      if (off_frame[n]) {
+        ++other_streams;
+        continue;
+      }
       const bool waiting = v.analysis.waiting.size() > n && v.analysis.waiting[n];
       Lane& l = lanes[lane_of_node[n]];
       double& t = at[lane_of_node[n]];
@@ -988,6 +1006,7 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
               {"span_ms", Num(span_ms)},
               {"events", total},
               {"kept", kept},
+              {"other_streams", other_streams},
               {"names", std::move(names)},
               {"lanes", std::move(jl)}};
   return doc.dump();

@@ -158,6 +158,49 @@ TEST(Explorer, ATouchDesignerFrameIsLaidOutInDependencyOrderOnTheMainThread) {
   EXPECT_NEAR(at, sum, 1e-9);
 }
 
+// A GStreamer buffer index k is frame k of the threads at the bottleneck's
+// rate only: a thread at another rate (audio beside video) is left out of the
+// frame's timeline, in both layouts, and counted (issue 34).
+TEST(Explorer, AGstreamerFrameLeavesOutThreadsAtAnotherRate) {
+  auto v = std::make_shared<View>();
+  Result<Snapshot> s = ReadInput({std::string(COOKGRAPH_SOURCE_DIR) + "/tests/data/gstreamer/tee_bin.dot",
+                                  std::string(COOKGRAPH_SOURCE_DIR) + "/tests/data/gstreamer/tee_bin.log"},
+                                 {});
+  ASSERT_TRUE(s) << s.error().Format();
+  v->snapshot = std::move(*s);
+  ASSERT_TRUE(v->snapshot.streaming);
+  Streaming& st = *v->snapshot.streaming;
+  ASSERT_GE(st.threads.size(), 2u);
+  const size_t other = st.bottleneck == 0 ? 1 : 0;
+  st.threads[other].sets_frame = false;
+  std::set<std::string> hidden;
+  const std::vector<bool> off = OffFrameNodes(st, v->snapshot.network.size());
+  for (NodeIndex n = 0; n < off.size(); ++n) {
+    if (off[n]) hidden.insert(v->snapshot.network.node(n).id);
+  }
+  ASSERT_FALSE(hidden.empty());
+  const bool recorded = !st.cook_start_ms.empty();
+  v->analysis = Analyse(v->snapshot, AnalysisOptions{.gains = true});
+  v->pack = *BuiltinPack(v->snapshot.info.engine);
+  Prepare(*v);
+  Dataset d;
+  d.views.push_back(v);
+  Explorer ex(std::move(d));
+  const json t = Doc(ex.TimelineJson(0, 0));
+  EXPECT_EQ(t["layout"], recorded ? "recorded" : "dependency");
+  size_t shown = 0;
+  for (const json& lane : t["lanes"]) {
+    for (const json& node : lane["node"]) {
+      ++shown;
+      if (node.is_string()) {
+        EXPECT_EQ(hidden.count(node.get<std::string>()), 0u) << node;
+      }
+    }
+  }
+  EXPECT_GT(shown, 0u);
+  EXPECT_GE(t["other_streams"].get<size_t>(), 1u);
+}
+
 TEST(Explorer, ATraceStepHasOneLanePerThreadAndStreamWithLaunchLinks) {
   Dataset d;
   d.views.push_back(LoadView("tests/data/fixtures/traces/kineto_nccl_rank0_5steps.json.gz"));
