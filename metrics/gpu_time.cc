@@ -360,7 +360,9 @@ GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
       if (std::find(kStatsLaunchCalls.begin(), kStatsLaunchCalls.end(), t.name(call)) == kStatsLaunchCalls.end()) {
         continue;
       }
-      delays.push_back(e.start_ns - call.start_ns);
+      // HTA (cuda_kernel_analysis.py, get_cuda_kernel_launch_stats): from
+      // the call's end to the kernel's start, clipped at 0.
+      delays.push_back(std::max<int64_t>(e.start_ns - call.start_ns - call.dur_ns, 0));
       launch_cpu_ns += call.dur_ns;
       if (e.dur_ns < kTinyKernelNs) ++out.launches.kernels_under_10us;
     }

@@ -101,16 +101,33 @@ TEST(GpuTime, TemporalBreakdownIdleSplitAndLaunches) {
   EXPECT_DOUBLE_EQ(s7.idle_host_wait_ms, 0.130);
   EXPECT_DOUBLE_EQ(s7.idle_other_ms, 0.095);
   EXPECT_DOUBLE_EQ(s7.idle_ms, 0.235);
-  // Launches: the four cudaLaunchKernel pairs; delays 90, 140, 100, 150 µs.
+  // Launches: the four cudaLaunchKernel pairs; delays from each call's end
+  // (HTA's definition): 85, 135, 95, 145 µs.
   EXPECT_EQ(g.launches.count, 4u);
-  EXPECT_DOUBLE_EQ(g.launches.delay_mean_ms, 0.120);
-  EXPECT_DOUBLE_EQ(g.launches.delay_p50_ms, 0.120);  // (100 + 140) / 2
-  EXPECT_DOUBLE_EQ(g.launches.delay_max_ms, 0.150);
-  EXPECT_NEAR(g.launches.delay_p95_ms, 0.1485, 1e-12);  // 140 + 0.85 * 10
+  EXPECT_DOUBLE_EQ(g.launches.delay_mean_ms, 0.115);
+  EXPECT_DOUBLE_EQ(g.launches.delay_p50_ms, 0.115);  // (95 + 135) / 2
+  EXPECT_DOUBLE_EQ(g.launches.delay_max_ms, 0.145);
+  EXPECT_NEAR(g.launches.delay_p95_ms, 0.1435, 1e-12);  // 135 + 0.85 * 10
   EXPECT_DOUBLE_EQ(g.launches.cpu_ms, 0.020);
   EXPECT_EQ(g.launches.kernels_under_10us, 1u);  // the 5 µs relu
   EXPECT_DOUBLE_EQ(g.overlap.communication_ms, 0.100);
   EXPECT_DOUBLE_EQ(g.overlap.overlapped_ms, 0.020);
+}
+
+// A kernel that starts before its launch call returns (the call blocks, or the
+// GPU was idle and fast) has a launch delay of 0, not a negative one, as HTA
+// clips it.
+TEST(GpuTime, LaunchDelayRunsFromTheCallsEndClippedAtZero) {
+  Builder b;
+  const uint32_t c1 = b.Cpu("cudaLaunchKernel", 10, 20);  // ends at 30
+  const uint32_t c2 = b.Cpu("cudaLaunchKernel", 40, 5);   // ends at 45
+  b.Kernel("gemm", 1, 25, 10, c1);                        // starts 5 µs before the end: 0
+  b.Kernel("relu", 1, 57, 10, c2);                        // 12 µs after the end
+  const GpuTime g = AnalyseGpuTime({b.timeline()});
+  EXPECT_EQ(g.launches.count, 2u);
+  EXPECT_DOUBLE_EQ(g.launches.delay_mean_ms, 0.006);
+  EXPECT_DOUBLE_EQ(g.launches.delay_max_ms, 0.012);
+  EXPECT_DOUBLE_EQ(g.launches.delay_p50_ms, 0.006);
 }
 
 TEST(GpuTime, TheLastStepAndUnlaunchedKernelsAreLeftOutWithTwoSteps) {

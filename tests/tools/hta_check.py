@@ -126,12 +126,12 @@ are the ones this file follows line by line; see the comments at each step):
    "runFunction - job_prep_and_submit_for_execution" (MTIA), cudaMemcpyAsync,
    cudaMemsetAsync (not cuLaunchKernel, not cudaGraphLaunch). Every (CPU row
    with that correlation, kernel with that correlation) pair is one launch.
-   delay = kernel ts - launch call ts (LAUNCH_DELAY_MODE "start", the brief's
-   definition). DEPARTURE: HTA's code computes ts_y - ts_x + dur_x (kernel
-   start - call start + call duration) while its docstring
-   (trace_analysis.py get_cuda_kernel_launch_stats) says "difference between
-   gpu kernel starting and cpu op ending"; set LAUNCH_DELAY_MODE to
-   "hta_code" or "hta_doc" for those. count = number of pairs; mean; p50, p95
+   delay = max(kernel ts - (launch call ts + call dur), 0): from the call's
+   end to the kernel's start, clipped at 0, as HTA's code computes it
+   (ts_y - ts_x - dur_x, .clip(lower=0), at commit f4d0062) and its
+   docstring says ("difference between gpu kernel starting and cpu op
+   ending"). LAUNCH_DELAY_MODE "start" measures from the call's start
+   instead (what cookgraph did before issue 35). count = number of pairs; mean; p50, p95
    with NumPy's default "linear" method (h = (n-1)q, x[floor h] + (h - floor
    h)(x[floor h + 1] - x[floor h])); max; cpu_ms = sum of the paired calls'
    durations; kernels_under_10us = paired kernels with dur < 10 us. Pooled
@@ -205,9 +205,9 @@ LAUNCH_CALL_NAMES = frozenset((
     "cudaMemsetAsync",
 ))
 
-# "start": kernel ts - call ts (the brief). "hta_code": + call dur (HTA's code).
-# "hta_doc": - call dur, i.e. from the call's end (HTA's docstring).
-LAUNCH_DELAY_MODE = "start"
+# "hta": max(kernel ts - (call ts + call dur), 0), HTA's code and docstring at
+# f4d0062. "start": kernel ts - call ts (cookgraph before issue 35).
+LAUNCH_DELAY_MODE = "hta"
 
 SHORT_KERNEL_NS = 10 * 1000
 
@@ -532,11 +532,9 @@ def percentile_linear(sorted_values, q):
 
 
 def launch_delay(kernel, call):
-    if LAUNCH_DELAY_MODE == "hta_code":
-        return kernel.ts - call.ts + call.dur
-    if LAUNCH_DELAY_MODE == "hta_doc":
-        return kernel.ts - (call.ts + call.dur)
-    return kernel.ts - call.ts
+    if LAUNCH_DELAY_MODE == "start":
+        return kernel.ts - call.ts
+    return max(kernel.ts - (call.ts + call.dur), 0)
 
 
 def ms(ns):
@@ -964,10 +962,13 @@ SELF_TEST_ONE_RANK_EXPECTED = {
                  "idle_host_wait_ms": 0.2, "idle_kernel_wait_ms": 0.0,
                  "idle_other_ms": 0.0},
             ]}],
-        # delays (us): 10, 114, 15, 270, 60, 150
+        # delays from each call's end (us): A 20-15 = 5, B 130-20 = 110,
+        # C 215-210 = 5, D 300-35 = 265, nccl 100-46 = 54, nccl 400-253 = 147;
+        # sorted 5 5 54 110 147 265: p50 54 + 0.5 * 56 = 82, p95 (h = 4.75)
+        # 147 + 0.75 * 118 = 235.5
         "launches": {"count": 6,
-                     "delay_ms": {"mean": 0.619 / 6, "p50": 0.087, "p95": 0.24,
-                                  "max": 0.27},
+                     "delay_ms": {"mean": 0.586 / 6, "p50": 0.082, "p95": 0.2355,
+                                  "max": 0.265},
                      "cpu_ms": 0.033, "kernels_under_10us": 2},
         "overlap": {"communication_ms": 0.108, "overlapped_ms": 0.07},
     },
@@ -1031,9 +1032,10 @@ SELF_TEST_TWO_RANKS_EXPECTED = {
                           "idle_host_wait_ms": 0.0, "idle_kernel_wait_ms": 0.0,
                           "idle_other_ms": 0.0}]},
         ],
-        # delays (us): 10, 10, 5, 15
+        # delays from each call's end (us): rank 0 20-12 = 8, 70-64 = 6; rank 1
+        # 10-8 = 2, 30-18 = 12; sorted 2 6 8 12: p50 7, p95 (h = 2.85) 8 + 0.85 * 4
         "launches": {"count": 4,
-                     "delay_ms": {"mean": 0.01, "p50": 0.01, "p95": 0.01425, "max": 0.015},
+                     "delay_ms": {"mean": 0.007, "p50": 0.007, "p95": 0.0114, "max": 0.012},
                      "cpu_ms": 0.012, "kernels_under_10us": 1},
         "overlap": {"communication_ms": 0.04, "overlapped_ms": 0.02},
     },
