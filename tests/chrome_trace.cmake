@@ -62,5 +62,33 @@ foreach(trace kineto_2021_schema.json kineto_alexnet_sync.json.gz kineto_cpu_onl
     endif()
   endforeach()
 endforeach()
+# HTA itself as the oracle (tests/tools/hta_oracle.py): Meta's Holistic Trace
+# Analysis at commit f4d0062, from ../shared/reference/hta, computes the launch
+# delays of every GPU fixture it reads (not the 2021 schema, which it cannot),
+# and cookgraph's launch statistics must equal them within HTA's whole-µs
+# rounding; the perturbed twin must fail. Skipped (77) without ../shared.
+set(hta_reference ${PROJECT_SOURCE_DIR}/../shared/reference/hta)
+set(hta_oracle_inputs)
+foreach(trace kineto_alexnet_sync.json.gz kineto_cuda_event_sync.json.gz
+        kineto_event_sync_multi_stream.json.gz kineto_memory_rank1_of_2.json.gz
+        kineto_nccl_rank0_5steps.json.gz kineto_resnet50_workers4.json.gz hta_two_ranks)
+  list(APPEND hta_oracle_inputs ${chrome_fixtures}/${trace})
+endforeach()
+foreach(variant ${checker_variants})
+  set(name HtaOracle.launches.${variant})
+  set(extra)
+  if(variant STREQUAL perturbed)
+    set(extra --perturb)
+  endif()
+  add_test(NAME ${name}
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_oracle.py
+      --cookgraph $<TARGET_FILE:cookgraph> --hta ${hta_reference} ${hta_oracle_inputs} ${extra})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+  if(variant STREQUAL perturbed)
+    set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
+    cookgraph_plain_test(${name})
+  endif()
+endforeach()
+
 add_test(NAME HtaBreakdown.self_test
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_check.py --self-test)
