@@ -47,7 +47,9 @@
 // {param:NAME|TEXT} (TEXT where the snapshot does not give NAME: GStreamer's
 // dumps give only properties set away from their defaults), and per scope:
 // node: {node} {type} {family} {downstream}; loop: {loop_nodes} {loop_kind}
-// {costliest}; critical_path: {path_nodes} {first} {last} {costliest};
+// {costliest}; critical_path: {path_nodes} {first} {last} {costliest}
+// {path_window} ("per frame", or a trace's "in step 8") {path_of} ("of the
+// mean frame", "of the step's 161.000 ms": what {share} is a share of);
 // frames: {worst_nodes}; thread: {thread} ("theoraenc0 thread (queue0 → … →
 // oggmux0)"), {thread_name} ("theoraenc0 thread"), {element} {elements}; every scope:
 // {engine} {budget_ms}. Node scope also has {caps_in} and {caps_out} (the

@@ -102,8 +102,8 @@ constexpr std::array<std::string_view, 10> kNodeText = {
     "budget_ms", "caps_in", "caps_out", "name",       "factory"};
 constexpr std::array<std::string_view, 5> kLoopText = {"loop_nodes", "loop_kind", "costliest",
                                                        "engine", "budget_ms"};
-constexpr std::array<std::string_view, 6> kPathText = {"path_nodes", "first",  "last",
-                                                       "costliest",  "engine", "budget_ms"};
+constexpr std::array<std::string_view, 8> kPathText = {
+    "path_nodes", "first", "last", "costliest", "engine", "budget_ms", "path_window", "path_of"};
 constexpr std::array<std::string_view, 2> kFrameText = {"worst_nodes", "engine"};
 constexpr std::array<std::string_view, 6> kGpuText = {"rank",   "host_ops", "device",
                                                       "engine", "straggler_step", "memory_device"};

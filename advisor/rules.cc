@@ -575,9 +575,20 @@ std::vector<Subject> PathSubjects(const Snapshot& snapshot, const Analysis& a,
   }
   s.gain_nodes = {costliest};
   s.gain_subject.text = "its costliest node " + net.node(costliest).id;
-  s.facts = {path.weight, a.frames.mean_ms > 0 ? path.weight / a.frames.mean_ms : 0.0,
-             static_cast<double>(path.nodes.size())};
-  s.text = {{"path_nodes", JoinIds(net, path.nodes, " -> ", 3)},
+  // A trace's path is one step's (or the whole trace's) events: its share is
+  // of that window, not of the mean step, and it is said per step.
+  double share = a.frames.mean_ms > 0 ? path.weight / a.frames.mean_ms : 0.0;
+  std::string window = "per frame", of = "of the mean frame";
+  if (a.trace && a.trace->path) {
+    const StepPath& p = *a.trace->path;
+    share = p.window_ms > 0 ? p.length_ms / p.window_ms : 0.0;
+    window = p.step ? fmt::format("in step {}", *p.step) : std::string("over the trace");
+    of = fmt::format("of {} {:.3f} ms", p.step ? "the step's" : "the trace's", p.window_ms);
+  }
+  s.facts = {path.weight, share, static_cast<double>(path.nodes.size())};
+  s.text = {{"path_window", window},
+            {"path_of", of},
+            {"path_nodes", JoinIds(net, path.nodes, " -> ", 3)},
             {"first", net.node(path.nodes.front()).id},
             {"last", net.node(path.nodes.back()).id},
             {"costliest", net.node(costliest).id},

@@ -199,21 +199,25 @@ void Comparison(const ReportInput& in, std::string& out) {
 }
 
 void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::string& out) {
+  // Traces without a budget have steps, not frames (docs/architecture.md#steps-are-not-frames).
+  const std::string_view unit = in.analysis.has_budget ? "frame" : "step";
   out += fmt::format(
-      "<section id=\"top-nodes\"><h2>Top nodes</h2>\n<p class=\"muted\">{} of {} by score (avg × (1 + std)); times in ms; per-frame = the node's cook time "
-      "summed over its frames / all frames; share = per-frame / mean frame time. Bars: per-frame "
+      "<section id=\"top-nodes\"><h2>Top nodes</h2>\n<p class=\"muted\">{} of {} by score (avg × (1 + std)); times in ms; per-{unit} = the node's cook time "
+      "summed over its {unit}s / all {unit}s; share = per-{unit} / mean {unit} time. Bars: per-{unit} "
       "ms, orange when the node is on "
       "the critical path.</p>\n",
-      Costliest(rows.size()), Counted(CookedCount(in.analysis), "cooked node"));
+      Costliest(rows.size()), Counted(CookedCount(in.analysis), "cooked node"),
+      fmt::arg("unit", unit));
   if (rows.empty()) {
-    out += "<p>No node cooked in any frame.</p></section>\n";
+    out += fmt::format("<p>No node cooked in any {}.</p></section>\n", unit);
     return;
   }
   out += TopNodesChart(in.snapshot, in.analysis, rows);
-  out +=
+  out += fmt::format(
       "<table><thead><tr><th class=\"n\">rank</th><th>id</th><th>type</th><th class=\"n\">score"
       "</th><th class=\"n\">avg</th><th class=\"n\">p95</th><th class=\"n\">max</th>"
-      "<th class=\"n\">per-frame</th><th class=\"n\">share</th>";
+      "<th class=\"n\">per-{}</th><th class=\"n\">share</th>",
+      unit);
   const bool gains = !in.analysis.gain_ms.empty();
   if (gains) out += fmt::format("<th class=\"n\" title=\"{}\">gain</th>", kGainTitle);
   out += "<th>flags</th></tr></thead><tbody>\n";

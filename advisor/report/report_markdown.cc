@@ -180,19 +180,22 @@ void FrameTime(const ReportInput& in, std::string& out) {
 
 void TopNodes(const ReportInput& in, std::string& out) {
   const std::vector<TopRow> rows = TopRows(in.analysis, in.top);
+  // Traces without a budget have steps, not frames (docs/architecture.md#steps-are-not-frames).
+  const std::string_view unit = in.analysis.has_budget ? "frame" : "step";
   out += fmt::format(
       "## Top nodes\n\n{} of {} by score (avg × (1 + std)); times in "
-      "ms; per-frame = cook time summed over the node's frames / all frames; share = per-frame / "
-      "mean frame time.\n\n",
-      Costliest(rows.size()), Counted(CookedCount(in.analysis), "cooked node"));
+      "ms; per-{unit} = cook time summed over the node's {unit}s / all {unit}s; share = per-{unit} / "
+      "mean {unit} time.\n\n",
+      Costliest(rows.size()), Counted(CookedCount(in.analysis), "cooked node"),
+      fmt::arg("unit", unit));
   if (rows.empty()) {
-    out += "No node cooked in any frame.\n\n";
+    out += fmt::format("No node cooked in any {}.\n\n", unit);
     return;
   }
   // gain: the mean frame ms saved if the node cooked twice as fast (kGainTitle).
   const bool gains = !in.analysis.gain_ms.empty();
-  std::vector<std::string> head = {">rank", "id",   "type",       ">score", ">avg",
-                                   ">p95",  ">max", ">per-frame", ">share"};
+  std::vector<std::string> head = {">rank", "id",   "type", ">score", ">avg",
+                                   ">p95",  ">max", fmt::format(">per-{}", unit), ">share"};
   if (gains) head.push_back(">gain");
   head.push_back("flags");
   TableHead(out, head);
