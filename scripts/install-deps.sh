@@ -32,7 +32,6 @@ packages=(
   python3-distributed                           # cookgraph.dask: scoring on a Dask cluster (brings python3-dask)
   python3-networkx                              # bench/baseline_score.py: the Python baseline of bench/run.sh
   python3-mpmath                                # tests/tools/diff_check.py: Welch p-values recomputed without Boost
-  python3-plotly python3-pydot                  # tests/tools/hta_oracle.py runs HTA itself (../shared/reference/hta), which imports them
   libsqlite3-dev                                # the history of runs in an SQLite file (score --store, cookgraph history), store/sqlite_store.cc
   libpq-dev                                     # the history of runs in PostgreSQL (libpq's C API), store/postgres_store.cc
   postgresql                                    # a real PostgreSQL server for ctest history_store_postgresql (initdb in a temporary directory)
