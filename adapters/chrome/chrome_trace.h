@@ -37,7 +37,9 @@
 //   -> child op; a node nested in itself adds no edge) and self time: a slice's
 //   duration minus the part its direct children cover. A slice that starts
 //   inside another and ends after it is counted as a warning and subtracted
-//   only where it overlaps.
+//   only where it overlaps. PyTorch's forward thread, waiting in the backward
+//   pass its autograd thread runs, does no work there: that part of its
+//   slices' own time is not self time (docs/formats.md#backward-thread).
 // - Flows: v1 `s`/`t`/`f` keyed by category and id (`s` and `t` bind to the
 //   enclosing slice, `f` to the next slice starting at or after it, or with
 //   "bp":"e" to the enclosing one) and v2 `bind_id` + `flow_out`/`flow_in` on

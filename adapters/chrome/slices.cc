@@ -6,7 +6,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
+#include <unordered_map>
 
 #include "adapters/chrome/records.h"
 #include "graph/parallel.h"
@@ -79,6 +82,114 @@ std::vector<std::string> PairBeginEnd(TraceRecords& r) {
   return warnings;
 }
 
+namespace {
+
+// The pid part of an interned "pid\x1Ftid".
+std::string_view PidOf(const TraceRecords& r, uint32_t thread) {
+  const std::string_view t = r.strings.str(thread);
+  return t.substr(0, t.find('\x1F'));
+}
+
+// Per process (pid): the one thread with kept slices of category cpu_op or
+// user_annotation whose name contains `word`, not counting `besides`' thread
+// of that process; a process with none or with several has no entry.
+std::map<std::string_view, uint32_t> ThreadsNaming(
+    const TraceRecords& r, const Nesting& n, std::string_view word,
+    const std::map<std::string_view, uint32_t>& besides = {}) {
+  std::map<std::string_view, uint32_t> found;
+  std::set<std::string_view> several;
+  for (const auto& [thread, range] : n.threads) {
+    const std::string_view pid = PidOf(r, thread);
+    if (auto b = besides.find(pid); b != besides.end() && b->second == thread) continue;
+    for (uint32_t pos = range.first; pos < range.second; ++pos) {
+      const Slice& s = r.slices[n.order[pos]];
+      if (s.cat == kNone) continue;
+      const std::string_view cat = r.strings.str(s.cat);
+      if ((cat == "cpu_op" || cat == "user_annotation") &&
+          r.strings.str(s.name).find(word) != std::string_view::npos) {
+        if (!found.emplace(pid, thread).second) several.insert(pid);
+        break;
+      }
+    }
+  }
+  for (std::string_view pid : several) found.erase(pid);
+  return found;
+}
+
+// PyTorch runs the backward pass on its autograd thread while the forward
+// thread waits in it (`loss.backward()`, often inside a `## backward ##`
+// annotation): that wait is not the forward thread's work, whether the
+// autograd thread is running ops or itself waiting for the GPU. The threads
+// are found as Holistic Trace Analysis' critical path finds the two it merges
+// (critical_path_analysis.py _get_fwd_tid/_get_bwd_tid: the one thread with
+// cpu_op or user_annotation events named "...forward...", the one with
+// "...autograd..."). A slice of the forward thread loses from its self time
+// the part of its own time (its span less its direct children) inside the
+// backward pass as seen from it: from the start of the first to the end of
+// the last top-level slice of the autograd thread that overlaps it. Per
+// process (a job's ranks are read together); unlike HTA, the forward
+// thread's own autograd events do not stop the autograd thread from being
+// found (docs/formats.md#backward-thread).
+void SubtractBackwardWork(const TraceRecords& r, const std::vector<bool>& flat, Nesting& n,
+                          uint32_t fwd, uint32_t bwd) {
+  // The union of the autograd thread's top-level slices, sorted, disjoint.
+  std::vector<std::pair<int64_t, int64_t>> cover;
+  const auto [blo, bhi] = n.threads.at(bwd);
+  for (uint32_t pos = blo; pos < bhi; ++pos) {
+    const uint32_t s = n.order[pos];
+    if (n.parent[s] != kNone || flat[s]) continue;
+    const Slice& slice = r.slices[s];
+    if (!cover.empty() && slice.start <= cover.back().second) {
+      cover.back().second = std::max(cover.back().second, slice.end);
+    } else {
+      cover.emplace_back(slice.start, slice.end);
+    }
+  }
+  if (cover.empty()) return;
+  // The backward pass as seen from [lo, hi): from the first start to the last
+  // end of the autograd work overlapping it, clipped to it; empty when none.
+  auto window = [&](int64_t lo, int64_t hi) -> std::pair<int64_t, int64_t> {
+    auto first = std::partition_point(cover.begin(), cover.end(),
+                                      [&](const auto& c) { return c.second <= lo; });
+    auto past = std::partition_point(first, cover.end(),
+                                     [&](const auto& c) { return c.first < hi; });
+    if (first == past) return {0, 0};
+    return {std::max(lo, first->first), std::min(hi, (past - 1)->second)};
+  };
+  auto overlap = [](std::pair<int64_t, int64_t> w, int64_t lo, int64_t hi) {
+    return std::max<int64_t>(0, std::min(w.second, hi) - std::max(w.first, lo));
+  };
+  const auto [flo, fhi] = n.threads.at(fwd);
+  std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> windows;
+  for (uint32_t pos = flo; pos < fhi; ++pos) {
+    const uint32_t s = n.order[pos];
+    if (flat[s]) continue;
+    const auto w = window(r.slices[s].start, r.slices[s].end);
+    if (w.second > w.first) windows.emplace(s, w);
+  }
+  std::unordered_map<uint32_t, int64_t> cut;  // per forward slice: its own time in the pass
+  for (const auto& [s, w] : windows) cut[s] += w.second - w.first;
+  for (uint32_t pos = flo; pos < fhi; ++pos) {
+    const uint32_t s = n.order[pos];
+    const uint32_t p = n.parent[s];
+    if (flat[s] || p == kNone) continue;
+    auto w = windows.find(p);
+    if (w == windows.end()) continue;
+    cut[p] -= overlap(w->second, r.slices[s].start, std::min(r.slices[s].end, r.slices[p].end));
+  }
+  for (const auto& [s, ns] : cut) n.self_ns[s] -= std::max<int64_t>(ns, 0);
+}
+
+void SubtractBackwardWork(const TraceRecords& r, const std::vector<bool>& flat, Nesting& n) {
+  const auto fwd = ThreadsNaming(r, n, "forward");
+  if (fwd.empty()) return;
+  for (const auto& [pid, bwd] : ThreadsNaming(r, n, "autograd", fwd)) {
+    if (auto f = fwd.find(pid); f != fwd.end()) SubtractBackwardWork(r, flat, n, f->second, bwd);
+  }
+}
+
+}  // namespace
+
 Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
                    const std::vector<bool>& flat, const std::vector<bool>& visible) {
   const std::vector<Slice>& slices = r.slices;
@@ -148,6 +259,7 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
     }
     stack.push_back(s);
   }
+  SubtractBackwardWork(r, flat, n);
   for (int64_t& self : n.self_ns) self = std::max<int64_t>(self, 0);
   return n;
 }

@@ -182,6 +182,49 @@ def main():
         if s["parent"] is not None:
             s["parent"]["self"] -= s["end"] - s["start"]
 
+    # The forward thread's wait for PyTorch's autograd thread is not self
+    # time. Per pid: the forward thread is the one thread with a node slice
+    # of category cpu_op or user_annotation named "...forward...", the
+    # autograd thread the one other thread with such a slice named
+    # "...autograd..." (HTA's _get_fwd_tid/_get_bwd_tid, the forward thread
+    # left out of the second search). A forward-thread slice's window is from
+    # the earliest start to the latest end of the autograd thread's top-level
+    # node slices that overlap it, clipped to it; its self time loses the
+    # window less the parts of the window its direct children cover.
+    def named(word, besides=None):
+        found = {}
+        for s in nodes_slices:
+            pid = s["thread"][0]
+            if (s["cat"] in ("cpu_op", "user_annotation") and word in s["name"]
+                    and (besides is None or besides.get(pid) != s["thread"])):
+                found.setdefault(pid, set()).add(s["thread"])
+        return {pid: next(iter(ts)) for pid, ts in found.items() if len(ts) == 1}
+    forward = named("forward")
+    for pid, bwd in named("autograd", forward).items():
+        if pid not in forward:
+            continue
+        top = [b for b in nodes_slices if b["thread"] == bwd and b["parent"] is None and not b["gpu"]]
+        fwd = [f for f in nodes_slices if f["thread"] == forward[pid] and not f["gpu"]]
+        windows = {}
+        for f in fwd:
+            over = [b for b in top if b["start"] < f["end"] and b["end"] > f["start"]]
+            if over:
+                lo = max(f["start"], min(b["start"] for b in over))
+                hi = min(f["end"], max(b["end"] for b in over))
+                if hi > lo:
+                    windows[id(f)] = (lo, hi)
+        cut = {id(f): windows[id(f)][1] - windows[id(f)][0] for f in fwd if id(f) in windows}
+        for c in fwd:
+            p = c["parent"]
+            if p is None or id(p) not in windows:
+                continue
+            lo, hi = windows[id(p)]
+            cut[id(p)] -= max(0, min(hi, c["end"], p["end"]) - max(lo, c["start"]))
+        for f in fwd:
+            if id(f) in cut:
+                f["self"] -= max(cut[id(f)], 0)
+                f["self"] = max(f["self"], 0)
+
     # Flows (v1): bind, then follow each (cat, id) in time order.
     def enclosing(thread, ts):
         around = [p for p in by_thread.get(thread, []) if p["start"] <= ts <= p["end"]]

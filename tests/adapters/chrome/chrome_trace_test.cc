@@ -267,6 +267,36 @@ TEST(ChromeTrace, NestingGivesCallEdgesAndSelfTime) {
   EXPECT_TRUE(r->network.Find("e").has_value());
 }
 
+// PyTorch's backward pass runs on the autograd thread while the forward thread
+// waits in `## backward ##` (the threads found as HTA's critical path finds
+// them): the wait is not the annotation's self time. Forward thread 1:
+// `## forward ##` [0, 40) holding aten::linear [5, 35); `## backward ##`
+// [50, 200) holding aten::ones_like [55, 60). Autograd thread 2: two ops at
+// [70, 90) and [120, 150), then an op at [300, 310) outside both. The pass as
+// seen from `## backward ##` is [70, 150): 80 µs of its 145 µs of own time.
+TEST(ChromeTrace, TheForwardThreadsWaitForTheAutogradThreadIsNotSelfTime) {
+  auto r = ParseTrace(R"([
+    {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "pid": 1, "tid": 1, "ts": 0, "dur": 40},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 5, "dur": 30},
+    {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "pid": 1, "tid": 1, "ts": 50, "dur": 150},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::ones_like", "pid": 1, "tid": 1, "ts": 55, "dur": 5},
+    {"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: AddmmBackward0", "pid": 1, "tid": 2, "ts": 70, "dur": 20},
+    {"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: MeanBackward0", "pid": 1, "tid": 2, "ts": 120, "dur": 30},
+    {"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: SumBackward0", "pid": 1, "tid": 2, "ts": 300, "dur": 10}])");
+  ASSERT_TRUE(r) << ErrorOf(r);
+  EXPECT_DOUBLE_EQ(Value(*r, "## backward ##", 0), 0.065);  // 150 - 5 - 80
+  EXPECT_DOUBLE_EQ(Value(*r, "aten::ones_like", 0), 0.005);
+  EXPECT_DOUBLE_EQ(Value(*r, "## forward ##", 0), 0.010);  // no autograd work in it
+  EXPECT_DOUBLE_EQ(Value(*r, "autograd::engine::evaluate_function: MeanBackward0", 0), 0.030);
+  // Without a thread that runs "forward" work, the threads are not told
+  // apart, and nothing changes.
+  auto plain = ParseTrace(R"([
+    {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "pid": 1, "tid": 1, "ts": 50, "dur": 150},
+    {"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: AddmmBackward0", "pid": 1, "tid": 2, "ts": 70, "dur": 20}])");
+  ASSERT_TRUE(plain) << ErrorOf(plain);
+  EXPECT_DOUBLE_EQ(Value(*plain, "## backward ##", 0), 0.150);
+}
+
 TEST(ChromeTrace, ASliceOutlivingItsParentCountsOnlyWhereTheyOverlap) {
   // b [5, 15) starts inside a [0, 10) and ends after it: a's self time is 10 - 5.
   auto r = ParseTrace(R"([
