@@ -45,7 +45,9 @@
 // Placeholders in title and suggestion: any fact of the rule's scope ({share}
 // and {x:%} as percent, *_ms with 3 decimals), {param:NAME} and
 // {param:NAME|TEXT} (TEXT where the snapshot does not give NAME: GStreamer's
-// dumps give only properties set away from their defaults), and per scope:
+// dumps give only properties set away from their defaults), {param:A;B} (the
+// first of A, B the node has: PyTorch's input_dims, ONNX Runtime's
+// input_type_shape), and per scope:
 // node: {node} {type} {family} {downstream}; loop: {loop_nodes} {loop_kind}
 // {costliest}; critical_path: {path_nodes} {first} {last} {costliest}
 // {path_window} ("per frame", or a trace's "in step 8") {path_of} ("of the

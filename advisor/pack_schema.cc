@@ -188,9 +188,16 @@ std::vector<std::string> TemplatePlaceholders(RuleScope scope) {
 }
 
 bool TemplatePlaceholderKnown(RuleScope scope, std::string_view inner) {
-  if (inner.starts_with("param:")) {  // {param:NAME} or {param:NAME|TEXT}
-    const std::string_view name = inner.substr(6, inner.find('|') - 6);
-    return scope == RuleScope::kNode && !name.empty();
+  if (inner.starts_with("param:")) {  // {param:NAME}, {param:A;B}, either with |TEXT
+    const std::string_view names = inner.substr(6, inner.find('|') - 6);
+    size_t at = 0;
+    for (;;) {
+      const size_t semi = names.find(';', at);
+      if (names.substr(at, semi - at).empty()) return false;  // no name between
+      if (semi == std::string_view::npos) break;
+      at = semi + 1;
+    }
+    return scope == RuleScope::kNode;
   }
   // A numeric parameter halved or doubled (docs/architecture.md#advice-ordered-by-impact).
   // {half:NAME|N}: N is the value in effect where the snapshot does not give

@@ -203,10 +203,17 @@ std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s,
     out.append(tmpl, pos, open - pos);
     std::string_view inner(tmpl.data() + open + 1, close - open - 1);
     pos = close + 1;
-    if (inner.starts_with("param:")) {  // {param:NAME} or {param:NAME|TEXT}
+    if (inner.starts_with("param:")) {  // {param:NAME}, {param:A;B} (the first given), |TEXT
       const size_t bar = inner.find('|');
-      const std::string_view name = inner.substr(6, bar == std::string_view::npos ? bar : bar - 6);
-      const std::string* v = s.node ? FindParam(*s.node, name) : nullptr;
+      const std::string_view names = inner.substr(6, bar == std::string_view::npos ? bar : bar - 6);
+      const std::string* v = nullptr;
+      std::string_view name = names;
+      for (size_t at = 0; v == nullptr && at <= names.size();) {
+        const size_t semi = std::min(names.find(';', at), names.size());
+        name = names.substr(at, semi - at);
+        v = s.node ? FindParam(*s.node, name) : nullptr;
+        at = semi + 1;
+      }
       if (v) {
         out += *v;
       } else if (bar != std::string_view::npos) {

@@ -256,6 +256,21 @@ TEST(Gains, TraceStepsArePredictedOnTheirCriticalPaths) {
   EXPECT_TRUE(Contains(path->title, "ms in step 5 (46.1% of the step's 151.728 ms)")) << path->title;
 }
 
+// ONNX Runtime gives shapes as input_type_shape, PyTorch as input_dims: the
+// advice names whichever the node has, never "unknown" for a shape it has.
+TEST(Gains, TheDominantOpsShapesComeFromEitherProducer) {
+  Result<Snapshot> s = ReadChromeTraceFile(
+      std::string(COOKGRAPH_SOURCE_DIR) + "/tests/data/chrome/onnxruntime_profile.json", {});
+  ASSERT_TRUE(s) << s.error().Format();
+  auto run = Judge(std::move(*s), Builtin("pytorch"));
+  const auto top = std::find_if(run->gained.begin(), run->gained.end(),
+                                [](const Finding& f) { return f.rule == "dominant-node"; });
+  ASSERT_NE(top, run->gained.end());
+  EXPECT_TRUE(Contains(top->suggestion,
+                       "shapes and dtypes ([{\"float\": [1, 3, 224, 224]}, {\"float\": [64, 3, 7, 7]}])"))
+      << top->suggestion;
+}
+
 const char* kTwoNodes = R"({"cookgraph": 1, "engine": "test", "frame_budget_ms": 10, "nodes": [
     {"id": "/p/a", "type": "noiseTOP", "family": "TOP", "output": true},
     {"id": "/p/b", "type": "noiseTOP", "family": "TOP", "output": true}],

@@ -178,8 +178,11 @@ TEST(PackTest, ParameterPlaceholdersMayGiveTheDefault) {
                           "q={param:speed-preset|medium, the default}\"}\n",
                       "p.yaml");
   ASSERT_TRUE(ok.ok()) << ok.error().Format();
+  auto either = ParsePack(std::string(kRuleHead) + "    fix: {snippet: \"{param:input_dims;input_type_shape|none}\"}\n",
+                         "p.yaml");
+  ASSERT_TRUE(either.ok()) << either.error().Format();
   for (const char* bad : {"{double:key-int-max|fast}", "{half:key-int-max|0}", "{double:|4}",
-                          "{param:|medium}"}) {
+                          "{param:|medium}", "{param:a;|x}", "{param:;b}"}) {
     auto pack = ParsePack(std::string(kRuleHead) + "    fix: {snippet: \"" + bad + "\"}\n", "p.yaml");
     ASSERT_FALSE(pack.ok()) << bad;
     EXPECT_NE(pack.error().message.find(std::string("unknown placeholder '") + bad + "'"),
