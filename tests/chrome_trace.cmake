@@ -21,21 +21,9 @@ list(APPEND chrome_traces ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/synthetic_kine
 list(APPEND chrome_traces ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/autograd_thread.json)
 foreach(path ${chrome_traces})
   get_filename_component(trace ${path} NAME)
-  foreach(variant ${checker_variants})
-    set(name ChromeTraceIndependent.${trace}.${variant})
-    set(extra)
-    if(variant STREQUAL perturbed)
-      set(extra --perturb)
-    endif()
-    add_test(NAME ${name}
-      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/chrome_trace_check.py
-        ${path} --dump $<TARGET_FILE:chrome_trace_dump> ${extra})
-    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
-    if(variant STREQUAL perturbed)
-      set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
-      cookgraph_plain_test(${name})
-    endif()
-  endforeach()
+  cookgraph_checker_test(ChromeTraceIndependent.${trace} --perturb
+    ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/chrome_trace_check.py
+    ${path} --dump $<TARGET_FILE:chrome_trace_dump>)
 endforeach()
 
 # GPU time, launch statistics, overlap, memory peaks and step times
@@ -48,42 +36,18 @@ foreach(trace kineto_2021_schema.json kineto_alexnet_sync.json.gz kineto_cpu_onl
         kineto_cuda_event_sync.json.gz kineto_event_sync_multi_stream.json.gz
         kineto_memory_rank1_of_2.json.gz kineto_nccl_rank0_5steps.json.gz
         kineto_resnet50_workers4.json.gz tf1_timeline_cpu_step.json hta_two_ranks)
-  foreach(variant ${checker_variants})
-    set(name HtaBreakdown.${trace}.${variant})
-    set(extra)
-    if(variant STREQUAL perturbed)
-      set(extra --perturb)
-    endif()
-    add_test(NAME ${name}
-      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_check.py
-        --compare $<TARGET_FILE:cookgraph> ${chrome_fixtures}/${trace} ${extra})
-    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
-    if(variant STREQUAL perturbed)
-      set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
-      cookgraph_plain_test(${name})
-    endif()
-  endforeach()
+  cookgraph_checker_test(HtaBreakdown.${trace} --perturb
+    ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_check.py
+    --compare $<TARGET_FILE:cookgraph> ${chrome_fixtures}/${trace})
 endforeach()
 # HTA itself as the oracle (tests/tools/hta_oracle.py): the launch delays that
 # Meta's Holistic Trace Analysis at commit f4d0062 computes for every GPU
 # fixture it reads (not the 2021 schema, which it cannot), run by
 # `hta_oracle.py --regenerate` and kept in tests/data/hta/launch_stats.json;
 # cookgraph's launch statistics must equal them, and the perturbed twin fail.
-foreach(variant ${checker_variants})
-  set(name HtaOracle.launches.${variant})
-  set(extra)
-  if(variant STREQUAL perturbed)
-    set(extra --perturb)
-  endif()
-  add_test(NAME ${name}
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_oracle.py
-      --compare $<TARGET_FILE:cookgraph> ${CMAKE_CURRENT_SOURCE_DIR}/data/hta/launch_stats.json ${extra})
-  set_tests_properties(${name} PROPERTIES TIMEOUT 300)
-  if(variant STREQUAL perturbed)
-    set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
-    cookgraph_plain_test(${name})
-  endif()
-endforeach()
+cookgraph_checker_test(HtaOracle.launches --perturb
+  ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_oracle.py
+  --compare $<TARGET_FILE:cookgraph> ${CMAKE_CURRENT_SOURCE_DIR}/data/hta/launch_stats.json)
 
 add_test(NAME HtaBreakdown.self_test
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_check.py --self-test)
