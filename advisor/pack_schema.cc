@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <system_error>
 
 #include "graph/suggest.h"
@@ -201,15 +202,20 @@ bool TemplatePlaceholderKnown(RuleScope scope, std::string_view inner) {
   }
   // A numeric parameter halved or doubled (docs/architecture.md#advice-ordered-by-impact).
   // {half:NAME|N}: N is the value in effect where the snapshot does not give
-  // NAME (the element's default), a positive number.
+  // NAME (the element's default), a finite number that halves to 1 or more,
+  // or doubles from more than 0.
   if (inner.starts_with("half:") || inner.starts_with("double:")) {
-    inner.remove_prefix(inner.starts_with("half:") ? 5 : 7);
+    const bool half = inner.starts_with("half:");
+    inner.remove_prefix(half ? 5 : 7);
     const size_t bar = inner.find('|');
     if (bar != std::string_view::npos) {
       const std::string_view fallback = inner.substr(bar + 1);
       double v = 0;
       const auto [end, ec] = std::from_chars(fallback.data(), fallback.data() + fallback.size(), v);
-      if (ec != std::errc() || end != fallback.data() + fallback.size() || !(v > 0)) return false;
+      if (ec != std::errc() || end != fallback.data() + fallback.size() || !std::isfinite(v) ||
+          !(v >= (half ? 2 : 0)) || v == 0) {
+        return false;
+      }
       inner = inner.substr(0, bar);
     }
     return scope == RuleScope::kNode && !inner.empty();

@@ -51,12 +51,14 @@ tsan_build() {
     -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON >/dev/null
   cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests server_tests
 }
-# background_build NAME: runs NAME's build niced, its output in
-# build-logs/NAME.log (printed if it fails); wait_build NAME waits for it.
+# background_build NAME: runs NAME's build niced in a process group of its
+# own, its output in build-logs/NAME.log (printed if it fails), stopped if
+# the script exits first (a failed test, Ctrl-C); wait_build NAME waits for it.
 background_build() {
   mkdir -p build-logs
-  nice -n 19 bash "$PWD/scripts/test-sanitizers.sh" --build "$1" >"build-logs/$1.log" 2>&1 &
+  setsid nice -n 19 bash "$PWD/scripts/test-sanitizers.sh" --build "$1" >"build-logs/$1.log" 2>&1 &
   eval "build_pid_$1=$!"
+  trap "kill -- -$! 2>/dev/null || true" EXIT
 }
 wait_build() {
   local pid
@@ -66,6 +68,7 @@ wait_build() {
     echo "test-sanitizers: the $1 build failed (build-logs/$1.log)" >&2
     exit 1
   fi
+  trap - EXIT
 }
 if [ "${1:-}" = --build ]; then  # one build alone: scripts/test.sh and background_build
   "${2}_build"

@@ -34,9 +34,12 @@ bash scripts/build.sh cookgraph cookgraph_python cookgraph_plain_programs
 step "normal build done"
 # The ASan+UBSan build at the lowest priority while the plain tests run: it
 # takes the CPU they leave idle (its log: build-logs/asan.log).
+# In a process group of its own (setsid), so that a failed test or Ctrl-C
+# stops the build too rather than leaving it running.
 mkdir -p build-logs
-nice -n 19 bash scripts/test-sanitizers.sh --build asan >build-logs/asan.log 2>&1 &
+setsid nice -n 19 bash scripts/test-sanitizers.sh --build asan >build-logs/asan.log 2>&1 &
 asan_build=$!
+trap 'kill -- -"$asan_build" 2>/dev/null || true' EXIT
 (cd build && ctest --output-on-failure -j "$jobs" -L plain)
 step "plain tests passed"
 if ! wait "$asan_build"; then
@@ -44,6 +47,7 @@ if ! wait "$asan_build"; then
   echo "test.sh: the ASan+UBSan build failed (build-logs/asan.log)" >&2
   exit 1
 fi
+trap - EXIT
 step "ASan+UBSan build done"
 COOKGRAPH_ALONE_BINARY=build/cli/cookgraph bash scripts/test-sanitizers.sh
 step "sanitizer half passed"

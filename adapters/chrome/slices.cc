@@ -123,23 +123,28 @@ std::map<std::string_view, uint32_t> ThreadsNaming(
 // are found as Holistic Trace Analysis' critical path finds the two it merges
 // (critical_path_analysis.py _get_fwd_tid/_get_bwd_tid: the one thread with
 // cpu_op or user_annotation events named "...forward...", the one with
-// "...autograd..."). A slice of the forward thread loses from its self time
-// the part of its own time (its span less its direct children) inside the
-// backward pass as seen from it: from the start of the first to the end of
-// the last top-level slice of the autograd thread that overlaps it. Per
-// process (a job's ranks are read together); unlike HTA, the forward
-// thread's own autograd events do not stop the autograd thread from being
-// found (docs/formats.md#backward-thread).
+// "...autograd..."). A slice of the forward thread that holds the backward
+// pass as seen from it (from the start of the first to the end of the last
+// autograd-thread slice that overlaps it, all inside it) loses from its self
+// time the part of its own time (its span less its direct children) inside
+// that pass; a forward slice the pass only partly overlaps keeps its time
+// (work beside the pass, not a wait for it). Per process (a job's ranks are
+// read together); unlike HTA, the forward thread's own autograd events do
+// not stop the autograd thread from being found
+// (docs/formats.md#backward-thread).
 void SubtractBackwardWork(const TraceRecords& r, const std::vector<bool>& flat, Nesting& n,
                           uint32_t fwd, uint32_t bwd) {
-  // The union of the autograd thread's top-level slices, sorted, disjoint.
+  // The union of the autograd thread's slices, sorted, disjoint (the same as
+  // that of its outermost ones, a slice outliving its parent included).
   std::vector<std::pair<int64_t, int64_t>> cover;
   const auto [blo, bhi] = n.threads.at(bwd);
   for (uint32_t pos = blo; pos < bhi; ++pos) {
     const uint32_t s = n.order[pos];
-    if (n.parent[s] != kNone || flat[s]) continue;
+    if (flat[s]) continue;
     const Slice& slice = r.slices[s];
-    if (!cover.empty() && slice.start <= cover.back().second) {
+    // Overlapping slices merge; touching ones stay apart, so that the first
+    // slice overlapping a span is where the pass starts for it.
+    if (!cover.empty() && slice.start < cover.back().second) {
       cover.back().second = std::max(cover.back().second, slice.end);
     } else {
       cover.emplace_back(slice.start, slice.end);
@@ -147,14 +152,15 @@ void SubtractBackwardWork(const TraceRecords& r, const std::vector<bool>& flat, 
   }
   if (cover.empty()) return;
   // The backward pass as seen from [lo, hi): from the first start to the last
-  // end of the autograd work overlapping it, clipped to it; empty when none.
+  // end of the autograd work overlapping it; empty when none overlaps or the
+  // pass does not lie inside [lo, hi).
   auto window = [&](int64_t lo, int64_t hi) -> std::pair<int64_t, int64_t> {
     auto first = std::partition_point(cover.begin(), cover.end(),
                                       [&](const auto& c) { return c.second <= lo; });
     auto past = std::partition_point(first, cover.end(),
                                      [&](const auto& c) { return c.first < hi; });
-    if (first == past) return {0, 0};
-    return {std::max(lo, first->first), std::min(hi, (past - 1)->second)};
+    if (first == past || first->first < lo || (past - 1)->second > hi) return {0, 0};
+    return {first->first, (past - 1)->second};
   };
   auto overlap = [](std::pair<int64_t, int64_t> w, int64_t lo, int64_t hi) {
     return std::max<int64_t>(0, std::min(w.second, hi) - std::max(w.first, lo));

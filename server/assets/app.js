@@ -735,7 +735,7 @@
       'dependency order (the input gives each cook\'s time, not when it ran)';
     $('timeline-head').textContent = unit + ' ' + t.step + ' · ' + fmt(t.frame_ms) + ' ms · ' + plural(t.lanes.length, 'lane') + ' · ' +
       plural(t.events, 'event') + (t.kept < t.events ? ' (the ' + t.kept + ' longest drawn)' : '') +
-      (t.other_streams ? ' · ' + plural(t.other_streams, 'buffer') + ' of threads at another rate not shown (not this frame)' : '') +
+      (t.other_streams ? ' · ' + plural(t.other_streams, 'cook') + ' on threads at another rate not shown (not this frame)' : '') +
       ' · ' + layout + ' · wheel zooms, drag pans';
     drawTimeline();
     document.body.dataset.frame = String(i);

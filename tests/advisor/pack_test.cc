@@ -182,7 +182,8 @@ TEST(PackTest, ParameterPlaceholdersMayGiveTheDefault) {
                          "p.yaml");
   ASSERT_TRUE(either.ok()) << either.error().Format();
   for (const char* bad : {"{double:key-int-max|fast}", "{half:key-int-max|0}", "{double:|4}",
-                          "{param:|medium}", "{param:a;|x}", "{param:;b}"}) {
+                          "{param:|medium}", "{param:a;|x}", "{param:;b}", "{half:q|1}",
+                          "{double:q|inf}"}) {
     auto pack = ParsePack(std::string(kRuleHead) + "    fix: {snippet: \"" + bad + "\"}\n", "p.yaml");
     ASSERT_FALSE(pack.ok()) << bad;
     EXPECT_NE(pack.error().message.find(std::string("unknown placeholder '") + bad + "'"),

@@ -222,6 +222,10 @@ TEST(RulesTest, GstreamerEncoderAdviceInTheEncodersOwnTerms) {
   const std::vector<Case> cases = {
       {"GstX264Enc", "/p/x264enc0", "software-encoder-cpu", {},
        {"speed-preset (now medium, the default)"}, {"deadline", "speed-level"}},
+      // x265enc has no threads property: its threading goes through option-string.
+      {"GstX265Enc", "/p/x265enc0", "software-encoder-cpu-x265", {},
+       {"speed-preset (now medium, the default)", "option-string (pools=, frame-threads=)"},
+       {"threads (now", "deadline", "speed-level"}},
       {"GstTheoraEnc", "/p/theoraenc0", "software-encoder-cpu-theora", {},
        {"speed-level (now 1, the default; 0 to 3, higher is faster)"},
        {"speed-preset", "key-int-max", "deadline"}},

@@ -189,8 +189,9 @@ def main():
     # "...autograd..." (HTA's _get_fwd_tid/_get_bwd_tid, the forward thread
     # left out of the second search). A forward-thread slice's window is from
     # the earliest start to the latest end of the autograd thread's top-level
-    # node slices that overlap it, clipped to it; its self time loses the
-    # window less the parts of the window its direct children cover.
+    # node slices that overlap it, when that lies inside the slice; its self
+    # time loses the window less the parts of the window its direct children
+    # cover.
     def named(word, besides=None):
         found = {}
         for s in nodes_slices:
@@ -209,9 +210,9 @@ def main():
         for f in fwd:
             over = [b for b in top if b["start"] < f["end"] and b["end"] > f["start"]]
             if over:
-                lo = max(f["start"], min(b["start"] for b in over))
-                hi = min(f["end"], max(b["end"] for b in over))
-                if hi > lo:
+                lo = min(b["start"] for b in over)
+                hi = max(b["end"] for b in over)
+                if f["start"] <= lo and hi <= f["end"] and hi > lo:
                     windows[id(f)] = (lo, hi)
         cut = {id(f): windows[id(f)][1] - windows[id(f)][0] for f in fwd if id(f) in windows}
         for c in fwd:
