@@ -90,9 +90,15 @@
     const c = stops[i].map((v, j) => Math.round(v + (stops[i + 1][j] - v) * f));
     return 'rgb(' + c.join(',') + ')';
   }
+  // The top of the colour scale. Waiting nodes (queues, mixers) are drawn pale
+  // blue, off the scale: a queue's waiting would leave every working node cold.
   function metricMax(g) {
     let m = 0;
-    for (const v of g.items[state.metric] || []) if (v !== null && v > m) m = v;
+    const vals = g.items[state.metric] || [];
+    for (let i = 0; i < vals.length; i++) {
+      const v = vals[i];
+      if (v !== null && v > m && !(g.items.flags[i] & F.waiting)) m = v;
+    }
     return m;
   }
 
@@ -378,7 +384,9 @@
     const bar = el('span', null, 'bar');
     bar.style.background = 'linear-gradient(to right,' + [0, 0.25, 0.5, 0.75, 1].map(ramp).join(',') + ')';
     lg.appendChild(bar);
-    lg.appendChild(el('span', fmt(max)));
+    const top = el('span', fmt(max));
+    top.id = 'legend-max';
+    lg.appendChild(top);
     lg.appendChild(el('div', 'red border: critical path · dashed purple: loop · pale blue: waiting (queue) · double frame: container (double-click to enter)', 'muted'));
   }
 

@@ -95,6 +95,15 @@ try {
     const b = expected.bottleneck_thread;
     check(b && chips[0] && chips[0].bottleneck && chips[0].thread === b.thread,
       `the first thread shown is not the bottleneck ${b && b.name}: ${chips[0] && chips[0].text}`);
+    // The colour scale's top is the hottest working node's score, not a
+    // queue's waiting (queues are drawn pale blue, off the scale).
+    const legendMax = await page.$eval('#legend-max', (e) => Number(e.textContent));
+    const inView = await page.evaluate(async (c) => (await (await fetch('/api/v/0/graph?container=' + encodeURIComponent(c))).json()).items,
+      await page.evaluate(() => document.body.dataset.container));
+    let hottest = 0;
+    inView.score.forEach((v, i) => { if (v !== null && !(inView.flags[i] & 8) && v > hottest) hottest = v; });
+    check(Math.abs(legendMax - Number(hottest.toFixed(3))) < 1e-9,
+      `the colour scale tops at ${legendMax}, the hottest working node scores ${hottest}`);
     const level = await page.evaluate(() => document.body.dataset.container);
     check(level !== '', 'the explorer opened on the top level of a pipeline, not inside it');
     if (b && b.element) {
