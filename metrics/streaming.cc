@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "base/text.h"
+
 namespace cookgraph {
 
 std::optional<NodeIndex> StreamingThread::costliest() const {
@@ -18,10 +20,7 @@ std::optional<NodeIndex> StreamingThread::costliest() const {
 
 void NameThreads(std::vector<StreamingThread>& threads, const Network& net) {
   // An element's name: its id's last segment ("/pipeline0/enc/theoraenc0").
-  auto name = [&](NodeIndex n) {
-    const std::string& id = net.node(n).id;
-    return id.substr(id.rfind('/') + 1);
-  };
+  auto name = [&](NodeIndex n) { return std::string(Basename(net.node(n).id)); };
   std::map<std::string, size_t> seen;
   for (StreamingThread& t : threads) {
     const auto named = t.costliest();

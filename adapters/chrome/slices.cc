@@ -167,14 +167,16 @@ void SubtractBackwardWork(const TraceRecords& r, const std::vector<bool>& flat, 
   };
   const auto [flo, fhi] = n.threads.at(fwd);
   std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> windows;
+  std::unordered_map<uint32_t, int64_t> cut;  // per forward slice: its own time in the pass
   for (uint32_t pos = flo; pos < fhi; ++pos) {
     const uint32_t s = n.order[pos];
     if (flat[s]) continue;
     const auto w = window(r.slices[s].start, r.slices[s].end);
-    if (w.second > w.first) windows.emplace(s, w);
+    if (w.second > w.first) {
+      windows.emplace(s, w);
+      cut.emplace(s, w.second - w.first);
+    }
   }
-  std::unordered_map<uint32_t, int64_t> cut;  // per forward slice: its own time in the pass
-  for (const auto& [s, w] : windows) cut[s] += w.second - w.first;
   for (uint32_t pos = flo; pos < fhi; ++pos) {
     const uint32_t s = n.order[pos];
     const uint32_t p = n.parent[s];
