@@ -29,6 +29,7 @@ std::optional<InputFormat> ParseInputFormat(std::string_view name);
 struct ReadOptions {
   std::optional<InputFormat> format;        // unset = recognise from the content
   std::optional<std::string> frame_marker;  // Chrome traces: the regex of frame markers
+  bool keep_warmup = false;                 // Chrome traces: keep a warm-up first step
   InputLimits limits;                       // what one input may hold (`--limit`)
 };
 

@@ -14,6 +14,7 @@ ReadOptions InputArgs::options() const {
   ReadOptions options;
   if (format_in) options.format = ParseInputFormat(*format_in);  // checked by CLI11
   options.frame_marker = frame_marker;
+  options.keep_warmup = keep_warmup;
   for (const std::string& limit : limits) (void)SetLimit(options.limits, limit);  // checked
   return options;
 }
@@ -51,6 +52,10 @@ void AddFormatOptions(CLI::App& sub, InputArgs& args) {
         }
         return "";
       });
+  sub.add_flag("--keep-warmup", args.keep_warmup,
+               "PyTorch, TensorFlow and ONNX Runtime traces: keep a first step that is a "
+               "warm-up (1.5x the median of the "
+               "others or more) in the step statistics; by default it is named and left out");
   sub.add_option("--limit", args.limits,
                  "KEY=VALUE, repeatable: a bound on what one input may hold; past it the input "
                  "is refused with a message naming the limit (sizes take K, M, G, T). "

@@ -41,6 +41,7 @@ packages=(
   chromium                                      # headless checks of `report`'s HTML, the heatmap and the explorer (ctest hostile_input_never_runs_in_chromium, report_heatmap_renders, explorer_browser_*)
   python3-markdown-it                           # renders the Markdown report to HTML, raw HTML allowed, for the hostile-input test
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good  # real pipelines for the GStreamer adapter's tests (gst-launch-1.0)
+  python3-torch                                 # real PyTorch CPU recordings at test time (legacy export, tests/torch.cmake)
 )
 
 missing=()

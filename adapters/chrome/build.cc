@@ -392,7 +392,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   AddTally(warnings, unbound,
            "flow event(s) lie on no slice of their thread: their edges are missing");
   const std::vector<uint32_t> launcher = Launchers(r, c, links);
-  Frames frames = AssignFrames(r, c, launcher);
+  Frames frames = AssignFrames(r, c, launcher, options.keep_warmup);
   warnings.insert(warnings.end(), frames.warnings.begin(), frames.warnings.end());
 
   // The counted slices (nodes' slices inside a frame), by start: nodes are

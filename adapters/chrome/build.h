@@ -16,7 +16,9 @@
 
 namespace cookgraph::chrome {
 
-enum class Producer : uint8_t { kKineto, kTensorFlow, kOnnxRuntime, kGeneric };
+// kPyTorchLegacy: PyTorch's autograd-profiler export, written when PyTorch has
+// no Kineto (docs/formats.md#pytorch-legacy-export); engine "pytorch" too.
+enum class Producer : uint8_t { kKineto, kTensorFlow, kOnnxRuntime, kGeneric, kPyTorchLegacy };
 
 /// SnapshotInfo.engine: "pytorch", "tensorflow", "onnxruntime", "chrome-trace".
 std::string_view EngineName(Producer producer);
@@ -67,7 +69,7 @@ struct Frames {
 /// `launcher` (per slice: the CPU slice that launched it, or kNone) comes from
 /// Launchers().
 Frames AssignFrames(const TraceRecords& records, const Classified& classified,
-                    const std::vector<uint32_t>& launcher);
+                    const std::vector<uint32_t>& launcher, bool keep_warmup);
 
 /// Per slice: the CPU-side slice that launched it (GPU-side slices only), or
 /// kNone. By args.correlation, as HTA pairs them (a CUDA runtime call and the

@@ -99,6 +99,9 @@ struct ChromeTraceOptions {
   /// ECMAScript regex searched in event names to pick the frame markers; unset
   /// = ProfilerStep#N, else model_run, else the whole trace is one frame.
   std::optional<std::string> frame_marker;
+  /// Keep a warm-up first step in the frames (docs/formats.md#warm-up); by
+  /// default it is named in a warning and left out of them.
+  bool keep_warmup = false;
 };
 
 /// Reads a Chrome trace from `source` (plain or gzip), within the source's limits.

@@ -26,6 +26,21 @@ bool IsKinetoCategory(std::string_view cat) {
   return std::find(kCats.begin(), kCats.end(), cat) != kCats.end();
 }
 
+// PyTorch's legacy export: no category on any slice, and the process named
+// "CPU functions" (the only name it writes).
+bool IsLegacyPyTorch(const TraceRecords& r) {
+  bool cpu_functions = false;
+  std::vector<int8_t> thread_seen(r.strings.size(), -1);
+  for (const Slice& s : r.slices) {
+    if (s.cat != kNone) return false;
+    if (s.thread != kNone && thread_seen[s.thread] < 0) {
+      thread_seen[s.thread] = r.strings.str(s.thread).starts_with("CPU functions\x1F");
+      cpu_functions = cpu_functions || thread_seen[s.thread] > 0;
+    }
+  }
+  return cpu_functions;
+}
+
 Producer DetectProducer(const TraceRecords& r) {
   if (r.kineto_keys) return Producer::kKineto;
   const uint32_t op = r.strings.Find("Op");
@@ -46,7 +61,8 @@ Producer DetectProducer(const TraceRecords& r) {
     }
   }
   if (tensorflow) return Producer::kTensorFlow;
-  return kineto ? Producer::kKineto : Producer::kGeneric;
+  if (kineto) return Producer::kKineto;
+  return IsLegacyPyTorch(r) ? Producer::kPyTorchLegacy : Producer::kGeneric;
 }
 
 // An integer frame number from a regex capture, if it is one.
@@ -59,17 +75,38 @@ std::optional<int64_t> FrameNumber(const std::smatch& match) {
   return number;
 }
 
+// The median of `values` (not empty), the mean of the middle two when even.
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t h = values.size() / 2;
+  return values.size() % 2 ? values[h] : (values[h - 1] + values[h]) / 2;
+}
+
+// The first of three or more steps is a warm-up when it took at least 1.5
+// times the median of the others (docs/formats.md#warm-up).
+bool IsWarmUp(const std::vector<double>& frame_ms) {
+  if (frame_ms.size() < 3) return false;
+  const double median = Median({frame_ms.begin() + 1, frame_ms.end()});
+  return median > 0 && frame_ms.front() >= 1.5 * median;
+}
+
+// A slice of the warm-up step, while frames are assigned.
+constexpr uint32_t kWarmUp = kNone - 1;
+
 }  // namespace
 
 std::string_view EngineName(Producer producer) {
-  static constexpr std::array<std::string_view, 4> kNames = {"pytorch", "tensorflow", "onnxruntime",
-                                                             "chrome-trace"};
+  static constexpr std::array<std::string_view, 5> kNames = {"pytorch", "tensorflow", "onnxruntime",
+                                                             "chrome-trace", "pytorch"};
   return kNames[static_cast<size_t>(producer)];
 }
 
 std::string FamilyOf(Producer producer, std::string_view cat) {
   if (producer == Producer::kTensorFlow) return "op";
   if (producer == Producer::kOnnxRuntime) return cat.empty() ? "Node" : std::string(cat);
+  // The legacy export says nothing of what an event is: every one is an
+  // operator on the CPU (record_function's spans too).
+  if (producer == Producer::kPyTorchLegacy) return "cpu_op";
   // Kineto's categories, with the 2021 schema's names mapped onto today's.
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> k2021 = {{
       {"Operator", "cpu_op"},
@@ -229,7 +266,7 @@ std::vector<uint32_t> Launchers(const TraceRecords& r, const Classified& c,
 }
 
 Frames AssignFrames(const TraceRecords& r, const Classified& c,
-                    const std::vector<uint32_t>& launcher) {
+                    const std::vector<uint32_t>& launcher, bool keep_warmup) {
   const std::vector<Slice>& slices = r.slices;
   Frames frames;
   frames.of_slice.assign(slices.size(), kNone);
@@ -304,12 +341,22 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
     const auto f = static_cast<size_t>(after - starts.begin() - 1);
     return ts < ends[f] ? static_cast<uint32_t>(f) : kNone;
   };
+  // Training steps and inference runs warm up; a generic trace's frames are
+  // whatever the user marked (cookgraph trace's, a game's): left as they are.
+  const bool warmup = !keep_warmup && c.producer != Producer::kGeneric && IsWarmUp(frames.frame_ms);
   Tally outside;
   for (int pass = 0; pass < 2; ++pass) {  // CPU slices first: GPU slices follow their launcher
     for (uint32_t i = 0; i < slices.size(); ++i) {
       if (!is_node(i) || c.gpu[i] != (pass == 1)) continue;
-      frames.of_slice[i] =
-          launcher[i] != kNone ? frames.of_slice[launcher[i]] : frame_at(slices[i].start);
+      uint32_t& f = frames.of_slice[i];
+      if (launcher[i] != kNone) {
+        f = frames.of_slice[launcher[i]];  // the launcher's, already numbered
+      } else {
+        f = frame_at(slices[i].start);
+        // The warm-up's slices are in no frame; the others move down one.
+        if (warmup && f != kNone) f = f == 0 ? kWarmUp : f - 1;
+      }
+      if (f == kWarmUp) continue;
       if (frames.of_slice[i] == kNone) {
         outside.Add(
             fmt::format("'{}', traceEvents[{}]", r.strings.str(slices[i].name), slices[i].event));
@@ -320,6 +367,18 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
     frames.warnings.push_back(
         fmt::format("{} slice(s) lie outside every frame ({}) and were left out (first: {})",
                     outside.count, c.marker_what, outside.first));
+  }
+  if (warmup) {
+    for (uint32_t& f : frames.of_slice) f = f == kWarmUp ? kNone : f;
+    std::vector<double> others(frames.frame_ms.begin() + 1, frames.frame_ms.end());
+    frames.warnings.push_back(fmt::format(
+        "step {} is a warm-up ({:.3f} ms, {:.1f}x the median {:.3f} ms of the other steps): left "
+        "out of the step statistics (--keep-warmup keeps it)",
+        frames.index.front(), frames.frame_ms.front(),
+        frames.frame_ms.front() / Median(others), Median(others)));
+    frames.index.erase(frames.index.begin());
+    frames.frame_ms.erase(frames.frame_ms.begin());
+    frames.start_ns.erase(frames.start_ns.begin());
   }
   return frames;
 }

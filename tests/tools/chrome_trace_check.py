@@ -21,6 +21,7 @@ import gzip
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 from decimal import Decimal
@@ -64,6 +65,10 @@ def producer_of(top, slices):
         return "tensorflow"
     if any(s["cat"] in KINETO_CATS for s in slices):
         return "pytorch"
+    # PyTorch's legacy (autograd-profiler) export: no categories at all, and
+    # the one process it writes named "CPU functions".
+    if all(not s["cat"] for s in slices) and any(s["thread"][0] == "CPU functions" for s in slices):
+        return "pytorch-legacy"
     return "chrome-trace"
 
 
@@ -72,6 +77,8 @@ def family_of(producer, cat):
         return "op"
     if producer == "onnxruntime":
         return cat or "Node"
+    if producer == "pytorch-legacy":
+        return "cpu_op"
     if producer == "pytorch" and cat in OLD_KINETO:
         return OLD_KINETO[cat]
     return cat or "event"
@@ -165,9 +172,12 @@ def main():
         else:
             nodes_slices.append(s)
 
-    # Nesting by brute force: the parent is the deepest slice of the thread
-    # that contains the slice ([start, end) spans, the outer one sorting first).
-    # GPU slices never nest: work on a stream runs one piece after another.
+    # Nesting by brute force: the parent is the latest-opened slice of the
+    # thread still open at the slice's start ([start, end) spans, the outer
+    # one sorting first). GPU slices never nest: work on a stream runs one
+    # piece after another. A slice that outlives its parent (PyTorch's legacy
+    # export truncates times to whole µs) takes from the parent's self time
+    # only what overlaps it.
     by_thread = {}
     for s in nodes_slices + bindable:
         by_thread.setdefault(s["thread"], []).append(s)
@@ -175,12 +185,12 @@ def main():
         s["node"] = None
         around = [p for p in by_thread[s["thread"]] if p is not s and sort_key(p) < sort_key(s)
                   and not s["gpu"]
-                  and p["start"] <= s["start"] < p["end"] and s["end"] <= p["end"]]
+                  and p["start"] <= s["start"] < p["end"]]
         s["parent"] = max(around, key=sort_key) if around else None
         s["self"] = s["end"] - s["start"]
     for s in nodes_slices:
         if s["parent"] is not None:
-            s["parent"]["self"] -= s["end"] - s["start"]
+            s["parent"]["self"] -= min(s["end"], s["parent"]["end"]) - s["start"]
 
     # The forward thread's wait for PyTorch's autograd thread is not self
     # time. Per pid: the forward thread is the one thread with a node slice
@@ -259,6 +269,13 @@ def main():
     if kept:
         index = [int(step.match(m["name"]).group(1)) if numbered else i
                  for i, m in enumerate(kept)]
+        # A warm-up: in a trace of an ML engine, the first of three or more
+        # steps, at least 1.5 times the median of the others, is left out
+        # with everything in it.
+        spans_ns = [m["end"] - m["start"] for m in kept]
+        if (producer != "chrome-trace" and len(kept) >= 3
+                and 2 * spans_ns[0] >= 3 * statistics.median(spans_ns[1:])):
+            kept, index = kept[1:], index[1:]
         spans = [(m["start"], m["end"]) for m in kept]
     else:
         index = [0]
@@ -338,7 +355,7 @@ def main():
     def ms(value):
         return f"{value // 1000000}.{value % 1000000:06d}"
 
-    lines = [f"engine {producer}"]
+    lines = [f"engine {'pytorch' if producer == 'pytorch-legacy' else producer}"]
     lines += [f"frame {i} {ms(end - start)}" for i, (start, end) in zip(index, spans)]
     for nid, node in nodes.items():
         output = int(node["top"] and not node["feeds"])
