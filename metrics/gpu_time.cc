@@ -130,11 +130,13 @@ double RankGpuTime::other_wait_ms() const {
 }
 
 KernelType KernelTypeOf(std::string_view name, EventKind kind) {
-  (void)kind;  // HTA decides by name only (utils.py get_kernel_type)
+  // HTA decides by name only (utils.py get_kernel_type); TensorFlow 1's
+  // copies (MEMCPYHtoD, ...) are known by their kind.
   if (name.starts_with("nccl") || name.find("gloo:") != std::string_view::npos) {
     return KernelType::kCommunication;
   }
-  if (name.find("Memcpy") != std::string_view::npos ||
+  if (kind == EventKind::kMemcpy || kind == EventKind::kMemset ||
+      name.find("Memcpy") != std::string_view::npos ||
       name.find("Memset") != std::string_view::npos) {
     return KernelType::kMemory;
   }

@@ -19,6 +19,8 @@ endforeach()
 list(APPEND chrome_traces ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/synthetic_kineto.json)
 # The forward thread waiting in `## backward ##` for the autograd thread.
 list(APPEND chrome_traces ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/autograd_thread.json)
+# TensorFlow 1 on a GPU: per-stream processes, stream:all and memcpy copies.
+list(APPEND chrome_traces ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/tf1_gpu_timeline.json)
 foreach(path ${chrome_traces})
   get_filename_component(trace ${path} NAME)
   cookgraph_checker_test(ChromeTraceIndependent.${trace} --perturb
@@ -48,6 +50,12 @@ endforeach()
 cookgraph_checker_test(HtaOracle.launches --perturb
   ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_oracle.py
   --compare $<TARGET_FILE:cookgraph> ${CMAKE_CURRENT_SOURCE_DIR}/data/hta/launch_stats.json)
+
+# TensorFlow 1's GPU streams (tests/tools/tf_gpu_check.py): each GPU event
+# counted once, per stream and per node, and the GPU breakdown.
+cookgraph_checker_test(TfGpu.tf1_gpu_timeline --perturb
+  ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/tf_gpu_check.py
+  $<TARGET_FILE:cookgraph> ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/tf1_gpu_timeline.json)
 
 add_test(NAME HtaBreakdown.self_test
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_check.py --self-test)

@@ -100,7 +100,9 @@ class NodeTable {
     const uint32_t extras_key = s.label != kNone ? s.label : s.name;
     if (auto extras = r_.extras.find(extras_key); extras != r_.extras.end()) {
       n.params = extras->second.params;
-      inputs_.push_back(&extras->second.inputs);
+      // A TensorFlow op's GPU work shares its node name (args.name) and so its
+      // args; its inputs are the op's, which launches it.
+      inputs_.push_back(IsGpuFamily(n.family) ? nullptr : &extras->second.inputs);
     } else {
       inputs_.push_back(nullptr);
     }
@@ -374,6 +376,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   auto classified = ClassifySlices(r, options, file);
   if (!classified) return classified.error();
   const Classified& c = *classified;
+  warnings.insert(warnings.end(), c.warnings.begin(), c.warnings.end());
   std::vector<bool> keep(r.slices.size()), visible(r.slices.size());
   for (size_t i = 0; i < keep.size(); ++i) {
     keep[i] = c.role[i] == Role::kNode || (c.role[i] == Role::kTimeline && c.gpu[i]);
@@ -388,7 +391,8 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
         nesting.overlaps, nesting.first_overlap));
   }
   Tally unbound;
-  const std::vector<FlowLink> links = ResolveFlows(r, nesting, unbound);
+  std::vector<FlowLink> links = ResolveFlows(r, nesting, unbound);
+  if (!c.tf_streams.empty()) AddTensorFlowLaunches(r, c, links);
   AddTally(warnings, unbound,
            "flow event(s) lie on no slice of their thread: their edges are missing");
   const std::vector<uint32_t> launcher = Launchers(r, c, links);

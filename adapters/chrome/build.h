@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "adapters/chrome/records.h"
@@ -49,11 +51,19 @@ struct Classified {
   std::vector<std::optional<int64_t>> marker_number;  // per marker: its frame number, if named
   std::string marker_what;   // e.g. "ProfilerStep#N"; names the markers in messages
   bool user_marker = false;  // marker_what is ChromeTraceOptions::frame_marker
+  std::vector<std::string> warnings;
+  /// TensorFlow 1's GPU tracer: per interned thread ("pid\x1Ftid") of a
+  /// per-stream process, its device and stream numbers (-1 when not a number).
+  std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> tf_streams;
 };
 
-/// Detects the producer and gives every slice its role. Fails only for a
-/// frame_marker that is not a valid regular expression.
-Result<Classified> ClassifySlices(const TraceRecords& records, const ChromeTraceOptions& options,
+/// Detects the producer and gives every slice its role. In a TensorFlow 1
+/// GPU timeline the GPU tracer's slices get the category of their kind
+/// (`kernel`, `gpu_memcpy`) and its copies (`stream:all`, `memcpy`) are
+/// ignored, with a warning in Classified::warnings
+/// (docs/formats.md#tensorflow). Fails only for a frame_marker that is not a
+/// valid regular expression.
+Result<Classified> ClassifySlices(TraceRecords& records, const ChromeTraceOptions& options,
                                   const std::string& file);
 
 struct Frames {
@@ -70,6 +80,13 @@ struct Frames {
 /// Launchers().
 Frames AssignFrames(const TraceRecords& records, const Classified& classified,
                     const std::vector<uint32_t>& launcher, bool keep_warmup);
+
+/// TensorFlow 1: a GPU slice on a per-stream process was launched by the host
+/// op of the same node (args.name), the last one that started at or before
+/// it, else the first; those links are added to `links` (TensorFlow's own
+/// timeline pairs them by name the same way, for its op_time "gpu" and "all").
+void AddTensorFlowLaunches(const TraceRecords& records, const Classified& classified,
+                           std::vector<FlowLink>& links);
 
 /// Per slice: the CPU-side slice that launched it (GPU-side slices only), or
 /// kNone. By args.correlation, as HTA pairs them (a CUDA runtime call and the

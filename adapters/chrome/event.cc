@@ -298,7 +298,11 @@ void Tokenizer::EndEvent() {
     AddMemory();
     return;
   }
-  if (!slice && !flow) return;  // metadata, other instants, counters, objects: not read
+  if (ph == 'M' && e_.name == "process_name" && e_.has_label) {
+    r_.process_names.emplace_back(r_.strings.Intern(e_.pid), r_.strings.Intern(e_.label));
+    return;
+  }
+  if (!slice && !flow) return;  // other metadata and instants, counters, objects: not read
   if (!e_.ts) {
     r_.no_ts.Add(index, event_line_);
     return;

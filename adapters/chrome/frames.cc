@@ -90,6 +90,87 @@ bool IsWarmUp(const std::vector<double>& frame_ms) {
   return median > 0 && frame_ms.front() >= 1.5 * median;
 }
 
+// TensorFlow 1's GPU tracer writes each GPU activity to a process named
+// "DEVICE/stream:N Compute" and again to "DEVICE/stream:all Compute", and each
+// copy a third time to "DEVICE/memcpy Compute" (DEVICE: "/device:GPU:0" or the
+// older "/gpu:0"); the process names come from "M" process_name events. The
+// per-stream slices get category `kernel` (`gpu_memcpy` when named MEMCPY...);
+// where a device has per-stream processes its stream:all and memcpy slices are
+// copies: true in the result, and counted in a warning. A device's memcpy
+// slices are copies too where it has a stream:all process. What has no
+// per-stream twin (stream:all alone, memcpy alone) is read as a stream.
+// The whole number `text` starts with, or -1.
+int64_t LeadingNumber(std::string_view text) {
+  int64_t v = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && end != text.data() && v >= 0 ? v : -1;
+}
+
+std::vector<bool> ReadTensorFlowStreams(TraceRecords& r, Classified& c) {
+  std::vector<bool> copy(r.slices.size(), false);
+  if (r.process_names.empty()) return copy;
+  const uint32_t kernel = r.strings.Intern("kernel"), memcpy = r.strings.Intern("gpu_memcpy");
+  std::unordered_map<std::string_view, std::string_view> process;  // pid -> its name
+  for (auto [pid, name] : r.process_names) process[r.strings.str(pid)] = r.strings.str(name);
+  enum Kind : int8_t { kUnknown = -1, kHost, kStream, kAll, kMemcpy };
+  struct Track {
+    Kind kind = kUnknown;
+    std::string device;
+    int64_t stream = -1;
+  };
+  std::vector<Track> track(r.strings.size());
+  std::unordered_set<std::string> has_streams, has_all;
+  auto track_of = [&](uint32_t thread) -> Track& {
+    Track& t = track[thread];
+    if (t.kind != kUnknown) return t;
+    t.kind = kHost;
+    const std::string_view key = r.strings.str(thread);
+    auto it = process.find(key.substr(0, key.find('\x1F')));
+    if (it == process.end()) return t;
+    std::string_view name = it->second;
+    if (EndsWith(name, " Compute")) name.remove_suffix(8);
+    if (const size_t at = name.rfind("/stream:"); at != std::string_view::npos) {
+      const std::string_view stream = name.substr(at + 8);
+      t.kind = stream == "all" ? kAll : kStream;
+      t.device = name.substr(0, at);
+      t.stream = LeadingNumber(stream);
+      (t.kind == kStream ? has_streams : has_all).insert(t.device);
+    } else if (EndsWith(name, "/memcpy")) {
+      t.kind = kMemcpy;
+      t.device = name.substr(0, name.size() - 7);
+    }
+    return t;
+  };
+  for (const Slice& s : r.slices) track_of(s.thread);
+  Tally copies;
+  for (uint32_t i = 0; i < r.slices.size(); ++i) {
+    Slice& s = r.slices[i];
+    const Track& t = track[s.thread];
+    if (t.kind == kHost) continue;
+    const bool streams = has_streams.count(t.device) > 0;
+    if ((t.kind == kAll && streams) || (t.kind == kMemcpy && (streams || has_all.count(t.device)))) {
+      copy[i] = true;
+      copies.Add(fmt::format("'{}', traceEvents[{}]", r.strings.str(s.name), s.event));
+      continue;
+    }
+    s.cat = r.strings.str(s.name).starts_with("MEMCPY") ? memcpy : kernel;
+    if (!c.tf_streams.contains(s.thread)) {
+      // "/device:GPU:0" or "/gpu:0": the number after the last colon.
+      const size_t colon = t.device.rfind(':');
+      const int64_t device =
+          colon == std::string::npos ? -1 : LeadingNumber(std::string_view(t.device).substr(colon + 1));
+      c.tf_streams[s.thread] = {device, t.stream};
+    }
+  }
+  if (copies.count > 0) {
+    c.warnings.push_back(fmt::format(
+        "{} GPU event(s) on a stream:all or memcpy process repeat the per-stream events and "
+        "were counted once (first: {})",
+        copies.count, copies.first));
+  }
+  return copy;
+}
+
 // A slice of the warm-up step, while frames are assigned.
 constexpr uint32_t kWarmUp = kNone - 1;
 
@@ -102,7 +183,9 @@ std::string_view EngineName(Producer producer) {
 }
 
 std::string FamilyOf(Producer producer, std::string_view cat) {
-  if (producer == Producer::kTensorFlow) return "op";
+  if (producer == Producer::kTensorFlow) {  // the GPU tracer's, as ReadTensorFlowStreams sets them
+    return cat == "kernel" || cat == "gpu_memcpy" ? std::string(cat) : "op";
+  }
   if (producer == Producer::kOnnxRuntime) return cat.empty() ? "Node" : std::string(cat);
   // The legacy export says nothing of what an event is: every one is an
   // operator on the CPU (record_function's spans too).
@@ -133,13 +216,16 @@ bool IsGpuNonWork(std::string_view family) {
   return family == "gpu_user_annotation" || family == "cuda_sync";
 }
 
-Result<Classified> ClassifySlices(const TraceRecords& r, const ChromeTraceOptions& options,
+Result<Classified> ClassifySlices(TraceRecords& r, const ChromeTraceOptions& options,
                                   const std::string& file) {
   Classified c;
   c.producer = DetectProducer(r);
   const size_t n = r.slices.size();
   c.role.assign(n, Role::kNode);
   c.gpu.assign(n, false);
+  const std::vector<bool> copies = c.producer == Producer::kTensorFlow
+                                       ? ReadTensorFlowStreams(r, c)
+                                       : std::vector<bool>(n, false);
 
   // Per category: GPU-side, ignored.
   std::vector<int8_t> cat_gpu(r.strings.size(), -1);  // 0 CPU, 1 GPU work, 2 GPU not work
@@ -209,7 +295,7 @@ Result<Classified> ClassifySlices(const TraceRecords& r, const ChromeTraceOption
     const Slice& s = r.slices[i];
     c.gpu[i] = is_gpu(s.cat);
     if (gpu_class(s.cat) == 2) c.role[i] = Role::kTimeline;  // annotations are not work
-    if (ignored_by_producer(s)) c.role[i] = Role::kIgnored;
+    if (ignored_by_producer(s) || copies[i]) c.role[i] = Role::kIgnored;
     if (c.marker_what.empty() || !matches(s.name)) continue;
     // A marker's copy on a GPU stream (Kineto's gpu_user_annotation) is
     // neither a frame nor a node.
@@ -220,6 +306,31 @@ Result<Classified> ClassifySlices(const TraceRecords& r, const ChromeTraceOption
     }
   }
   return c;
+}
+
+void AddTensorFlowLaunches(const TraceRecords& r, const Classified& c,
+                           std::vector<FlowLink>& links) {
+  std::unordered_map<uint32_t, std::vector<uint32_t>> host;  // label -> host node slices by start
+  for (uint32_t i = 0; i < r.slices.size(); ++i) {
+    if (!c.gpu[i] && c.role[i] == Role::kNode && r.slices[i].label != kNone) {
+      host[r.slices[i].label].push_back(i);
+    }
+  }
+  for (auto& [label, slices] : host) {
+    std::stable_sort(slices.begin(), slices.end(), [&](uint32_t a, uint32_t b) {
+      return r.slices[a].start < r.slices[b].start;
+    });
+  }
+  for (uint32_t i = 0; i < r.slices.size(); ++i) {
+    const Slice& s = r.slices[i];
+    if (!c.gpu[i] || c.role[i] != Role::kNode || s.label == kNone) continue;
+    auto it = host.find(s.label);
+    if (it == host.end()) continue;
+    const std::vector<uint32_t>& ops = it->second;
+    auto after = std::upper_bound(ops.begin(), ops.end(), s.start,
+                                  [&](int64_t ts, uint32_t op) { return ts < r.slices[op].start; });
+    links.push_back(FlowLink{.from = after == ops.begin() ? ops.front() : *(after - 1), .to = i});
+  }
 }
 
 std::vector<uint32_t> Launchers(const TraceRecords& r, const Classified& c,

@@ -117,6 +117,7 @@ void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
     map(m.thread);
     into.memory.push_back(m);
   }
+  for (auto [pid, name] : rest.process_names) into.process_names.emplace_back(id[pid], id[name]);
   into.waits.reserve(into.waits.size() + rest.waits.size());
   for (WaitMark w : rest.waits) {
     w.event += events;

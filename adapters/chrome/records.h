@@ -169,6 +169,9 @@ struct TraceRecords {
   std::optional<int64_t> base_time_ns;      // Kineto's baseTimeNanoseconds
   std::optional<int64_t> rank, world_size;  // Kineto's distributedInfo
   std::vector<DeviceMark> devices;          // Kineto's deviceProperties
+  /// "M" process_name events: the pid (interned, as in Slice::thread before
+  /// the separator) and its args.name (interned), in file order.
+  std::vector<std::pair<uint32_t, uint32_t>> process_names;
   bool kineto_keys = false;                 // schemaVersion, deviceProperties, ... at the top
   bool missing_bracket = false;             // array form cut after a complete event
   uint64_t events = 0;                      // elements of traceEvents

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <tuple>
 #include <unordered_map>
 
 #include "adapters/chrome/build.h"
@@ -79,7 +80,10 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     track.pid = name.substr(0, sep);
     track.tid = sep == std::string::npos ? track.pid : name.substr(sep + 1);
     track.gpu = c.gpu[i];
-    if (track.gpu) {
+    if (auto tf = c.tf_streams.find(thread); track.gpu && tf != c.tf_streams.end()) {
+      std::tie(track.device, track.stream) = tf->second;  // TensorFlow 1 names them
+      track.label = fmt::format("GPU {} stream {}", track.device, track.stream);
+    } else if (track.gpu) {
       track.device = WholeNumber(track.pid);
       track.stream = WholeNumber(track.tid);
       track.label = track.stream >= 0 && track.device >= 0

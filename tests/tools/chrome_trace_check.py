@@ -72,9 +72,43 @@ def producer_of(top, slices):
     return "chrome-trace"
 
 
+def tensorflow_streams(events, slices):
+    """TensorFlow 1's GPU tracer (timeline.py and the GPU tracer's devices):
+    the slices of "DEVICE/stream:N Compute" processes become kernels, or
+    copies when named MEMCPY...; "DEVICE/stream:all" repeats them and
+    "DEVICE/memcpy" repeats the copies, so those are left out (returned, by
+    id) where the device has per-stream processes (memcpy: or stream:all)."""
+    names = {str(e["pid"]): e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "process_name"
+             and isinstance(e.get("args"), dict) and "name" in e["args"]}
+    place = {}
+    for s in slices:
+        name = names.get(s["thread"][0], "")
+        name = name[:-len(" Compute")] if name.endswith(" Compute") else name
+        m = re.fullmatch(r"(.*)/stream:(.*)", name)
+        if m:
+            place[id(s)] = (m.group(1), "all" if m.group(2) == "all" else "stream")
+        elif name.endswith("/memcpy"):
+            place[id(s)] = (name[:-len("/memcpy")], "memcpy")
+    kinds = {}
+    for device, kind in place.values():
+        kinds.setdefault(device, set()).add(kind)
+    copies = set()
+    for s in slices:
+        if id(s) not in place:
+            continue
+        device, kind = place[id(s)]
+        if (kind == "all" and "stream" in kinds[device]) or \
+                (kind == "memcpy" and kinds[device] & {"stream", "all"}):
+            copies.add(id(s))
+        else:
+            s["cat"] = "gpu_memcpy" if s["name"].startswith("MEMCPY") else "kernel"
+    return copies
+
+
 def family_of(producer, cat):
     if producer == "tensorflow":
-        return "op"
+        return cat if cat in ("kernel", "gpu_memcpy") else "op"
     if producer == "onnxruntime":
         return cat or "Node"
     if producer == "pytorch-legacy":
@@ -145,6 +179,7 @@ def main():
     top, events = load(args.trace)
     slices = read_slices(events)
     producer = producer_of(top, slices)
+    copies = tensorflow_streams(events, slices) if producer == "tensorflow" else set()
     for s in slices:
         s["family"] = family_of(producer, s["cat"])
         s["gpu"] = s["family"] in GPU_FAMILIES
@@ -163,6 +198,8 @@ def main():
             else:
                 bindable.append(s)  # a marker's GPU copy: flows may end on it
         elif producer == "pytorch" and s["cat"] == "Trace":
+            pass
+        elif id(s) in copies:
             pass
         elif producer == "onnxruntime" and (s["cat"] == "Session" or s["name"].endswith(
                 ("_fence_before", "_fence_after"))):
@@ -259,6 +296,17 @@ def main():
             if phase > 0 and open_ is not None and bound is not None and bound is not open_:
                 links.append((open_, bound, cat == "fwdbwd"))
             open_ = None if phase == 2 else bound
+    # TensorFlow 1: a GPU slice was launched by the host op of its node (the
+    # same args.name) that started last at or before it, else the first.
+    if producer == "tensorflow":
+        for s in nodes_slices:
+            if not s["gpu"] or s["label"] is None:
+                continue
+            ops = [h for h in nodes_slices if not h["gpu"] and h["label"] == s["label"]]
+            if ops:
+                before = [h for h in ops if h["start"] <= s["start"]]
+                links.append((max(before, key=lambda h: (h["start"], ops.index(h)))
+                              if before else min(ops, key=lambda h: h["start"]), s, False))
 
     # Frames.
     markers.sort(key=sort_key)
