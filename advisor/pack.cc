@@ -251,7 +251,7 @@ class PackParser : public YamlFields {
   // predicted factor of its subject's cook time, and the snippet.
   void ParseFix(const YAML::Node& node, Rule& r, const std::string& where) const {
     if (!node.IsMap()) Fail(node, where, "expected a map with factor and/or snippet");
-    static constexpr std::array<std::string_view, 2> kKeys = {"factor", "snippet"};
+    static constexpr std::array<std::string_view, 3> kKeys = {"factor", "snippet", "label"};
     CheckKeys(node, kKeys, where);
     if (node["factor"]) {
       const double factor = Number(node["factor"], where + ".factor");
@@ -265,6 +265,7 @@ class PackParser : public YamlFields {
       r.snippet = Text(node["snippet"], where + ".snippet");
       CheckTemplate(node["snippet"], r.scope, r.snippet, where + ".snippet");
     }
+    if (node["label"]) r.snippet_label = Text(node["label"], where + ".label");
   }
 
   KnowledgePack Parse(std::string_view yaml, int depth) const {

@@ -159,6 +159,7 @@ struct Rule {
   /// [0, 1) (0: removed or cached); unset = only halving is predicted.
   std::optional<double> fix_factor;
   std::string snippet;  // fix.snippet: template of the fix in the engine's own code; "" = none
+  std::string snippet_label;  // fix.label: introduces this rule's snippet; "" = the pack's
   std::string file;  // where the rule was defined, for messages
   int64_t line = 0;
 };

@@ -62,7 +62,7 @@ constexpr std::array<FactInfo, 3> kPathFacts = {{
     {"length", U::kCount},
 }};
 
-constexpr std::array<FactInfo, 9> kFrameFacts = {{
+constexpr std::array<FactInfo, 12> kFrameFacts = {{
     {"overrun_ms", U::kMs},  // first: the default order_by
     {"mean_frame_ms", U::kMs},
     {"p95_frame_ms", U::kMs},
@@ -72,6 +72,10 @@ constexpr std::array<FactInfo, 9> kFrameFacts = {{
     {"over_budget_frames", U::kCount},
     {"over_budget_share", U::kShare},
     {"mean_over_budget", U::kRatio},
+    // ONNX Runtime: each run's time in which no node ran (metrics/outside_nodes.h).
+    {"outside_nodes_ms", U::kMs},
+    {"outside_nodes_share", U::kShare},
+    {"node_threads", U::kCount},
 }};
 
 // Per rank with GPU work (metrics/gpu_time.h, metrics/trace_summary.h).

@@ -628,7 +628,16 @@ std::vector<Subject> FrameSubjects(const Snapshot& snapshot, const Analysis& a,
              count,
              over,
              over / count,
-             f.budget_ms > 0 ? std::optional<double>(f.mean_ms / f.budget_ms) : std::nullopt};
+             f.budget_ms > 0 ? std::optional<double>(f.mean_ms / f.budget_ms) : std::nullopt,
+             std::nullopt,
+             std::nullopt,
+             std::nullopt};
+  if (a.trace && a.trace->outside) {
+    const OutsideNodes& o = *a.trace->outside;
+    s.facts[9] = o.mean_ms;
+    s.facts[10] = o.share;
+    s.facts[11] = static_cast<double>(o.node_tracks);
+  }
   s.text = {{"worst_nodes", s.nodes.empty()
                                 ? "none (no node spikes in those frames: they are slow throughout)"
                                 : JoinIds(snapshot.network, s.nodes, ", ", 3)},
@@ -727,7 +736,9 @@ double GainMs(const Finding& f) { return f.gain ? f.gain->ms() : 0.0; }
 void AddSnippet(const KnowledgePack& pack, const Rule& rule, const Subject& s, Finding& f) {
   std::vector<std::string> missing;
   std::string snippet = Fill(rule.snippet, rule.scope, s, &missing);
-  const std::string label = pack.snippet_label.empty() ? "Code" : pack.snippet_label;
+  const std::string label = !rule.snippet_label.empty()  ? rule.snippet_label
+                            : !pack.snippet_label.empty() ? pack.snippet_label
+                                                          : "Code";
   if (missing.empty()) {
     f.snippet = std::move(snippet);
     f.suggestion += fmt::format(" {}: `{}`", label, f.snippet);

@@ -167,6 +167,9 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
                                     no_spikes);
   if (!snapshot.timelines.empty()) {
     analysis.trace = SummariseTrace(snapshot.timelines, samples, analysis.frames.frame_ms);
+    if (snapshot.info.engine == "onnxruntime") {
+      analysis.trace->outside = TimeOutsideNodes(snapshot.timelines);
+    }
     for (const std::string& w : analysis.trace->warnings) analysis.warnings.push_back(w);
     // A trace's critical path is the events' (docs/architecture.md#event-critical-path),
     // never the chain of merged nodes: its nodes, and its length in ms.

@@ -13,6 +13,7 @@
 
 #include "metrics/event_path.h"
 #include "metrics/gpu_time.h"
+#include "metrics/outside_nodes.h"
 #include "metrics/samples.h"
 #include "metrics/timeline.h"
 
@@ -96,6 +97,8 @@ struct TraceSummary {
   std::optional<SlowestStep> slowest;
   std::optional<StepPath> path;  // of the slowest step but the last (or the only one)
   std::vector<std::string> warnings;  // for the analysis's warnings
+  /// ONNX Runtime: the time of each run in which no node ran (metrics/outside_nodes.h).
+  std::optional<OutsideNodes> outside;
   bool job() const { return ranks.size() > 1; }
 };
 

@@ -42,6 +42,7 @@ packages=(
   python3-markdown-it                           # renders the Markdown report to HTML, raw HTML allowed, for the hostile-input test
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good  # real pipelines for the GStreamer adapter's tests (gst-launch-1.0)
   python3-torch                                 # real PyTorch CPU recordings at test time (legacy export, tests/torch.cmake)
+  python3-onnx                                  # builds the model of the ONNX Runtime recordings (tests/ort.cmake, tests/tools/ort_model.py)
 )
 
 missing=()

@@ -58,6 +58,17 @@ void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
     w.EndArray();
     w.EndObject();
   }
+  if (t.outside) {
+    const OutsideNodes& o = *t.outside;
+    w.Key("outside_nodes");
+    w.BeginObject();
+    w.CountField("steps", o.steps);
+    w.NumberField("mean_ms", o.mean_ms);
+    w.NumberField("max_ms", o.max_ms);
+    w.NumberField("share", o.share);
+    w.CountField("node_threads", o.node_tracks);
+    w.EndObject();
+  }
   w.Key("gpu");
   if (t.gpu.empty()) {
     w.Write(Value());

@@ -251,6 +251,20 @@ void TraceSections(const ScoredSnapshot& scored, const std::function<std::string
                         {fmt::format("step {}: {} ms against a mean of {} ms{}{}", s.step, Ms(s.ms),
                                      Ms(s.mean_ms), grew.empty() ? "" : "; grew most: ", grew)}});
   }
+  if (t.outside) {
+    const OutsideNodes& o = *t.outside;
+    sections.push_back(
+        {"time outside nodes",
+         {fmt::format("{} ms of each run on average ({} of the runs' time; at most {} ms): no "
+                      "node ran{}",
+                      Ms(o.mean_ms), Percent(o.share), Ms(o.max_ms),
+                      o.node_tracks > 0
+                          ? fmt::format("; nodes ran on {} thread(s) besides the session's (the "
+                                        "parallel executor), so this is mostly its hand-offs "
+                                        "and waits",
+                                        o.node_tracks)
+                          : "")}});
+  }
   if (!t.gpu.empty()) {
     Section s{"GPU time (as HTA)", {}};
     for (const RankGpuTime& r : t.gpu.ranks) {

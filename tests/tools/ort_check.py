@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""A recorded ONNX Runtime profile, read independently and against cookgraph.
+
+    ort_check.py COOKGRAPH TRACE [--perturb]
+
+Reads TRACE (an ONNX Runtime profile, written by tests/tools/ort_record.mjs)
+with the standard library and runs `COOKGRAPH score TRACE --format json`,
+`score TRACE` and `report TRACE --no-llm`. What must hold
+(docs/formats.md#onnx-runtime, #warm-up; docs/architecture.md#time-outside-nodes):
+- engine "onnxruntime", no frame budget;
+- the runs are the model_run spans, less the first when it took at least 1.5
+  times the median of the others (a warm-up), which a warning then names;
+- time outside nodes, over the runs counted: per run its span less the union
+  of the <node>_kernel_time events inside it; their mean, their largest and
+  their sum over the runs' time, to 1 ns; and the threads other than the
+  runs' own that ran nodes;
+- the executor-overhead finding in the report exactly when at least half of
+  the runs' time is outside nodes and nodes ran on another thread;
+- no share over 100% anywhere: no "NNN.N%" above 100 in the table or the
+  report, no JSON key with "share" above 1.
+--perturb expects 0.01 ms more outside nodes per run: the check must then
+fail. Exit 0 when all holds, 1 otherwise (each failure on its own line).
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def run(*argv):
+    done = subprocess.run(list(argv), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"ort_check.py: {' '.join(argv[:3])} exited {done.returncode}: {done.stderr}")
+    return done.stdout
+
+
+def union_inside(spans, lo, hi):
+    covered, reach = 0, lo
+    for a, b in sorted(spans):
+        a, b = max(a, reach), min(b, hi)
+        if b > a:
+            covered += b - a
+            reach = b
+    return covered
+
+
+def shares(value, path=""):
+    """(path, value) of every number under a key containing "share"."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if "share" in k and isinstance(v, (int, float)):
+                yield f"{path}/{k}", v
+            yield from shares(v, f"{path}/{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from shares(v, f"{path}/{i}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("cookgraph")
+    parser.add_argument("trace")
+    parser.add_argument("--perturb", action="store_true")
+    args = parser.parse_args()
+    with open(args.trace, encoding="utf-8") as f:
+        events = json.load(f)
+    runs = sorted(((e["ts"], e["ts"] + e["dur"], e["tid"]) for e in events
+                   if e.get("cat") == "Session" and e.get("name") == "model_run"),
+                  key=lambda r: r[0])
+    nodes = [e for e in events if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")]
+    spans = [b - a for a, b, _ in runs]
+    warm = len(runs) >= 3 and 2 * spans[0] >= 3 * statistics.median(spans[1:])
+    counted = runs[1:] if warm else runs
+    work = [(e["ts"], e["ts"] + e["dur"]) for e in nodes]
+    outside = [(b - a) - union_inside(work, a, b) for a, b, _ in counted]  # µs
+    run_threads = {(e["pid"], e["tid"]) for e in events
+                   if e.get("cat") == "Session" and e.get("name") == "model_run"}
+    node_threads = len({(e["pid"], e["tid"]) for e in nodes} - run_threads)
+    mean_ms = sum(outside) / len(outside) / 1000 + (0.01 if args.perturb else 0)
+    share = sum(outside) / sum(b - a for a, b, _ in counted)
+
+    failures = []
+
+    def expect(what, got, want, tolerance=None):
+        ok = got == want if tolerance is None else (
+            got is not None and abs(got - want) <= tolerance)
+        if not ok:
+            failures.append(f"{what}: cookgraph says {got!r}, expected {want!r}")
+
+    doc = json.loads(run(args.cookgraph, "score", args.trace, "--format", "json"))
+    s = doc["snapshots"][0]
+    expect("engine", s["engine"], "onnxruntime")
+    expect("frame budget", s["frame_budget_ms"], None)
+    expect("runs counted", s["frames"], len(counted))
+    expect("warm-up named", sum(" is a warm-up (" in w for w in s["warnings"]), 1 if warm else 0)
+    o = s.get("outside_nodes") or {}
+    expect("outside nodes: runs", o.get("steps"), len(counted))
+    expect("outside nodes: mean ms", o.get("mean_ms"), mean_ms, 1e-6)
+    expect("outside nodes: max ms", o.get("max_ms"), max(outside) / 1000, 1e-6)
+    expect("outside nodes: share", o.get("share"), share, 1e-9)
+    expect("outside nodes: node threads", o.get("node_threads"), node_threads)
+    for where, value in shares(doc):
+        if value > 1 + 1e-9:
+            failures.append(f"JSON {where} = {value}: a share over 100%")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.md")
+        run(args.cookgraph, "report", args.trace, "--no-llm", "-o", report)
+        with open(report, encoding="utf-8") as f:
+            markdown = f.read()
+    table = run(args.cookgraph, "score", args.trace)
+    for name, text in (("score", table), ("report", markdown)):
+        for match in re.finditer(r"(\d+(?:\.\d+)?)%", text):
+            if float(match.group(1)) > 100:
+                line = text[:match.start()].count("\n") + 1
+                failures.append(f"{name} line {line}: {match.group(0)}, a share over 100%")
+    overhead = share >= 0.5 and node_threads >= 1
+    expect("executor-overhead finding", "rule: executor-overhead" in markdown, overhead)
+
+    for line in failures:
+        print(f"{args.trace}: {line}")
+    if not failures:
+        print(f"{args.trace}: {len(counted)} runs{' after a warm-up' if warm else ''}, "
+              f"{mean_ms:.3f} ms outside nodes a run ({share:.1%}), nodes on {node_threads} "
+              f"other thread(s){', executor-overhead found' if overhead else ''}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
