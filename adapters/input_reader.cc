@@ -81,7 +81,7 @@ std::optional<Result<Snapshot>> ReadJob(const std::vector<std::string>& paths, b
   if (name.empty()) name = "job";
   std::vector<Snapshot> ranks;
   for (const std::string& file : jobs[0]) {
-    auto rank = ReadChromeTraceFile(file, ChromeTraceOptions{.frame_marker = options.frame_marker, .keep_warmup = options.keep_warmup},
+    auto rank = ReadChromeTraceFile(file, ChromeTraceOptions{.frame_marker = options.frame_marker, .keep_warmup = options.keep_warmup, .hta_rounding = options.hta_rounding},
                                     options.limits);
     if (!rank) return Result<Snapshot>(rank.error());
     ranks.push_back(std::move(*rank));
@@ -162,7 +162,7 @@ Result<Snapshot> ReadInput(const std::vector<std::string>& paths, const ReadOpti
     case InputFormat::kNative:
       return ReadSnapshotSource(source);
     case InputFormat::kChromeTrace:
-      return ReadChromeTrace(source, ChromeTraceOptions{.frame_marker = options.frame_marker, .keep_warmup = options.keep_warmup});
+      return ReadChromeTrace(source, ChromeTraceOptions{.frame_marker = options.frame_marker, .keep_warmup = options.keep_warmup, .hta_rounding = options.hta_rounding});
     case InputFormat::kGstreamer:
       return ReadGstreamerInput(paths, options.limits);
   }

@@ -30,6 +30,7 @@ struct ReadOptions {
   std::optional<InputFormat> format;        // unset = recognise from the content
   std::optional<std::string> frame_marker;  // Chrome traces: the regex of frame markers
   bool keep_warmup = false;                 // Chrome traces: keep a warm-up first step
+  bool hta_rounding = false;                // Chrome traces: whole µs as HTA rounds them
   InputLimits limits;                       // what one input may hold (`--limit`)
 };
 

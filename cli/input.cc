@@ -15,6 +15,7 @@ ReadOptions InputArgs::options() const {
   if (format_in) options.format = ParseInputFormat(*format_in);  // checked by CLI11
   options.frame_marker = frame_marker;
   options.keep_warmup = keep_warmup;
+  options.hta_rounding = hta_rounding;
   for (const std::string& limit : limits) (void)SetLimit(options.limits, limit);  // checked
   return options;
 }
@@ -56,6 +57,10 @@ void AddFormatOptions(CLI::App& sub, InputArgs& args) {
                "PyTorch, TensorFlow and ONNX Runtime traces: keep a first step that is a "
                "warm-up (1.5x the median of the "
                "others or more) in the step statistics; by default it is named and left out");
+  sub.add_flag("--hta-rounding", args.hta_rounding,
+               "Chrome traces with fractional-microsecond times: round each start up and each "
+               "end down to a whole microsecond, as Holistic Trace Analysis does, to reproduce "
+               "its figures; by default times are kept to the nanosecond");
   sub.add_option("--limit", args.limits,
                  "KEY=VALUE, repeatable: a bound on what one input may hold; past it the input "
                  "is refused with a message naming the limit (sizes take K, M, G, T). "

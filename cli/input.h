@@ -21,6 +21,7 @@ struct InputArgs {
   std::optional<std::string> format_in;
   std::optional<std::string> frame_marker;
   bool keep_warmup = false;
+  bool hta_rounding = false;
   std::vector<std::string> limits;  // --limit KEY=VALUE, in order (checked by CLI11)
   std::optional<double> budget_ms;  // --budget-ms, where the command has it
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <span>
 
@@ -158,6 +159,32 @@ SnapshotDiff CompareSnapshots(const Snapshot& before, const Analysis& before_ana
                : NoTestNote(f.test, m0, m1, "frame time");
   Judge(f.test, f.change_pct, options, f.regression, f.improvement);
 
+  // Ops whose inputs changed (shapes, dtypes): their times measure other work.
+  static constexpr std::array<std::string_view, 4> kInputParams = {
+      "input_dims", "input_types", "input_type_shape", "output_type_shape"};
+  auto param = [](const Node& node, std::string_view key) -> const std::string* {
+    for (const auto& [k, v] : node.params) {
+      if (k == key) return &v;
+    }
+    return nullptr;
+  };
+  size_t changed = 0;
+  std::string first;
+  for (const NodeDiff& d : diff.nodes) {
+    for (std::string_view key : kInputParams) {
+      const std::string* was = param(bn.node(d.before), key);
+      const std::string* is = param(after.network.node(d.after), key);
+      if (was == nullptr || is == nullptr || *was == *is) continue;
+      if (changed++ == 0) first = fmt::format("{} {} {} → {}", d.id, key, *was, *is);
+      break;
+    }
+  }
+  if (changed > 0) {
+    diff.warnings.push_back(fmt::format(
+        "the inputs changed: {} op(s) were given other shapes or types, so their times measure "
+        "other work (first: {})",
+        changed, first));
+  }
   if (f.frames_before != f.frames_after) {
     diff.warnings.push_back(fmt::format(
         "the snapshots have different frame counts ({} before, {} after): per-frame values are "

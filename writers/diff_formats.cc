@@ -35,6 +35,7 @@ Json SideJson(const NodeStats& s) {
               {"avg_ms", stat(s.avg_ms)},
               {"p95_ms", stat(s.p95_ms)},
               {"per_frame_ms", s.per_frame_ms},
+              {"cooks_per_frame", s.cooks_per_frame},
               {"score", stat(s.score)}};
 }
 
@@ -125,14 +126,20 @@ struct Table {
 
 Table NodeRows(const SnapshotDiff& diff, size_t shown) {
   Table t;
-  t.titles = {"node", "avg before", "avg after", "avg", "p95", "ms/frame", "score", "p", "verdict"};
-  t.right = {false, true, true, true, true, true, true, true, false};
+  t.titles = {"node", "avg before", "avg after", "avg", "p95", "ms/frame", "score", "calls/f", "p",
+              "verdict"};
+  t.right = {false, true, true, true, true, true, true, true, true, false};
   for (size_t i = 0; i < shown; ++i) {
     const NodeDiff& d = diff.nodes[i];
     auto avg = [](const NodeStats& s) { return s.cooked_frames > 0 ? Ms(s.avg_ms) : "-"; };
+    // Calls per frame, and where they changed, before → after (HTA's TraceDiff counts them).
+    const double c0 = d.before_stats.cooks_per_frame, c1 = d.after_stats.cooks_per_frame;
+    const std::string calls = std::fabs(c0 - c1) < 0.005
+                                  ? fmt::format("{:.2f}", c1)
+                                  : fmt::format("{:.2f} → {:.2f}", c0, c1);
     t.rows.push_back({d.id, avg(d.before_stats), avg(d.after_stats), ChangeText(d.avg_pct),
                       ChangeText(d.p95_pct), ChangeText(d.per_frame_pct), ChangeText(d.score_pct),
-                      PValueText(d.p_value()), Verdict(d)});
+                      calls, PValueText(d.p_value()), Verdict(d)});
   }
   return t;
 }

@@ -362,6 +362,9 @@ Result<Snapshot> BuildNodes(const TraceRecords& r, const Classified& c, const Ne
 Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& options,
                                      const std::string& file, const InputLimits& limits) {
   std::vector<std::string> warnings = PairBeginEnd(r);
+  if (std::optional<std::string> said = RoundLikeHta(r, options.hta_rounding)) {
+    warnings.push_back(std::move(*said));
+  }
   if (r.missing_bracket) {
     warnings.push_back("the array of events has no closing bracket: read up to its last event");
   }

@@ -57,6 +57,13 @@ struct Classified {
   std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> tf_streams;
 };
 
+/// When a time in `records` is a fraction of a µs: with `round` on, each
+/// slice's start up and end down to a whole µs (an end before its start made
+/// the start) and each [memory] event's time up, as HTA does, and says so;
+/// with it off, a line that says the times stay exact and how to get HTA's.
+/// nullopt when every `ts` is a whole µs (HTA then rounds nothing either).
+std::optional<std::string> RoundLikeHta(TraceRecords& records, bool round);
+
 /// Detects the producer and gives every slice its role. In a TensorFlow 1
 /// GPU timeline the GPU tracer's slices get the category of their kind
 /// (`kernel`, `gpu_memcpy`) and its copies (`stream:all`, `memcpy`) are

@@ -102,6 +102,10 @@ struct ChromeTraceOptions {
   /// Keep a warm-up first step in the frames (docs/formats.md#warm-up); by
   /// default it is named in a warning and left out of them.
   bool keep_warmup = false;
+  /// Round times as Holistic Trace Analysis does before it measures: when a
+  /// `ts` is fractional, each start up and each end down to a whole µs
+  /// (docs/architecture.md#rounding). Off: nanoseconds as the file gives them.
+  bool hta_rounding = false;
 };
 
 /// Reads a Chrome trace from `source` (plain or gzip), within the source's limits.

@@ -377,3 +377,39 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
 }
 
 }  // namespace cookgraph::chrome
+
+namespace cookgraph::chrome {
+
+std::optional<std::string> RoundLikeHta(TraceRecords& r, bool round) {
+  auto fractional = [](int64_t ns) { return ns % 1000 != 0; };
+  // HTA rounds when its ts column holds a fraction (pandas makes it float64);
+  // a fractional dur on whole ts leaves it alone.
+  const bool any = std::any_of(r.slices.begin(), r.slices.end(),
+                               [&](const Slice& s) { return fractional(s.start); }) ||
+                   std::any_of(r.memory.begin(), r.memory.end(),
+                               [&](const MemoryMark& m) { return fractional(m.ts); });
+  if (!any) return std::nullopt;
+  if (!round) {
+    return "times are kept to the nanosecond; Holistic Trace Analysis rounds each start up and "
+           "each end down to a whole µs first (--hta-rounding does that to reproduce its figures)";
+  }
+  auto up = [](int64_t ns) { return ns >= 0 ? (ns + 999) / 1000 * 1000 : -(-ns / 1000 * 1000); };
+  auto down = [](int64_t ns) { return ns >= 0 ? ns / 1000 * 1000 : -((-ns + 999) / 1000 * 1000); };
+  size_t emptied = 0;
+  for (Slice& s : r.slices) {
+    const int64_t start = up(s.start), end = down(s.end);
+    emptied += end < start;
+    s.start = start;
+    s.end = std::max(end, start);
+  }
+  for (MemoryMark& m : r.memory) m.ts = up(m.ts);
+  return fmt::format(
+      "times rounded as Holistic Trace Analysis rounds them (--hta-rounding): each start up and "
+      "each end down to a whole µs{}",
+      emptied > 0 ? fmt::format("; {} event(s) shorter than that are 0 long (HTA gives them a "
+                                "negative duration)",
+                                emptied)
+                  : "");
+}
+
+}  // namespace cookgraph::chrome

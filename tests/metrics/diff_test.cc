@@ -197,3 +197,34 @@ TEST(Diff, ChangePctIsRelativeToBefore) {
 
 }  // namespace
 }  // namespace cookgraph
+
+namespace cookgraph {
+namespace {
+
+// Two runs of ops with their input shapes as params (Kineto's input_dims).
+Snapshot WithShapes(const std::string& mm_dims, const std::string& relu_dims) {
+  Snapshot s;
+  EXPECT_TRUE(s.network.AddNode({.id = "aten::mm", .params = {{"input_dims", mm_dims}}}).ok());
+  EXPECT_TRUE(s.network.AddNode({.id = "aten::relu", .params = {{"input_dims", relu_dims}}}).ok());
+  s.samples = Samples(2);
+  s.samples.SetFrameIndex({0, 1, 2, 3});
+  s.samples.SetSeries(0, Metric::kCookMs, {1, 1.1, 0.9, 1});
+  s.samples.SetSeries(1, Metric::kCookMs, {0.1, 0.1, 0.1, 0.1});
+  return s;
+}
+
+TEST(Diff, ChangedInputShapesAreNamed) {
+  const Snapshot before = WithShapes("[[64, 256], [256, 512]]", "[[64, 512]]");
+  const SnapshotDiff same = CompareSnapshots(before, Analyse(before), before, Analyse(before));
+  for (const std::string& w : same.warnings) EXPECT_THAT(w, ::testing::Not(HasSubstr("inputs")));
+  const Snapshot after = WithShapes("[[128, 256], [256, 512]]", "[[64, 512]]");
+  const SnapshotDiff diff = CompareSnapshots(before, Analyse(before), after, Analyse(after));
+  ASSERT_EQ(diff.warnings.size(), 1u);
+  EXPECT_EQ(diff.warnings[0],
+            "the inputs changed: 1 op(s) were given other shapes or types, so their times "
+            "measure other work (first: aten::mm input_dims [[64, 256], [256, 512]] → [[128, "
+            "256], [256, 512]])");
+}
+
+}  // namespace
+}  // namespace cookgraph

@@ -188,6 +188,82 @@ TEST(ChromeTraceOnnxRuntime, NodesWithoutSuffixesFramesFromModelRuns) {
   EXPECT_TRUE(NothingDead(s));
 }
 
+TEST(ChromeTraceLegacyPyTorch, ReadAsPyTorchWithoutABudget) {
+  // PyTorch without Kineto: a bare array, no categories, "CPU functions".
+  // Three steps; step 0 (900 µs) is 3x the median of the others (300): a
+  // warm-up, left out. A child ending 1 µs after its parent (the export
+  // truncates to whole µs) takes only the overlap from the parent.
+  const std::string trace = R"([
+    {"name": "ProfilerStep#0", "ph": "X", "ts": 0, "dur": 900, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "aten::mm", "ph": "X", "ts": 10, "dur": 800, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "ProfilerStep#1", "ph": "X", "ts": 1000, "dur": 300, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "aten::linear", "ph": "X", "ts": 1010, "dur": 100, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "aten::t", "ph": "X", "ts": 1105, "dur": 6, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "aten::mm", "ph": "X", "ts": 1120, "dur": 150, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "ProfilerStep#2", "ph": "X", "ts": 2000, "dur": 300, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "aten::mm", "ph": "X", "ts": 2010, "dur": 200, "tid": 1, "pid": "CPU functions", "args": {}}
+  ])";
+  auto r = ParseTrace(trace);
+  ASSERT_TRUE(r) << ErrorOf(r);
+  EXPECT_EQ(r->info.engine, "pytorch");
+  EXPECT_FALSE(r->info.budget());
+  EXPECT_EQ(r->samples.frame_index(), (std::vector<int64_t>{1, 2}));
+  EXPECT_DOUBLE_EQ(Value(*r, "aten::mm", 1), 0.150);  // step 1
+  EXPECT_DOUBLE_EQ(Value(*r, "aten::linear", 1), 0.095);  // 100 less the 5 µs overlap
+  EXPECT_EQ(r->network.node(*r->network.Find("aten::mm")).family, "cpu_op");
+  EXPECT_NE(WarningWith(*r, "step 0 is a warm-up (0.900 ms, 3.0x the median 0.300 ms"), "");
+  auto kept = ParseChromeTrace(trace, ChromeTraceOptions{.keep_warmup = true}, "t.json");
+  ASSERT_TRUE(kept) << ErrorOf(kept);
+  EXPECT_EQ(kept->samples.frame_index(), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(WarningWith(*kept, "warm-up"), "");
+}
+
+TEST(ChromeTraceWarmUp, NotInAGenericTraceNorUnder1Point5xTheMedian) {
+  // A generic trace's frames are its writer's: never a warm-up. Nor is a
+  // first PyTorch step at 1.4x the median.
+  const std::string generic = R"([
+    {"name": "frame 0", "ph": "X", "ts": 0, "dur": 900, "tid": 1, "pid": 1, "cat": "x"},
+    {"name": "frame 1", "ph": "X", "ts": 1000, "dur": 300, "tid": 1, "pid": 1, "cat": "x"},
+    {"name": "frame 2", "ph": "X", "ts": 2000, "dur": 300, "tid": 1, "pid": 1, "cat": "x"},
+    {"name": "work", "ph": "X", "ts": 10, "dur": 10, "tid": 1, "pid": 1, "cat": "x"}
+  ])";
+  auto r = ParseTrace(generic, "^frame (\\d+)$");
+  ASSERT_TRUE(r) << ErrorOf(r);
+  EXPECT_EQ(r->samples.frame_count(), 3u);
+  const std::string close = R"([
+    {"name": "ProfilerStep#0", "ph": "X", "ts": 0, "dur": 420, "tid": 1, "pid": 1, "cat": "user_annotation"},
+    {"name": "ProfilerStep#1", "ph": "X", "ts": 1000, "dur": 300, "tid": 1, "pid": 1, "cat": "user_annotation"},
+    {"name": "ProfilerStep#2", "ph": "X", "ts": 2000, "dur": 300, "tid": 1, "pid": 1, "cat": "user_annotation"},
+    {"name": "aten::mm", "ph": "X", "ts": 10, "dur": 10, "tid": 1, "pid": 1, "cat": "cpu_op"}
+  ])";
+  auto k = ParseTrace(close);
+  ASSERT_TRUE(k) << ErrorOf(k);
+  EXPECT_EQ(k->samples.frame_count(), 3u);
+}
+
+TEST(ChromeTraceRounding, KeptToTheNanosecondUnlessHtaRoundingIsAsked) {
+  // aten::mm [10.4, 12.6) µs; aten::add [20.2, 20.9), shorter than the whole
+  // µs it spans: HTA makes it [21, 20), cookgraph 0 long at 21.
+  const std::string trace = R"({"schemaVersion": 1, "traceEvents": [
+    {"name": "ProfilerStep#1", "ph": "X", "ts": 0, "dur": 100, "tid": 1, "pid": 1, "cat": "user_annotation"},
+    {"name": "aten::mm", "ph": "X", "ts": 10.4, "dur": 2.2, "tid": 1, "pid": 1, "cat": "cpu_op"},
+    {"name": "aten::add", "ph": "X", "ts": 20.2, "dur": 0.7, "tid": 1, "pid": 1, "cat": "cpu_op"}]})";
+  auto exact = ParseTrace(trace);
+  ASSERT_TRUE(exact) << ErrorOf(exact);
+  EXPECT_DOUBLE_EQ(Value(*exact, "aten::mm", 1), 0.0022);
+  EXPECT_DOUBLE_EQ(Value(*exact, "aten::add", 1), 0.0007);
+  EXPECT_NE(WarningWith(*exact, "times are kept to the nanosecond"), "");
+  auto hta = ParseChromeTrace(trace, ChromeTraceOptions{.hta_rounding = true}, "t.json");
+  ASSERT_TRUE(hta) << ErrorOf(hta);
+  EXPECT_DOUBLE_EQ(Value(*hta, "aten::mm", 1), 0.001);  // [11, 12)
+  EXPECT_DOUBLE_EQ(Value(*hta, "aten::add", 1), 0.0);
+  EXPECT_NE(WarningWith(*hta, "1 event(s) shorter than that are 0 long"), "");
+  // Whole µs everywhere: nothing to say.
+  auto whole = ParseTrace(R"([{"name": "a", "ph": "X", "ts": 1, "dur": 2, "tid": 1, "pid": 1, "cat": "cpu_op"}])");
+  ASSERT_TRUE(whole) << ErrorOf(whole);
+  EXPECT_EQ(WarningWith(*whole, "nanosecond"), "");
+}
+
 // The real traces (tests/data/fixtures/README.md says where each comes from).
 Result<Snapshot> Fixture(const std::string& name) {
   return ReadChromeTraceFile(COOKGRAPH_SOURCE_DIR "/tests/data/fixtures/traces/" + name, {});
