@@ -212,8 +212,9 @@ GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
   std::vector<int64_t> delays;
   int64_t launch_cpu_ns = 0;
   int64_t comm_total = 0, overlap_total = 0;
-  for (const Timeline& t : timelines) {
-    const std::vector<uint32_t> gpu = CountedGpuEvents(t, filter);
+  for (uint32_t ti = 0; ti < timelines.size(); ++ti) {
+    const Timeline& t = timelines[ti];
+    const std::vector<uint32_t>& gpu = out.counted.emplace_back(CountedGpuEvents(t, filter));
     for (const TimelineEvent& e : t.events) {
       if (IsGpuWork(e.kind) && e.link == kNoIndex) ++out.launches.unlaunched;
     }
@@ -365,6 +366,7 @@ GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
       // HTA (cuda_kernel_analysis.py, get_cuda_kernel_launch_stats): from
       // the call's end to the kernel's start, clipped at 0.
       delays.push_back(std::max<int64_t>(e.start_ns - call.start_ns - call.dur_ns, 0));
+      out.launches.list.push_back({ti, i, e.link, delays.back()});
       launch_cpu_ns += call.dur_ns;
       if (e.dur_ns < kTinyKernelNs) ++out.launches.kernels_under_10us;
     }

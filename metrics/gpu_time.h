@@ -86,6 +86,14 @@ struct LaunchStats {
   size_t kernels = 0;             // all GPU events counted
   size_t kernels_under_10us = 0;  // launched ones shorter than kTinyKernelNs
   size_t unlaunched = 0;          // GPU events whose launch call is not in the trace
+  /// The launches the statistics are over, by rank then the GPU events'
+  /// order: `timeline` indexes the analysed timelines, `kernel` and `call`
+  /// its events; delay_ns = kernel start - call end, clipped at 0.
+  struct Launch {
+    uint32_t timeline = 0, kernel = 0, call = 0;
+    int64_t delay_ns = 0;
+  };
+  std::vector<Launch> list;
 };
 
 struct Overlap {
@@ -95,6 +103,9 @@ struct Overlap {
 
 struct GpuTime {
   std::vector<RankGpuTime> ranks;  // ranks with GPU events, by rank
+  /// Per analysed timeline (same order): the GPU events the analyses count
+  /// (HTA's, the last step left out: trace.py _filter_irrelevant_gpu_kernels).
+  std::vector<std::vector<uint32_t>> counted;
   LaunchStats launches;
   Overlap overlap;
   bool empty() const { return ranks.empty(); }

@@ -3,11 +3,16 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
+#include <string_view>
 
 #include "adapters/input_files.h"
 #include "adapters/input_reader.h"
 #include "graph/suggest.h"
+#include "metrics/trace_summary.h"
 #include "python/columns.h"
 #include "python/errors.h"
 #include "python/options.h"
@@ -103,6 +108,153 @@ py::dict Info(const LoadedSnapshot& s) {
   info["over_budget_frames"] =
       a.has_budget ? py::object(py::int_(a.frames.over_budget.size())) : py::object(py::none());
   return info;
+}
+
+// EventKind as Python sees it.
+std::string_view KindName(EventKind kind) {
+  static constexpr std::array<std::string_view, 10> kNames = {
+      "cpu_op", "runtime", "annotation", "marker", "kernel",
+      "memcpy", "memset", "gpu_annotation", "gpu_sync", "other"};
+  return kNames[static_cast<size_t>(kind)];
+}
+
+// A step number's event of Timeline `t`, or nullopt: none, or not a step.
+std::optional<int64_t> StepOf(const Timeline& t, const TimelineEvent& e) {
+  if (e.frame == kNoIndex || e.frame >= t.steps.size()) return std::nullopt;
+  return t.steps[e.frame];
+}
+
+py::object OrNone(std::optional<int64_t> v) { return v ? py::object(py::int_(*v)) : py::none(); }
+
+// Every event of every rank's timeline, or those of one step: the columns of
+// Snapshot.timeline() (docs/python.md#traces).
+py::dict TimelineColumns(const LoadedSnapshot& s, std::optional<int64_t> step) {
+  const Snapshot& snap = s.judged.snapshot;
+  py::list rank, track, gpu, name, node, kind, ts, dur, steps, correlation, counted;
+  const GpuTime* analysed = s.judged.analysis.trace ? &s.judged.analysis.trace->gpu : nullptr;
+  for (size_t ti = 0; ti < snap.timelines.size(); ++ti) {
+    const Timeline& t = snap.timelines[ti];
+    std::vector<bool> in_stats(t.events.size(), false);
+    if (analysed != nullptr && ti < analysed->counted.size()) {
+      for (uint32_t i : analysed->counted[ti]) in_stats[i] = true;
+    }
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+      const TimelineEvent& e = t.events[i];
+      const std::optional<int64_t> at = StepOf(t, e);
+      if (step && at != step) continue;
+      counted.append(static_cast<bool>(in_stats[i]));
+      rank.append(t.rank);
+      track.append(Text(t.tracks[e.track].label));
+      gpu.append(t.tracks[e.track].gpu);
+      name.append(Text(t.name(e)));
+      node.append(e.node != kNoIndex && e.node < snap.network.size()
+                      ? py::object(Text(snap.network.node(e.node).id))
+                      : py::object(py::none()));
+      kind.append(Text(KindName(e.kind)));
+      ts.append(static_cast<double>(e.start_ns) / 1e3);
+      dur.append(static_cast<double>(e.dur_ns) / 1e3);
+      steps.append(OrNone(at));
+      correlation.append(e.correlation == kNoIndex ? py::object(py::none())
+                                                   : py::object(py::int_(e.correlation)));
+    }
+  }
+  py::dict out;
+  out["rank"] = rank;
+  out["track"] = track;
+  out["gpu"] = gpu;
+  out["name"] = name;
+  out["node"] = node;
+  out["kind"] = kind;
+  out["ts_us"] = ts;
+  out["dur_us"] = dur;
+  out["step"] = steps;
+  out["correlation"] = correlation;
+  out["gpu_counted"] = counted;
+  return out;
+}
+
+// The launches of the launch statistics (GpuTime::launches.list), one row each.
+py::dict LaunchColumns(const LoadedSnapshot& s) {
+  const Snapshot& snap = s.judged.snapshot;
+  py::list rank, kernel, stream, call, call_ts, call_dur, kernel_ts, kernel_dur, delay, steps;
+  if (s.judged.analysis.trace) {
+    for (const LaunchStats::Launch& l : s.judged.analysis.trace->gpu.launches.list) {
+      const Timeline& t = snap.timelines[l.timeline];
+      const TimelineEvent& k = t.events[l.kernel];
+      const TimelineEvent& c = t.events[l.call];
+      rank.append(t.rank);
+      kernel.append(Text(t.name(k)));
+      stream.append(Text(t.tracks[k.track].label));
+      call.append(Text(t.name(c)));
+      call_ts.append(static_cast<double>(c.start_ns) / 1e3);
+      call_dur.append(static_cast<double>(c.dur_ns) / 1e3);
+      kernel_ts.append(static_cast<double>(k.start_ns) / 1e3);
+      kernel_dur.append(static_cast<double>(k.dur_ns) / 1e3);
+      delay.append(static_cast<double>(l.delay_ns) / 1e3);
+      steps.append(OrNone(StepOf(t, k)));
+    }
+  }
+  py::dict out;
+  out["rank"] = rank;
+  out["kernel"] = kernel;
+  out["stream"] = stream;
+  out["launch_call"] = call;
+  out["call_ts_us"] = call_ts;
+  out["call_dur_us"] = call_dur;
+  out["kernel_ts_us"] = kernel_ts;
+  out["kernel_dur_us"] = kernel_dur;
+  out["launch_delay_us"] = delay;
+  out["step"] = steps;
+  return out;
+}
+
+// The events on the event critical path of step `step` (the step score
+// reports when none), in path order; an empty table without one.
+py::dict CriticalPathColumns(const LoadedSnapshot& s, std::optional<int64_t> step) {
+  const Snapshot& snap = s.judged.snapshot;
+  std::optional<StepPath> path;
+  if (!step) {
+    if (s.judged.analysis.trace) path = s.judged.analysis.trace->path;
+  } else {
+    const std::vector<int64_t>& index = snap.samples.frame_index();
+    auto at = std::find(index.begin(), index.end(), *step);
+    if (at == index.end()) {
+      throw py::value_error("step " + std::to_string(*step) + ": no such step in " + s.file);
+    }
+    std::string warning;
+    py::gil_scoped_release released;
+    path = StepCriticalPath(snap.timelines, static_cast<size_t>(at - index.begin()), warning);
+  }
+  py::list rank, steps, name, node, track, gpu, ts, dur;
+  if (path) {
+    const Timeline* t = nullptr;
+    for (const Timeline& candidate : snap.timelines) {
+      if (candidate.rank == path->rank) t = &candidate;
+    }
+    for (const StepPath::Event& e : path->events) {
+      rank.append(path->rank);
+      steps.append(OrNone(path->step));
+      name.append(Text(e.name));
+      const uint32_t n = t != nullptr && e.event < t->events.size() ? t->events[e.event].node : kNoIndex;
+      node.append(n != kNoIndex && n < snap.network.size()
+                      ? py::object(Text(snap.network.node(n).id))
+                      : py::object(py::none()));
+      track.append(Text(e.track));
+      gpu.append(e.gpu);
+      ts.append(e.ts_us);
+      dur.append(e.dur_us);
+    }
+  }
+  py::dict out;
+  out["rank"] = rank;
+  out["step"] = steps;
+  out["name"] = name;
+  out["node"] = node;
+  out["track"] = track;
+  out["gpu"] = gpu;
+  out["ts_us"] = ts;
+  out["dur_us"] = dur;
+  return out;
 }
 
 py::dict Frames(const LoadedSnapshot& s) {
@@ -231,6 +383,12 @@ SnapshotClass BindSnapshot(py::module_& m) {
            "One node's per-frame values of `metric` (NaN where it did not cook).")
       .def("score_json", &ScoreJson,
            "The snapshot's object of `score --format json`, with one node row.")
+      .def("timeline", &TimelineColumns, py::arg("step") = py::none(),
+           "Every event of a trace's timelines (or of one step) as {column: values}.")
+      .def("launches", &LaunchColumns,
+           "The launches of the launch statistics, one row each, as {column: values}.")
+      .def("critical_path_events", &CriticalPathColumns, py::arg("step") = py::none(),
+           "The events on a step's event critical path, in path order, as {column: values}.")
       .def("findings", &Findings, py::arg("pack") = "",
            "The findings of the knowledge pack at `pack` ('' = the engine's built-in one).");
   m.def("load", &Load, py::arg("paths"), py::kw_only(), py::arg("budget_ms") = py::none(),

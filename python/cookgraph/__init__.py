@@ -90,6 +90,19 @@ class Answer:
         return self.text
 
 
+class CriticalPath(dict):
+    """`score --format json`'s "critical_path" ({nodes, per_frame_ms}), which
+    can also be called: snap.critical_path(step=None) gives a trace's event
+    critical path as a DataFrame (see Snapshot.critical_path)."""
+
+    def __init__(self, summary: Mapping[str, Any], events: Callable[[Optional[int]], pd.DataFrame]):
+        super().__init__(summary)
+        self._events = events
+
+    def __call__(self, step: Optional[int] = None) -> pd.DataFrame:
+        return self._events(step)
+
+
 class Snapshot:
     """One input read and analysed: what load() returns.
 
@@ -178,9 +191,70 @@ class Snapshot:
         return self._json["loops"]
 
     @property
-    def critical_path(self) -> Dict[str, Any]:
-        """The heaviest dependency path by per_frame_ms: {nodes, per_frame_ms}."""
-        return self._json["critical_path"]
+    def critical_path(self) -> CriticalPath:
+        """The critical path as `score --format json` writes it: {nodes,
+        per_frame_ms} (for a trace, the event critical path of one step and
+        its length). Called, snap.critical_path(step=None), a trace's event
+        critical path as a DataFrame in path order, as HTA's
+        critical_path_analysis gives it: rank, step, name, node (None for an
+        event of no node), track, gpu, ts_us, dur_us; step None means the
+        step `score` reports, else the step numbered so (ValueError when the
+        trace has none); empty for inputs without a timeline."""
+        return CriticalPath(self._json["critical_path"], self._critical_path_events)
+
+    def _critical_path_events(self, step: Optional[int]) -> pd.DataFrame:
+        return pd.DataFrame(self._core.critical_path_events(step))
+
+    # -- traces, as HTA's DataFrames ----------------------------------------
+
+    def timeline(self, step: Optional[int] = None) -> pd.DataFrame:
+        """Every event of a trace's timelines (one per rank), or of the step
+        numbered `step`: rank, track ("thread 12 (pid 7)", "GPU 0 stream 7"),
+        gpu, name, node (the node it counts for; None for markers and other
+        events of no node), kind (cpu_op, runtime, annotation, marker, kernel,
+        memcpy, memset, gpu_annotation, gpu_sync, other), ts_us and dur_us (on
+        the trace's own clock), step (None outside every step), correlation,
+        and gpu_counted (a GPU event the GPU analyses count: HTA leaves out
+        those of the last step). Empty for inputs without a timeline."""
+        return pd.DataFrame(self._core.timeline(step))
+
+    def launches(self) -> pd.DataFrame:
+        """The launches the launch statistics are over (HTA's
+        get_cuda_kernel_launch_stats): rank, kernel, stream, launch_call,
+        call_ts_us, call_dur_us, kernel_ts_us, kernel_dur_us, launch_delay_us
+        (kernel start - call end, clipped at 0), step. Their count, mean,
+        p50, p95 and max are gpu["launches"]."""
+        return pd.DataFrame(self._core.launches())
+
+    def kernels(self) -> pd.DataFrame:
+        """Per rank and GPU event name (kernels, copies, memsets; those the GPU
+        analyses count), HTA's get_gpu_kernel_breakdown's kernel table: rank, name, kind, count,
+        sum_us, mean_us, min_us, max_us, std_us (population), largest sum
+        first. Their sums per rank are the streams' kernel_ms in gpu."""
+        t = self.timeline()
+        columns = ["rank", "name", "kind", "count", "sum_us", "mean_us", "min_us", "max_us",
+                   "std_us"]
+        work = t[t["gpu_counted"] & t["kind"].isin(["kernel", "memcpy", "memset"])] if len(t) else t
+        if len(work) == 0:
+            return pd.DataFrame(columns=columns)
+        grouped = work.groupby(["rank", "name", "kind"], sort=False)["dur_us"]
+        out = grouped.agg(count="count", sum_us="sum", mean_us="mean", min_us="min",
+                          max_us="max", std_us=lambda v: v.std(ddof=0)).reset_index()
+        return out.sort_values(["sum_us", "name"], ascending=[False, True],
+                               ignore_index=True)[columns]
+
+    def gpu_breakdown(self) -> pd.DataFrame:
+        """HTA's temporal breakdown, one row per rank with GPU work: rank,
+        kernel_span_ms, idle_ms, compute_ms, non_compute_ms,
+        communication_ms, memory_ms, and idle_share, compute_share,
+        non_compute_share of the span; the numbers of gpu["ranks"]."""
+        columns = ["rank", "kernel_span_ms", "idle_ms", "compute_ms", "non_compute_ms",
+                   "communication_ms", "memory_ms"]
+        ranks = (self.gpu or {}).get("ranks", [])
+        out = pd.DataFrame([{c: r[c] for c in columns} for r in ranks], columns=columns)
+        for part in ("idle", "compute", "non_compute"):
+            out[f"{part}_share"] = out[f"{part}_ms"] / out["kernel_span_ms"]
+        return out
 
     @property
     def spikes(self) -> pd.DataFrame:

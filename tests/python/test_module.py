@@ -324,6 +324,56 @@ def test_a_trace_has_gpu_time_and_a_recording_threads():
     assert len(recording.threads) == 4 and recording.gpu is None  # tests/data/gstreamer/README.md
 
 
+CHROME = sorted(os.path.relpath(p, ROOT)
+                for p in glob.glob(os.path.join(ROOT, "tests", "data", "chrome", "*.json")))
+TRACE_INPUTS = [[p] for p in TRACES + CHROME] + [[os.path.join(TRACES_DIR, "hta_two_ranks")]]
+
+
+@pytest.mark.parametrize("paths", TRACE_INPUTS, ids=lambda p: os.path.basename(p[0]))
+def test_trace_dataframes_equal_score_json(paths):
+    # gpu_breakdown(), launches(), kernels(), timeline() and critical_path()
+    # as HTA's users expect them, with the numbers of `score --format json`.
+    doc = json.loads(run("score", *paths, "--format", "json").stdout)["snapshots"][0]
+    snap = cookgraph.load(paths)
+    gpu = doc["gpu"]
+    breakdown = snap.gpu_breakdown()
+    ranks = gpu["ranks"] if gpu else []
+    assert len(breakdown) == len(ranks)
+    for row, rank in zip(breakdown.to_dict("records"), ranks):
+        for key in ("rank", "kernel_span_ms", "idle_ms", "compute_ms", "non_compute_ms",
+                    "communication_ms", "memory_ms"):
+            assert row[key] == rank[key], key
+    launches = snap.launches()
+    stats = gpu["launches"] if gpu else {"count": 0}
+    assert len(launches) == stats["count"]
+    if len(launches):
+        delays = launches["launch_delay_us"] / 1000
+        for key, value in (("mean", delays.mean()), ("p50", delays.quantile(0.5)),
+                           ("p95", delays.quantile(0.95)), ("max", delays.max())):
+            assert value == pytest.approx(stats["delay_ms"][key], rel=1e-9, abs=1e-12), key
+        assert (launches["launch_delay_us"] >= 0).all()
+    kernels = snap.kernels()
+    for rank in ranks:
+        mine = kernels[kernels["rank"] == rank["rank"]]
+        assert int(mine["count"].sum()) == rank["kernels"]
+        assert mine["sum_us"].sum() / 1000 == pytest.approx(
+            sum(s["kernel_ms"] for s in rank["streams"]), rel=1e-12)
+    timeline = snap.timeline()
+    assert len(timeline) > 0 and set(timeline["rank"]) >= {r["rank"] for r in ranks}
+    path = snap.critical_path
+    assert dict(path) == doc["critical_path"]
+    events = path()
+    nodes = [n for n in dict.fromkeys(events["node"]) if n is not None] if len(events) else []
+    assert nodes == doc["critical_path"]["nodes"]
+    if len(events) and events["step"].notna().all():
+        step = int(events["step"].iloc[0])
+        assert path(step=step).equals(events)
+        in_step = snap.timeline(step=step)
+        assert len(in_step) > 0 and (in_step["step"] == step).all()
+    with pytest.raises(ValueError, match="no such step"):
+        path(step=-12345)
+
+
 def test_findings_are_the_reports(tmp_path):
     path = os.path.join("examples", "touchdesigner_feedback.json")
     report = tmp_path / "report.md"
