@@ -101,6 +101,7 @@ NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_f
   stats.gpu_avg_ms = MeanOfPresent(FrameSeries(samples, node, Metric::kGpuMs));
   stats.cpu_mem_mb = MeanOfPresent(FrameSeries(samples, node, Metric::kCpuMemMb));
   stats.gpu_mem_mb = MeanOfPresent(FrameSeries(samples, node, Metric::kGpuMemMb));
+  stats.inclusive_avg_ms = MeanOfPresent(FrameSeries(samples, node, Metric::kInclusiveMs));
 
   // The tracer's own times, where cook_ms is the work alone.
   std::vector<double> latency;

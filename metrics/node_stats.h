@@ -29,6 +29,10 @@ struct NodeStats {
   /// where cook_ms is the work): mean, population standard deviation and
   /// largest over the frames that have a value; nullopt without one.
   std::optional<double> latency_avg_ms, latency_std_ms, latency_max_ms;
+  /// The inclusive_ms series' mean over the frames that have a value (self
+  /// time and the calls made, as PyTorch's profiler's "CPU total" per step);
+  /// none without it.
+  std::optional<double> inclusive_avg_ms;
 };
 
 /// Statistics of `node`; `mean_frame_ms` is the mean frame time used for share.

@@ -6,7 +6,7 @@ namespace cookgraph {
 namespace {
 
 constexpr std::array<std::string_view, kMetricCount> kMetricNames = {
-    "cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks", "latency_ms"};
+    "cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks", "latency_ms", "inclusive_ms"};
 
 }  // namespace
 

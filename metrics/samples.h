@@ -27,10 +27,13 @@ enum class Metric : uint8_t {
   /// as well as work, and cook_ms is the work alone (GStreamer's
   /// element-latency, docs/architecture.md#work-and-waiting-in-a-gstreamer-pipeline)
   kLatencyMs,
+  /// ms; the whole time of those cooks, the calls they made included (self
+  /// time is cook_ms), where the engine nests calls (Chrome traces).
+  kInclusiveMs,
 };
-inline constexpr int kMetricCount = 6;
+inline constexpr int kMetricCount = 7;
 
-/// "cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks", "latency_ms".
+/// "cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks", "latency_ms", "inclusive_ms".
 std::string_view MetricName(Metric metric);
 /// The metric named `name`, or nullopt.
 std::optional<Metric> ParseMetric(std::string_view name);

@@ -290,7 +290,8 @@ py::array_t<double> Series(const LoadedSnapshot& s, const std::string& id,
   const std::optional<Metric> metric = ParseMetric(metric_name);
   if (!metric) {
     throw py::value_error(
-        "metric: expected cook_ms, gpu_ms, cpu_mem_mb, gpu_mem_mb, cooks or latency_ms, got '" +
+        "metric: expected cook_ms, gpu_ms, cpu_mem_mb, gpu_mem_mb, cooks, latency_ms or "
+        "inclusive_ms, got '" +
         metric_name.substr(0, 40) + "'");
   }
   const std::optional<NodeIndex> node = snap.network.Find(id);

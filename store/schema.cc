@@ -41,7 +41,7 @@ constexpr std::array<Column, 17> kSnapshotColumns = {{
 // when the snapshot has no frames; the GPU and memory means when the metric
 // has no value; the latency columns (version 2) where the tracer's time is
 // not the scored one (GStreamer).
-constexpr std::array<Column, 25> kNodeColumns = {{
+constexpr std::array<Column, 26> kNodeColumns = {{
     {"id", Kind::kText, false},
     {"type", Kind::kText, false},
     {"family", Kind::kText, false},
@@ -67,9 +67,12 @@ constexpr std::array<Column, 25> kNodeColumns = {{
     {"latency_avg_ms", Kind::kReal, true},
     {"latency_std_ms", Kind::kReal, true},
     {"latency_max_ms", Kind::kReal, true},
+    {"inclusive_avg_ms", Kind::kReal, true},
 }};
-// The node columns version 1 created; version 2 added the rest.
+// The node columns version 1 created; version 2 added the latency columns,
+// version 3 the inclusive time.
 constexpr size_t kVersion1NodeColumns = 22;
+constexpr size_t kVersion2NodeColumns = 25;
 
 // The snapshot-level columns that ScoreRows repeats on every node row.
 constexpr std::array<std::string_view, 3> kRepeatedColumns = {"file", "name", "engine"};
@@ -102,10 +105,11 @@ std::string ColumnDefinitions(Dialect d, std::span<const Column> columns) {
 }
 
 // Version 2: the tracer's own time beside the work (docs/architecture.md#work-and-waiting-in-a-gstreamer-pipeline),
-// three nullable columns of nodes; the rows stored before have none.
-std::vector<std::string> AddVersion2(Dialect d) {
+// three nullable columns of nodes; version 3: the inclusive time of traces'
+// ops, one more. The rows stored before have none.
+std::vector<std::string> AddNodeColumns(Dialect d, size_t first, size_t end) {
   std::vector<std::string> out;
-  for (const Column& c : std::span(kNodeColumns).subspan(kVersion1NodeColumns)) {
+  for (const Column& c : std::span(kNodeColumns).subspan(first, end - first)) {
     out.push_back(fmt::format("ALTER TABLE {} ADD COLUMN{}", Table(d, "nodes"),
                               ColumnDefinitions(d, std::span(&c, 1)).substr(1)));
   }
@@ -203,7 +207,14 @@ std::vector<std::string> MigrationStatements(Dialect dialect, int from_version) 
   // One step per version.
   if (from_version < 1) out = CreateVersion1(dialect);
   if (from_version < 2) {
-    for (std::string& statement : AddVersion2(dialect)) out.push_back(std::move(statement));
+    for (std::string& statement : AddNodeColumns(dialect, kVersion1NodeColumns, kVersion2NodeColumns)) {
+      out.push_back(std::move(statement));
+    }
+  }
+  if (from_version < 3) {
+    for (std::string& statement : AddNodeColumns(dialect, kVersion2NodeColumns, kNodeColumns.size())) {
+      out.push_back(std::move(statement));
+    }
   }
   return out;
 }

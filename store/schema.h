@@ -23,7 +23,7 @@ namespace cookgraph::store_schema {
 
 /// The version this cookgraph writes. A database of a higher version is
 /// refused; a lower one is upgraded by MigrationStatements when writing.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 /// meta's "application" value, which tells a cookgraph history from another database.
 inline constexpr std::string_view kApplication = "cookgraph-history";
 

@@ -65,6 +65,7 @@ void NodeValues(const Snapshot& snapshot, const Analysis& analysis, NodeIndex n,
   out.push_back(Optional(s.latency_avg_ms));
   out.push_back(Optional(s.latency_std_ms));
   out.push_back(Optional(s.latency_max_ms));
+  out.push_back(Optional(s.inclusive_avg_ms));
 }
 
 const NodeDiff* BaselineOf(const ScoredSnapshot& scored, NodeIndex n) {

@@ -27,13 +27,15 @@ namespace cookgraph::score_internal {
 // Columns and their values, shared by JSON and CSV.
 
 // The latency_* columns are the tracer's own times where avg_ms is the work
-// alone (GStreamer), null elsewhere.
-inline constexpr std::array<std::string_view, 25> kNodeColumns = {
+// alone (GStreamer), null elsewhere; inclusive_avg_ms the time with the calls
+// made where avg_ms is self time (Chrome traces), null elsewhere.
+inline constexpr std::array<std::string_view, 26> kNodeColumns = {
     "id",          "type",          "family",           "rank",           "score",
     "avg_ms",      "std_ms",        "p50_ms",           "p95_ms",         "p99_ms",
     "max_ms",      "per_frame_ms",  "share",            "cooked_frames",  "cooks_per_frame",
     "gpu_avg_ms",  "cpu_mem_mb",    "gpu_mem_mb",       "upstream_ms",    "loop",
-    "on_critical_path", "dead",     "latency_avg_ms",   "latency_std_ms", "latency_max_ms"};
+    "on_critical_path", "dead",     "latency_avg_ms",   "latency_std_ms", "latency_max_ms",
+    "inclusive_avg_ms"};
 
 // The columns `--baseline` adds to a node (CSV: after kNodeColumns; JSON: the
 // node's "baseline" object, null for a node the baseline does not have).

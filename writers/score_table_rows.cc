@@ -53,18 +53,26 @@ std::string ProfilerPart(const ProfilerOverhead& p, size_t frames, std::string_v
 TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
   const Analysis& a = scored.analysis;
   TextTable t;
+  // A call tree (traces): the time with the calls made beside the self time
+  // (avg ms), when it differs anywhere.
+  bool inclusive = false;
+  for (const NodeStats& s : a.stats) {
+    inclusive = inclusive || (s.inclusive_avg_ms && s.cooked_frames > 0 &&
+                              *s.inclusive_avg_ms - s.avg_ms >= 0.0005);
+  }
   t.columns = {{"#"},
                {"node", false, kIdWidth},
                {"type", false, kTypeWidth},
                {"score"},
-               {"avg ms"},
-               {"std ms"},
+               {"avg ms"}};
+  if (inclusive) t.columns.push_back({"incl ms"});
+  t.columns.insert(t.columns.end(), {{"std ms"},
                {"p95 ms"},
                {"max ms"},
                {"ms/frame"},
                {"share"},
                {"cooks/f"},
-               {"upstream ms"}};
+               {"upstream ms"}});
   // --sort gain: the predicted mean frame ms saved by halving the node
   // (metrics/whatif.h).
   const bool gain = !a.gain_ms.empty();
@@ -104,9 +112,14 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
                   : s.score == 0            ? Tone::kDim
                                             : Tone::kPlain;
       row.push_back({Fixed(s.score, 3), tone});
-      for (double v : {s.avg_ms, s.std_ms, s.p95_ms, s.max_ms}) row.push_back(Number(Ms(v), v));
+      row.push_back(Number(Ms(s.avg_ms), s.avg_ms));
+      if (inclusive) {
+        row.push_back(s.inclusive_avg_ms ? Number(Ms(*s.inclusive_avg_ms), *s.inclusive_avg_ms)
+                                         : Missing());
+      }
+      for (double v : {s.std_ms, s.p95_ms, s.max_ms}) row.push_back(Number(Ms(v), v));
     } else {
-      for (int k = 0; k < 5; ++k) row.push_back(Missing());
+      for (int k = 0; k < (inclusive ? 6 : 5); ++k) row.push_back(Missing());
     }
     row.push_back(Number(Ms(s.per_frame_ms), s.per_frame_ms));
     row.push_back(Number(Percent(s.share), s.share));

@@ -179,7 +179,8 @@ SnapshotInfo MakeInfo(const TraceRecords& r, Producer producer, const std::strin
 }
 
 // Per frame and node: cook_ms = the self time of its slices (ms; NaN = none in
-// that frame), cooks = their number (0 = none), gpu_ms = cook_ms for GPU nodes;
+// that frame), inclusive_ms = their whole spans, cooks = their number (0 =
+// none), gpu_ms = cook_ms for GPU nodes;
 // and the recorded timing: each frame's start and each node's first slice start.
 void FillSamples(Snapshot& snapshot, const Frames& frames, const std::vector<uint32_t>& counted,
                  const std::vector<uint32_t>& node_of, const Nesting& nesting,
@@ -187,7 +188,7 @@ void FillSamples(Snapshot& snapshot, const Frames& frames, const std::vector<uin
   Samples& samples = snapshot.samples;
   const size_t frame_count = frames.index.size();
   const size_t node_count = samples.node_count();
-  std::vector<std::vector<double>> cook_ns(node_count), cooks(node_count);
+  std::vector<std::vector<double>> cook_ns(node_count), cooks(node_count), whole_ns(node_count);
   RecordedTiming timing;
   timing.first_start_ms.resize(node_count);
   const int64_t origin = frames.start_ns.empty() ? 0 : frames.start_ns.front();
@@ -199,9 +200,11 @@ void FillSamples(Snapshot& snapshot, const Frames& frames, const std::vector<uin
     if (cook_ns[n].empty()) {
       cook_ns[n].assign(frame_count, 0.0);
       cooks[n].assign(frame_count, 0.0);
+      whole_ns[n].assign(frame_count, 0.0);
       timing.first_start_ms[n].assign(frame_count, kMissing);
     }
     cook_ns[n][f] += static_cast<double>(nesting.self_ns[s]);  // exact below 2^53 ns
+    whole_ns[n][f] += static_cast<double>(slices[s].end - slices[s].start);
     cooks[n][f] += 1;
     const double start_ms = static_cast<double>(slices[s].start - origin) / 1e6;
     double& first = timing.first_start_ms[n][f];
@@ -212,10 +215,14 @@ void FillSamples(Snapshot& snapshot, const Frames& frames, const std::vector<uin
   samples.SetFrameMs(frames.frame_ms);
   for (uint32_t n = 0; n < node_count; ++n) {
     if (cooks[n].empty()) continue;  // never: every node comes from a counted slice
-    std::vector<double> cook(frame_count, kMissing);
+    std::vector<double> cook(frame_count, kMissing), whole(frame_count, kMissing);
     for (size_t f = 0; f < frame_count; ++f) {
-      if (cooks[n][f] > 0) cook[f] = cook_ns[n][f] / 1e6;
+      if (cooks[n][f] > 0) {
+        cook[f] = cook_ns[n][f] / 1e6;
+        whole[f] = whole_ns[n][f] / 1e6;
+      }
     }
+    samples.SetSeries(n, Metric::kInclusiveMs, std::move(whole));
     if (table.gpu(n)) samples.SetSeries(n, Metric::kGpuMs, cook);
     samples.SetSeries(n, Metric::kCookMs, std::move(cook));
     samples.SetSeries(n, Metric::kCooks, std::move(cooks[n]));

@@ -165,7 +165,7 @@ Result<Snapshot> MergeRanks(std::vector<Snapshot> ranks, const std::string& name
     job.samples.SetFrameMs(frame_ms);
   }
   for (Metric metric : {Metric::kCookMs, Metric::kGpuMs, Metric::kCpuMemMb, Metric::kGpuMemMb,
-                        Metric::kCooks}) {
+                        Metric::kCooks, Metric::kInclusiveMs}) {
     std::vector<std::vector<double>> sum(job.network.size());
     std::vector<std::vector<bool>> any(job.network.size());
     for (size_t r = 0; r < ranks.size(); ++r) {

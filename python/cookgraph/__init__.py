@@ -163,7 +163,7 @@ class Snapshot:
 
     def series(self, node_id: str, metric: str = "cook_ms") -> pd.Series:
         """One node's per-frame values of `metric` (cook_ms, gpu_ms,
-        cpu_mem_mb, gpu_mem_mb, cooks or latency_ms), indexed like frames(); NaN where the
+        cpu_mem_mb, gpu_mem_mb, cooks, latency_ms or inclusive_ms), indexed like frames(); NaN where the
         node did not cook. KeyError for an id the network does not have."""
         values = self._core.series(node_id, metric)
         index = pd.Index(self._core.frames()["frame"], name="frame")

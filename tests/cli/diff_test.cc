@@ -262,7 +262,9 @@ TEST_F(DiffCli, ScoreBaselineAddsTheChangeColumnsInEveryFormat) {
 
   ASSERT_EQ(Run("score after.json --baseline before.json --format csv"), 0) << err_;
   const std::string header = out_.substr(0, out_.find('\n'));
-  EXPECT_NE(header.find(",latency_max_ms,baseline_avg_ms,baseline_p95_ms,"), std::string::npos) << header;
+  EXPECT_NE(header.find(",latency_max_ms,inclusive_avg_ms,baseline_avg_ms,baseline_p95_ms,"),
+            std::string::npos)
+      << header;
   EXPECT_NE(header.find(",p_value,regression,improvement,baseline_note"), std::string::npos);
   const size_t row = out_.find(",/p/slow,");
   ASSERT_NE(row, std::string::npos) << out_;

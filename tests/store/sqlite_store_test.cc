@@ -73,7 +73,7 @@ TEST(SqliteStore, ANewFileGetsTheSchemaWalAndItsVersion) {
                 "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
                 "WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name)"),
             "meta,nodes,runs,snapshots");
-  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
   EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'application'"), "cookgraph-history");
   EXPECT_EQ(Sql(path, "PRAGMA journal_mode"), "wal");
   // Opening again changes nothing.
@@ -178,7 +178,7 @@ TEST(SqliteStore, NodeColumnsOutsideTheSchemaAreRefusedNotDropped) {
   Status s = store->AddSnapshot(*run, extra);
   ASSERT_FALSE(s);
   EXPECT_NE(
-      s.error().message.find("column 'baseline_avg_ms' is not in the history schema (version 2)"),
+      s.error().message.find("column 'baseline_avg_ms' is not in the history schema (version 3)"),
       std::string::npos)
       << s.error().message;
 
@@ -220,17 +220,18 @@ TEST(SqliteStore, ADatabaseOfANewerSchemaIsRefused) {
   TempDir dir;
   const std::string path = dir / "runs.db";
   ASSERT_TRUE(Open(path));
-  Sql(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  Sql(path, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   const std::string want = path +
-                           ": was written by a newer cookgraph (history schema version 3; this "
-                           "cookgraph knows versions up to 2): use that cookgraph or a newer one";
+                           ": was written by a newer cookgraph (history schema version 4; this "
+                           "cookgraph knows versions up to 3): use that cookgraph or a newer one";
   EXPECT_EQ(OpenError(path), want);
   EXPECT_EQ(OpenError(path, StoreAccess::kRead), want);
-  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");  // untouched
+  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "4");  // untouched
 }
 
-// Version 1 had no latency columns: a database written then is upgraded when a
-// run is stored, and its old rows read back with those columns empty.
+// Version 1 had no latency columns, nor version 2 the inclusive time: a
+// database written then is upgraded when a run is stored, and its old rows
+// read back with those columns empty.
 TEST(SqliteStore, AVersion1DatabaseIsUpgradedWhenARunIsStored) {
   TempDir dir;
   const std::string path = dir / "runs.db";
@@ -240,18 +241,18 @@ TEST(SqliteStore, AVersion1DatabaseIsUpgradedWhenARunIsStored) {
     ASSERT_TRUE(store->AddSnapshot(*run, Example()));
     ASSERT_TRUE(store->FinishRun(*run));
   }
-  // What version 1 wrote: the same tables without the three latency columns.
-  for (const char* c : {"latency_avg_ms", "latency_std_ms", "latency_max_ms"}) {
+  // What version 1 wrote: the same tables without the latency and inclusive columns.
+  for (const char* c : {"latency_avg_ms", "latency_std_ms", "latency_max_ms", "inclusive_avg_ms"}) {
     Sql(path, std::string("ALTER TABLE nodes DROP COLUMN \"") + c + "\"");
   }
   Sql(path, "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   EXPECT_EQ(OpenError(path, StoreAccess::kRead),
-            path + ": has history schema version 1, older than this cookgraph's 2: storing a run "
+            path + ": has history schema version 1, older than this cookgraph's 3: storing a run "
                    "in it (`cookgraph score INPUT --store DB`) upgrades it");
 
   auto store = Open(path);
   ASSERT_TRUE(store);
-  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
   StoredSnapshot gst = Example("gstreamer_pipeline");
   Result<int64_t> run = store->BeginRun({"new", "", "0.2.0"});
   ASSERT_TRUE(store->AddSnapshot(*run, gst));

@@ -391,10 +391,11 @@ def main():
             nodes[a]["feeds"] = True
 
     # Samples.
-    cook, cooks = {}, {}
+    cook, cooks, whole = {}, {}, {}  # self time, calls, inclusive time (the spans)
     for s in counted:
         key = (index[s["frame"]], s["node"])
         cook[key] = cook.get(key, 0) + s["self"]
+        whole[key] = whole.get(key, 0) + s["end"] - s["start"]
         cooks[key] = cooks.get(key, 0) + 1
     if args.perturb:
         first = sorted(cook)[0]
@@ -411,7 +412,8 @@ def main():
     lines += [f"edge {kind}\t{a}\t{b}" for kind, a, b in edges]
     for (frame, nid), value in cook.items():
         gpu = ms(value) if nodes[nid]["gpu"] else "-"
-        lines.append(f"sample {frame}\t{nid}\t{ms(value)}\t{gpu}\t{cooks[(frame, nid)]}")
+        lines.append(f"sample {frame}\t{nid}\t{ms(value)}\t{gpu}\t{cooks[(frame, nid)]}"
+                     f"\t{ms(whole[(frame, nid)])}")
 
     run = subprocess.run([args.dump, args.trace], capture_output=True, text=True)
     if run.returncode != 0:

@@ -6,7 +6,7 @@
 //   frame INDEX FRAME_MS
 //   node ID<TAB>FAMILY<TAB>TYPE<TAB>OUTPUT(0|1)
 //   edge KIND<TAB>FROM<TAB>TO
-//   sample FRAME<TAB>ID<TAB>COOK_MS<TAB>GPU_MS|-<TAB>COOKS
+//   sample FRAME<TAB>ID<TAB>COOK_MS<TAB>GPU_MS|-<TAB>COOKS<TAB>INCLUSIVE_MS
 // Times are printed with 6 decimals: whole nanoseconds.
 
 #include <cmath>
@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     auto cook = samples.series(n, Metric::kCookMs);
     auto gpu = samples.series(n, Metric::kGpuMs);
     auto cooks = samples.series(n, Metric::kCooks);
+    auto inclusive = samples.series(n, Metric::kInclusiveMs);
     for (size_t f = 0; f < cook.size(); ++f) {
       if (IsMissing(cook[f])) continue;
       std::string gpu_text = "-";
@@ -56,9 +57,10 @@ int main(int argc, char** argv) {
         std::snprintf(buffer, sizeof buffer, "%.6f", gpu[f]);
         gpu_text = buffer;
       }
-      std::printf("sample %lld\t%s\t%.6f\t%s\t%lld\n",
+      std::printf("sample %lld\t%s\t%.6f\t%s\t%lld\t%.6f\n",
                   static_cast<long long>(samples.frame_index()[f]), network.node(n).id.c_str(),
-                  cook[f], gpu_text.c_str(), static_cast<long long>(std::llround(cooks[f])));
+                  cook[f], gpu_text.c_str(), static_cast<long long>(std::llround(cooks[f])),
+                  f < inclusive.size() ? inclusive[f] : NAN);
     }
   }
   for (const std::string& w : s.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());

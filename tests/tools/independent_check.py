@@ -16,7 +16,7 @@ logic files with the C++ implementation:
          per_frame_ms (sum over cooked frames / all frames); and, when the
          output carries them, p50_ms, p99_ms, share, cooks_per_frame,
          gpu_avg_ms, cpu_mem_mb, gpu_mem_mb, latency_avg_ms, latency_std_ms,
-         latency_max_ms, upstream_ms and dead.
+         latency_max_ms, inclusive_avg_ms, upstream_ms and dead.
   graph: `order` holds every node exactly once, puts u before v for every
          non-feedback edge u -> v between different strongly connected
          components, and keeps each component together; `loops` reports every
@@ -40,7 +40,7 @@ import os
 import sys
 
 EDGE_KINDS = ("data", "ref", "feedback", "call", "launch", "flow")
-METRICS = ("cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks", "latency_ms")
+METRICS = ("cook_ms", "gpu_ms", "cpu_mem_mb", "gpu_mem_mb", "cooks", "latency_ms", "inclusive_ms")
 # Statistics that are null for a node that never cooked.
 COOK_STATS = ("avg_ms", "std_ms", "score", "p50_ms", "p95_ms", "p99_ms", "max_ms")
 REQUIRED_STATS = ("avg_ms", "std_ms", "score", "p95_ms", "max_ms", "per_frame_ms",
@@ -196,6 +196,7 @@ def node_stats(snap, i, mean_frame_ms):
     st["gpu_avg_ms"] = mean_of(s.get("gpu_ms", []))
     st["cpu_mem_mb"] = mean_of(s.get("cpu_mem_mb", []))
     st["gpu_mem_mb"] = mean_of(s.get("gpu_mem_mb", []))
+    st["inclusive_avg_ms"] = mean_of(s.get("inclusive_ms", []))
     # The tracer's own times (latency_ms, GStreamer): mean, population
     # standard deviation and largest over the frames that have one.
     latency = [v for v in s.get("latency_ms", []) if v is not None]

@@ -162,7 +162,7 @@ TEST(ScoreJson, DocumentHasEveryKeyWithTheAnalysisValues) {
     const NodeStats& st = a.stats[n];
     const std::string& id = s.snapshot.network.node(n).id;
     SCOPED_TRACE(id);
-    EXPECT_EQ(node.size(), 25u);
+    EXPECT_EQ(node.size(), 26u);
     EXPECT_EQ(node["id"], id);
     EXPECT_EQ(node["type"], s.snapshot.network.node(n).type);
     EXPECT_EQ(node["family"], "TOP");
@@ -467,14 +467,15 @@ TEST(ScoreCsv, HeaderQuotingAndNeverCookedLast) {
   const std::string header =
       "file,name,engine,id,type,family,rank,score,avg_ms,std_ms,p50_ms,p95_ms,p99_ms,max_ms,"
       "per_frame_ms,share,cooked_frames,cooks_per_frame,gpu_avg_ms,cpu_mem_mb,gpu_mem_mb,"
-      "upstream_ms,loop,on_critical_path,dead,latency_avg_ms,latency_std_ms,latency_max_ms\n";
+      "upstream_ms,loop,on_critical_path,dead,latency_avg_ms,latency_std_ms,latency_max_ms,"
+      "inclusive_avg_ms\n";
   EXPECT_EQ(RenderScoreHeader(ScoreFormat::kCsv, {}), header);
   ASSERT_EQ(out.substr(0, header.size()), header);
   EXPECT_NE(out.find(",\"/p/weird,\"\"id\"\"\",textDAT,"), std::string::npos) << out;
 
   const auto rows = ParseCsv(out);
   ASSERT_EQ(rows.size(), 9u);  // header + 8 nodes
-  for (const auto& row : rows) EXPECT_EQ(row.size(), 28u);
+  for (const auto& row : rows) EXPECT_EQ(row.size(), 29u);
   EXPECT_EQ(rows[1][3], "/p/comp1");
   EXPECT_EQ(rows[1][6], "1");
   EXPECT_EQ(rows[1][22], "true");  // loop
@@ -567,7 +568,7 @@ TEST(ScoreCsv, NegativeNumbersStayNumbers) {
                           RenderScoreSnapshot(ScoreFormat::kCsv, view, options);
   const auto rows = ParseCsv(out);
   ASSERT_GE(rows.size(), 2u);
-  const size_t avg_change = 28 + 4;  // file,name,engine + the node columns, then the 5th
+  const size_t avg_change = 29 + 4;  // file,name,engine + the node columns, then the 5th
   ASSERT_EQ(rows[0][avg_change], "avg_change_pct");
   bool negative = false;
   for (const auto& row : rows) {
