@@ -166,7 +166,8 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   analysis.spikes = AttributeSpikes(samples, analysis.frames, analysis.stats, options.spike_limit,
                                     no_spikes);
   if (!snapshot.timelines.empty()) {
-    analysis.trace = SummariseTrace(snapshot.timelines, samples, analysis.frames.frame_ms);
+    analysis.trace = SummariseTrace(snapshot.timelines, samples, analysis.frames.frame_ms,
+                                    options.path_window);
     for (const std::string& w : analysis.trace->warnings) analysis.warnings.push_back(w);
     // A trace's critical path is the events' (docs/architecture.md#event-critical-path),
     // never the chain of merged nodes: its nodes, and its length in ms.
