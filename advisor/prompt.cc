@@ -559,7 +559,7 @@ class PromptWriter {
         std::count_if(p.events.begin(), p.events.end(), [](const auto& e) { return e.gpu; }));
     std::string out = fmt::format(
         "events of {} on rank {}: {} ms of the step's {} ms; {} events, {} of them on the GPU\n",
-        p.step ? fmt::format("step {}", *p.step) : std::string("the whole trace"), p.rank,
+        PathWindowLabel(p), p.rank,
         Number(p.length_ms), Number(p.window_ms), p.events.size(), gpu);
     out += "time on the path by node: " +
            ListNames(p.per_node_ms, kPathNodesListed, ", ", [this](const auto& entry) {

@@ -17,6 +17,7 @@ struct GraphArgs {
   std::string format = "text";
   std::string output = "-";  // "-" = standard output
   size_t max_nodes = HeatmapLimits{}.max_nodes;
+  PathWindow window;  // --step, --annotation, --instance
 };
 
 // The heatmap of `snapshot` (--format svg); nullopt after printing the error.
@@ -38,8 +39,14 @@ int RunGraph(const GraphArgs& args) {
     PrintError(snapshot.error());
     return kExitInput;
   }
-  Analysis analysis = Analyse(*snapshot);
+  Analysis analysis = Analyse(*snapshot, {.path_window = args.window});
   for (const std::string& w : analysis.warnings) PrintWarning(args.input.name(), w);
+  if (args.window.chosen() && !(analysis.trace && analysis.trace->path)) {
+    PrintError(Error{.file = args.input.name(),
+                     .message = "no event critical path in the window chosen by --step or "
+                                "--annotation (see the warning above)"});
+    return kExitInput;
+  }
   std::string text;
   if (args.format == "svg") {
     std::optional<std::string> svg = Svg(args, *snapshot, analysis);
@@ -63,6 +70,7 @@ std::function<int()> SetupGraph(CLI::App& sub) {
                  "output: text (default), json, dot, or svg (the network heatmap, drawn by "
                  "Graphviz)")
       ->check(CLI::IsMember({"text", "json", "dot", "svg"}));
+  AddPathWindowOptions(sub, args->window);
   sub.add_option("-o,--output", args->output,
                  "write to FILE (atomically) instead of standard output ('-')");
   sub.add_option("--max-nodes", args->max_nodes,

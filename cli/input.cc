@@ -20,6 +20,21 @@ ReadOptions InputArgs::options() const {
   return options;
 }
 
+void AddPathWindowOptions(CLI::App& sub, PathWindow& window) {
+  CLI::Option* step = sub.add_option(
+      "--step", window.step,
+      "traces: the event critical path of step N (ProfilerStep#N; default: the slowest step "
+      "but the last, on the rank where it is longest)");
+  CLI::Option* annotation = sub.add_option(
+      "--annotation", window.annotation,
+      "traces: the event critical path in the window of the events whose name contains NAME, "
+      "as Holistic Trace Analysis chooses it (\"\" = the whole trace; the first rank)");
+  sub.add_option("--instance", window.instance,
+                 "with --annotation: which of those events, from 0 in file order (default 0)")
+      ->needs(annotation);
+  step->excludes(annotation);
+}
+
 void AddBudgetOption(CLI::App& sub, std::optional<double>& budget_ms) {
   sub.add_option("--budget-ms", budget_ms,
                  "frame budget in ms (default: the snapshot's, else 1000/fps, else 16.667; "

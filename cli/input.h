@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/input_reader.h"
+#include "metrics/trace_summary.h"
 
 namespace cookgraph::cli {
 
@@ -35,6 +36,10 @@ void AddFormatOptions(CLI::App& sub, InputArgs& args);
 
 /// Adds --budget-ms (a frame budget in ms > 0) into `budget_ms`.
 void AddBudgetOption(CLI::App& sub, std::optional<double>& budget_ms);
+
+/// Adds --step, --annotation and --instance: the window of a trace's event
+/// critical path (docs/architecture.md#event-critical-path).
+void AddPathWindowOptions(CLI::App& sub, PathWindow& window);
 
 /// Adds the positional INPUT (one path, or a GStreamer dump and its log) and
 /// the format options.

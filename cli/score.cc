@@ -50,6 +50,7 @@ struct ScoreArgs {
   std::string baseline;  // --baseline FILE; "" = none
   std::string store;     // --store DB; "" = none
   std::string label;     // --label TEXT
+  PathWindow window;     // --step, --annotation, --instance
 };
 
 // What one worker made of one file.
@@ -63,6 +64,16 @@ struct Outcome {
   std::optional<Error> error;
 };
 
+// " step=N" or " annotation=NAME instance=K" when the path's window is
+// chosen, else nothing (so that parts made without these options still merge).
+std::string PathWindowText(const PathWindow& window) {
+  if (window.step) return fmt::format(" step={}", *window.step);
+  if (window.annotation) {
+    return fmt::format(" annotation={} instance={}", *window.annotation, window.instance);
+  }
+  return "";
+}
+
 // The options that shape the output, for a shard's record: parts made with
 // different ones cannot be merged (docs/commands.md#shards-and-merging).
 std::string OptionsText(const ScoreArgs& args) {
@@ -71,11 +82,11 @@ std::string OptionsText(const ScoreArgs& args) {
   for (const std::string& l : args.input.limits) limits += (limits.empty() ? "" : ";") + l;
   return fmt::format(
       "format={} sort={} top={} budget-ms={} group-by={} baseline={} format-in={} "
-      "frame-marker={} limit={}",
+      "frame-marker={} limit={}{}",
       args.format, args.sort, args.top, args.budget_ms ? fmt::format("{}", *args.budget_ms) : "-",
       args.group_by.empty() ? "-" : args.group_by, args.baseline.empty() ? "-" : args.baseline,
       or_dash(args.input.format_in), or_dash(args.input.frame_marker),
-      limits.empty() ? "-" : limits);
+      limits.empty() ? "-" : limits, PathWindowText(args.window));
 }
 
 // Knowledge packs by engine, loaded once per batch for the summary's findings.
@@ -124,6 +135,7 @@ int RunScore(const ScoreArgs& args) {
   AnalysisOptions analysis_options;
   analysis_options.budget_ms = args.budget_ms;
   analysis_options.gains = options.sort == SortKey::kGain;
+  analysis_options.path_window = args.window;
   if (!args.label.empty() && args.store.empty()) {
     PrintError(Error{.where = "--label", .message = "names a stored run: give --store DB too"});
     return kExitInput;
@@ -372,6 +384,7 @@ std::function<int()> SetupScore(CLI::App& sub) {
                  "`cookgraph whatif`)")
       ->check(CLI::IsMember({"score", "avg", "p95", "max", "per-frame", "gpu", "upstream", "gain"}));
   AddBudgetOption(sub, args->budget_ms);
+  AddPathWindowOptions(sub, args->window);
   sub.add_option("--group-by", args->group_by, "roll the rows up by container")
       ->check(CLI::IsMember({"container"}));
   sub.add_option("-j,--jobs", args->jobs, "worker threads (default: one per core)")

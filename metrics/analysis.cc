@@ -166,7 +166,8 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   analysis.spikes = AttributeSpikes(samples, analysis.frames, analysis.stats, options.spike_limit,
                                     no_spikes);
   if (!snapshot.timelines.empty()) {
-    analysis.trace = SummariseTrace(snapshot.timelines, samples, analysis.frames.frame_ms);
+    analysis.trace = SummariseTrace(snapshot.timelines, samples, analysis.frames.frame_ms,
+                                    options.path_window);
     if (snapshot.info.engine == "onnxruntime") {
       analysis.trace->outside = TimeOutsideNodes(snapshot.timelines);
     }

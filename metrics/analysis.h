@@ -35,6 +35,9 @@ struct AnalysisOptions {
   /// engine for every node, which a trace pays for with one event graph per
   /// step and rank.
   bool gains = false;
+  /// The window of a trace's event critical path (`--step`, `--annotation`,
+  /// `--instance`); by default the slowest step but the last.
+  PathWindow path_window;
 };
 
 struct LoopReport {

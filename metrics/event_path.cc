@@ -1,7 +1,10 @@
 // The event-level critical path (docs/architecture.md#event-critical-path),
-// following hta/analyzers/critical_path_analysis.py at commit 009fc81 (CPGraph
+// following hta/analyzers/critical_path_analysis.py at commit f4d0062 (CPGraph
 // and CriticalPathAnalysis.critical_path_analysis) and the HTA functions it
-// calls, each cited where its rule is applied.
+// calls, each cited where its rule is applied. Since commit 009fc81, which
+// this file followed before, HTA added the CUDA runtime lock (RuntimeLock,
+// SharesLock), the backward thread walked as the forward one (CallStacks)
+// and the kernel-kernel threshold (Kernels).
 //
 // HTA works on a DataFrame of "rows": the trace's events that have a dur and
 // a cat other than "Trace". Here a row is a Timeline event (the reader already
@@ -43,6 +46,9 @@ enum NameFlag : uint16_t {
   kEventRecord = 1 << 6,     // cudaEventRecord
   kStreamWaitCall = 1 << 7,  // cudaStreamWaitEvent
   kProfilerStep = 1 << 8,    // ProfilerStep#N
+  kRuntimeLock = 1 << 9,     // CUDA_RUNTIME_EVENTS: calls that take the CUDA runtime's lock
+  kForwardName = 1 << 10,    // "forward" in the name (CPGraph._get_fwd_tid)
+  kAutogradName = 1 << 11,   // "autograd" in the name (CPGraph._get_bwd_tid)
 };
 
 // hta/common/trace_symbol_table.py, get_runtime_launch_events_mask: CUDA,
@@ -86,6 +92,16 @@ constexpr std::array<std::string_view, 6> kBlockingCalls = {"cudaDeviceSynchroni
                                                             "cudaMemcpy",
                                                             "cudaMemcpyAsync"};
 
+// CUDA_RUNTIME_EVENTS: the calls that hold the CUDA runtime's lock, so that
+// only one of them, on any thread, makes progress at a time.
+constexpr std::array<std::string_view, 3> kRuntimeLockCalls = {"cudaHostAlloc", "cudaLaunchKernel",
+                                                               "cudaMemcpyAsync"};
+
+// KERNEL_KERNEL_DELAY_THRESHOLD_US: a gap between two kernels of a stream of
+// this much or more is not a kernel-kernel delay (HTA takes it for a
+// dependency it does not see); in ns.
+constexpr int64_t kKernelKernelDelayThresholdNs = 1'500'000;
+
 uint16_t FlagsOf(std::string_view name) {
   uint16_t f = 0;
   if (std::find(kGraphLaunchCalls.begin(), kGraphLaunchCalls.end(), name) != kGraphLaunchCalls.end()) {
@@ -101,6 +117,12 @@ uint16_t FlagsOf(std::string_view name) {
   if (name == "cudaEventRecord") f |= kEventRecord;
   if (name == "cudaStreamWaitEvent") f |= kStreamWaitCall;
   if (IsProfilerStep(name)) f |= kProfilerStep;
+  if (std::find(kRuntimeLockCalls.begin(), kRuntimeLockCalls.end(), name) !=
+      kRuntimeLockCalls.end()) {
+    f |= kRuntimeLock;
+  }
+  if (name.find("forward") != std::string_view::npos) f |= kForwardName;
+  if (name.find("autograd") != std::string_view::npos) f |= kAutogradName;
   return f;
 }
 
@@ -171,6 +193,7 @@ class Builder {
     Reset(windows_[i]);
     if (auto w = Window(); !w.ok()) return w.error();
     Clip();
+    RuntimeLock();
     CallStacks();
     Kernels();
     if (fatal_.empty()) Validate();
@@ -559,38 +582,118 @@ class Builder {
     if (warnings_[kind].first++ == 0) warnings_[kind].second = std::move(text);
   }
 
+  // Whether a point of event e is one of a call holding the CUDA runtime's lock.
+  bool Locks(uint32_t e) const { return (Flags(e) & kRuntimeLock) && HasNodes(e); }
+
+  // CPGraph._shares_cuda_runtime_lock: two points in a row of a thread's walk
+  // are both of lock-holding calls, and not the end of one and the start of
+  // the next (calls that do not overlap): the edge between them is left to
+  // RuntimeLock.
+  bool SharesLock(uint32_t a, bool a_end, uint32_t b, bool b_end) const {
+    return (Flags(a) & kRuntimeLock) && (Flags(b) & kRuntimeLock) && (!a_end || b_end);
+  }
+
+  // CPGraph._construct_graph_from_cuda_runtime_events, before the call
+  // stacks: the points of the window's lock-holding calls (every thread's)
+  // by (time, traceEvents index). The lock goes to the call that ends first:
+  // at each end, every start seen and not yet taken leads to it (the call's
+  // own start by an operator edge, its span; another call's by a weight-0
+  // dependency), and so does the end before it, when the point before was
+  // an end (the lock passed from call to call).
+  void RuntimeLock() {
+    std::vector<std::tuple<int64_t, uint32_t, bool, uint32_t>> points;  // (ts, source, end, e)
+    for (uint32_t e : window_) {
+      if (!Locks(e)) continue;
+      const TimelineEvent& ev = t_.events[e];
+      points.emplace_back(ev.start_ns, ev.source, false, e);
+      points.emplace_back(ev.end_ns(), ev.source, true, e);
+    }
+    if (points.empty()) return;
+    std::sort(points.begin(), points.end());
+    std::vector<uint32_t> starts;
+    uint32_t last = kNoIndex;
+    bool last_end = false;
+    for (const auto& [ts, source, end, e] : points) {
+      if (!end) {
+        starts.push_back(e);
+      } else {
+        while (!starts.empty()) {
+          const uint32_t s = starts.back();
+          starts.pop_back();
+          if (s == e) {
+            AddEdge(s, false, e, true, EventEdgeKind::kOperator, false, e);
+          } else {
+            AddEdge(s, false, e, true, EventEdgeKind::kDependency);
+          }
+        }
+        if (last != kNoIndex && last_end) AddEdge(last, true, e, true, EventEdgeKind::kDependency);
+      }
+      last = e;
+      last_end = end;
+    }
+  }
+
   // CPGraph._construct_graph_from_call_stacks: per CPU thread (pandas' order
   // of (pid, tid); a thread whose events all have stream < 0, as
   // call_stack.py infer_device_type says CPU), a depth-first walk of its call
-  // stack.
+  // stack. When the window has one thread with operators or user annotations
+  // named "...forward..." and one, another, with "...autograd..."
+  // (_get_fwd_tid, _get_bwd_tid; a thread id 0 counts as none), every thread
+  // with the autograd thread's id (in any process) is walked as the forward
+  // thread of its process (CallGraph's remapped_tids), so that the path goes
+  // from the forward pass through the backward pass.
   void CallStacks() {
     struct Thread {
       ThreadKey pid, tid;
       uint32_t lo, hi;  // window_[lo, hi)
     };
+    const std::optional<ThreadKey> fwd = ThreadNaming(kForwardName);
+    const std::optional<ThreadKey> bwd = ThreadNaming(kAutogradName);
+    const bool merge = fwd && bwd && *fwd != *bwd;
     std::vector<Thread> threads;
     for (uint32_t lo = 0; lo < window_.size();) {
       const uint32_t track = t_.events[window_[lo]].track;
       uint32_t hi = lo;
-      bool cpu = true;
       for (; hi < window_.size() && t_.events[window_[hi]].track == track; ++hi) {
-        cpu = cpu && Stream(window_[hi]) < 0;
       }
-      if (cpu)
-        threads.push_back({KeyOf(t_.tracks[track].pid), KeyOf(t_.tracks[track].tid), lo, hi});
+      ThreadKey tid = KeyOf(t_.tracks[track].tid);
+      if (merge && tid == *bwd) tid = *fwd;
+      threads.push_back({KeyOf(t_.tracks[track].pid), tid, lo, hi});
       lo = hi;
     }
     std::stable_sort(threads.begin(), threads.end(), [](const Thread& a, const Thread& b) {
       return std::tie(a.pid, a.tid) < std::tie(b.pid, b.tid);
     });
-    std::vector<uint32_t> ends, stack, walk;
-    for (const Thread& th : threads) {
+    std::vector<uint32_t> starts, ends, stack, walk;
+    for (size_t g = 0; g < threads.size();) {
+      size_t h = g + 1;
+      while (h < threads.size() && threads[h].pid == threads[g].pid &&
+             threads[h].tid == threads[g].tid) {
+        ++h;
+      }
+      starts.clear();
+      for (size_t k = g; k < h; ++k) {
+        starts.insert(starts.end(), window_.begin() + threads[k].lo,
+                      window_.begin() + threads[k].hi);
+      }
+      g = h;
+      if (!std::all_of(starts.begin(), starts.end(), [&](uint32_t e) { return Stream(e) < 0; })) {
+        continue;
+      }
       // hta/common/call_stack.py: the events' starts and ends sorted by
       // compare_events (by time; an end before a start; starts longer first
       // then by index, ends shorter first then by index, descending). A start
       // nests under the top of the stack; an end pops the top, whichever
-      // event it is. The Timeline's order of a track is the starts' order.
-      ends.assign(window_.begin() + th.lo, window_.begin() + th.hi);
+      // event it is. A track's order in the Timeline is the starts' order;
+      // threads merged into one are sorted again.
+      std::sort(starts.begin(), starts.end(), [&](uint32_t a, uint32_t b) {
+        const TimelineEvent& x = t_.events[a];
+        const TimelineEvent& y = t_.events[b];
+        if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+        if (x.dur_ns != y.dur_ns) return x.dur_ns > y.dur_ns;
+        return x.source < y.source;
+      });
+      ends = starts;
       std::sort(ends.begin(), ends.end(), [&](uint32_t a, uint32_t b) {
         const TimelineEvent& x = t_.events[a];
         const TimelineEvent& y = t_.events[b];
@@ -606,8 +709,7 @@ class Builder {
       walk.clear();
       state_ = {};
       size_t j = 0;
-      for (uint32_t i = th.lo; i < th.hi; ++i) {
-        const uint32_t e = window_[i];
+      for (uint32_t e : starts) {
         const int64_t ts = t_.events[e].start_ns;
         for (; j < ends.size() && t_.events[ends[j]].end_ns() <= ts; ++j) {
           if (!stack.empty()) stack.pop_back();
@@ -627,15 +729,36 @@ class Builder {
       }
     }
   }
-  // enter_func: a top-level event after an earlier one depends on its end; the
-  // thread goes from its last point to this start.
+  // _get_tid_for_event: the thread id of the window's operators and user
+  // annotations (step markers too) whose name has `flag`'s word, when they
+  // are all on threads of one id and it is not 0.
+  std::optional<ThreadKey> ThreadNaming(uint16_t flag) const {
+    std::optional<ThreadKey> found;
+    for (uint32_t e : window_) {
+      const TimelineEvent& ev = t_.events[e];
+      if (!(Flags(e) & flag)) continue;
+      const bool op_or_annotation = ev.kind == EventKind::kCpuOp || ev.kind == EventKind::kMarker ||
+                                    (ev.kind == EventKind::kAnnotation && !ev.python_function);
+      if (!op_or_annotation) continue;
+      const ThreadKey tid = KeyOf(t_.tracks[ev.track].tid);
+      if (found && *found != tid) return std::nullopt;
+      found = tid;
+    }
+    if (found && !found->text && found->number == 0) return std::nullopt;
+    return found;
+  }
+  // enter_func: the thread goes from its last point to this start (a
+  // weight-0 dependency from the end of the last top-level event when this
+  // one is top-level), unless the two points share the runtime lock.
   void Enter(uint32_t e) {
     if (!HasNodes(e)) return;  // user annotations and markers are walked through
     if (state_.depth == 0 && state_.top != kNoIndex) {
-      AddEdge(state_.top, true, e, false, EventEdgeKind::kDependency);
+      if (!SharesLock(state_.top, true, e, false)) {
+        AddEdge(state_.top, true, e, false, EventEdgeKind::kDependency);
+      }
     }
     ++state_.depth;
-    if (state_.last != kNoIndex) {
+    if (state_.last != kNoIndex && !SharesLock(state_.last, state_.last_end, e, false)) {
       // The time before a start is the enclosing event's own.
       AddEdge(state_.last, state_.last_end, e, false, EventEdgeKind::kOperator, false,
               state_.open.empty() ? kNoIndex : state_.open.back());
@@ -645,12 +768,12 @@ class Builder {
     state_.last_end = false;
   }
   // exit_func: the thread goes from its last point to this end (weight 0 into
-  // a blocking call's end).
+  // a blocking call's end), unless the two points share the runtime lock.
   void Exit(uint32_t e) {
     if (!HasNodes(e)) return;
     --state_.depth;
     if (!state_.open.empty()) state_.open.pop_back();
-    if (state_.last != kNoIndex) {
+    if (state_.last != kNoIndex && !SharesLock(state_.last, state_.last_end, e, true)) {
       // The time before an end is the event's own.
       AddEdge(state_.last, state_.last_end, e, true, EventEdgeKind::kOperator,
               (Flags(e) & kBlockingCall) != 0, e);
@@ -918,8 +1041,10 @@ class Builder {
                            "is not in the window: no launch edge (HTA fails here)",
                            runtime, ev.source));
         }
-      } else if (prev != kNoIndex && (ks < 0 || ks_end_ts < prev_ts)) {
-        // Kernel-kernel delay: the kernel waited for the one before it on its stream.
+      } else if (prev != kNoIndex && ev.start_ns - prev_ts < kKernelKernelDelayThresholdNs &&
+                 (ks < 0 || ks_end_ts < prev_ts)) {
+        // Kernel-kernel delay: the kernel waited for the one before it on its
+        // stream, less than KERNEL_KERNEL_DELAY_THRESHOLD_US after it ended.
         AddEdge(prev, true, e, false, EventEdgeKind::kKernelKernelDelay);
         edge_added = true;
       }

@@ -6,8 +6,9 @@
 // at the start and one at the end of every CPU operator, CUDA runtime call and
 // GPU kernel of an analysis window, edges for operator spans and nesting,
 // kernel launches, kernels following each other on a stream and CUDA
-// synchronisation, and its longest path. HTA's
-// hta/analyzers/critical_path_analysis.py (CPGraph, at commit 009fc81) is
+// synchronisation, edges for the CUDA runtime lock that launch calls on
+// different threads share, and its longest path. HTA's
+// hta/analyzers/critical_path_analysis.py (CPGraph, at commit f4d0062) is
 // followed rule by rule; the .cc cites the function each rule comes from.
 // tests/tools/critical_path_check.py is an independent reading of the raw file
 // that the tests compare against, edge by edge.

@@ -78,6 +78,9 @@ struct TimelineEvent {
   uint32_t source = 0;         // index in the file's traceEvents: the event's identity
   uint32_t correlation = kNoIndex;  // args.correlation as given (launch calls and GPU events)
   EventKind kind = EventKind::kOther;
+  /// A kAnnotation of Kineto's category python_function (HTA tells those from
+  /// user_annotation ones: metrics/event_path.cc's backward-thread merge).
+  bool python_function = false;
 
   int64_t end_ns() const { return start_ns + dur_ns; }
 };

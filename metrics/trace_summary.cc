@@ -152,6 +152,41 @@ std::optional<SlowestStep> Slowest(const Samples& samples,
   return s;
 }
 
+// A path in the terms output needs: its window, the events, their nodes.
+StepPath ToStepPath(const Timeline& timeline, const EventPathOptions& options,
+                    const EventPath& path, std::optional<int64_t> step) {
+  StepPath out;
+  out.rank = timeline.rank;
+  out.annotation = options.annotation;
+  out.instance = options.instance;
+  out.step = step;
+  out.length_ms = static_cast<double>(path.length_ns) / 1e6;
+  out.window_ms = static_cast<double>(path.window_end_ns - path.window_start_ns) / 1e6;
+  out.graph_nodes = path.nodes;
+  out.graph_edges = path.edges.size();
+  out.warnings = path.warnings;
+  std::vector<bool> seen_node;
+  for (uint32_t e : path.events) {
+    const TimelineEvent& ev = timeline.events[e];
+    out.events.push_back(StepPath::Event{.event = e,
+                                         .name = timeline.name(ev),
+                                         .track = timeline.tracks[ev.track].label,
+                                         .ts_us = static_cast<double>(ev.start_ns) / 1e3,
+                                         .dur_us = static_cast<double>(ev.dur_ns) / 1e3,
+                                         .gpu = timeline.tracks[ev.track].gpu});
+    if (ev.node == kNoIndex) continue;
+    if (ev.node >= seen_node.size()) seen_node.resize(ev.node + 1, false);
+    if (!seen_node[ev.node]) {
+      seen_node[ev.node] = true;
+      out.nodes.push_back(ev.node);
+    }
+  }
+  for (const auto& [node, ns] : PathTimePerNode(timeline, path)) {
+    out.per_node_ms.emplace_back(node, static_cast<double>(ns) / 1e6);
+  }
+  return out;
+}
+
 }  // namespace
 
 EventPathOptions StepWindow(const Timeline& timeline, uint32_t marker) {
@@ -198,40 +233,42 @@ std::optional<StepPath> StepCriticalPath(const std::vector<Timeline>& timelines,
     warning = "no event critical path: " + path.error().message;
     return std::nullopt;
   }
-  StepPath out;
-  out.rank = t->rank;
-  out.annotation = options.annotation;
-  out.instance = options.instance;
-  if (marker != kNoIndex && *frame < t->steps.size()) out.step = t->steps[*frame];
-  out.length_ms = static_cast<double>(path->length_ns) / 1e6;
-  out.window_ms = static_cast<double>(path->window_end_ns - path->window_start_ns) / 1e6;
-  out.graph_nodes = path->nodes;
-  out.graph_edges = path->edges.size();
-  out.warnings = path->warnings;
-  std::vector<bool> seen_node;
-  for (uint32_t e : path->events) {
-    const TimelineEvent& ev = t->events[e];
-    out.events.push_back(StepPath::Event{.event = e,
-                                         .name = t->name(ev),
-                                         .track = t->tracks[ev.track].label,
-                                         .ts_us = static_cast<double>(ev.start_ns) / 1e3,
-                                         .dur_us = static_cast<double>(ev.dur_ns) / 1e3,
-                                         .gpu = t->tracks[ev.track].gpu});
-    if (ev.node == kNoIndex) continue;
-    if (ev.node >= seen_node.size()) seen_node.resize(ev.node + 1, false);
-    if (!seen_node[ev.node]) {
-      seen_node[ev.node] = true;
-      out.nodes.push_back(ev.node);
-    }
+  std::optional<int64_t> step;
+  if (marker != kNoIndex && *frame < t->steps.size()) step = t->steps[*frame];
+  return ToStepPath(*t, options, *path, step);
+}
+
+std::string PathWindowLabel(const StepPath& path) {
+  if (path.step) return fmt::format("step {}", *path.step);
+  if (path.annotation.empty()) return "the whole trace";
+  return fmt::format("instance {} of '{}'", path.instance, path.annotation);
+}
+
+std::optional<StepPath> AnnotationCriticalPath(const std::vector<Timeline>& timelines,
+                                               const std::string& annotation, size_t instance,
+                                               std::string& warning) {
+  if (timelines.empty() || timelines.front().events.empty()) return std::nullopt;
+  const Timeline& t = timelines.front();
+  EventPathOptions options;
+  options.annotation = annotation;
+  options.instance = instance;
+  auto path = EventCriticalPath(t, options);
+  if (!path) {
+    warning = "no event critical path: " + path.error().message;
+    return std::nullopt;
   }
-  for (const auto& [node, ns] : PathTimePerNode(*t, *path)) {
-    out.per_node_ms.emplace_back(node, static_cast<double>(ns) / 1e6);
+  // The window of a step's marker (its name, as StepWindow gives it) is that step.
+  std::optional<int64_t> step;
+  for (size_t f = 0; f < t.markers.size() && f < t.steps.size(); ++f) {
+    if (t.markers[f] == kNoIndex) continue;
+    const EventPathOptions marker = StepWindow(t, t.markers[f]);
+    if (marker.annotation == annotation && marker.instance == instance) step = t.steps[f];
   }
-  return out;
+  return ToStepPath(t, options, *path, step);
 }
 
 TraceSummary SummariseTrace(const std::vector<Timeline>& timelines, const Samples& samples,
-                            const std::vector<double>& frame_ms) {
+                            const std::vector<double>& frame_ms, const PathWindow& window) {
   TraceSummary out;
   out.slowest = Slowest(samples, frame_ms);
   // The critical path of the slowest step; of the only one; or, without
@@ -248,10 +285,47 @@ TraceSummary SummariseTrace(const std::vector<Timeline>& timelines, const Sample
       if (frame_ms[f] > frame_ms[*frame]) frame = f;
     }
   }
+  std::string warning;
+  if (window.step) {  // the frame of that step on any rank
+    std::optional<size_t> found;
+    bool last = false;  // the trace's last step, which HTA leaves out
+    std::vector<int64_t> steps;
+    for (const Timeline& t : timelines) {
+      steps.insert(steps.end(), t.steps.begin(), t.steps.end());
+      for (size_t f = 0; f < t.steps.size() && !found; ++f) {
+        if (t.steps[f] == *window.step && f < t.markers.size() && t.markers[f] != kNoIndex) {
+          found = f;
+          last = t.steps.size() >= 2 && f + 1 == t.steps.size();
+        }
+      }
+    }
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    if (!found && steps.empty()) {
+      warning =
+          fmt::format("no event critical path: the trace has no step {} (it has no step markers)",
+                      *window.step);
+    } else if (!found) {
+      warning =
+          fmt::format("no event critical path: the trace has no step {} (its steps are {} to {})",
+                      *window.step, steps.front(), steps.back());
+    } else if (last) {
+      warning = fmt::format(
+          "no event critical path: step {} is the trace's last, which Holistic Trace Analysis "
+          "leaves out (the profiler often cuts it short): choose another",
+          *window.step);
+    }
+    frame = last ? std::nullopt : found;
+  }
   // The path of one step and the rest of the summary share nothing but the
   // timelines they read: a large trace has them on two cores.
-  std::string warning;
-  auto path = [&] { out.path = StepCriticalPath(timelines, frame, warning); };
+  auto path = [&] {
+    if (window.annotation) {
+      out.path = AnnotationCriticalPath(timelines, *window.annotation, window.instance, warning);
+    } else if (!window.step || frame) {
+      out.path = StepCriticalPath(timelines, frame, warning);
+    }
+  };
   auto rest = [&] {
     out.gpu = AnalyseGpuTime(timelines);
     for (const Timeline& t : timelines) {

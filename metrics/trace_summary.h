@@ -79,6 +79,20 @@ struct StepPath {
   std::vector<std::string> warnings;
 };
 
+/// How output names a path's window: "step 5", "the whole trace", or
+/// "instance 3 of 'ProfilerStep'" for an annotation's that is no one step.
+std::string PathWindowLabel(const StepPath& path);
+
+/// Which window the event critical path is of (`--step`, or `--annotation`
+/// with `--instance`, as HTA's critical_path_analysis chooses it); neither:
+/// the slowest step but the last, or the whole trace without step markers.
+struct PathWindow {
+  std::optional<int64_t> step;            // a step's number (ProfilerStep#N's N)
+  std::optional<std::string> annotation;  // HTA's annotation ("" = the whole trace) ...
+  size_t instance = 0;                    // ... and which of its events, from 0 in file order
+  bool chosen() const { return step || annotation; }
+};
+
 /// HTA's window (the annotation and its instance) of the step whose marker is
 /// Timeline::events[marker]; the whole trace for kNoIndex.
 EventPathOptions StepWindow(const Timeline& timeline, uint32_t marker);
@@ -89,6 +103,12 @@ EventPathOptions StepWindow(const Timeline& timeline, uint32_t marker);
 /// analysis that fails (HTA's failures) is said in `warning`.
 std::optional<StepPath> StepCriticalPath(const std::vector<Timeline>& timelines,
                                          std::optional<size_t> frame, std::string& warning);
+
+/// The critical path of the first rank in HTA's window `annotation` and
+/// `instance`; nullopt, the reason in `warning`, when there is none.
+std::optional<StepPath> AnnotationCriticalPath(const std::vector<Timeline>& timelines,
+                                               const std::string& annotation, size_t instance,
+                                               std::string& warning);
 
 struct TraceSummary {
   GpuTime gpu;
@@ -103,9 +123,9 @@ struct TraceSummary {
 };
 
 /// The summary of `timelines` (one per rank). `samples` (the snapshot's, steps
-/// as frames) give the slowest step's nodes.
+/// as frames) give the slowest step's nodes; `window` the critical path's.
 TraceSummary SummariseTrace(const std::vector<Timeline>& timelines, const Samples& samples,
-                            const std::vector<double>& frame_ms);
+                            const std::vector<double>& frame_ms, const PathWindow& window = {});
 
 /// "cpu" for c10::DeviceType 0, "cuda:N" for 1, "devtypeT:N" else.
 std::string DeviceName(int32_t device_type, int32_t device);

@@ -115,3 +115,16 @@ foreach(case ${critical_path_all_steps})
     endif()
   endforeach()
 endforeach()
+
+# HTA itself as the oracle (tests/tools/hta_oracle.py --critical-path): the
+# length and the GPU events of the critical path that Meta's Holistic Trace
+# Analysis at commit f4d0062 finds in one window of each fixture it reads (a
+# trace in Kineto's 2021 schema given to it with today's category names), run
+# by `hta_oracle.py --critical-path --regenerate` and kept in
+# tests/data/hta/critical_path.json; cookgraph's path (critical_path_dump,
+# HTA's default of no zero-weight launch edges) must be within 1% of the
+# length with the same GPU events, and the perturbed twin (2% off every
+# length) fail.
+cookgraph_checker_test(HtaOracle.critical_path --perturb
+  ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_oracle.py --critical-path
+  --compare $<TARGET_FILE:critical_path_dump> ${CMAKE_CURRENT_SOURCE_DIR}/data/hta/critical_path.json)

@@ -418,7 +418,7 @@ std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, co
     Section s{"critical path (events)", {}};
     s.items.push_back(fmt::format(
         "{} (rank {}): {} ms of its {} ms, {} events ({} on the GPU): {} → … → {}",
-        p.step ? fmt::format("step {}", *p.step) : std::string("the whole trace"), p.rank,
+        PathWindowLabel(p), p.rank,
         Ms(p.length_ms), Ms(p.window_ms), p.events.size(), gpu,
         p.events.empty() ? "" : text(TruncateMiddle(p.events.front().name, kIdWidth)),
         p.events.empty() ? "" : text(TruncateMiddle(p.events.back().name, kIdWidth))));

@@ -55,6 +55,7 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
 
   // Which slices, and the kind of each distinct category.
   std::vector<int8_t> kind_of_cat(r.strings.size() + 1, -1);
+  std::vector<uint8_t> python_cat(r.strings.size() + 1, 0);  // the family is python_function
   auto kind = [&](uint32_t i) {
     const Slice& s = slices[i];
     if (c.role[i] == Role::kMarker) return EventKind::kMarker;
@@ -62,6 +63,7 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     if (kind_of_cat[key] < 0) {
       const std::string family = FamilyOf(c.producer, s.cat == kNone ? "" : r.strings.str(s.cat));
       kind_of_cat[key] = static_cast<int8_t>(KindOf(c.role[i], family));
+      python_cat[key] = family == "python_function";
     }
     return static_cast<EventKind>(kind_of_cat[key]);
   };
@@ -150,6 +152,8 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     e.source = s.event;
     e.correlation = s.correlation;
     e.kind = kind(slice);
+    e.python_function = e.kind == EventKind::kAnnotation &&
+                        python_cat[s.cat == kNone ? r.strings.size() : s.cat] != 0;
     const uint32_t index = static_cast<uint32_t>(t.events.size());
     if (!t.tracks[track].gpu) {
       while (!stack.empty() && t.events[stack.back()].end_ns() <= s.start) stack.pop_back();

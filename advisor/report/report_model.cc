@@ -150,7 +150,7 @@ std::string EventPathHeadline(const StepPath& p) {
   return fmt::format(
       "The critical path of {} on rank {}, built from its events as Holistic Trace Analysis "
       "builds it: {} ms of the step's {} ms, {}, {} of them on the GPU. Its time by node:",
-      p.step ? fmt::format("step {}", *p.step) : std::string("the whole trace"), p.rank,
+      PathWindowLabel(p), p.rank,
       Ms(p.length_ms), Ms(p.window_ms), Counted(p.events.size(), "event"), gpu);
 }
 

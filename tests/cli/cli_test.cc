@@ -539,6 +539,46 @@ TEST(CliBadInput, ABatchWithOneBadFileStillReportsTheGoodOnes) {
   for (const char* e : kExamples) EXPECT_NE(table.out.find(e), std::string::npos) << e;
 }
 
+// The event critical path's window (docs/commands.md#cookgraph-score): by
+// default the slowest step but the last; --step N, or HTA's --annotation and
+// --instance. The lengths are HTA's own (tests/data/hta/critical_path.json).
+TEST(Cli, StepOrAnnotationChoosesTheCriticalPathsWindow) {
+  const std::string trace = kSource + "/tests/data/fixtures/traces/kineto_resnet50_workers4.json.gz";
+  auto path = [&](const std::string& options) {
+    CliRun graph = Cookgraph("graph '" + trace + "' --format json " + options);
+    EXPECT_EQ(graph.exit_code, 0) << options << graph.err;
+    return json::parse(graph.out)["critical_path"];
+  };
+  const json slowest = path("");
+  EXPECT_EQ(slowest["step"], 5);
+  EXPECT_NEAR(slowest["length_ms"].get<double>(), 151.117, 1e-9);
+  const json step8 = path("--step 8");
+  EXPECT_EQ(step8["step"], 8);
+  EXPECT_NEAR(step8["length_ms"].get<double>(), 121.756, 1e-9);
+  const json instance3 = path("--annotation ProfilerStep --instance 3");
+  EXPECT_TRUE(instance3["step"].is_null());
+  EXPECT_EQ(instance3["window"]["annotation"], "ProfilerStep");
+  EXPECT_EQ(instance3["window"]["instance"], 3);
+  EXPECT_NEAR(instance3["length_ms"].get<double>(), 121.756, 1e-9);
+  EXPECT_EQ(path("--annotation ProfilerStep#8")["step"], 8);
+  CliRun table = Cookgraph("score '" + trace + "' --annotation ProfilerStep --instance 3");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("instance 3 of 'ProfilerStep' (rank 0): 121.756 ms of its 124.117 ms, "
+                           "3850 events (963 on the GPU)"),
+            std::string::npos)
+      << table.out;
+  CliRun missing = Cookgraph("graph '" + trace + "' --step 99");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("the trace has no step 99 (its steps are 5 to 10)"), std::string::npos)
+      << missing.err;
+  CliRun last = Cookgraph("graph '" + trace + "' --step 10");
+  EXPECT_EQ(last.exit_code, 2);
+  EXPECT_NE(last.err.find("step 10 is the trace's last, which Holistic Trace Analysis leaves out"),
+            std::string::npos)
+      << last.err;
+  EXPECT_EQ(Cookgraph("score '" + trace + "' --instance 2").exit_code, 2);
+}
+
 // Steps are not frames (docs/architecture.md#steps-are-not-frames): no real
 // training or inference trace gets a budget, an over-budget column or a
 // budget finding unless --budget-ms gives one; then it does.

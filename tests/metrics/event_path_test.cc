@@ -69,9 +69,10 @@ TEST(EventCriticalPath, KernelsQueuedOnAStreamGiveAKernelKernelDelayEdge) {
   auto p = EventCriticalPath(t, Whole());
   ASSERT_TRUE(p.ok()) << p.error().Format();
   // The second kernel was launched while the first one ran: it waited for the
-  // kernel, not for its launch.
+  // kernel, not for its launch. The launch calls' spans come first, from the
+  // CUDA runtime lock's pass.
   EXPECT_THAT(Edges(t, *p),
-              ElementsAre("operator 0:b 0:e 2", "dependency 0:e 1:b 0", "operator 1:b 1:e 2",
+              ElementsAre("operator 0:b 0:e 2", "operator 1:b 1:e 2", "dependency 0:e 1:b 0",
                           "operator 2:b 2:e 10", "launch_delay 0:b 2:b 10", "operator 3:b 3:e 5",
                           "kernel_kernel_delay 2:e 3:b 5"));
   EXPECT_EQ(p->length_ns, 30);  // 10 launch delay + 10 + 5 wait + 5
@@ -84,6 +85,89 @@ TEST(EventCriticalPath, KernelsQueuedOnAStreamGiveAKernelKernelDelayEdge) {
   ASSERT_TRUE(z.ok());
   EXPECT_THAT(Edges(t, *z), ::testing::Contains("launch_delay 1:b 3:b 0"));
   EXPECT_EQ(z->length_ns, 30);
+}
+
+TEST(EventCriticalPath, AGapOf1500usOrMoreBetweenKernelsIsNoKernelKernelDelay) {
+  for (const int64_t gap : {1'499'999, 1'500'000}) {
+    const Timeline t = Make({
+        {"cudaLaunchKernel", EventKind::kRuntime, kCpu, 10, 2, 1},
+        {"cudaLaunchKernel", EventKind::kRuntime, kCpu, 22, 2, 2},
+        {"first", EventKind::kKernel, kStream7, 20, 10, 1},
+        {"second", EventKind::kKernel, kStream7, 30 + gap, 5, 2},
+    });
+    auto p = EventCriticalPath(t, Whole());
+    ASSERT_TRUE(p.ok()) << p.error().Format();
+    const std::vector<std::string> edges = Edges(t, *p);
+    const std::string kk = "kernel_kernel_delay 2:e 3:b " + std::to_string(gap);
+    if (gap < 1'500'000) {
+      EXPECT_NE(std::find(edges.begin(), edges.end(), kk), edges.end()) << gap;
+      EXPECT_EQ(p->length_ns, 10 + 10 + gap + 5);  // launch delay, first, gap, second
+    } else {
+      // HTA takes so long a gap for a dependency it does not see: the second
+      // kernel, launched while the first one ran, has no edge into it.
+      EXPECT_EQ(std::find(edges.begin(), edges.end(), kk), edges.end());
+      EXPECT_THAT(p->warnings, ElementsAre(HasSubstr("has no edge into its start")));
+      EXPECT_EQ(p->length_ns, 20);
+    }
+  }
+}
+
+// A second CPU thread of the same process, tid 2 (track 4).
+constexpr uint32_t kCpu2 = 4;
+Timeline WithSecondThread(Timeline t) {
+  t.tracks.push_back(Track{.pid = "100", .tid = "2", .label = "thread 2 (pid 100)"});
+  return t;
+}
+
+TEST(EventCriticalPath, TheCudaRuntimeLockJoinsCallsOnTwoThreads) {
+  // Two launches overlap on two threads; the one that ends first held the
+  // lock, so the other one's start waits for its end, and its own end for
+  // that end: the first call's span is not an edge.
+  const Timeline t = WithSecondThread(Make({
+      {"cudaLaunchKernel", EventKind::kRuntime, kCpu, 10, 30},
+      {"cudaLaunchKernel", EventKind::kRuntime, kCpu2, 15, 10},
+  }));
+  auto p = EventCriticalPath(t, Whole());
+  ASSERT_TRUE(p.ok()) << p.error().Format();
+  EXPECT_THAT(Edges(t, *p), ElementsAre("operator 1:b 1:e 10", "dependency 0:b 1:e 0",
+                                        "dependency 1:e 0:e 0"));
+  // The path ends at the first point of the longest distance (networkx's
+  // dag_longest_path): the second call's end.
+  EXPECT_EQ(p->length_ns, 10);
+  EXPECT_THAT(PathSources(t, *p), ElementsAre(1u));
+}
+
+TEST(EventCriticalPath, TheAutogradThreadIsWalkedAsTheForwardThread) {
+  const std::vector<Spec> specs = {
+      {"forward", EventKind::kCpuOp, kCpu, 0, 10},
+      {"autograd::engine::evaluate_function: AddmmBackward0", EventKind::kCpuOp, kCpu2, 20, 10},
+  };
+  auto p = EventCriticalPath(WithSecondThread(Make(specs)), Whole());
+  ASSERT_TRUE(p.ok()) << p.error().Format();
+  // One call stack: the backward op follows the forward one.
+  const Timeline t = WithSecondThread(Make(specs));
+  EXPECT_THAT(Edges(t, *p), ElementsAre("operator 0:b 0:e 10", "dependency 0:e 1:b 0",
+                                        "operator 1:b 1:e 10"));
+  EXPECT_EQ(p->length_ns, 20);
+
+  // A Python function named "...forward..." is not an operator or a user
+  // annotation: with it on a third thread the forward thread is still found.
+  Timeline three = WithSecondThread(Make(specs));
+  three.tracks.push_back(Track{.pid = "100", .tid = "3", .label = "thread 3 (pid 100)"});
+  TimelineEvent python = three.events[0];
+  python.track = 5;
+  python.source = 2;
+  python.kind = EventKind::kAnnotation;
+  python.python_function = true;
+  three.events.push_back(python);
+  auto q = EventCriticalPath(three, Whole());
+  ASSERT_TRUE(q.ok()) << q.error().Format();
+  EXPECT_EQ(q->length_ns, 20);
+  // As a user annotation it makes two "forward" threads: no merge.
+  three.events.back().python_function = false;
+  auto r = EventCriticalPath(three, Whole());
+  ASSERT_TRUE(r.ok()) << r.error().Format();
+  EXPECT_EQ(r->length_ns, 10);
 }
 
 TEST(EventCriticalPath, AStreamSynchronizeWaitsForTheStreamsLastKernel) {
@@ -188,8 +272,9 @@ TEST(EventCriticalPath, NestedOperatorsGiveOperatorEdgesAndTopLevelOnesADependen
   });
   auto p = EventCriticalPath(t, Whole());
   ASSERT_TRUE(p.ok()) << p.error().Format();
+  // The launch call's span comes first, from the CUDA runtime lock's pass.
   EXPECT_THAT(Edges(t, *p),
-              ElementsAre("operator 0:b 1:b 10", "operator 1:b 3:b 10", "operator 3:b 3:e 10",
+              ElementsAre("operator 3:b 3:e 10", "operator 0:b 1:b 10", "operator 1:b 3:b 10",
                           "operator 3:e 1:e 30", "operator 1:e 0:e 40", "dependency 0:e 4:b 0",
                           "operator 4:b 4:e 10"));
   EXPECT_EQ(p->length_ns, 110);

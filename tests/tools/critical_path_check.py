@@ -15,13 +15,17 @@ longest path of that DAG as the critical path.  This file redoes that with the
 Python standard library only, reading the raw trace; it shares no code with
 cookgraph.  Every rule cites the HTA file and function it follows.
 
-The HTA revision followed is the one HTA's strongest tests were written for:
-hta/analyzers/critical_path_analysis.py as of commit 009fc8175479 (events turned
-into nodes sorted by time, zero-weight edges into blocking CUDA calls, the
-optional zero-weight launch edges), with tests/test_critical_path_analysis.py as
-of commits 040e7991 / 4f71f3ba (149 nodes on the AlexNet path, the sync edges
-33->41, 33->51, 24->84, 1109->1161).  Later HTA revisions added a "CUDA runtime
-lock" pass and backward-thread merging; they are not followed here.
+The HTA revision followed is hta/analyzers/critical_path_analysis.py at commit
+f4d0062 (events turned into nodes sorted by time, zero-weight edges into
+blocking CUDA calls, the optional zero-weight launch edges, and since commit
+009fc8175479, which this file followed before: the CUDA runtime lock, edges
+between the calls that take it on any thread, with the call-stack edges
+between two such calls left out; the backward (autograd) thread walked as the
+forward thread; no kernel-kernel edge over a gap of 1,500 us or more).
+--hta-tests checks the assertions HTA's tests/test_critical_path_analysis.py
+made on the three fixtures here as of commits 040e7991 / 4f71f3ba (149 nodes
+on the AlexNet path, the sync edges 33->41, 33->51, 24->84, 1109->1161); they
+still hold under the rules of f4d0062.
 
 Event identity: an event is its 0-based index in the file's traceEvents array;
 HTA's default JSON parser (hta/common/trace_parser.py, _parse_trace_dataframe_json:
@@ -151,6 +155,16 @@ RUNTIME_LAUNCH_NAMES = frozenset([
     "urEnqueueMemBufferFill", "urEnqueueMemBufferRead", "urEnqueueMemBufferWrite",
     "urEnqueueMemBufferCopy", "urUSMHostAlloc", "urUSMSharedAlloc", "urUSMDeviceAlloc",
 ])
+
+# hta/analyzers/critical_path_analysis.py, CUDA_RUNTIME_EVENTS: the calls that
+# take the CUDA runtime's lock (one of them makes progress at a time, whatever
+# its thread).
+CUDA_RUNTIME_LOCK_NAMES = frozenset(["cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"])
+
+# hta/analyzers/critical_path_analysis.py, KERNEL_KERNEL_DELAY_THRESHOLD_US
+# (1,500 us), in ns: a gap this long or longer between two kernels of a stream
+# gets no kernel-kernel edge.
+KERNEL_KERNEL_DELAY_THRESHOLD_NS = 1500 * 1000
 
 # hta/common/trace_filter.py, _filter_gpu_kernels_with_cuda_sync: device-level
 # sync events run "on the GPU" although their stream is -1.
@@ -493,14 +507,17 @@ class CallStack(object):
                 exit_(node, self.parent.get(node, -1))
 
 
-def call_stacks(clipped):
+def call_stacks(clipped, remap=None):
     """hta/common/call_stack.py, CallGraph._construct_call_graph: one stack per
     (pid, tid), in sorted (pid, tid) order (pandas groupby); a group with any
     stream > 0 keeps only those rows (a GPU stream); CPU = every stream < 0
-    (infer_device_type); only CPU stacks are used by the critical path."""
+    (infer_device_type); only CPU stacks are used by the critical path.
+    `remap` (CallGraph's remapped_tids, {old tid: new tid}) gives rows of a
+    tid, in any pid, the other tid first."""
     groups = {}
     for r in clipped:
-        groups.setdefault((r.pid, r.tid), []).append(r)
+        tid = remap.get(r.tid, r.tid) if remap else r.tid
+        groups.setdefault((r.pid, tid), []).append(r)
     out = []
     for key in sorted(groups, key=lambda k: (_key_value(k[0]), _key_value(k[1]))):
         if key[0] is None or key[1] is None:
@@ -558,6 +575,7 @@ class Analysis(object):
         self.graph = Graph()
         self.attribution = {}
         self._create_event_nodes()
+        self._construct_graph_from_cuda_runtime_events()
         self._construct_graph_from_call_stacks()
         self._construct_graph_from_kernels()
         self._validate_graph()
@@ -584,6 +602,61 @@ class Analysis(object):
 
     def has_nodes(self, idx):
         return (idx, "b") in self.node_ts
+
+    # CPGraph._is_cuda_runtime_event_node / _shares_cuda_runtime_lock ----------
+    def _locks(self, node):
+        return self.clipped_by_idx[node[0]].name in CUDA_RUNTIME_LOCK_NAMES
+
+    def _shares_lock(self, first, second):
+        """Both points are of lock-taking calls and are not (an end, then a start)."""
+        return (self._locks(first) and self._locks(second)
+                and (first[1] == "b" or second[1] == "e"))
+
+    # CPGraph._construct_graph_from_cuda_runtime_events ---------------------------
+    def _construct_graph_from_cuda_runtime_events(self):
+        """Every node of a lock-taking call with nodes, sorted by (ts, event):
+        a start is kept; at an end every kept start is popped (last first) and
+        joined to it, by an operator edge when it is the same call's start,
+        else by a dependency; then, when the node before was an end, that end
+        -> this end (dependency)."""
+        nodes = []
+        for (idx, side), ts in self.node_ts.items():
+            if self.clipped_by_idx[idx].name in CUDA_RUNTIME_LOCK_NAMES:
+                nodes.append((ts, idx, side))
+        nodes.sort()
+        starts = []
+        last = None
+        for ts, idx, side in nodes:
+            node = (idx, side)
+            if side == "b":
+                starts.append(node)
+            else:
+                while starts:
+                    prev = starts.pop()
+                    if prev[0] == idx:
+                        self._add_edge(prev, node, OPERATOR)
+                        self._attribute(prev, node, OPERATOR, idx)
+                    else:
+                        self._add_edge(prev, node, DEPENDENCY)
+                if last is not None and last[1] == "e":
+                    self._add_edge(last, node, DEPENDENCY)
+            last = node
+
+    def _thread_naming(self, word):
+        """CPGraph._get_tid_for_event: the tid of the clipped cpu_op and
+        user_annotation rows whose name holds `word`, when there is exactly one
+        (a tid 0 counts as none, as HTA tests it for truth)."""
+        tids = set()
+        for r in self.clipped:
+            cat = r.cat
+            if self.kineto_2021_names and cat in KINETO_2021_CPU_CATS:
+                cat = KINETO_2021_CPU_CATS[cat]
+            if cat in ("cpu_op", "user_annotation") and word in r.name:
+                tids.add(r.tid)
+        if len(tids) != 1:
+            return None
+        tid = next(iter(tids))
+        return tid if tid else None
 
     # CPGraph._add_edge_helper ----------------------------------------------------
     def _add_edge(self, u, v, kind, zero_weight=False):
@@ -622,8 +695,16 @@ class Analysis(object):
         exit(ev): depth -= 1; if last_node: operator edge last_node -> ev.end
           (weight 0 when ev is a blocking sync call); at depth 0: last_node =
           None, prev_top = ev.end; else last_node = ev.end.
+        No edge joins two points that share the CUDA runtime lock
+        (_shares_lock; the lock's own pass joins them).  When the window has
+        one "forward" thread and another "autograd" thread (_thread_naming),
+        the autograd thread's rows are walked with the forward thread's
+        (CallGraph's remapped_tids).
         """
-        self.cpu_stacks = call_stacks(self.clipped)
+        fwd = self._thread_naming("forward")
+        bwd = self._thread_naming("autograd")
+        remap = {bwd: fwd} if fwd and bwd and fwd != bwd else None
+        self.cpu_stacks = call_stacks(self.clipped, remap)
         for _key, cs in self.cpu_stacks:
             state = {"last": None, "top": None, "depth": 0, "parent": None}
 
@@ -631,10 +712,11 @@ class Analysis(object):
                 if ev < 0 or not self.has_nodes(ev):
                     return
                 start = (ev, "b")
-                if state["depth"] == 0 and state["top"] is not None:
+                if (state["depth"] == 0 and state["top"] is not None
+                        and not self._shares_lock(state["top"], start)):
                     self._add_edge(state["top"], start, DEPENDENCY)
                 state["depth"] += 1
-                if state["last"] is not None:
+                if state["last"] is not None and not self._shares_lock(state["last"], start):
                     self._add_edge(state["last"], start, OPERATOR)
                     self._attribute(state["last"], start, OPERATOR, state["parent"])
                 state["last"] = start
@@ -645,7 +727,7 @@ class Analysis(object):
                     return
                 end = (ev, "e")
                 state["depth"] -= 1
-                if state["last"] is not None:
+                if state["last"] is not None and not self._shares_lock(state["last"], end):
                     self._add_edge(state["last"], end, OPERATOR,
                                    zero_weight=ev in self.blocking)
                     self._attribute(state["last"], end, OPERATOR, state["parent"])
@@ -902,8 +984,10 @@ class Analysis(object):
                 else:
                     self.warnings.append("launch call %d of kernel %d has no graph node; "
                                          "no launch edge (HTA's assert fails)" % (runtime_idx, eid))
-            elif prev is not None and (ks is None or self.node_ts[ks_end] < self.node_ts[prev]):
-                # kernel-kernel delay on the same stream
+            elif (prev is not None
+                  and self.node_ts[start] - self.node_ts[prev] < KERNEL_KERNEL_DELAY_THRESHOLD_NS
+                  and (ks is None or self.node_ts[ks_end] < self.node_ts[prev])):
+                # kernel-kernel delay on the same stream, a gap under the threshold
                 self._add_edge(prev, start, KK_DELAY)
                 self._attribute(prev, start, KK_DELAY, -1)
                 edge_added = True

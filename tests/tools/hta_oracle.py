@@ -3,6 +3,8 @@
 
 hta_oracle.py --regenerate --hta HTA_DIR FIGURES TRACE...
 hta_oracle.py --compare COOKGRAPH FIGURES [--perturb]
+hta_oracle.py --critical-path --regenerate --hta HTA_DIR FIGURES CASE...
+hta_oracle.py --critical-path --compare CRITICAL_PATH_DUMP FIGURES [--perturb]
 
 --regenerate runs Meta's HTA itself (HTA_DIR: a checkout at commit f4d0062,
 with Debian's python3-pandas, python3-plotly and python3-pydot installed) on
@@ -24,9 +26,30 @@ nanoseconds, may differ from HTA by up to 2 µs a delay (docs/architecture.md,
 "Launch statistics"). --perturb adds 5 µs to HTA's p50 of every trace first:
 the comparison must then fail (exit 1), which shows it can. Exit 0 when
 every trace agrees, 1 otherwise.
+
+--critical-path does the same for the event critical path
+(docs/architecture.md#event-critical-path). Each CASE is
+TRACE|ANNOTATION|INSTANCE (an empty ANNOTATION is the whole trace; a folder
+TRACE is read as its first rank's file; with no CASE, those already in FIGURES
+are run again): --regenerate runs HTA's
+`critical_path_analysis(rank, annotation, instance_id)` with its defaults
+(no zero-weight launch edges) and keeps the path's length (the sum of its
+edges' weights, us), its number of events, and its GPU events (stream != -1):
+their count and the SHA-256 of their sorted "name<TAB>ts" lines, ts in the
+file's own microseconds. A trace in Kineto's 2021 schema, which HTA cannot
+read, is given to it with today's category names (Operator as cpu_op,
+Runtime as cuda_runtime, Kernel, Memcpy and Memset as kernel, gpu_memcpy and
+gpu_memset, a ProfilerStep#N as user_annotation), as cookgraph reads it.
+--compare runs `CRITICAL_PATH_DUMP TRACE --annotation A --instance I
+--no-zero-weight-launch-edges` (tests/tools/critical_path_dump.cc: cookgraph's
+metrics/event_path.h on cookgraph's reading of the trace) and requires the
+length within 1% of HTA's and the same GPU events (count and hash);
+--perturb takes 2% off every expected length first, which must fail.
 """
 
 import argparse
+import gzip
+import hashlib
 import json
 import os
 import shutil
@@ -36,6 +59,10 @@ import tempfile
 
 HTA_COMMIT = "f4d0062c382f42bd8a74838bcdad1916c7d5d2da"
 TOLERANCE_MS = 5e-7
+PATH_TOLERANCE = 0.01  # relative, on the critical path's length
+# Kineto's 2021 category names and today's (see --critical-path).
+KINETO_2021_CATS = {"Operator": "cpu_op", "Runtime": "cuda_runtime", "Kernel": "kernel",
+                    "Memcpy": "gpu_memcpy", "Memset": "gpu_memset"}
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -123,21 +150,160 @@ def compare(cookgraph, figures, perturb):
     return 1 if problems else 0
 
 
+def read_doc(trace):
+    """The JSON of a trace file, or of a folder's first file."""
+    if os.path.isdir(trace):
+        trace = os.path.join(trace, sorted(os.listdir(trace))[0])
+    with open(trace, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return json.loads(data)
+
+
+def read_events(trace):
+    doc = read_doc(trace)
+    return doc if isinstance(doc, list) else doc.get("traceEvents", [])
+
+
+def gpu_digest(lines):
+    """The count and SHA-256 of a path's GPU events, given as "name\tts" lines."""
+    lines = sorted(lines)
+    return len(lines), hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+def split_case(case):
+    trace, rest = case.split("|", 1)
+    annotation, instance = rest.rsplit("|", 1)
+    return trace, annotation, int(instance)
+
+
+def hta_path(case, work):
+    """HTA's critical path of one CASE: its length (us), events and GPU events."""
+    from hta.trace_analysis import TraceAnalysis  # after sys.path names HTA_DIR
+    trace, annotation, instance = split_case(case)
+    folder = tempfile.mkdtemp(dir=work)
+    doc = read_doc(trace)
+    renamed = False
+    for e in (doc if isinstance(doc, list) else doc.get("traceEvents", [])):
+        if isinstance(e, dict) and e.get("cat") in KINETO_2021_CATS:
+            renamed = True
+            if str(e.get("name", "")).startswith("ProfilerStep#"):
+                e["cat"] = "user_annotation"
+            else:
+                e["cat"] = KINETO_2021_CATS[e["cat"]]
+    with open(os.path.join(folder, "rank.json"), "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    analysis = TraceAnalysis(trace_dir=folder)
+    rank = sorted(analysis.t.traces.keys())[0]
+    result = analysis.critical_path_analysis(rank=rank, annotation=annotation,
+                                             instance_id=instance)
+    if result is None or not result[1]:
+        raise RuntimeError(f"HTA finds no critical path for {case}")
+    cp = result[0]
+    df = analysis.t.get_trace(rank)
+    names = analysis.t.symbol_table.sym_table
+    lines = [f"{names[int(df.name.loc[i])]}\t{int(df.ts.loc[i]) + int(analysis.t.min_ts)}"
+             for i in cp.critical_path_events_set if df.stream.loc[i] != -1]
+    count, digest = gpu_digest(lines)
+    return {"annotation": annotation, "instance": instance,
+            "length_us": int(sum(e.weight for e in cp.critical_path_edges_set)),
+            "events": len(cp.critical_path_events_set), "gpu_events": count,
+            "gpu_sha256": digest, "kineto_2021_renamed": renamed}
+
+
+def regenerate_paths(hta_dir, figures, cases):
+    sys.path.insert(0, os.path.abspath(hta_dir))
+    doc = {"hta_commit": HTA_COMMIT,
+           "what": "critical_path_analysis of one window per case: the path's length (us), "
+                   "events, and GPU events (count, SHA-256 of sorted name<TAB>ts lines)",
+           "cases": {}}
+    with tempfile.TemporaryDirectory() as work:
+        for case in cases:
+            trace, annotation, instance = split_case(case)
+            key = "|".join([os.path.relpath(os.path.abspath(trace), ROOT), annotation,
+                            str(instance)])
+            doc["cases"][key] = hta_path(case, work)
+            print(f"hta_oracle: {key}: {doc['cases'][key]}")
+    with open(figures, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return 0
+
+
+def compare_paths(dump, figures, perturb):
+    with open(figures, encoding="utf-8") as f:
+        doc = json.load(f)
+    problems = []
+    for key, want in sorted(doc["cases"].items()):
+        trace, annotation, instance = split_case(key)
+        trace = os.path.join(ROOT, trace)
+        expected_us = want["length_us"] * (0.98 if perturb else 1)
+        run = subprocess.run([dump, trace, "--annotation=" + annotation, "--instance",
+                              str(instance), "--no-zero-weight-launch-edges"],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            problems.append(f"{key}: critical_path_dump exited {run.returncode}: "
+                            f"{run.stderr.strip()[:500]}")
+            continue
+        events = read_events(trace)
+        path, length_ns = [], None
+        for line in run.stdout.splitlines():
+            fields = line.split(" ")
+            if fields[0] == "path":
+                path.append(int(fields[2]))
+            elif fields[0] == "length_ns":
+                length_ns = int(fields[1])
+        lines = []
+        for i in path:
+            e = events[i]
+            args = e.get("args") if isinstance(e.get("args"), dict) else {}
+            # A GPU-side event: HTA's stream column is args.stream there.
+            if "stream" in args and e.get("cat") not in ("cpu_op", "cuda_runtime", "cuda_driver",
+                                                         "Operator", "Runtime"):
+                lines.append(f"{e.get('name', '')}\t{int(e['ts'])}")
+        count, digest = gpu_digest(lines)
+        got_us = (length_ns or 0) / 1000
+        off = abs(got_us - expected_us) / expected_us if expected_us else abs(got_us)
+        print(f"hta_oracle: {key}: length {got_us:.3f} us (HTA {expected_us:.3f}, "
+              f"{100 * off:.4f}% off), {len(set(path))} events (HTA {want['events']}), "
+              f"{count} on the GPU (HTA {want['gpu_events']})")
+        if off > PATH_TOLERANCE:
+            problems.append(f"{key}: length {got_us:.3f} us, HTA {expected_us:.3f} us")
+        if count != want["gpu_events"] or digest != want["gpu_sha256"]:
+            problems.append(f"{key}: {count} GPU events on the path, HTA {want['gpu_events']}"
+                            + ("" if count != want["gpu_events"] else " (other events)"))
+    for p in problems:
+        print("hta_oracle: " + p)
+    if perturb:
+        print("hta_oracle: the perturbed lengths were " + ("caught" if problems else "NOT caught"))
+    return 1 if problems else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--regenerate", action="store_true")
     ap.add_argument("--hta")
     ap.add_argument("--compare", metavar="COOKGRAPH")
     ap.add_argument("--perturb", action="store_true")
+    ap.add_argument("--critical-path", action="store_true")
     ap.add_argument("figures")
     ap.add_argument("traces", nargs="*")
     a = ap.parse_args()
+    if a.regenerate and a.critical_path and a.hta and not a.traces and os.path.exists(a.figures):
+        # The cases already kept, run again (their traces relative to the repository).
+        with open(a.figures, encoding="utf-8") as f:
+            a.traces = [os.path.join(ROOT, key) for key in sorted(json.load(f)["cases"])]
     if a.regenerate:
         if not a.hta or not a.traces:
             ap.error("--regenerate needs --hta HTA_DIR and traces")
+        if a.critical_path:
+            return regenerate_paths(a.hta, a.figures, a.traces)
         return regenerate(a.hta, a.figures, a.traces)
     if not a.compare:
         ap.error("give --regenerate or --compare COOKGRAPH")
+    if a.critical_path:
+        return compare_paths(a.compare, a.figures, a.perturb)
     return compare(a.compare, a.figures, a.perturb)
 
 

@@ -285,6 +285,7 @@ class StepGraph(cpc.Analysis):
         self.graph = cpc.Graph()
         self.attribution = {}
         self._create_event_nodes()
+        self._construct_graph_from_cuda_runtime_events()
         self._construct_graph_from_call_stacks()
         self._construct_graph_from_kernels()
         self._validate_graph()
