@@ -42,14 +42,16 @@ foreach(trace kineto_2021_schema.json kineto_alexnet_sync.json.gz kineto_cpu_onl
     ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_check.py
     --compare $<TARGET_FILE:cookgraph> ${chrome_fixtures}/${trace})
 endforeach()
-# HTA itself as the oracle (tests/tools/hta_oracle.py): the launch delays that
-# Meta's Holistic Trace Analysis at commit f4d0062 computes for every GPU
-# fixture it reads (not the 2021 schema, which it cannot), run by
-# `hta_oracle.py --regenerate` and kept in tests/data/hta/launch_stats.json;
-# cookgraph's launch statistics must equal them, and the perturbed twin fail.
+# HTA itself as the oracle (tests/tools/hta_oracle.py): the launch delays and
+# the temporal and idle breakdown that Meta's Holistic Trace Analysis at commit
+# f4d0062 computes for every GPU fixture and for a fractional-µs copy of one
+# (tests/data/hta/alexnet_fractional.json.gz), run by `hta_oracle.py
+# --regenerate` and kept in tests/data/hta/gpu_time.json; cookgraph's, with
+# --hta-rounding, must equal them, its exact variant differ on the fractional
+# trace, and the perturbed twin fail.
 cookgraph_checker_test(HtaOracle.launches --perturb
   ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/hta_oracle.py
-  --compare $<TARGET_FILE:cookgraph> ${CMAKE_CURRENT_SOURCE_DIR}/data/hta/launch_stats.json)
+  --compare $<TARGET_FILE:cookgraph> ${CMAKE_CURRENT_SOURCE_DIR}/data/hta/gpu_time.json)
 
 # TensorFlow 1's GPU streams (tests/tools/tf_gpu_check.py): each GPU event
 # counted once, per stream and per node, and the GPU breakdown.

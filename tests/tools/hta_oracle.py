@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Holistic Trace Analysis' own launch statistics, kept, and cookgraph's against them.
+"""Holistic Trace Analysis' own GPU figures, kept, and cookgraph's against them.
 
 hta_oracle.py --regenerate --hta HTA_DIR FIGURES TRACE...
 hta_oracle.py --compare COOKGRAPH FIGURES [--perturb]
@@ -11,21 +11,29 @@ with Debian's python3-pandas, python3-plotly and python3-pydot installed) on
 each TRACE (a Kineto trace file, or a folder of one trace file per rank),
 each copied into a folder of its own and read with
 `TraceAnalysis(trace_dir=...)` and HTA's defaults (the last ProfilerStep left
-out, as cookgraph does): `get_cuda_kernel_launch_stats` over every rank gives
-one launch delay per (launch call, GPU event) pair, kernel start minus the
-call's end clipped at 0. Pooled over the ranks: their count, mean, p50 and
-p95 (NumPy's linear percentile) and max, in ms, are written to FIGURES (JSON,
-with the HTA commit and each TRACE's path relative to the repository).
+out, as cookgraph does). Per TRACE it keeps, in FIGURES (JSON, with the HTA
+commit and each TRACE's path relative to the repository):
+- "launches": `get_cuda_kernel_launch_stats` over every rank, one launch
+  delay per (launch call, GPU event) pair, kernel start minus the call's end
+  clipped at 0; pooled over the ranks, their count, mean, p50 and p95
+  (NumPy's linear percentile) and max, in ms;
+- "breakdown": per rank, `get_temporal_breakdown`'s kernel time (span), idle,
+  compute and non-compute time, and `get_idle_time_breakdown`'s host wait,
+  kernel wait and other idle time per stream, in ms;
+- "cuda_sync_removed": HTA's analyzers take every row with a stream as a
+  kernel, Kineto's cuda_sync waits ("Stream Sync", "Context Sync") too;
+  cookgraph counts kernels, copies and memsets only (docs/architecture.md#gpu-time
+  says why), so HTA is given the trace without its cuda_sync events, and this
+  says how many were taken out;
+- "fractional": whether some ts is a fraction of a µs, where HTA rounds.
 
---compare runs `cookgraph score TRACE --format json` on each TRACE of FIGURES
-and compares gpu.launches with HTA's figures: the count exactly, the delays
-to 0.5 ns (floating-point noise). The traces here carry whole-microsecond
-timestamps, where HTA's rounding (each fractional start up, each end down,
-before measuring) changes nothing; on a fractional one cookgraph, which keeps
-nanoseconds, may differ from HTA by up to 2 µs a delay (docs/architecture.md,
-"Launch statistics"). --perturb adds 5 µs to HTA's p50 of every trace first:
-the comparison must then fail (exit 1), which shows it can. Exit 0 when
-every trace agrees, 1 otherwise.
+--compare runs `cookgraph score TRACE --format json --hta-rounding` on each
+TRACE of FIGURES and compares gpu.launches and gpu.ranks with HTA's: counts
+exactly, times to 0.5 ns (floating-point noise). On a fractional TRACE it also
+runs without --hta-rounding, the exact variant, and requires that one to
+differ from HTA somewhere (else the rounding was not tested). --perturb adds
+5 µs to HTA's p50 of every trace first: the comparison must then fail (exit
+1), which shows it can. Exit 0 when every trace agrees, 1 otherwise.
 
 --critical-path does the same for the event critical path
 (docs/architecture.md#event-critical-path). Each CASE is
@@ -75,31 +83,76 @@ def percentile(values, q):
     return values[lo] + (h - lo) * (values[lo + 1] - values[lo])
 
 
+def without_cuda_sync(path, folder):
+    """Writes the trace at `path` into `folder` without its cuda_sync events;
+    how many were taken out, and whether some ts is fractional."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    doc = json.loads(data)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    kept = [e for e in events if not (isinstance(e, dict) and e.get("cat") == "cuda_sync")]
+    fractional = any(isinstance(e, dict) and isinstance(e.get("ts"), float)
+                     and e["ts"] != int(e["ts"]) for e in events)
+    if isinstance(doc, dict):
+        doc["traceEvents"] = kept
+    else:
+        doc = kept
+    name = os.path.basename(path)
+    name = name[:-3] if name.endswith(".gz") else name
+    with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    return len(events) - len(kept), fractional
+
+
 def hta_figures(trace, work):
-    """HTA's launch statistics (ms) of every rank of `trace`, pooled."""
+    """HTA's launch statistics (ms, pooled over ranks) and GPU time breakdown
+    (per rank) of `trace`, given without its cuda_sync events."""
     from hta.trace_analysis import TraceAnalysis  # after sys.path names HTA_DIR
     folder = os.path.join(work, os.path.basename(trace.rstrip("/")) + ".d")
     os.makedirs(folder)
-    if os.path.isdir(trace):
-        for name in sorted(os.listdir(trace)):
-            shutil.copy(os.path.join(trace, name), folder)
-    else:
-        shutil.copy(trace, folder)
+    files = ([os.path.join(trace, n) for n in sorted(os.listdir(trace))]
+             if os.path.isdir(trace) else [trace])
+    removed, fractional = 0, False
+    for path in files:
+        n, frac = without_cuda_sync(path, folder)
+        removed, fractional = removed + n, fractional or frac
     analysis = TraceAnalysis(trace_dir=folder)
     ranks = sorted(analysis.t.traces.keys())
     stats = analysis.get_cuda_kernel_launch_stats(ranks=ranks, visualize=False)
     delays = sorted(float(v) for rank in ranks for v in stats[rank]["launch_delay"])
-    out = {"count": len(delays)}
+    launches = {"count": len(delays)}
     if delays:
-        out.update(mean=sum(delays) / len(delays) / 1000, p50=percentile(delays, 0.5) / 1000,
-                   p95=percentile(delays, 0.95) / 1000, max=delays[-1] / 1000)
-    return out
+        launches.update(mean=sum(delays) / len(delays) / 1000,
+                        p50=percentile(delays, 0.5) / 1000,
+                        p95=percentile(delays, 0.95) / 1000, max=delays[-1] / 1000)
+    breakdown = {}
+    temporal = analysis.get_temporal_breakdown(visualize=False)
+    for row in temporal.to_dict("records"):
+        breakdown[str(int(row["rank"]))] = {
+            "kernel_span_ms": float(row["kernel_time(us)"]) / 1000,
+            "idle_ms": float(row["idle_time(us)"]) / 1000,
+            "compute_ms": float(row["compute_time(us)"]) / 1000,
+            "non_compute_ms": float(row["non_compute_time(us)"]) / 1000,
+            "streams": {}}
+    idle = analysis.get_idle_time_breakdown(ranks=ranks, visualize=False)[0]
+    names = {"host_wait": "idle_host_wait_ms", "kernel_wait": "idle_kernel_wait_ms",
+             "other": "idle_other_ms"}
+    for row in idle.to_dict("records"):
+        rank = breakdown.setdefault(str(int(row["rank"])), {"streams": {}})
+        stream = rank["streams"].setdefault(str(int(row["stream"])), {})
+        stream[names[row["idle_category"]]] = float(row["idle_time"]) / 1000
+    return {"launches": launches, "breakdown": breakdown, "cuda_sync_removed": removed,
+            "fractional": fractional}
 
 
 def regenerate(hta_dir, figures, traces):
     sys.path.insert(0, os.path.abspath(hta_dir))
     doc = {"hta_commit": HTA_COMMIT,
-           "what": "get_cuda_kernel_launch_stats launch delays, pooled over ranks, ms",
+           "what": "get_cuda_kernel_launch_stats launch delays, pooled over ranks, and "
+                   "get_temporal_breakdown / get_idle_time_breakdown per rank and stream, ms; "
+                   "HTA given each trace without its cuda_sync events",
            "traces": {}}
     with tempfile.TemporaryDirectory() as work:
         for trace in traces:
@@ -112,37 +165,81 @@ def regenerate(hta_dir, figures, traces):
     return 0
 
 
+def score_gpu(cookgraph, trace, *options):
+    """`score --format json`'s "gpu" of `trace` (None without), or an error text."""
+    run = subprocess.run([cookgraph, "score", trace, "--format", "json", *options],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return None, f"cookgraph score exited {run.returncode}: {run.stderr.strip()[:500]}"
+    return json.loads(run.stdout)["snapshots"][0].get("gpu"), None
+
+
+def differences(key, want, gpu):
+    """Each way `gpu` (cookgraph's) departs from HTA's figures `want`."""
+    problems = []
+    launches = (gpu or {}).get("launches")
+    w = want["launches"]
+    if launches is None:
+        return [f"{key}: cookgraph gives no gpu.launches; HTA has {w['count']}"]
+    if launches["count"] != w["count"]:
+        problems.append(f"{key}: {launches['count']} launches, HTA {w['count']}")
+    for stat in ("mean", "p50", "p95", "max"):
+        if stat in w:
+            g = launches["delay_ms"].get(stat)
+            if g is None or abs(g - w[stat]) > TOLERANCE_MS:
+                problems.append(f"{key}: launch delay {stat} {g} ms, HTA {w[stat]:.6f} ms")
+    ranks = {str(r["rank"]): r for r in gpu.get("ranks", [])}
+    for rank, wr in sorted(want["breakdown"].items()):
+        r = ranks.get(rank)
+        if r is None:
+            problems.append(f"{key}: no GPU time for rank {rank}; HTA has some")
+            continue
+        for field in ("kernel_span_ms", "idle_ms", "compute_ms", "non_compute_ms"):
+            if field in wr and abs(r[field] - wr[field]) > TOLERANCE_MS:
+                problems.append(f"{key}: rank {rank} {field} {r[field]}, HTA {wr[field]:.6f}")
+        streams = {str(s["stream"]): s for s in r["streams"]}
+        for stream, ws in sorted(wr["streams"].items()):
+            s = streams.get(stream)
+            if s is None:
+                problems.append(f"{key}: rank {rank} has no stream {stream}; HTA has it")
+                continue
+            for field, value in sorted(ws.items()):
+                if abs(s[field] - value) > TOLERANCE_MS:
+                    problems.append(f"{key}: rank {rank} stream {stream} {field} {s[field]}, "
+                                    f"HTA {value:.6f}")
+    return problems
+
+
 def compare(cookgraph, figures, perturb):
     with open(figures, encoding="utf-8") as f:
         doc = json.load(f)
     problems = []
     for key, want in sorted(doc["traces"].items()):
-        want = dict(want)
-        if perturb and "p50" in want:
-            want["p50"] += 0.005
+        want = json.loads(json.dumps(want))
+        if perturb and "p50" in want["launches"]:
+            want["launches"]["p50"] += 0.005
         trace = os.path.join(ROOT, key)
-        run = subprocess.run([cookgraph, "score", trace, "--format", "json"],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            problems.append(f"{key}: cookgraph score exited {run.returncode}: "
-                            f"{run.stderr.strip()[:500]}")
+        gpu, error = score_gpu(cookgraph, trace, "--hta-rounding")
+        if error:
+            problems.append(f"{key}: {error}")
             continue
-        launches = (json.loads(run.stdout)["snapshots"][0].get("gpu") or {}).get("launches")
-        if launches is None:
-            problems.append(f"{key}: cookgraph gives no gpu.launches; HTA has {want['count']}")
-            continue
-        got = dict(count=launches["count"], **launches["delay_ms"])
-        if got["count"] != want["count"]:
-            problems.append(f"{key}: {got['count']} launches, HTA {want['count']}")
-        line = [f"{key}: {want['count']} launches"]
-        for stat in ("mean", "p50", "p95", "max"):
-            if stat not in want:
-                continue
-            w, g = want[stat], got.get(stat)
-            line.append(f"{stat} {g} ms (HTA {w:.6f})")
-            if g is None or abs(g - w) > TOLERANCE_MS:
-                problems.append(f"{key}: launch delay {stat} {g} ms, HTA {w:.6f} ms")
-        print("hta_oracle: " + ", ".join(line))
+        found = differences(key, want, gpu)
+        problems += found
+        r = (gpu or {}).get("ranks", [{}])
+        print(f"hta_oracle: {key}: {want['launches']['count']} launches, "
+              f"{len(want['breakdown'])} rank(s), idle {[x.get('idle_ms') for x in r]} ms, "
+              f"{want['cuda_sync_removed']} cuda_sync left out of HTA's input: "
+              f"{'agrees' if not found else 'differs'}")
+        if want["fractional"] and not perturb:
+            exact, error = score_gpu(cookgraph, trace)
+            if error:
+                problems.append(f"{key}: {error}")
+            elif not differences(key, want, exact):
+                problems.append(f"{key}: fractional, but without --hta-rounding cookgraph still "
+                                "equals HTA: the rounding is not tested")
+            else:
+                print(f"hta_oracle: {key}: without --hta-rounding (nanoseconds) it differs, "
+                      f"first: {differences(key, want, exact)[0]}")
     for p in problems:
         print("hta_oracle: " + p)
     if perturb:
