@@ -29,7 +29,48 @@ struct DiffArgs {
   double alpha = 0.01;
   std::optional<double> min_change;
   std::string fail_on_regression;  // "" or "false" = off, "true" = on, else the threshold PCT
+  std::string steps;               // --steps FIRST:LAST or --step N; "" = every frame
 };
+
+// --steps FIRST:LAST (or N): the inclusive range of frame (step) numbers.
+std::optional<std::pair<int64_t, int64_t>> ParseSteps(const std::string& text) {
+  const size_t colon = text.find(':');
+  auto number = [](std::string_view s) -> std::optional<int64_t> {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+    return v;
+  };
+  const std::string_view all(text);
+  auto first = number(all.substr(0, colon));
+  auto last = colon == std::string::npos ? first : number(all.substr(colon + 1));
+  if (!first || !last || *last < *first) return std::nullopt;
+  return std::pair{*first, *last};
+}
+
+// Keeps `snapshot`'s frames numbered within `range`; an Error naming `file`
+// when none is. The timelines and recorded timing go: diff compares node and
+// frame statistics, and those would no longer line up with the frames.
+Status KeepSteps(Snapshot& snapshot, const std::string& file, std::pair<int64_t, int64_t> range) {
+  const std::vector<int64_t>& index = snapshot.samples.frame_index();
+  std::vector<size_t> keep;
+  for (size_t f = 0; f < index.size(); ++f) {
+    if (index[f] >= range.first && index[f] <= range.second) keep.push_back(f);
+  }
+  if (keep.empty()) {
+    return Error{.file = file,
+                 .message = fmt::format(
+                     "--steps {}:{}: no frame or step numbered so (it has {} frames{})",
+                     range.first, range.second, index.size(),
+                     index.empty() ? ""
+                                   : fmt::format(", numbered {} to {}", index.front(),
+                                                 index.back()))};
+  }
+  snapshot.samples = snapshot.samples.KeepFrames(keep);
+  snapshot.timelines.clear();
+  snapshot.timing.reset();
+  return {};
+}
 
 // What CLI11 stores for a bare --fail-on-regression, and for =false.
 constexpr const char* kFailOn = "true";
@@ -79,6 +120,22 @@ int RunDiff(const DiffArgs& args) {
     PrintError(after.error());
     return kExitInput;
   }
+  if (!args.steps.empty()) {
+    const std::optional<std::pair<int64_t, int64_t>> range = ParseSteps(args.steps);
+    if (!range) {
+      PrintError(Error{.where = "--steps",
+                       .message = "expected FIRST:LAST or N, whole numbers with FIRST <= LAST, "
+                                  "got '" +
+                                  args.steps.substr(0, 40) + "'"});
+      return kExitInput;
+    }
+    for (auto [snapshot, file] : {std::pair{&*before, &before_file}, {&*after, &after_file}}) {
+      if (Status kept = KeepSteps(*snapshot, *file, *range); !kept) {
+        PrintError(kept.error());
+        return kExitInput;
+      }
+    }
+  }
   const Analysis before_analysis = Analyse(*before);
   const Analysis after_analysis = Analyse(*after);
   for (const std::string& w : before_analysis.warnings) PrintWarning(before_file, w);
@@ -121,6 +178,10 @@ std::function<int()> SetupDiff(CLI::App& sub) {
   sub.add_option("BEFORE", args->before_file, "the baseline: " + what)->required();
   sub.add_option("AFTER", args->after_file, "the run to judge: " + what)->required();
   AddFormatOptions(sub, args->input);
+  auto* steps = sub.add_option("--steps", args->steps,
+                               "compare only the frames (steps) numbered FIRST to LAST in both, "
+                               "e.g. --steps 5:9 (ProfilerStep#5 to #9)");
+  sub.add_option("--step", args->steps, "compare step N only: --steps N:N")->excludes(steps);
   sub.add_option("--format", args->format,
                  "output: table (default), json, csv (a row per node: matched, added, removed) "
                  "or md")

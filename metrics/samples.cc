@@ -1,5 +1,6 @@
 #include "metrics/samples.h"
 
+#include <type_traits>
 #include <utility>
 
 namespace cookgraph {
@@ -17,6 +18,25 @@ std::optional<Metric> ParseMetric(std::string_view name) {
     if (kMetricNames[i] == name) return static_cast<Metric>(i);
   }
   return std::nullopt;
+}
+
+Samples Samples::KeepFrames(std::span<const size_t> positions) const {
+  auto cut = [&](const auto& values) {
+    std::remove_cvref_t<decltype(values)> out;
+    if (values.empty()) return out;
+    out.reserve(positions.size());
+    for (size_t p : positions) out.push_back(values[p]);
+    return out;
+  };
+  Samples out(node_count());
+  out.frame_index_ = cut(frame_index_);
+  out.frame_ms_ = cut(frame_ms_);
+  out.profiler_ms_ = cut(profiler_ms_);
+  out.unmeasured_frames_idle_ = unmeasured_frames_idle_;
+  for (size_t m = 0; m < columns_.size(); ++m) {
+    for (size_t n = 0; n < columns_[m].size(); ++n) out.columns_[m][n] = cut(columns_[m][n]);
+  }
+  return out;
 }
 
 Samples::Samples(size_t node_count) {

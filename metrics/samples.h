@@ -90,6 +90,10 @@ class Samples {
   /// True when some node has a series of `metric`.
   bool any_series(Metric metric) const;
 
+  /// These samples with only the frames at `positions` (ascending, each <
+  /// frame_count()): every series, frame_ms and profiler_ms cut alike.
+  Samples KeepFrames(std::span<const size_t> positions) const;
+
  private:
   std::vector<int64_t> frame_index_;
   std::vector<double> frame_ms_;

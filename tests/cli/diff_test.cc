@@ -328,3 +328,29 @@ TEST_F(DiffCli, ReportBaselineThatCannotBeReadWritesNothing) {
 }
 
 }  // namespace
+
+namespace cookgraph {
+namespace {
+
+TEST_F(DiffCli, StepsComparesOnlyTheFramesNumberedSo) {
+  // Frames are numbered 100..119: --steps 104:113 keeps ten of each.
+  ASSERT_EQ(Run("diff before.json after.json --steps 104:113 --format json"), 0) << err_;
+  const json doc = json::parse(out_);
+  EXPECT_EQ(doc["frame_ms"]["before"]["frames"], 10);
+  EXPECT_EQ(doc["frame_ms"]["after"]["frames"], 10);
+  EXPECT_EQ(Node(doc["nodes"], "/p/slow")["before"]["cooked_frames"], 10);
+  EXPECT_TRUE(Node(doc["nodes"], "/p/slow")["regression"].get<bool>());
+  ASSERT_EQ(Run("diff before.json after.json --step 107 --format json"), 0) << err_;
+  EXPECT_EQ(json::parse(out_)["frame_ms"]["after"]["frames"], 1);
+  EXPECT_EQ(Run("diff before.json after.json --steps 5:9"), 2);
+  EXPECT_EQ(err_,
+            "cookgraph: error: before.json: --steps 5:9: no frame or step numbered so (it has 20 "
+            "frames, numbered 100 to 119)\n");
+  EXPECT_EQ(Run("diff before.json after.json --steps 9:5"), 2);
+  EXPECT_EQ(err_,
+            "cookgraph: error: --steps: expected FIRST:LAST or N, whole numbers with FIRST <= "
+            "LAST, got '9:5'\n");
+}
+
+}  // namespace
+}  // namespace cookgraph
