@@ -48,13 +48,6 @@ std::optional<double> ParseNumber(std::string_view s) {
   return v;
 }
 
-const std::string* FindParam(const Node& node, std::string_view name) {
-  for (const auto& [key, value] : node.params) {
-    if (key == name) return &value;
-  }
-  return nullptr;
-}
-
 bool CompareNumber(Comparison::Op op, double a, double b) {
   switch (op) {
     case Comparison::Op::kGt:
@@ -618,6 +611,13 @@ std::vector<Subject> FrameSubjects(const Snapshot& snapshot, const Analysis& a,
   } else if (s.nodes.size() > 1) {
     s.gain_subject = {fmt::format("the {} nodes that grow most", s.nodes.size()), true};
   }
+  // ONNX Runtime's time outside nodes (metrics/outside_nodes.h), where measured.
+  std::optional<double> outside_ms, outside_share, node_threads;
+  if (a.trace && a.trace->outside) {
+    outside_ms = a.trace->outside->mean_ms;
+    outside_share = a.trace->outside->share;
+    node_threads = static_cast<double>(a.trace->outside->node_tracks);
+  }
   const double count = static_cast<double>(f.counted);
   const double over = static_cast<double>(f.over_budget.size());
   s.facts = {overrun,
@@ -629,15 +629,9 @@ std::vector<Subject> FrameSubjects(const Snapshot& snapshot, const Analysis& a,
              over,
              over / count,
              f.budget_ms > 0 ? std::optional<double>(f.mean_ms / f.budget_ms) : std::nullopt,
-             std::nullopt,
-             std::nullopt,
-             std::nullopt};
-  if (a.trace && a.trace->outside) {
-    const OutsideNodes& o = *a.trace->outside;
-    s.facts[9] = o.mean_ms;
-    s.facts[10] = o.share;
-    s.facts[11] = static_cast<double>(o.node_tracks);
-  }
+             outside_ms,
+             outside_share,
+             node_threads};
   s.text = {{"worst_nodes", s.nodes.empty()
                                 ? "none (no node spikes in those frames: they are slow throughout)"
                                 : JoinIds(snapshot.network, s.nodes, ", ", 3)},

@@ -26,6 +26,13 @@ std::optional<EdgeKind> ParseEdgeKind(std::string_view name) {
   return std::nullopt;
 }
 
+const std::string* FindParam(const Node& node, std::string_view name) {
+  for (const auto& [key, value] : node.params) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
 std::string DerivedParent(std::string_view id) {
   size_t slash = id.rfind('/');
   if (slash == std::string_view::npos || slash == 0) return {};

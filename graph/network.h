@@ -57,6 +57,9 @@ struct Edge {
   EdgeKind kind = EdgeKind::kData;
 };
 
+/// The value of `node`'s parameter `name` (the first of that key), or nullptr.
+const std::string* FindParam(const Node& node, std::string_view name);
+
 /// The parent of a '/'-separated id: "/a/b/c" -> "/a/b", "/a" -> "", "x" -> "".
 std::string DerivedParent(std::string_view id);
 

@@ -162,18 +162,12 @@ SnapshotDiff CompareSnapshots(const Snapshot& before, const Analysis& before_ana
   // Ops whose inputs changed (shapes, dtypes): their times measure other work.
   static constexpr std::array<std::string_view, 4> kInputParams = {
       "input_dims", "input_types", "input_type_shape", "output_type_shape"};
-  auto param = [](const Node& node, std::string_view key) -> const std::string* {
-    for (const auto& [k, v] : node.params) {
-      if (k == key) return &v;
-    }
-    return nullptr;
-  };
   size_t changed = 0;
   std::string first;
   for (const NodeDiff& d : diff.nodes) {
     for (std::string_view key : kInputParams) {
-      const std::string* was = param(bn.node(d.before), key);
-      const std::string* is = param(after.network.node(d.after), key);
+      const std::string* was = FindParam(bn.node(d.before), key);
+      const std::string* is = FindParam(after.network.node(d.after), key);
       if (was == nullptr || is == nullptr || *was == *is) continue;
       if (changed++ == 0) first = fmt::format("{} {} {} → {}", d.id, key, *was, *is);
       break;

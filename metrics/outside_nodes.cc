@@ -39,8 +39,7 @@ std::optional<OutsideNodes> TimeOutsideNodes(const std::vector<Timeline>& timeli
           std::lower_bound(work.begin(), work.end(), std::pair{lo, INT64_MIN}) - work.begin());
       while (first > 0 && reach_before[first] > lo) --first;  // earlier work reaching into it
       for (size_t i = first; i < work.size() && work[i].first < hi; ++i) {
-        const auto* it = &work[i];
-        const int64_t a = std::max(it->first, reach), b = std::min(it->second, hi);
+        const int64_t a = std::max(work[i].first, reach), b = std::min(work[i].second, hi);
         if (b > a) {
           covered += b - a;
           reach = b;

@@ -126,6 +126,13 @@ std::optional<int64_t> StepOf(const Timeline& t, const TimelineEvent& e) {
 
 py::object OrNone(std::optional<int64_t> v) { return v ? py::object(py::int_(*v)) : py::none(); }
 
+// The id of node `node` of `snap`, or None for an event of no node.
+py::object NodeIdOrNone(const Snapshot& snap, uint32_t node) {
+  return node != kNoIndex && node < snap.network.size()
+             ? py::object(Text(snap.network.node(node).id))
+             : py::object(py::none());
+}
+
 // Every event of every rank's timeline, or those of one step: the columns of
 // Snapshot.timeline() (docs/python.md#traces).
 py::dict TimelineColumns(const LoadedSnapshot& s, std::optional<int64_t> step) {
@@ -147,9 +154,7 @@ py::dict TimelineColumns(const LoadedSnapshot& s, std::optional<int64_t> step) {
       track.append(Text(t.tracks[e.track].label));
       gpu.append(t.tracks[e.track].gpu);
       name.append(Text(t.name(e)));
-      node.append(e.node != kNoIndex && e.node < snap.network.size()
-                      ? py::object(Text(snap.network.node(e.node).id))
-                      : py::object(py::none()));
+      node.append(NodeIdOrNone(snap, e.node));
       kind.append(Text(KindName(e.kind)));
       ts.append(static_cast<double>(e.start_ns) / 1e3);
       dur.append(static_cast<double>(e.dur_ns) / 1e3);
@@ -236,9 +241,7 @@ py::dict CriticalPathColumns(const LoadedSnapshot& s, std::optional<int64_t> ste
       steps.append(OrNone(path->step));
       name.append(Text(e.name));
       const uint32_t n = t != nullptr && e.event < t->events.size() ? t->events[e.event].node : kNoIndex;
-      node.append(n != kNoIndex && n < snap.network.size()
-                      ? py::object(Text(snap.network.node(n).id))
-                      : py::object(py::none()));
+      node.append(NodeIdOrNone(snap, n));
       track.append(Text(e.track));
       gpu.append(e.gpu);
       ts.append(e.ts_us);

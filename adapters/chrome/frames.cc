@@ -8,12 +8,14 @@
 #include <array>
 #include <charconv>
 #include <numeric>
+#include <optional>
 #include <regex>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "adapters/chrome/build.h"
 #include "base/text.h"
+#include "metrics/percentile.h"
 
 namespace cookgraph::chrome {
 namespace {
@@ -75,19 +77,24 @@ std::optional<int64_t> FrameNumber(const std::smatch& match) {
   return number;
 }
 
-// The median of `values` (not empty), the mean of the middle two when even.
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t h = values.size() / 2;
-  return values.size() % 2 ? values[h] : (values[h - 1] + values[h]) / 2;
+// The median of the steps after the first (the mean of the middle two when
+// even), or nullopt when the first is no warm-up: it is one when there are
+// three or more steps and it took at least 1.5 times that median
+// (docs/formats.md#warm-up).
+std::optional<double> WarmUpMedian(const std::vector<double>& frame_ms) {
+  if (frame_ms.size() < 3) return std::nullopt;
+  std::vector<double> others(frame_ms.begin() + 1, frame_ms.end());
+  std::sort(others.begin(), others.end());
+  const double median = Percentile(others, 50);
+  if (!(median > 0 && frame_ms.front() >= 1.5 * median)) return std::nullopt;
+  return median;
 }
 
-// The first of three or more steps is a warm-up when it took at least 1.5
-// times the median of the others (docs/formats.md#warm-up).
-bool IsWarmUp(const std::vector<double>& frame_ms) {
-  if (frame_ms.size() < 3) return false;
-  const double median = Median({frame_ms.begin() + 1, frame_ms.end()});
-  return median > 0 && frame_ms.front() >= 1.5 * median;
+// The whole number `text` starts with, or -1.
+int64_t LeadingNumber(std::string_view text) {
+  int64_t v = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && end != text.data() && v >= 0 ? v : -1;
 }
 
 // TensorFlow 1's GPU tracer writes each GPU activity to a process named
@@ -99,12 +106,6 @@ bool IsWarmUp(const std::vector<double>& frame_ms) {
 // copies: true in the result, and counted in a warning. A device's memcpy
 // slices are copies too where it has a stream:all process. What has no
 // per-stream twin (stream:all alone, memcpy alone) is read as a stream.
-// The whole number `text` starts with, or -1.
-int64_t LeadingNumber(std::string_view text) {
-  int64_t v = -1;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  return ec == std::errc() && end != text.data() && v >= 0 ? v : -1;
-}
 
 std::vector<bool> ReadTensorFlowStreams(TraceRecords& r, Classified& c) {
   std::vector<bool> copy(r.slices.size(), false);
@@ -454,7 +455,9 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
   };
   // Training steps and inference runs warm up; a generic trace's frames are
   // whatever the user marked (cookgraph trace's, a game's): left as they are.
-  const bool warmup = !keep_warmup && c.producer != Producer::kGeneric && IsWarmUp(frames.frame_ms);
+  const std::optional<double> warm_median =
+      keep_warmup || c.producer == Producer::kGeneric ? std::nullopt : WarmUpMedian(frames.frame_ms);
+  const bool warmup = warm_median.has_value();
   Tally outside;
   for (int pass = 0; pass < 2; ++pass) {  // CPU slices first: GPU slices follow their launcher
     for (uint32_t i = 0; i < slices.size(); ++i) {
@@ -481,12 +484,11 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
   }
   if (warmup) {
     for (uint32_t& f : frames.of_slice) f = f == kWarmUp ? kNone : f;
-    std::vector<double> others(frames.frame_ms.begin() + 1, frames.frame_ms.end());
     frames.warnings.push_back(fmt::format(
         "step {} is a warm-up ({:.3f} ms, {:.1f}x the median {:.3f} ms of the other steps): left "
         "out of the step statistics (--keep-warmup keeps it)",
-        frames.index.front(), frames.frame_ms.front(),
-        frames.frame_ms.front() / Median(others), Median(others)));
+        frames.index.front(), frames.frame_ms.front(), frames.frame_ms.front() / *warm_median,
+        *warm_median));
     frames.index.erase(frames.index.begin());
     frames.frame_ms.erase(frames.frame_ms.begin());
     frames.start_ns.erase(frames.start_ns.begin());
