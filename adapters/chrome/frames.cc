@@ -78,16 +78,15 @@ std::optional<int64_t> FrameNumber(const std::smatch& match) {
 }
 
 // The median of the steps after the first (the mean of the middle two when
-// even), or nullopt when the first is no warm-up: it is one when there are
-// three or more steps and it took at least 1.5 times that median
+// even), or 0 when the first is no warm-up: it is one when there are three
+// or more steps and it took at least 1.5 times that median
 // (docs/formats.md#warm-up).
-std::optional<double> WarmUpMedian(const std::vector<double>& frame_ms) {
-  if (frame_ms.size() < 3) return std::nullopt;
+double WarmUpMedian(const std::vector<double>& frame_ms) {
+  if (frame_ms.size() < 3) return 0;
   std::vector<double> others(frame_ms.begin() + 1, frame_ms.end());
   std::sort(others.begin(), others.end());
   const double median = Percentile(others, 50);
-  if (!(median > 0 && frame_ms.front() >= 1.5 * median)) return std::nullopt;
-  return median;
+  return median > 0 && frame_ms.front() >= 1.5 * median ? median : 0;
 }
 
 // The whole number `text` starts with, or -1.
@@ -455,9 +454,9 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
   };
   // Training steps and inference runs warm up; a generic trace's frames are
   // whatever the user marked (cookgraph trace's, a game's): left as they are.
-  const std::optional<double> warm_median =
-      keep_warmup || c.producer == Producer::kGeneric ? std::nullopt : WarmUpMedian(frames.frame_ms);
-  const bool warmup = warm_median.has_value();
+  const double warm_median =  // 0: no warm-up
+      keep_warmup || c.producer == Producer::kGeneric ? 0 : WarmUpMedian(frames.frame_ms);
+  const bool warmup = warm_median > 0;
   Tally outside;
   for (int pass = 0; pass < 2; ++pass) {  // CPU slices first: GPU slices follow their launcher
     for (uint32_t i = 0; i < slices.size(); ++i) {
@@ -487,8 +486,8 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
     frames.warnings.push_back(fmt::format(
         "step {} is a warm-up ({:.3f} ms, {:.1f}x the median {:.3f} ms of the other steps): left "
         "out of the step statistics (--keep-warmup keeps it)",
-        frames.index.front(), frames.frame_ms.front(), frames.frame_ms.front() / *warm_median,
-        *warm_median));
+        frames.index.front(), frames.frame_ms.front(), frames.frame_ms.front() / warm_median,
+        warm_median));
     frames.index.erase(frames.index.begin());
     frames.frame_ms.erase(frames.frame_ms.begin());
     frames.start_ns.erase(frames.start_ns.begin());
