@@ -170,6 +170,7 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
                                     options.path_window);
     if (snapshot.info.engine == "onnxruntime") {
       analysis.trace->outside = TimeOutsideNodes(snapshot.timelines);
+      analysis.trace->intra_op = IntraOpThreads(snapshot.timelines);
     }
     for (const std::string& w : analysis.trace->warnings) analysis.warnings.push_back(w);
     // A trace's critical path is the events' (docs/architecture.md#event-critical-path),

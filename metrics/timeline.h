@@ -104,6 +104,19 @@ struct WaitArgs {
   int64_t wait_on_record = -1;  // the correlation of the cudaEventRecord it waits for
 };
 
+/// An ONNX Runtime node's intra-op thread pool counters (its event's
+/// args.thread_scheduling_stats; docs/formats.md#onnx-runtime).
+struct PoolArgs {
+  uint32_t event = kNoIndex;       // Timeline::events
+  uint32_t pool = 0;               // Timeline::pool_names: its pool ("session-1-intra-op")
+  int64_t run_us = 0;              // the node's own thread running its share of parallel sections
+  int64_t wait_us = 0;             // ... waiting for the helpers to finish theirs
+  int64_t distribution_us = 0;     // ... handing the work out
+  uint32_t parallel_sections = 0;  // parallel sections the node ran
+  uint32_t helpers = 0;            // the pool's helper threads
+  int64_t helper_runs = 0;         // work items they ran since profiling began, all summed
+};
+
 /// A GPU as `deviceProperties` describes it.
 struct Device {
   int64_t id = -1;
@@ -122,6 +135,8 @@ struct Timeline {
   std::vector<TimelineEvent> events;   // by track, then start (outer first), then file order
   std::vector<MemoryEvent> memory;     // by time
   std::vector<WaitArgs> waits;         // by event
+  std::vector<PoolArgs> pools;         // by event
+  std::vector<std::string> pool_names;
   std::vector<uint32_t> markers;       // per frame: its marker event, or kNoIndex
   std::vector<int64_t> steps;          // per frame: its number (ProfilerStep#N's N)
 

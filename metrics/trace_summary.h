@@ -13,6 +13,7 @@
 
 #include "metrics/event_path.h"
 #include "metrics/gpu_time.h"
+#include "metrics/intra_op.h"
 #include "metrics/outside_nodes.h"
 #include "metrics/samples.h"
 #include "metrics/timeline.h"
@@ -119,6 +120,8 @@ struct TraceSummary {
   std::vector<std::string> warnings;  // for the analysis's warnings
   /// ONNX Runtime: the time of each run in which no node ran (metrics/outside_nodes.h).
   std::optional<OutsideNodes> outside;
+  /// ONNX Runtime: the intra-op threads per node (metrics/intra_op.h).
+  std::optional<IntraOp> intra_op;
   bool job() const { return ranks.size() > 1; }
 };
 

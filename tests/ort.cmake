@@ -7,7 +7,7 @@
 # independently (nodes, self times, runs less the warm-up) and
 # tests/tools/ort_check.py checks what cookgraph makes of it: the warm-up run
 # named, the time outside nodes per run, the executor-overhead finding, no
-# share over 100% in any output. Each check is paired with a perturbed run
+# share over 100% in any output, the intra-op threads per node. Each check is paired with a perturbed run
 # that must fail. Included from tests/CMakeLists.txt, after Python3 and
 # chrome_trace_dump.
 find_program(COOKGRAPH_NODE node)
@@ -44,5 +44,15 @@ foreach(mode sequential parallel)
       set_tests_properties(ChromeTraceIndependent.ort_${name}.${variant}
         OrtProfile.${name}.${variant} PROPERTIES FIXTURES_REQUIRED ort_${name})
     endforeach()
+    if(threads GREATER 1 AND "perturbed" IN_LIST checker_variants)
+      # The intra-op figures' own perturbed twin (the one above perturbs the
+      # time outside nodes).
+      add_test(NAME OrtProfile.${name}.intra_op_perturbed
+        COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/ort_check.py
+          $<TARGET_FILE:cookgraph> ${trace} --perturb intra-op)
+      set_tests_properties(OrtProfile.${name}.intra_op_perturbed PROPERTIES WILL_FAIL TRUE
+        FIXTURES_REQUIRED ort_${name})
+      cookgraph_plain_test(OrtProfile.${name}.intra_op_perturbed)
+    endif()
   endforeach()
 endforeach()

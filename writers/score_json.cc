@@ -69,6 +69,38 @@ void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
     w.CountField("node_threads", o.node_tracks);
     w.EndObject();
   }
+  if (t.intra_op) {
+    const IntraOp& p = *t.intra_op;
+    w.Key("intra_op");
+    w.BeginObject();
+    w.Key("pools");
+    w.BeginArray();
+    for (const std::string& name : p.pools) w.Write(Value(name));
+    w.EndArray();
+    w.CountField("helpers", p.helpers);
+    w.CountField("steps", p.steps);
+    w.NumberField("run_ms", p.run_ms);
+    w.NumberField("wait_ms", p.wait_ms);
+    w.NumberField("distribution_ms", p.distribution_ms);
+    w.NumberField("helper_runs", p.helper_runs);
+    w.Key("nodes");
+    w.BeginArray();
+    for (const IntraOpNode& n : p.nodes) {
+      w.BeginObject();
+      w.StringField("id", snap.network.node(n.node).id);
+      w.CountField("calls", n.calls);
+      w.NumberField("node_ms", n.node_ms);
+      w.NumberField("run_ms", n.run_ms);
+      w.NumberField("wait_ms", n.wait_ms);
+      w.NumberField("distribution_ms", n.distribution_ms);
+      w.NumberField("parallel_sections", n.parallel_sections);
+      w.Key("helper_runs");
+      w.Write(n.helper_runs_known ? Value(n.helper_runs) : Value());
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
   w.Key("gpu");
   if (t.gpu.empty()) {
     w.Write(Value());

@@ -1,6 +1,7 @@
 #include "writers/score_table_rows.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -277,6 +278,31 @@ void TraceSections(const ScoredSnapshot& scored, const std::function<std::string
                                         "and waits",
                                         o.node_tracks)
                           : "")}});
+  }
+  if (t.intra_op) {
+    const IntraOp& p = *t.intra_op;
+    Section s{"intra-op threads", {}};
+    s.items.push_back(fmt::format(
+        "{} ({} helper thread(s)), per run: {} ms running parallel sections on the nodes' own "
+        "threads, {} ms waiting for the helpers, {} ms handing work out; the helpers ran {} work "
+        "items",
+        fmt::join(p.pools, ", "), p.helpers, Ms(p.run_ms), Ms(p.wait_ms), Ms(p.distribution_ms),
+        fmt::format("{:.1f}", p.helper_runs)));
+    for (size_t i = 0; i < p.nodes.size() && i < 3; ++i) {
+      const IntraOpNode& n = p.nodes[i];
+      if (n.parallel_sections == 0) break;
+      s.items.push_back(fmt::format(
+          "  {}: {} ms a run, {} of it in parallel sections ({} ms running, {} ms waiting){}",
+          node_id(n.node), Ms(n.node_ms),
+          n.node_ms > 0 ? Percent(std::min(1.0, (n.run_ms + n.wait_ms + n.distribution_ms) /
+                                                     n.node_ms))
+                        : std::string("none"),
+          Ms(n.run_ms), Ms(n.wait_ms),
+          n.helper_runs_known ? fmt::format("; the helpers ran {:.1f} work items during it",
+                                            n.helper_runs)
+                              : std::string()));
+    }
+    sections.push_back(std::move(s));
   }
   if (!t.gpu.empty()) {
     Section s{"GPU time (as HTA)", {}};

@@ -103,6 +103,10 @@ void Tokenizer::ArgKey(std::string_view key) {
     }
   }
   if (arg_ != Arg::kOther) return;
+  if (key == "thread_scheduling_stats") {
+    arg_ = Arg::kPool;
+    return;
+  }
   for (size_t k = 0; k < kParamArgs.size(); ++k) {
     if (key == kParamArgs[k].first) {
       arg_ = Arg::kParam;
@@ -254,10 +258,53 @@ bool Tokenizer::ArgValue(Kind kind, std::string_view text, Location at) {
     case Arg::kParam:
       e_.AddParam(kParamArgs[arg_index_].second, text);
       break;
+    case Arg::kPool:  // "" where the session has no intra-op pool (one thread)
     case Arg::kOther:
       break;
   }
   return true;
+}
+
+// args.thread_scheduling_stats, as ONNX Runtime's thread pool profiler writes
+// it: {"main_thread": {"thread_pool_name", "thread_id", "block_size": [...],
+// "core", "Distribution", "DistributionEnqueue", "Run", "Wait", "WaitRevoke"},
+// "sub_threads": {"<thread id>": {"num_run", "core"}, ...}}; times in µs.
+void Tokenizer::PoolKey(std::string_view key) {
+  const int inside = depth_ - events_depth_;  // 3: the stats object
+  if (inside == 3) {
+    pool_part_ = key;
+  } else if (inside == 4 && pool_part_ == "sub_threads") {
+    ++e_.pool.helpers;
+  } else if (inside == 4 || inside == 5) {
+    pool_key_ = key;
+  }
+}
+
+void Tokenizer::PoolValue(Kind kind, std::string_view text) {
+  const int inside = depth_ - events_depth_;
+  const bool main = pool_part_ == "main_thread";
+  if (main && inside == 5 && pool_key_ == "block_size") {
+    ++e_.pool.parallel_sections;
+    return;
+  }
+  if (main && inside == 4 && kind == Kind::kString && pool_key_ == "thread_pool_name") {
+    e_.pool_name = text.substr(0, source_.limits().name_length);
+    return;
+  }
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (kind != Kind::kNumber || ec != std::errc() || end != text.data() + text.size() || n < 0) {
+    return;
+  }
+  if (main && inside == 4) {
+    if (pool_key_ == "Run") e_.pool.run_us += n;
+    if (pool_key_ == "Wait" || pool_key_ == "WaitRevoke") e_.pool.wait_us += n;
+    if (pool_key_ == "Distribution" || pool_key_ == "DistributionEnqueue") {
+      e_.pool.distribution_us += n;
+    }
+  } else if (pool_part_ == "sub_threads" && inside == 5 && pool_key_ == "num_run") {
+    e_.pool.helper_runs += n;
+  }
 }
 
 uint32_t Tokenizer::Correlation() const {
@@ -365,6 +412,11 @@ void Tokenizer::EndEvent() {
         WaitMark{.event = index,
                  .wait_on_stream = e_.has_number[kWaitOnStream] ? e_.numbers[kWaitOnStream] : -1,
                  .wait_on_record = e_.has_number[kWaitOnRecord] ? e_.numbers[kWaitOnRecord] : -1});
+  }
+  if (ph != 'E' && e_.has_pool) {
+    e_.pool.event = index;
+    e_.pool.pool = r_.strings.Intern(e_.pool_name);
+    r_.pools.push_back(e_.pool);
   }
   uint32_t target = kNone;
   if (ph == 'X') {

@@ -123,6 +123,12 @@ void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
     w.event += events;
     into.waits.push_back(w);
   }
+  into.pools.reserve(into.pools.size() + rest.pools.size());
+  for (PoolMark p : rest.pools) {
+    map(p.pool);
+    p.event += events;
+    into.pools.push_back(p);
+  }
   for (auto [mine, theirs] : {std::pair{&into.no_phase, &rest.no_phase},
                               {&into.no_ts, &rest.no_ts},
                               {&into.no_dur, &rest.no_dur},

@@ -148,6 +148,20 @@ struct WaitMark {
   bool operator==(const WaitMark&) const = default;
 };
 
+/// What an ONNX Runtime node event's args.thread_scheduling_stats say: its
+/// intra-op thread pool's counters for that node (docs/formats.md#onnx-runtime).
+struct PoolMark {
+  uint32_t event = 0;              // index in traceEvents
+  uint32_t pool = kNone;           // interned main_thread.thread_pool_name
+  int64_t run_us = 0;              // main_thread.Run: the node's own thread running its share
+  int64_t wait_us = 0;             // main_thread.Wait + WaitRevoke: waiting on the helpers
+  int64_t distribution_us = 0;     // main_thread.Distribution + DistributionEnqueue
+  uint32_t parallel_sections = 0;  // entries of main_thread.block_size
+  uint32_t helpers = 0;            // entries of sub_threads
+  int64_t helper_runs = 0;         // their num_run, summed (counted since profiling began)
+  bool operator==(const PoolMark&) const = default;
+};
+
 /// A device of Kineto's deviceProperties.
 struct DeviceMark {
   int64_t id = -1;
@@ -166,6 +180,7 @@ struct TraceRecords {
   std::unordered_map<uint32_t, NodeExtras> extras;
   std::vector<MemoryMark> memory;
   std::vector<WaitMark> waits;              // in file order
+  std::vector<PoolMark> pools;              // in file order
   std::optional<int64_t> base_time_ns;      // Kineto's baseTimeNanoseconds
   std::optional<int64_t> rank, world_size;  // Kineto's distributedInfo
   std::vector<DeviceMark> devices;          // Kineto's deviceProperties

@@ -173,20 +173,39 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     TimelineEvent& call = t.events[from];
     if (call.link == kNoIndex || t.events[call.link].start_ns > t.events[e].start_ns) call.link = e;
   }
-  // Wait args, by the event they are on (the file's index to the timeline's).
-  if (!r.waits.empty()) {
+  // Wait and pool args, by the event they are on (the file's index to the timeline's).
+  if (!r.waits.empty() || !r.pools.empty()) {
     std::vector<uint32_t> by_source(r.events, kNoIndex);  // 4 bytes a traceEvent
     for (uint32_t i = 0; i < t.events.size(); ++i) {
       if (t.events[i].source < by_source.size()) by_source[t.events[i].source] = i;
     }
+    auto event = [&](uint32_t source) {
+      return source < by_source.size() ? by_source[source] : kNoIndex;
+    };
     for (const WaitMark& w : r.waits) {
-      if (w.event >= by_source.size() || by_source[w.event] == kNoIndex) continue;
-      t.waits.push_back(WaitArgs{.event = by_source[w.event],
+      if (event(w.event) == kNoIndex) continue;
+      t.waits.push_back(WaitArgs{.event = event(w.event),
                                  .wait_on_stream = w.wait_on_stream,
                                  .wait_on_record = w.wait_on_record});
     }
     std::sort(t.waits.begin(), t.waits.end(),
               [](const WaitArgs& a, const WaitArgs& b) { return a.event < b.event; });
+    std::unordered_map<uint32_t, uint32_t> pool_index;  // interned name to pool_names
+    for (const PoolMark& p : r.pools) {
+      if (event(p.event) == kNoIndex) continue;
+      auto [it, added] = pool_index.try_emplace(p.pool, static_cast<uint32_t>(t.pool_names.size()));
+      if (added) t.pool_names.push_back(r.strings.str(p.pool));
+      t.pools.push_back(PoolArgs{.event = event(p.event),
+                                 .pool = it->second,
+                                 .run_us = p.run_us,
+                                 .wait_us = p.wait_us,
+                                 .distribution_us = p.distribution_us,
+                                 .parallel_sections = p.parallel_sections,
+                                 .helpers = p.helpers,
+                                 .helper_runs = p.helper_runs});
+    }
+    std::sort(t.pools.begin(), t.pools.end(),
+              [](const PoolArgs& a, const PoolArgs& b) { return a.event < b.event; });
   }
   // Per frame, its marker; markers take their frame from their start.
   t.markers.assign(frames.start_ns.size(), kNoIndex);

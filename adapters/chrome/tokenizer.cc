@@ -56,7 +56,13 @@ bool Tokenizer::Open(Location at, bool object) {
              top_key_ == "deviceProperties") {
     r_.devices.emplace_back();
   } else if (in_args_ && depth_ == events_depth_ + 2) {
-    if (arg_ == Arg::kParam) {
+    if (arg_ == Arg::kPool && object) {
+      in_pool_ = e_.has_pool = true;
+      e_.pool = PoolMark{};
+      e_.pool_name.clear();
+      pool_part_.clear();
+      pool_key_.clear();
+    } else if (arg_ == Arg::kParam) {
       capturing_ = true;
       capture_name_ = kParamArgs[arg_index_].second;
       capture_.clear();
@@ -108,6 +114,8 @@ bool Tokenizer::Close(Location at) {
     in_events_ = false;
   } else if (in_args_ && depth_ == events_depth_ + 1) {
     in_args_ = false;
+  } else if (in_pool_ && depth_ == events_depth_ + 2) {
+    in_pool_ = false;
   }
   return true;
 }
@@ -128,6 +136,8 @@ bool Tokenizer::Key(std::string_view key, Location at) {
     capture_ += key;
     capture_ += "\": ";
     return CaptureFits(at);
+  } else if (in_pool_) {
+    PoolKey(key);
   } else if (object_form_ && depth_ == 1) {
     top_key_ = key;
     for (std::string_view k : kKinetoKeys) r_.kineto_keys = r_.kineto_keys || k == key;
@@ -171,6 +181,8 @@ bool Tokenizer::Scalar(Kind kind, std::string_view text, Location at) {
     capture_ += text;
     if (kind == Kind::kString) capture_ += '"';
     return CaptureFits(at);
+  } else if (in_pool_) {
+    PoolValue(kind, text);
   } else if (object_form_ && depth_ == 1) {
     if (top_key_ == "traceEvents") {
       return Fail(at, "traceEvents", fmt::format("is {}, not an array of events", KindName(kind)));

@@ -96,6 +96,11 @@ struct EventFields {
   // Whole-number args that matter (kNumberArgs), each with whether it was given.
   std::array<int64_t, kNumberArgs.size()> numbers{};
   std::array<bool, kNumberArgs.size()> has_number{};
+  // ONNX Runtime's args.thread_scheduling_stats when it is an object (event
+  // and pool unset until EndEvent).
+  bool has_pool = false;
+  PoolMark pool;
+  std::string pool_name;
 
   void Clear() {
     // Keeps the strings' capacity: no allocation per event once warm.
@@ -111,6 +116,7 @@ struct EventFields {
     inputs.clear();
     param_count = 0;
     has_number.fill(false);
+    has_pool = false;
   }
 };
 
@@ -208,7 +214,7 @@ class Tokenizer final : public EventHandler {
   bool in_args_ = false;         // inside the event's args object
   // The args key read last: which of the args that matter it is (kNumberArgs
   // or kParamArgs: arg_index_ says which), and for an input key its text.
-  enum class Arg : uint8_t { kOther, kName, kOpName, kInput, kNumber, kParam };
+  enum class Arg : uint8_t { kOther, kName, kOpName, kInput, kNumber, kParam, kPool };
   Arg arg_ = Arg::kOther;
   uint8_t arg_index_ = 0;
   std::string arg_key_;
@@ -218,6 +224,13 @@ class Tokenizer final : public EventHandler {
   bool capturing_ = false;
   std::string capture_name_, capture_;
   std::vector<std::pair<char, bool>> capture_open_;
+  // Inside args.thread_scheduling_stats (ONNX Runtime): its part
+  // ("main_thread" or "sub_threads") and the key last read in that part.
+  bool in_pool_ = false;
+  std::string pool_part_, pool_key_;
+  bool PoolOpen(bool object);
+  void PoolKey(std::string_view key);
+  void PoolValue(Kind kind, std::string_view text);
   EventFields e_;
   std::string scratch_;
   // Runs of events share a thread and a category: no hash lookup for those.

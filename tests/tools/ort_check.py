@@ -17,9 +17,18 @@ with the standard library and runs `COOKGRAPH score TRACE --format json`,
 - the executor-overhead finding in the report exactly when at least half of
   the runs' time is outside nodes and nodes ran on another thread;
 - no share over 100% anywhere: no "NNN.N%" above 100 in the table or the
-  report, no JSON key with "share" above 1.
---perturb expects 0.01 ms more outside nodes per run: the check must then
-fail. Exit 0 when all holds, 1 otherwise (each failure on its own line).
+  report, no JSON key with "share" above 1;
+- the intra-op threads (docs/architecture.md#intra-op-threads), from each
+  node event's args.thread_scheduling_stats that starts in a counted run: per
+  node its events' time, main_thread's Run, Wait + WaitRevoke, Distribution +
+  DistributionEnqueue (µs) and block_size entries, summed and divided by the
+  runs; the helpers' work items as the growth of the sum of sub_threads'
+  num_run since the event that ended before (per pool, in the order events
+  end), per node only when none of its events overlaps another event with
+  stats; no intra_op at all where no event has stats (one thread).
+--perturb expects 0.01 ms more outside nodes per run, --perturb intra-op
+0.01 ms more of the first node's Run a run: the check must then fail. Exit 0
+when all holds, 1 otherwise (each failure on its own line).
 """
 
 import argparse
@@ -61,11 +70,86 @@ def shares(value, path=""):
             yield from shares(v, f"{path}/{i}")
 
 
+def intra_op(nodes, counted):
+    """What the nodes' thread_scheduling_stats say over the counted runs, as
+    score's JSON gives it; None when no counted event has stats."""
+    stats = [e for e in nodes if isinstance(e["args"].get("thread_scheduling_stats"), dict)]
+    if not stats:
+        return None
+    # Events with stats that overlap another one.
+    overlapped = set()
+    for i, a in enumerate(stats):
+        for b in stats[i + 1:]:
+            if a["ts"] < b["ts"] + b["dur"] and b["ts"] < a["ts"] + a["dur"]:
+                overlapped.update((id(a), id(b)))
+    last = {}  # pool name: the helpers' work items so far
+    per_node, totals, helpers, pools = {}, [0, 0, 0, 0], 0, []
+    for e in sorted(stats, key=lambda e: e["ts"] + e["dur"]):
+        st = e["args"]["thread_scheduling_stats"]
+        main, subs = st["main_thread"], st["sub_threads"]
+        pool = main["thread_pool_name"]
+        runs_so_far = sum(t["num_run"] for t in subs.values())
+        grew = max(runs_so_far - last.get(pool, 0), 0)
+        last[pool] = max(last.get(pool, 0), runs_so_far)
+        if not any(a <= e["ts"] < b for a, b, _ in counted):
+            continue
+        if pool not in pools:
+            pools.append(pool)
+        helpers = max(helpers, len(subs))
+        figures = [main["Run"], main["Wait"] + main["WaitRevoke"],
+                   main["Distribution"] + main["DistributionEnqueue"], grew]
+        n = per_node.setdefault(e["name"][:-len("_kernel_time")],
+                                {"calls": 0, "dur": 0, "sums": [0, 0, 0, 0], "sections": 0,
+                                 "overlapped": False})
+        n["calls"] += 1
+        n["dur"] += e["dur"]
+        n["sections"] += len(main["block_size"])
+        n["overlapped"] = n["overlapped"] or id(e) in overlapped
+        for k in range(4):
+            n["sums"][k] += figures[k]
+            totals[k] += figures[k]
+    if not per_node:
+        return None
+    runs = len(counted)
+    return {
+        "pools": pools, "helpers": helpers, "steps": runs,
+        "run_ms": totals[0] / 1e3 / runs, "wait_ms": totals[1] / 1e3 / runs,
+        "distribution_ms": totals[2] / 1e3 / runs, "helper_runs": totals[3] / runs,
+        "nodes": {name: {"calls": n["calls"], "node_ms": n["dur"] / 1e3 / runs,
+                         "run_ms": n["sums"][0] / 1e3 / runs, "wait_ms": n["sums"][1] / 1e3 / runs,
+                         "distribution_ms": n["sums"][2] / 1e3 / runs,
+                         "parallel_sections": n["sections"] / runs,
+                         "helper_runs": None if n["overlapped"] else n["sums"][3] / runs}
+                  for name, n in per_node.items()},
+    }
+
+
+def check_intra_op(nodes, counted, got, perturb, expect):
+    want = intra_op(nodes, counted)
+    if want is None or got is None:
+        expect("intra_op present", got is not None, want is not None)
+        return
+    if perturb:
+        first = next(iter(want["nodes"].values()))
+        first["run_ms"] += 0.01
+    for key in ("pools", "helpers", "steps"):
+        expect(f"intra_op {key}", got.get(key), want[key])
+    for key in ("run_ms", "wait_ms", "distribution_ms", "helper_runs"):
+        expect(f"intra_op {key}", got.get(key), want[key], 1e-9)
+    got_nodes = {n["id"]: n for n in got.get("nodes", [])}
+    expect("intra_op nodes", sorted(got_nodes), sorted(want["nodes"]))
+    for name, w in want["nodes"].items():
+        g = got_nodes.get(name, {})
+        for key, value in w.items():
+            exact = key == "calls" or value is None
+            expect(f"intra_op {name} {key}", g.get(key), value, None if exact else 1e-9)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("cookgraph")
     parser.add_argument("trace")
-    parser.add_argument("--perturb", action="store_true")
+    parser.add_argument("--perturb", nargs="?", const="outside", choices=["outside", "intra-op"])
     args = parser.parse_args()
     with open(args.trace, encoding="utf-8") as f:
         events = json.load(f)
@@ -81,7 +165,7 @@ def main():
     run_threads = {(e["pid"], e["tid"]) for e in events
                    if e.get("cat") == "Session" and e.get("name") == "model_run"}
     node_threads = len({(e["pid"], e["tid"]) for e in nodes} - run_threads)
-    mean_ms = sum(outside) / len(outside) / 1000 + (0.01 if args.perturb else 0)
+    mean_ms = sum(outside) / len(outside) / 1000 + (0.01 if args.perturb == "outside" else 0)
     share = sum(outside) / sum(b - a for a, b, _ in counted)
 
     failures = []
@@ -104,6 +188,7 @@ def main():
     expect("outside nodes: max ms", o.get("max_ms"), max(outside) / 1000, 1e-6)
     expect("outside nodes: share", o.get("share"), share, 1e-9)
     expect("outside nodes: node threads", o.get("node_threads"), node_threads)
+    check_intra_op(nodes, counted, s.get("intra_op"), args.perturb == "intra-op", expect)
     for where, value in shares(doc):
         if value > 1 + 1e-9:
             failures.append(f"JSON {where} = {value}: a share over 100%")
@@ -125,9 +210,13 @@ def main():
     for line in failures:
         print(f"{args.trace}: {line}")
     if not failures:
+        pool = s.get("intra_op")
         print(f"{args.trace}: {len(counted)} runs{' after a warm-up' if warm else ''}, "
               f"{mean_ms:.3f} ms outside nodes a run ({share:.1%}), nodes on {node_threads} "
-              f"other thread(s){', executor-overhead found' if overhead else ''}")
+              f"other thread(s){', executor-overhead found' if overhead else ''}; "
+              + (f"intra-op: {pool['run_ms']:.3f} ms running and {pool['wait_ms']:.3f} ms "
+                 f"waiting in parallel sections a run, {len(pool['nodes'])} nodes"
+                 if pool else "no intra-op pool"))
     return 1 if failures else 0
 
 

@@ -4,6 +4,7 @@
 // files by hand; tests/tools/chrome_trace_check.py checks every sample of them
 // independently).
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -186,6 +187,78 @@ TEST(ChromeTraceOnnxRuntime, NodesWithoutSuffixesFramesFromModelRuns) {
   EXPECT_TRUE(s.network.edges().empty());  // ORT gives only the order of execution
   EXPECT_TRUE(IsOutput(s, "relu1"));
   EXPECT_TRUE(NothingDead(s));
+}
+
+// Two runs of an ONNX Runtime session with an intra-op pool of two helpers:
+// a runs in both (parallel sections [1, 4] then [1]), b has no stats ("": it
+// ran no parallel section in a one-thread session's way), c runs in the
+// second run on thread `c_tid` at `c_ts` (before a's end: the two overlap).
+std::string PoolProfile(int c_tid, int c_ts) {
+  auto stats = [](int run, int wait, int revoke, int dist, int enqueue, const char* blocks,
+                  int first, int second) {
+    return fmt::format(
+        R"({{"main_thread": {{"thread_pool_name": "session-1-intra-op", "thread_id": "7", )"
+        R"("block_size": {}, "core": 0, "Distribution": {}, "DistributionEnqueue": {}, )"
+        R"("Run": {}, "Wait": {}, "WaitRevoke": {}}}, "sub_threads": {{"11": {{"num_run": {}, )"
+        R"("core": 1}}, "12": {{"num_run": {}, "core": 0}}}}}})",
+        blocks, dist, enqueue, run, wait, revoke, first, second);
+  };
+  auto node = [](const char* name, int tid, int ts, int dur, const std::string& st) {
+    return fmt::format(
+        R"({{"cat": "Node", "pid": 1, "tid": {}, "ph": "X", "ts": {}, "dur": {}, )"
+        R"("name": "{}_kernel_time", "args": {{"op_name": "MatMul", "thread_scheduling_stats": {}}}}},)",
+        tid, ts, dur, name, st);
+  };
+  return "[" + node("a", 1, 100, 400, stats(300, 20, 5, 3, 2, "[1, 4]", 2, 1)) +
+         node("b", 1, 600, 100, "\"\"") + node("a", 1, 2100, 400, stats(200, 0, 0, 0, 0, "[1]", 4, 1)) +
+         node("c", c_tid, c_ts, 100, stats(50, 0, 0, 0, 0, "[1]", 4, 1)) +
+         R"({"cat": "Session", "pid": 1, "tid": 1, "ph": "X", "ts": 0, "dur": 1000, "name": "model_run", "args": {}},
+            {"cat": "Session", "pid": 1, "tid": 1, "ph": "X", "ts": 2000, "dur": 1000, "name": "model_run", "args": {}}])";
+}
+
+TEST(ChromeTraceOnnxRuntime, IntraOpThreadsPerNodeFromThreadSchedulingStats) {
+  auto r = ParseTrace(PoolProfile(2, 2300));
+  ASSERT_TRUE(r) << ErrorOf(r);
+  const Analysis analysis = Analyse(*r);
+  ASSERT_TRUE(analysis.trace && analysis.trace->intra_op);
+  const IntraOp& p = *analysis.trace->intra_op;
+  EXPECT_EQ(p.pools, (std::vector<std::string>{"session-1-intra-op"}));
+  EXPECT_EQ(p.helpers, 2u);
+  EXPECT_EQ(p.steps, 2u);
+  EXPECT_DOUBLE_EQ(p.run_ms, 0.275);  // (300 + 200 + 50) µs over two runs
+  EXPECT_DOUBLE_EQ(p.wait_ms, 0.0125);
+  EXPECT_DOUBLE_EQ(p.distribution_ms, 0.0025);
+  EXPECT_DOUBLE_EQ(p.helper_runs, 2.5);  // 3, then 5 by the end of c: 5 over two runs
+  ASSERT_EQ(p.nodes.size(), 2u);  // b has no stats
+  const IntraOpNode& a = p.nodes[0];
+  EXPECT_EQ(r->network.node(a.node).id, "a");
+  EXPECT_EQ(a.calls, 2u);
+  EXPECT_DOUBLE_EQ(a.node_ms, 0.4);
+  EXPECT_DOUBLE_EQ(a.run_ms, 0.25);
+  EXPECT_DOUBLE_EQ(a.parallel_sections, 1.5);
+  EXPECT_FALSE(a.helper_runs_known);  // c ran beside it: the pool's count is not a's alone
+  EXPECT_EQ(r->network.node(p.nodes[1].node).id, "c");
+  EXPECT_FALSE(p.nodes[1].helper_runs_known);
+
+  // c after a on the same thread: each node's growth of the count is its own.
+  auto sequential = ParseTrace(PoolProfile(1, 2600));
+  ASSERT_TRUE(sequential) << ErrorOf(sequential);
+  const Analysis second = Analyse(*sequential);
+  ASSERT_TRUE(second.trace && second.trace->intra_op);
+  const IntraOp& q = *second.trace->intra_op;
+  ASSERT_EQ(q.nodes.size(), 2u);
+  EXPECT_TRUE(q.nodes[0].helper_runs_known);
+  EXPECT_DOUBLE_EQ(q.nodes[0].helper_runs, 2.5);  // (3 + 2) over two runs
+  EXPECT_TRUE(q.nodes[1].helper_runs_known);
+  EXPECT_DOUBLE_EQ(q.nodes[1].helper_runs, 0);
+
+  // Without stats (a one-thread session), no intra-op figures.
+  auto none = ParseTrace(R"([
+    {"cat": "Node", "pid": 1, "tid": 1, "ph": "X", "ts": 10, "dur": 5, "name": "a_kernel_time",
+     "args": {"thread_scheduling_stats": ""}},
+    {"cat": "Session", "pid": 1, "tid": 1, "ph": "X", "ts": 0, "dur": 100, "name": "model_run"}])");
+  ASSERT_TRUE(none) << ErrorOf(none);
+  EXPECT_FALSE(Analyse(*none).trace->intra_op);
 }
 
 TEST(ChromeTraceLegacyPyTorch, ReadAsPyTorchWithoutABudget) {
