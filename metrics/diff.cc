@@ -37,6 +37,32 @@ std::string NoTestNote(const WelchResult& test, const Moments& before, const Mom
       after.n);
 }
 
+// The threads a trace's ops ran on, and where the profile shows them ONNX
+// Runtime's session settings: "ops on 1 CPU thread, 2 intra-op threads,
+// sequential executor". Empty without a timeline.
+std::string ThreadSettings(const Snapshot& snap, const Analysis& analysis) {
+  if (snap.timelines.empty()) return "";
+  size_t op_threads = 0;  // the most over the ranks
+  for (const Timeline& t : snap.timelines) {
+    std::vector<bool> ran(t.tracks.size(), false);
+    for (const TimelineEvent& e : t.events) {
+      if (e.kind == EventKind::kCpuOp && e.node != kNoIndex && e.track < ran.size()) {
+        ran[e.track] = true;
+      }
+    }
+    op_threads = std::max<size_t>(op_threads, std::count(ran.begin(), ran.end(), true));
+  }
+  std::string text = fmt::format("ops on {} CPU thread{}", op_threads, op_threads == 1 ? "" : "s");
+  if (snap.info.engine == "onnxruntime" && analysis.trace) {
+    const TraceSummary& t = *analysis.trace;
+    const uint32_t intra = t.intra_op ? t.intra_op->helpers + 1 : 1;
+    const bool parallel = t.outside && t.outside->node_tracks > 0;
+    text += fmt::format(", {} intra-op thread{}, {} executor", intra, intra == 1 ? "" : "s",
+                        parallel ? "parallel" : "sequential");
+  }
+  return text;
+}
+
 // Judges a change with its test: regression, improvement, neither.
 void Judge(const WelchResult& test, std::optional<double> change_pct, const DiffOptions& options,
            bool& regression, bool& improvement) {
@@ -178,6 +204,13 @@ SnapshotDiff CompareSnapshots(const Snapshot& before, const Analysis& before_ana
         "the inputs changed: {} op(s) were given other shapes or types, so their times measure "
         "other work (first: {})",
         changed, first));
+  }
+  const std::string threads_before = ThreadSettings(before, before_analysis);
+  const std::string threads_after = ThreadSettings(after, after_analysis);
+  if (threads_before != threads_after && !threads_before.empty() && !threads_after.empty()) {
+    diff.warnings.push_back(fmt::format(
+        "the thread settings changed ({} → {}): the times measure another configuration",
+        threads_before, threads_after));
   }
   if (f.frames_before != f.frames_after) {
     diff.warnings.push_back(fmt::format(

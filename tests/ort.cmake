@@ -56,3 +56,18 @@ foreach(mode sequential parallel)
     endif()
   endforeach()
 endforeach()
+# diff names changed thread settings: the intra-op threads, the executor, both,
+# and none.
+foreach(pair sequential_1thread:sequential_2thread sequential_2thread:parallel_2thread
+        sequential_1thread:parallel_2thread parallel_1thread:parallel_1thread)
+  string(REPLACE ":" ";" sides ${pair})
+  list(GET sides 0 before)
+  list(GET sides 1 after)
+  cookgraph_checker_test(OrtDiff.${before}_${after} --perturb
+    ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/ort_check.py
+    $<TARGET_FILE:cookgraph> ${ort_work}/${before}.json --against ${ort_work}/${after}.json)
+  foreach(variant ${checker_variants})
+    set_tests_properties(OrtDiff.${before}_${after}.${variant} PROPERTIES
+      FIXTURES_REQUIRED "ort_${before};ort_${after}")
+  endforeach()
+endforeach()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A recorded ONNX Runtime profile, read independently and against cookgraph.
 
-    ort_check.py COOKGRAPH TRACE [--perturb]
+    ort_check.py COOKGRAPH TRACE [--perturb [intra-op]]
+    ort_check.py COOKGRAPH TRACE --against OTHER [--perturb]
 
 Reads TRACE (an ONNX Runtime profile, written by tests/tools/ort_record.mjs)
 with the standard library and runs `COOKGRAPH score TRACE --format json`,
@@ -27,8 +28,15 @@ with the standard library and runs `COOKGRAPH score TRACE --format json`,
   end), per node only when none of its events overlaps another event with
   stats; no intra_op at all where no event has stats (one thread).
 --perturb expects 0.01 ms more outside nodes per run, --perturb intra-op
-0.01 ms more of the first node's Run a run: the check must then fail. Exit 0
-when all holds, 1 otherwise (each failure on its own line).
+0.01 ms more of the first node's Run a run: the check must then fail.
+
+With --against OTHER, `COOKGRAPH diff TRACE OTHER --format json` instead: its
+warnings must name the thread settings exactly when they differ, as each
+profile shows them: the threads that ran nodes, the intra-op threads (the
+helpers in thread_scheduling_stats, plus the node's own; 1 without stats) and
+the executor (parallel when a thread other than the model_run's ran nodes).
+--perturb then expects one intra-op thread more after.
+Exit 0 when all holds, 1 otherwise (each failure on its own line).
 """
 
 import argparse
@@ -145,12 +153,44 @@ def check_intra_op(nodes, counted, got, perturb, expect):
             expect(f"intra_op {name} {key}", g.get(key), value, None if exact else 1e-9)
 
 
+def thread_settings(events, extra_intra=0):
+    nodes = [e for e in events if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")]
+    runs = {(e["pid"], e["tid"]) for e in events
+            if e.get("cat") == "Session" and e.get("name") == "model_run"}
+    threads = {(e["pid"], e["tid"]) for e in nodes}
+    helpers = max((len(e["args"]["thread_scheduling_stats"]["sub_threads"]) for e in nodes
+                   if isinstance(e["args"].get("thread_scheduling_stats"), dict)), default=0)
+    intra = helpers + 1 + extra_intra
+    return (f"ops on {len(threads)} CPU thread{'' if len(threads) == 1 else 's'}, "
+            f"{intra} intra-op thread{'' if intra == 1 else 's'}, "
+            f"{'parallel' if threads - runs else 'sequential'} executor")
+
+
+def check_diff(cookgraph, before, after, perturb):
+    with open(before, encoding="utf-8") as f:
+        was = thread_settings(json.load(f))
+    with open(after, encoding="utf-8") as f:
+        now = thread_settings(json.load(f), 1 if perturb else 0)
+    doc = json.loads(run(cookgraph, "diff", before, after, "--format", "json"))
+    said = [w for w in doc["warnings"] if w.startswith("the thread settings changed")]
+    want = [] if was == now else [
+        f"the thread settings changed ({was} → {now}): the times measure another configuration"]
+    if said != want:
+        print(f"{before} → {after}: diff warns {said!r}, expected {want!r}")
+        return 1
+    print(f"{before} → {after}: {'settings ' + was + ' → ' + now if want else 'same settings'}")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("cookgraph")
     parser.add_argument("trace")
     parser.add_argument("--perturb", nargs="?", const="outside", choices=["outside", "intra-op"])
+    parser.add_argument("--against")
     args = parser.parse_args()
+    if args.against:
+        return check_diff(args.cookgraph, args.trace, args.against, args.perturb is not None)
     with open(args.trace, encoding="utf-8") as f:
         events = json.load(f)
     runs = sorted(((e["ts"], e["ts"] + e["dur"], e["tid"]) for e in events
