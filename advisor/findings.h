@@ -44,6 +44,8 @@ struct PredictedGain {
 
   /// What the fix saves in mean ms: `fixed` where there is one, else `halved`.
   double ms() const { return fixed ? fixed->ms : halved.ms; }
+  /// The over-budget frames the fix saves: `fixed`'s where there is one, else `halved`'s.
+  int64_t frames() const { return fixed ? fixed->frames : halved.frames; }
 };
 
 /// The nodes that pay most to fix, for the prompt: the what-if model's name
@@ -51,8 +53,20 @@ struct PredictedGain {
 struct TopGains {
   std::string model;
   bool steps = false;  // frames are steps (no budget): say "per step"
+  /// Frames go over the budget: the rows (and the findings) are ranked by the
+  /// over-budget frames their fix saves first (advisor/gains.h FramesFirst).
+  bool frames_first = false;
   std::vector<PredictedGain> rows;
 };
+
+// Both in advisor/gains.cc, declared here for the renderers (advisor/report),
+// as SeverityName is:
+/// A node's fix in one sentence, what saves over-budget frames first:
+/// "removing or caching it saves 15 of 15 over-budget frames and ~1.12 ms per
+/// frame; halving it saves ~0.56 ms per frame" ("step" where `steps`).
+std::string FixSentence(const PredictedGain& gain, bool steps);
+/// "~0.95 ms": 3 decimals under 0.1 ms, 2 under 10, else 1.
+std::string ApproxMs(double ms);
 
 struct Finding {
   std::string rule;      // the rule's id, e.g. "feedback-loop"
@@ -72,6 +86,8 @@ struct Finding {
   /// a Textport line, a gst-launch-1.0 fragment, a PyTorch pattern. "" when
   /// the rule has none or the snapshot lacks a parameter it needs.
   std::string snippet;
+  /// The documentation the snippet relies on (the rule's fix.docs); "" with no snippet.
+  std::string docs;
 };
 
 }  // namespace cookgraph

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace cookgraph {
 namespace {
@@ -73,28 +74,73 @@ std::string GainSentence(const PredictedGain& gain, const GainSubject& subject, 
   return out + ".";
 }
 
+bool FramesFirst(const WhatIf& whatif) {
+  return whatif.has_budget() && whatif.before().over_budget > 0;
+}
+
 TopGains PredictTopGains(const WhatIf& whatif, const Analysis& analysis, size_t count) {
   TopGains top;
   top.model = std::string(WhatIfModelName(whatif.model()));
   top.steps = !analysis.has_budget;
+  // With frames over the budget every candidate is predicted, then ranked.
+  const bool frames_first = FramesFirst(whatif);
+  top.frames_first = frames_first;
+  const size_t candidates = !frames_first                              ? count
+                            : whatif.model() == WhatIfModel::kStepPath ? kFramesFirstStepCandidates
+                                                                       : SIZE_MAX;
   std::vector<NodeIndex> nodes;
   if (!analysis.gain_ms.empty()) {
     for (NodeIndex n : Rank(analysis, SortKey::kGain)) {
-      if (nodes.size() == count) break;
+      if (nodes.size() == candidates) break;
       if (analysis.waiting[n] || analysis.stats[n].cooked_frames == 0)
         break;  // the rest wait or never cooked
       if (analysis.gain_ms[n] > 0) nodes.push_back(n);
     }
   } else {
     for (const NodeGain& g : whatif.Gains(0.5)) {
-      if (nodes.size() == count) break;
+      if (nodes.size() == candidates) break;
       if (g.saved_ms > 0) nodes.push_back(g.node);
     }
   }
   for (NodeIndex n : nodes) {
     if (auto g = PredictGain(whatif, analysis, {n}, 0.0)) top.rows.push_back(std::move(*g));
   }
+  if (frames_first) {
+    // Ties keep the gain order: the rows are in it.
+    std::stable_sort(top.rows.begin(), top.rows.end(),
+                     [](const PredictedGain& a, const PredictedGain& b) {
+                       if (a.frames() != b.frames()) return a.frames() > b.frames();
+                       return a.halved.frames > b.halved.frames;
+                     });
+    if (top.rows.size() > count) top.rows.resize(count);
+  }
   return top;
+}
+
+std::string FixSentence(const PredictedGain& gain, bool steps) {
+  const char* unit = steps ? "step" : "frame";
+  auto clause = [&](std::string_view change, const Saving& s) {
+    return s.frames > 0 ? fmt::format("{} saves {} of {} over-budget {}s and {} per {}", change,
+                                      s.frames, gain.over_budget, unit, ApproxMs(s.ms), unit)
+                        : fmt::format("{} saves {} per {}", change, ApproxMs(s.ms), unit);
+  };
+  std::vector<std::pair<std::string, Saving>> parts;
+  if (gain.fixed) {
+    parts.emplace_back(*gain.fix_factor == 0 ? "removing or caching it"
+                                             : fmt::format("cutting it to {:.0f}% of its cook time",
+                                                           *gain.fix_factor * 100),
+                       *gain.fixed);
+  }
+  parts.emplace_back("halving it", gain.halved);
+  // What saves over-budget frames first.
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const auto& a, const auto& b) { return a.second.frames > b.second.frames; });
+  std::string out;
+  for (const auto& [change, saving] : parts) {
+    if (!out.empty()) out += "; ";
+    out += clause(change, saving);
+  }
+  return out;
 }
 
 }  // namespace cookgraph

@@ -37,17 +37,25 @@ struct GainSubject {
 /// "per step" where `steps`.
 std::string GainSentence(const PredictedGain& gain, const GainSubject& subject, bool steps);
 
-/// "~0.95 ms": 3 decimals under 0.1 ms, 2 under 10, else 1.
-std::string ApproxMs(double ms);
 
 /// How many nodes ApplyPack (advisor/judge.h) predicts for Judged::gains.
 inline constexpr size_t kTopGainsCount = 10;
 
-/// The `count` nodes that save most halved (Analysis::gain_ms when the
-/// analysis has it, else WhatIf::Gains; ties as Rank), each with its saving
-/// halved and removed (fix_factor 0); nodes predicted to save nothing are
-/// left out.
+/// True when frames go over the budget: then what saves over-budget frames
+/// comes first (docs/architecture.md#advice-ordered-by-impact).
+bool FramesFirst(const WhatIf& whatif);
+
+/// The `count` nodes that pay most to fix, each with its saving halved and
+/// removed (fix_factor 0), nodes predicted to save nothing left out. Ranked by
+/// the mean saved halved (Analysis::gain_ms when the analysis has it, else
+/// WhatIf::Gains; ties as Rank), or, with FramesFirst, by the over-budget
+/// frames removing them saves, then halving them, then that rank: every
+/// working node is predicted then (the step-path model, whose predictions
+/// cost a path per step each: the kFramesFirstStepCandidates first by gain).
 TopGains PredictTopGains(const WhatIf& whatif, const Analysis& analysis, size_t count);
+
+/// The nodes of the step-path model that PredictTopGains weighs for frames saved.
+inline constexpr size_t kFramesFirstStepCandidates = 50;
 
 }  // namespace cookgraph
 

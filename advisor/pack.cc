@@ -251,7 +251,8 @@ class PackParser : public YamlFields {
   // predicted factor of its subject's cook time, and the snippet.
   void ParseFix(const YAML::Node& node, Rule& r, const std::string& where) const {
     if (!node.IsMap()) Fail(node, where, "expected a map with factor and/or snippet");
-    static constexpr std::array<std::string_view, 3> kKeys = {"factor", "snippet", "label"};
+    static constexpr std::array<std::string_view, 4> kKeys = {"factor", "snippet", "label",
+                                                              "docs"};
     CheckKeys(node, kKeys, where);
     if (node["factor"]) {
       const double factor = Number(node["factor"], where + ".factor");
@@ -266,6 +267,9 @@ class PackParser : public YamlFields {
       CheckTemplate(node["snippet"], r.scope, r.snippet, where + ".snippet");
     }
     if (node["label"]) r.snippet_label = Text(node["label"], where + ".label");
+    // The engine's documentation the snippet relies on (every built-in
+    // snippet names its page: tests/advisor/pack_test.cc).
+    if (node["docs"]) r.snippet_docs = Text(node["docs"], where + ".docs");
   }
 
   KnowledgePack Parse(std::string_view yaml, int depth) const {

@@ -33,7 +33,8 @@
 //       suggestion: "..."
 //       fix:                    # optional: the fix's predicted gain and its code
 //         factor: 0.25          # the subject's cook time after the fix (0: removed or cached)
-//         snippet: "op('{node}').par.resolutionw = {half:resolutionw}"
+//         snippet: "op('{node}').par.cookalways = False"
+//         docs: https://derivative.ca/UserGuide/Script_CHOP   # the page the snippet relies on
 //   snippet_label: Textport     # how a suggestion introduces a snippet
 //
 // Comparisons: gt, ge, lt, le, eq, ne (numbers; eq/ne also compare text for
@@ -160,6 +161,7 @@ struct Rule {
   std::optional<double> fix_factor;
   std::string snippet;  // fix.snippet: template of the fix in the engine's own code; "" = none
   std::string snippet_label;  // fix.label: introduces this rule's snippet; "" = the pack's
+  std::string snippet_docs;   // fix.docs: the documentation the snippet relies on (URLs)
   std::string file;  // where the rule was defined, for messages
   int64_t line = 0;
 };

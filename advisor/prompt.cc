@@ -210,7 +210,10 @@ class PromptWriter {
     std::string data = summary_;
     if (in_.gains) data += GainsSection(s.gains);
     data += fmt::format("\n## Findings of the knowledge pack's rules ({}{})\n", findings_.size(),
-                        in_.gains ? ", ordered by the predicted gain of their fix" : "");
+                        !in_.gains                ? ""
+                        : in_.gains->frames_first ? ", ordered by the over-budget frames their fix "
+                                                    "is predicted to save, then its ms"
+                                                  : ", ordered by the predicted gain of their fix");
     if (findings_.empty()) data += "none\n";
     for (size_t i = 0; i < s.findings; ++i) data += findings_[i];
     if (s.findings < findings_.size()) {
@@ -271,8 +274,9 @@ class PromptWriter {
   std::string GainsSection(size_t rows) const {
     const TopGains& g = *in_.gains;
     std::string out = fmt::format(
-        "\n## Predicted gains (what-if model: {}; the {} nodes that save most, largest first)\n",
-        Clip(g.model, 40), gains_.size());
+        "\n## Predicted gains (what-if model: {}; the {} nodes that save most, {})\n",
+        Clip(g.model, 40), gains_.size(),
+        g.frames_first ? "those that save over-budget frames first" : "largest first");
     if (gains_.empty()) return out + "none: no node is predicted to save time\n";
     if (rows == 0) return "\n## Predicted gains: left out for the token budget\n";
     out += GainsHeader();

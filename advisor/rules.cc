@@ -735,6 +735,7 @@ void AddSnippet(const KnowledgePack& pack, const Rule& rule, const Subject& s, F
                                                           : "Code";
   if (missing.empty()) {
     f.snippet = std::move(snippet);
+    f.docs = rule.snippet_docs;
     f.suggestion += fmt::format(" {}: `{}`", label, f.snippet);
     return;
   }
@@ -849,10 +850,17 @@ std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapsho
     const NodeIndex b = y.finding.nodes.empty() ? 0 : y.finding.nodes[0];
     return a < b;
   });
-  // With predictions, what pays most comes first; equal gains (and findings
-  // without one, as 0) keep the order above.
+  // With predictions, what pays most comes first (with frames over the
+  // budget, the over-budget frames a fix saves before its ms); equal gains
+  // (and findings without one, as 0) keep the order above.
   if (options.whatif) {
-    std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& x, const Ranked& y) {
+    const bool frames_first = FramesFirst(*options.whatif);
+    std::stable_sort(ranked.begin(), ranked.end(), [&](const Ranked& x, const Ranked& y) {
+      if (frames_first) {
+        const int64_t fx = x.finding.gain ? x.finding.gain->frames() : 0;
+        const int64_t fy = y.finding.gain ? y.finding.gain->frames() : 0;
+        if (fx != fy) return fx > fy;
+      }
       return GainMs(x.finding) > GainMs(y.finding);
     });
   }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "advisor/gains.h"
 #include "base/text.h"
 
 #include "writers/score_columns.h"
@@ -320,6 +321,24 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
                          {"cpu_load_pct", Num(th.cpu_load_pct)}});
     }
   }
+  // What to change first (docs/commands.md#cookgraph-serve): the first rows of
+  // the top gains, over-budget frames first, each with the findings about its
+  // node (those that name it first), as the report's section.
+  json first_fixes = json::array();
+  for (size_t i = 0; i < v.gains.rows.size() && i < 3; ++i) {
+    const PredictedGain& g = v.gains.rows[i];
+    const NodeIndex node = g.nodes.front();
+    json why = json::array();
+    for (size_t k = 0; k < v.findings.size(); ++k) {
+      if (!v.findings[k].nodes.empty() && v.findings[k].nodes.front() == node) why.push_back(k);
+    }
+    first_fixes.push_back({{"id", net.node(node).id},
+                           {"text", FixSentence(g, !v.analysis.has_budget)},
+                           {"frames_saved", g.frames()},
+                           {"over_budget", g.over_budget},
+                           {"saved_ms", Num(g.ms())},
+                           {"findings", std::move(why)}});
+  }
   json doc = {{"view", index},
               {"file", v.file},
               {"name", v.snapshot.info.name},
@@ -345,6 +364,7 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
                                    (v.snapshot.streaming && !v.snapshot.streaming->cook_start_ms.empty())
                                ? "recorded"
                                : "dependency"},
+              {"first_fixes", std::move(first_fixes)},
               {"warnings", v.analysis.warnings}};
   return doc.dump();
 }

@@ -46,6 +46,25 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
     set_tests_properties(explorer_browser_${name} PROPERTIES
       FIXTURES_REQUIRED "${fixtures}" RESOURCE_LOCK chromium TIMEOUT 300)
   endforeach()
+  # What a TouchDesigner artist reads first (tests/browser/first_fix_test.mjs):
+  # the report's HTML and the explorer's first view lead with script_osc,
+  # whose removal saves all 15 over-budget frames, and the seven "renders
+  # 3840x2160" findings are one entry; the perturbed twin expects blur_fb
+  # (the largest mean saving, which saves no over-budget frame) and must fail.
+  foreach(variant check perturbed)
+    set(expect /project1/control/script_osc)
+    if(variant STREQUAL perturbed)
+      set(expect /project1/fx/trails/blur_fb)
+    endif()
+    add_test(NAME explorer_browser_first_fix.${variant}
+      COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/first_fix_test.mjs
+        --cookgraph $<TARGET_FILE:cookgraph> --input ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json
+        --out ${browser_artifacts}/first_fix_${variant} --expect ${expect} --frames "15 of 15"
+        --folded "renders 3840x2160")
+    set_tests_properties(explorer_browser_first_fix.${variant} PROPERTIES
+      FIXTURES_REQUIRED explorer_browser RESOURCE_LOCK chromium TIMEOUT 300)
+  endforeach()
+  set_tests_properties(explorer_browser_first_fix.perturbed PROPERTIES WILL_FAIL TRUE)
   add_test(NAME explorer_browser_views
     COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/views_test.mjs
       --cookgraph $<TARGET_FILE:cookgraph> --work ${CMAKE_CURRENT_BINARY_DIR}/explorer_views
@@ -71,5 +90,6 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
     string(REGEX REPLACE "[|].*" "" name "${entry}")
     cookgraph_plain_test(explorer_browser_${name})
   endforeach()
-  cookgraph_plain_test(explorer_browser_views explorer_browser_ask_thread explorer_browser_live)
+  cookgraph_plain_test(explorer_browser_views explorer_browser_ask_thread explorer_browser_live
+    explorer_browser_first_fix.check explorer_browser_first_fix.perturbed)
 endif()

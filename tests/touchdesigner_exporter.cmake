@@ -27,3 +27,10 @@ add_test(NAME touchdesigner_exporter_live
     --cookgraph $<TARGET_FILE:cookgraph> --work ${td_exporter_work}
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(touchdesigner_exporter_live PROPERTIES TIMEOUT 300)
+# Every TouchDesigner snippet of the knowledge packs, run in the stand-in,
+# does what its rule claims (tests/tools/td_standin/check_snippets.py); the
+# perturbed twin, heavy-top's old snippet that set the Resolution parameters
+# without Output Resolution, must fail.
+cookgraph_checker_test(touchdesigner_snippets --perturb
+  ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/td_standin/check_snippets.py
+  ${PROJECT_SOURCE_DIR}/advisor/packs/touchdesigner.yaml)

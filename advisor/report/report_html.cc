@@ -245,7 +245,7 @@ void WhatPays(const ReportInput& in, std::string& out) {
   const std::vector<PredictedGain>& rows = in.gains->rows;
   out += fmt::format(
       "<section id=\"what-pays\"><h2>What pays to fix</h2>\n<p class=\"muted\">{}</p>\n",
-      WhatPaysLine(w, in.analysis.has_budget));
+      WhatPaysLine(w, in.analysis.has_budget, in.gains->frames_first));
   if (rows.empty()) {
     out += "<p>No node is predicted to save time.</p></section>\n";
     return;
@@ -505,12 +505,14 @@ void TraceSections(const ReportInput& in, std::string& out) {
 void Findings(const ReportInput& in, std::string& out) {
   out += "<section id=\"findings\"><h2>Findings</h2>\n";
   if (in.findings.empty()) out += "<p>No rule of the knowledge pack matched.</p>\n";
-  for (const Finding& f : in.findings) {
+  for (const std::vector<size_t>& group : FoldFindings(in.findings)) {
+    const Finding& f = in.findings[group.front()];
     const std::string_view severity = SeverityName(f.severity);
     out += fmt::format(
         "<div class=\"finding {}\"><p><span class=\"sev\">{}</span> <strong>{}</strong> "
-        "<span class=\"muted\">({})</span></p>\n",
-        severity, severity, EscapeHtml(f.title), EscapeHtml(f.rule));
+        "<span class=\"muted\">({}{})</span></p>\n",
+        severity, severity, EscapeHtml(FoldedTitle(in.findings, group)), EscapeHtml(f.rule),
+        group.size() > 1 ? fmt::format(", {} findings shown as one", group.size()) : "");
     if (!f.nodes.empty()) out += "<p>Nodes: " + IdList(in.snapshot, f.nodes, ", ") + "</p>\n";
     if (!f.numbers.empty()) {
       out += "<p>Evidence: ";
@@ -521,9 +523,46 @@ void Findings(const ReportInput& in, std::string& out) {
       out += "</p>\n";
     }
     if (!f.suggestion.empty()) out += "<p>Suggestion: " + EscapeHtml(f.suggestion) + "</p>\n";
+    if (!f.docs.empty()) out += "<p>The fix relies on: " + EscapeHtml(f.docs) + "</p>\n";
+    if (group.size() > 1) {
+      out += "<p>The same for: ";
+      for (size_t i = 1; i < group.size(); ++i) {
+        out += (i > 1 ? ", " : "") + EscapeHtml(FoldedMember(in.snapshot, in.findings[group[i]]));
+      }
+      out += "</p>\n";
+    }
     out += "</div>\n";
   }
   out += "</section>\n";
+}
+
+// What to change first (docs/commands.md#cookgraph-report), as the Markdown
+// report has it.
+void FirstFixSection(const ReportInput& in, std::string& out) {
+  const std::vector<FirstFix> fixes = FirstFixes(in, kFirstFixes);
+  if (fixes.empty()) return;
+  const bool steps = !in.analysis.has_budget;
+  out += "<section id=\"first-fix\"><h2>What to change first</h2>\n<ol>\n";
+  for (const FirstFix& fix : fixes) {
+    out += fmt::format("<li><p><span class=\"id\">{}</span>: {}.</p>",
+                       EscapeHtml(Id(in.snapshot, fix.gain->nodes.front())),
+                       EscapeHtml(FixSentence(*fix.gain, steps)));
+    if (!fix.why.empty()) {
+      out += "<ul>";
+      for (const Finding* f : fix.why) {
+        out += fmt::format("<li><span class=\"muted\">{}</span>: {}</li>", EscapeHtml(f->rule),
+                           EscapeHtml(f->title));
+      }
+      const auto snippet = std::find_if(fix.why.begin(), fix.why.end(),
+                                        [](const Finding* f) { return !f->snippet.empty(); });
+      if (snippet != fix.why.end()) {
+        out += "<li>fix: <code>" + EscapeHtml((*snippet)->snippet) + "</code></li>";
+      }
+      out += "</ul>";
+    }
+    out += "</li>\n";
+  }
+  out += "</ol></section>\n";
 }
 
 void Advice(const ReportInput& in, std::string& out) {
@@ -551,6 +590,7 @@ std::string RenderReportHtml(const ReportInput& in) {
          "</h1>\n<p class=\"muted\">Made by cookgraph from <span class=\"id\">" + EscapeHtml(in.file) +
          "</span>. Times in milliseconds.</p></header>\n<main>\n";
   Summary(in, out);
+  FirstFixSection(in, out);
   Comparison(in, out);
   out += in.analysis.has_budget ? "<section id=\"frame-time\"><h2>Frame time</h2>\n"
                                 : "<section id=\"frame-time\"><h2>Step time</h2>\n";

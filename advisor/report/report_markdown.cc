@@ -226,7 +226,7 @@ void WhatPays(const ReportInput& in, std::string& out) {
   const WhatIf& w = *in.whatif;
   const std::vector<PredictedGain>& rows = in.gains->rows;
   const char* unit = in.analysis.has_budget ? "frame" : "step";
-  out += "## What pays to fix\n\n" + WhatPaysLine(w, in.analysis.has_budget) + "\n\n";
+  out += "## What pays to fix\n\n" + WhatPaysLine(w, in.analysis.has_budget, in.gains->frames_first) + "\n\n";
   if (rows.empty()) {
     out += "No node is predicted to save time.\n\n";
     return;
@@ -365,9 +365,13 @@ void CriticalPathSection(const ReportInput& in, std::string& out) {
 void Findings(const ReportInput& in, std::string& out) {
   out += "## Findings\n\n";
   if (in.findings.empty()) out += "No rule of the knowledge pack matched.\n\n";
-  for (const Finding& f : in.findings) {
-    out += fmt::format("### {}: {}\n\n", SeverityName(f.severity), MarkdownText(f.title));
-    out += "- rule: " + MarkdownText(f.rule) + "\n";
+  for (const std::vector<size_t>& group : FoldFindings(in.findings)) {
+    const Finding& f = in.findings[group.front()];
+    out += fmt::format("### {}: {}\n\n", SeverityName(f.severity),
+                       MarkdownText(FoldedTitle(in.findings, group)));
+    out += "- rule: " + MarkdownText(f.rule) +
+           (group.size() > 1 ? fmt::format(" ({} findings, shown as one)", group.size()) : "") +
+           "\n";
     if (!f.nodes.empty()) out += "- nodes: " + IdList(in.snapshot, f.nodes, ", ") + "\n";
     if (!f.numbers.empty()) {
       out += "- evidence: ";
@@ -378,8 +382,38 @@ void Findings(const ReportInput& in, std::string& out) {
       out += "\n";
     }
     if (!f.suggestion.empty()) out += "- suggestion: " + MarkdownText(f.suggestion) + "\n";
+    if (!f.docs.empty()) out += "- the fix relies on: " + MarkdownText(f.docs) + "\n";
+    if (group.size() > 1) {
+      out += "- the same for: ";
+      for (size_t i = 1; i < group.size(); ++i) {
+        out += (i > 1 ? ", " : "") + MarkdownText(FoldedMember(in.snapshot, in.findings[group[i]]));
+      }
+      out += "\n";
+    }
     out += '\n';
   }
+}
+
+// What to change first (docs/commands.md#cookgraph-report): the first rows of
+// the top gains, over-budget frames first, each with the findings on its node.
+void FirstFixSection(const ReportInput& in, std::string& out) {
+  const std::vector<FirstFix> fixes = FirstFixes(in, kFirstFixes);
+  if (fixes.empty()) return;
+  const bool steps = !in.analysis.has_budget;
+  out += "## What to change first\n\n";
+  for (size_t i = 0; i < fixes.size(); ++i) {
+    const FirstFix& fix = fixes[i];
+    out += fmt::format("{}. **{}**: {}.\n", i + 1,
+                       MarkdownText(Id(in.snapshot, fix.gain->nodes.front())),
+                       MarkdownText(FixSentence(*fix.gain, steps)));
+    for (const Finding* f : fix.why) {
+      out += fmt::format("   - {}: {}\n", MarkdownText(f->rule), MarkdownText(f->title));
+    }
+    const auto snippet = std::find_if(fix.why.begin(), fix.why.end(),
+                                      [](const Finding* f) { return !f->snippet.empty(); });
+    if (snippet != fix.why.end()) out += "   - fix: " + MarkdownText((*snippet)->snippet) + "\n";
+  }
+  out += '\n';
 }
 
 void Advice(const ReportInput& in, std::string& out) {
@@ -400,6 +434,7 @@ void Advice(const ReportInput& in, std::string& out) {
 std::string RenderReportMarkdown(const ReportInput& in) {
   std::string out = "# cookgraph report: " + MarkdownText(Title(in)) + "\n\n";
   Summary(in, out);
+  FirstFixSection(in, out);
   Comparison(in, out);
   FrameTime(in, out);
   TopNodes(in, out);

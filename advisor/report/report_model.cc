@@ -1,6 +1,7 @@
 #include "advisor/report/report_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -83,13 +84,15 @@ std::string GainCell(const Analysis& analysis, NodeIndex n) {
   return n < analysis.gain_ms.size() ? Ms(analysis.gain_ms[n]) : "-";
 }
 
-std::string WhatPaysLine(const WhatIf& whatif, bool frames) {
+std::string WhatPaysLine(const WhatIf& whatif, bool frames, bool frames_first) {
   const char* unit = frames ? "frame" : "step";
   return fmt::format(
       "Predicted by the {} model: what each node alone would save if it cooked twice as fast "
-      "(halved) or not at all (removed), in mean and p95 {} ms{}; ranked by the gain column.",
+      "(halved) or not at all (removed), in mean and p95 {} ms{}; ranked by {}the gain column.",
       WhatIfModelName(whatif.model()), unit,
-      whatif.has_budget() ? fmt::format(" and in {}s over the budget", unit) : "");
+      whatif.has_budget() ? fmt::format(" and in {}s over the budget", unit) : "",
+      frames_first ? fmt::format("the over-budget {}s removing it saves, then by ", unit)
+                          : "");
 }
 
 std::vector<std::string> SavingCells(const std::optional<Saving>& saving, bool budget) {
@@ -152,6 +155,56 @@ std::string EventPathHeadline(const StepPath& p) {
       "builds it: {} ms of the step's {} ms, {}, {} of them on the GPU. Its time by node:",
       PathWindowLabel(p), p.rank,
       Ms(p.length_ms), Ms(p.window_ms), Counted(p.events.size(), "event"), gpu);
+}
+
+std::vector<std::vector<size_t>> FoldFindings(const std::vector<Finding>& findings) {
+  std::vector<std::vector<size_t>> groups;
+  std::map<std::string_view, size_t> group_of;  // rule -> its group
+  for (size_t i = 0; i < findings.size(); ++i) {
+    auto [it, added] = group_of.try_emplace(findings[i].rule, groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
+std::string FoldedTitle(const std::vector<Finding>& findings, const std::vector<size_t>& group) {
+  const std::string& first = findings[group.front()].title;
+  if (group.size() == 1) return first;
+  return fmt::format("{}, and {} more like it", first, group.size() - 1);
+}
+
+std::string FoldedMember(const Snapshot& snapshot, const Finding& f) {
+  std::string out = f.nodes.empty() ? f.title : Id(snapshot, f.nodes.front());
+  std::vector<std::string> said;
+  for (const auto& [name, value] : f.numbers) {
+    if (name == "per_frame_ms") said.push_back(Ms(value) + " ms per frame");
+  }
+  if (f.gain) {
+    said.push_back(fmt::format("its fix saves {}{}", ApproxMs(f.gain->ms()),
+                               f.gain->frames() > 0
+                                   ? fmt::format(" and {} of {} over-budget frames",
+                                                 f.gain->frames(), f.gain->over_budget)
+                                   : ""));
+  }
+  if (!said.empty()) out += fmt::format(" ({})", fmt::join(said, "; "));
+  return out;
+}
+
+std::vector<FirstFix> FirstFixes(const ReportInput& in, size_t count) {
+  std::vector<FirstFix> out;
+  if (in.gains == nullptr) return out;
+  for (const PredictedGain& g : in.gains->rows) {
+    if (out.size() == count) break;
+    FirstFix fix{.gain = &g, .why = {}};
+    for (const Finding& f : in.findings) {
+      if (!f.nodes.empty() && f.nodes.front() == g.nodes.front()) {
+        fix.why.push_back(&f);
+      }
+    }
+    out.push_back(std::move(fix));
+  }
+  return out;
 }
 
 }  // namespace cookgraph::report_internal

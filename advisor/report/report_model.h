@@ -71,7 +71,8 @@ inline constexpr std::string_view kGainTitle =
     "predicted mean frame ms saved if this node cooked twice as fast";
 
 /// The line under "What pays to fix": the model, and what the table says.
-std::string WhatPaysLine(const WhatIf& whatif, bool frames);
+/// `frames_first`: the rows are ranked by over-budget frames first (TopGains).
+std::string WhatPaysLine(const WhatIf& whatif, bool frames, bool frames_first);
 
 /// The cells of a saving in "What pays to fix": mean ms, p95 ms and, with a
 /// `budget`, the over-budget frames saved ("-3": three more); "-" each
@@ -105,6 +106,31 @@ std::string Title(const ReportInput& input);
 
 /// The id of `n`.
 const std::string& Id(const Snapshot& snapshot, NodeIndex n);
+
+/// The findings as the report shows them: each rule's findings as one, at the
+/// place of its first (the findings come ordered by what their fixes save):
+/// per group, the indices into `findings`, in their order.
+std::vector<std::vector<size_t>> FoldFindings(const std::vector<Finding>& findings);
+
+/// The heading of a group: the first finding's title and, for a group of
+/// several, ", and N more like it".
+std::string FoldedTitle(const std::vector<Finding>& findings, const std::vector<size_t>& group);
+
+/// A folded finding after the first, in a few words (plain text): its first
+/// node, its per-frame ms where its evidence has it, and what its fix saves:
+/// "/p/blur_preview (1.119 ms per frame; its fix saves ~0.84 ms)".
+std::string FoldedMember(const Snapshot& snapshot, const Finding& f);
+
+/// "What to change first": up to `count` rows of the top gains (advisor/gains.h,
+/// over-budget frames first where frames go over the budget), each with the
+/// findings about its node (those that name it first).
+struct FirstFix {
+  const PredictedGain* gain = nullptr;
+  std::vector<const Finding*> why;
+};
+std::vector<FirstFix> FirstFixes(const ReportInput& in, size_t count);
+inline constexpr size_t kFirstFixes = 3;
+
 
 }  // namespace cookgraph::report_internal
 

@@ -897,13 +897,30 @@
     const ol = $('findings-list');
     ol.replaceChildren();
     if (!state.findings.findings.length) ol.appendChild(el('li', 'No rule of the knowledge pack matched.', 'muted'));
+    // Each rule's findings as one, at the place of its first (as the report).
+    const groups = new Map();
     for (const f of state.findings.findings) {
+      if (!groups.has(f.rule)) groups.set(f.rule, []);
+      groups.get(f.rule).push(f);
+    }
+    for (const group of groups.values()) {
+      const f = group[0];
       const li = el('li');
       const head = el('div');
       head.appendChild(el('span', f.severity, 'sev ' + f.severity));
-      head.appendChild(el('span', f.title, 'finding-title'));
+      head.appendChild(el('span', f.title + (group.length > 1 ? ', and ' + (group.length - 1) + ' more like it' : ''), 'finding-title'));
       li.appendChild(head);
       li.appendChild(el('div', f.suggestion));
+      if (group.length > 1) {
+        const more = el('div', 'The same for: ', 'finding-nodes muted');
+        group.slice(1).forEach((g, j) => {
+          if (j) more.appendChild(document.createTextNode(', '));
+          const a = el('a', g.nodes.length ? g.nodes[0] : g.title);
+          if (g.nodes.length) a.addEventListener('click', () => revealNode(g.nodes[0]));
+          more.appendChild(a);
+        });
+        li.appendChild(more);
+      }
       if (f.nodes.length) {
         const nodes = el('div', 'nodes: ', 'finding-nodes muted');
         f.nodes.slice(0, 20).forEach((id, j) => {
@@ -1280,11 +1297,37 @@
     if (!s.metrics.includes(state.metric)) state.metric = 'score';
     sel.value = state.metric;
     renderThreads(s);
+    renderFirstFixes(s);
     await enterContainer('');
     // A top level of one container (a GStreamer pipeline, a TouchDesigner
     // project): go into it, as the engine's users would.
     const it = state.graph.items;
     if (it.id.length === 1 && it.flags[0] & F.enterable) await enterContainer(it.id[0]);
+  }
+
+  // What to change first (the summary's first_fixes): each node, what fixing
+  // it saves (over-budget frames first), and the findings about it.
+  async function renderFirstFixes(s) {
+    const ol = $('first-fix');
+    ol.replaceChildren();
+    const fixes = s.first_fixes || [];
+    ol.hidden = !fixes.length;
+    if (!fixes.length) return;
+    const needFindings = fixes.some((f) => f.findings.length);
+    const all = needFindings ? (state.findings || (state.findings = await get(V() + '/findings'))) : null;
+    for (const fix of fixes) {
+      const li = el('li');
+      const a = el('a', fix.id, 'id');
+      a.addEventListener('click', () => revealNode(fix.id));
+      li.appendChild(a);
+      li.appendChild(document.createTextNode(': ' + fix.text + '.'));
+      if (fix.findings.length && all) {
+        const why = fix.findings.map((i) => all.findings[i]).filter(Boolean)
+          .map((f) => f.rule + ': ' + f.title).join(' · ');
+        li.appendChild(el('div', why, 'why'));
+      }
+      ol.appendChild(li);
+    }
   }
 
   async function refreshLive() {

@@ -123,18 +123,29 @@ TEST(Gains, FindingsAreOrderedByTheirFixesGainAndTiesKeepTheOrder) {
     // Without the model, no gains; with it, every finding here names nodes that cook.
     for (const Finding& f : run->plain) EXPECT_FALSE(f.gain) << Key(f);
     for (const Finding& f : run->gained) EXPECT_TRUE(f.gain) << Key(f);
-    // The order with gains is the order without, stably sorted by the fix's gain.
-    std::vector<std::pair<double, std::string>> expected;
+    // The order with gains is the order without, stably sorted by the fix's
+    // gain; with frames over the budget, by the over-budget frames the fix
+    // saves first (the TouchDesigner example: 15 over budget).
+    struct Expected {
+      int64_t frames = 0;
+      double ms = 0;
+      std::string key;
+    };
+    std::vector<Expected> expected;
     for (const Finding& f : run->plain) {
       auto it = std::find_if(run->gained.begin(), run->gained.end(),
                              [&](const Finding& g) { return Key(g) == Key(f); });
       ASSERT_NE(it, run->gained.end()) << Key(f);
-      expected.emplace_back(GainMs(*it), Key(f));
+      expected.push_back({it->gain->frames(), GainMs(*it), Key(f)});
     }
-    std::stable_sort(expected.begin(), expected.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    const bool frames_first = FramesFirst(run->whatif);
+    EXPECT_TRUE(frames_first);  // every example has frames over its budget
+    std::stable_sort(expected.begin(), expected.end(), [&](const auto& a, const auto& b) {
+      if (frames_first && a.frames != b.frames) return a.frames > b.frames;
+      return a.ms > b.ms;
+    });
     for (size_t i = 0; i < expected.size(); ++i) {
-      EXPECT_EQ(Key(run->gained[i]), expected[i].second) << "position " << i;
+      EXPECT_EQ(Key(run->gained[i]), expected[i].key) << "position " << i;
     }
   }
 }
@@ -158,9 +169,12 @@ TEST(Gains, TouchDesignerSuggestionsSayTheGainAndCarryTextportLines) {
   const NodeIndex blur = Node(*run, "/project1/fx/trails/blur_fb");
   const Finding* heavy = Find(*run, "heavy-top", "/project1/fx/trails/blur_fb");
   ASSERT_TRUE(heavy && heavy->gain && heavy->gain->fixed);
+  // Custom resolution at half of what it renders now (tests/tools/td_standin/
+  // check_snippets.py runs it): its params alone may be stale defaults.
   EXPECT_EQ(heavy->snippet,
-            "op('/project1/fx/trails/blur_fb').par.resolutionw = 1920; "
-            "op('/project1/fx/trails/blur_fb').par.resolutionh = 1080");
+            "t = op('/project1/fx/trails/blur_fb'); w, h = t.width, t.height; "
+            "t.par.outputresolution = 'custom'; t.par.resolutionw = w // 2; "
+            "t.par.resolutionh = h // 2");
   EXPECT_EQ(heavy->gain->fix_factor, 0.25);
   // Halving is the analysis's gain (HalvingGains) and the model's prediction.
   EXPECT_NEAR(heavy->gain->halved.ms, run->analysis.gain_ms[blur], 1e-9);
@@ -326,13 +340,28 @@ TEST(Gains, SwappingTheNodesCostsSwapsTheOrder) {
 }
 
 TEST(Gains, ASnippetNeverNamesAParameterTheSnapshotLacks) {
-  // A 32-bit float TOP without resolution params: heavy-top fires on the
-  // format, and its Textport line would need resolutionw and resolutionh.
+  // A 32-bit float TOP without resolution params, and a rule whose snippet
+  // halves them: its line would need resolutionw and resolutionh.
   const std::string json = R"({"cookgraph": 1, "engine": "touchdesigner", "nodes": [
       {"id": "/p/noise", "type": "noiseTOP", "family": "TOP", "output": true,
        "params": {"format": "rgba32float"}}],
     "frames": {"index": [1, 2], "series": {"/p/noise": {"cook_ms": [2, 2]}}}})";
-  const auto run = FromJson(json, Builtin("touchdesigner"));
+  Result<KnowledgePack> pack = ParsePack(R"(engine: touchdesigner
+snippet_label: Textport
+rules:
+  - id: heavy-top
+    severity: warning
+    scope: node
+    match: {family: TOP}
+    when: [{fact: per_frame_ms, gt: 0}]
+    title: "{node}"
+    suggestion: "Halve it."
+    fix:
+      factor: 0.25
+      snippet: "op('{node}').par.resolutionw = {half:resolutionw}; op('{node}').par.resolutionh = {half:resolutionh}"
+)", "halves.yaml");
+  ASSERT_TRUE(pack) << pack.error().Format();
+  const auto run = FromJson(json, std::move(*pack));
   const Finding* heavy = Find(*run, "heavy-top", "/p/noise");
   ASSERT_TRUE(heavy);
   EXPECT_EQ(heavy->snippet, "");
@@ -343,19 +372,40 @@ TEST(Gains, ASnippetNeverNamesAParameterTheSnapshotLacks) {
 }
 
 TEST(Gains, TopGainsAreTheNodesThatSaveMostHalvedWithTheirRemoval) {
+  // Frames over the budget: what saves over-budget frames comes first (the
+  // script CHOP, 15 of 15 removed), then the gain order.
   auto run = Example("touchdesigner_feedback");
   const TopGains top = PredictTopGains(run->whatif, run->analysis, 5);
   EXPECT_EQ(top.model, "serial frames");
   EXPECT_FALSE(top.steps);
+  EXPECT_TRUE(top.frames_first);
   ASSERT_EQ(top.rows.size(), 5u);
-  const std::vector<NodeIndex> ranked = Rank(run->analysis, SortKey::kGain);
+  const NodeIndex script = Node(*run, "/project1/control/script_osc");
+  EXPECT_EQ(top.rows[0].nodes, std::vector<NodeIndex>{script});
+  EXPECT_EQ(top.rows[0].fixed->frames, 15);
+  std::vector<NodeIndex> ranked = Rank(run->analysis, SortKey::kGain);
+  std::erase(ranked, script);
   for (size_t i = 0; i < top.rows.size(); ++i) {
-    EXPECT_EQ(top.rows[i].nodes, std::vector<NodeIndex>{ranked[i]}) << i;
-    EXPECT_NEAR(top.rows[i].halved.ms, run->analysis.gain_ms[ranked[i]], 1e-9) << i;
+    const NodeIndex want = i == 0 ? script : ranked[i - 1];
+    EXPECT_EQ(top.rows[i].nodes, std::vector<NodeIndex>{want}) << i;
+    EXPECT_NEAR(top.rows[i].halved.ms, run->analysis.gain_ms[want], 1e-9) << i;
     ASSERT_TRUE(top.rows[i].fixed);
     EXPECT_EQ(top.rows[i].fix_factor, 0.0);
+    if (i > 0) {
+      EXPECT_EQ(top.rows[i].fixed->frames, 0) << i;
+    }
   }
-  EXPECT_EQ(run->snapshot.network.node(top.rows[0].nodes[0]).id, "/project1/fx/trails/blur_fb");
+  // No frame over the budget (2 + 6 ms of 10): the gain order alone, /p/b first.
+  Result<KnowledgePack> pack = ParsePack(kTwoRules, "two.yaml");
+  ASSERT_TRUE(pack) << pack.error().Format();
+  const auto within = FromJson(TwoNodes("2", "6"), *pack);
+  const TopGains by_gain = PredictTopGains(within->whatif, within->analysis, 5);
+  EXPECT_FALSE(by_gain.frames_first);
+  ASSERT_EQ(by_gain.rows.size(), 2u);
+  EXPECT_EQ(by_gain.rows[0].nodes, std::vector<NodeIndex>{Node(*within, "/p/b")});
+  // Over it (6 + 6 ms): the same order, now by frames saved (both save all 3).
+  const auto over = FromJson(TwoNodes("6", "6"), *pack);
+  EXPECT_TRUE(PredictTopGains(over->whatif, over->analysis, 5).frames_first);
 }
 
 }  // namespace

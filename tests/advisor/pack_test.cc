@@ -202,6 +202,27 @@ TEST(PackTest, EnginePacksLabelTheirSnippets) {
   }
 }
 
+// Every built-in snippet names the documentation it relies on (fix.docs), and
+// a user's pack may name some too.
+TEST(PackTest, BuiltinSnippetsNameTheirDocumentation) {
+  size_t snippets = 0;
+  for (const char* engine : {"touchdesigner", "gstreamer", "pytorch", "generic"}) {
+    auto pack = BuiltinPack(engine);
+    ASSERT_TRUE(pack.ok()) << pack.error().Format();
+    for (const Rule& r : pack->rules) {
+      if (r.snippet.empty()) continue;
+      ++snippets;
+      EXPECT_TRUE(r.snippet_docs.starts_with("https://")) << engine << " " << r.id;
+    }
+  }
+  EXPECT_GE(snippets, 14u);
+  auto own = ParsePack(std::string(kRuleHead) +
+                           "    fix: {snippet: \"x\", docs: \"https://example.org/x\"}\n",
+                       "p.yaml");
+  ASSERT_TRUE(own.ok()) << own.error().Format();
+  EXPECT_EQ(own->rules.back().snippet_docs, "https://example.org/x");
+}
+
 TEST(PackTest, UserPackFileExtendsABuiltinPack) {
   const auto dir = std::filesystem::temp_directory_path() / "cookgraph_pack_test";
   std::filesystem::create_directories(dir);

@@ -220,15 +220,15 @@ TEST(Prompt, CarriesThePredictedGainsBeforeTheFindingsAndAsksToPrioritiseByThem)
   size_t at = 0;
   for (const char* part :
        {"## Summary",
-        "\n## Predicted gains (what-if model: serial frames; the 10 nodes that save most, largest "
-        "first)\ncolumns: rank | node | ms saved per frame halving it | ms saved per frame "
-        "removing "
-        "or caching it | over-budget frames saved of 15 (halving, removing)\n"
-        "1 | /project1/fx/trails/blur_fb | 0.953 | 1.907 | 0, 0\n",
-        "3 | /project1/control/script_osc | 0.558 | 1.115 | 0, 15\n",
-        "## Findings of the knowledge pack's rules (14, ordered by the predicted gain of their "
-        "fix)\n"
-        "1. [warning] costly-feedback-loop: ",
+        "\n## Predicted gains (what-if model: serial frames; the 10 nodes that save most, those "
+        "that save over-budget frames first)\ncolumns: rank | node | ms saved per frame halving "
+        "it | ms saved per frame removing or caching it | over-budget frames saved of 15 "
+        "(halving, removing)\n"
+        "1 | /project1/control/script_osc | 0.558 | 1.115 | 0, 15\n"
+        "2 | /project1/fx/trails/blur_fb | 0.953 | 1.907 | 0, 0\n",
+        "## Findings of the knowledge pack's rules (14, ordered by the over-budget frames their "
+        "fix is predicted to save, then its ms)\n"
+        "1. [info] cookalways-script: ",
         "## Loops (5)"}) {
     const size_t found = user.find(part, at);
     ASSERT_NE(found, std::string::npos) << "missing or out of order: " << part;

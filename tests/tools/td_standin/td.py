@@ -475,18 +475,46 @@ class CHOP(OP):
         return 1
 
 
+# The TOP Common page's Output Resolution menu (outputresolution; each TOP's
+# page, e.g. derivative.ca/UserGuide/Blur_TOP, "Parameters - Common Page"):
+# the input's resolution times a factor, or Custom Resolution, which "enables
+# the Resolution parameter" (resolutionw, resolutionh). Fit and Limit are not
+# modelled.
+_OUTPUT_RESOLUTION = {'useinput': 1, 'eighth': 1 / 8, 'quarter': 1 / 4, 'half': 1 / 2,
+                      '2x': 2, '4x': 4, '8x': 8}
+
+
 class TOP(OP):
     family = 'TOP'
 
+    def _resolution(self):
+        """The output resolution as TouchDesigner works it out: a TOP with no
+        input, or with Custom Resolution, is resolutionw x resolutionh; else
+        its first input's resolution times the menu's factor."""
+        pars = {p.name: p for p in self._pars}
+        mode = pars['outputresolution'].eval() if 'outputresolution' in pars else 'useinput'
+        own = (int(pars['resolutionw'].eval()) if 'resolutionw' in pars else 256,
+               int(pars['resolutionh'].eval()) if 'resolutionh' in pars else 256)
+        tops = [i for i in self.__dict__['inputs'] if isinstance(i, TOP)]
+        if mode == 'custom' or not tops:
+            return own
+        if mode not in _OUTPUT_RESOLUTION:
+            raise tdError('outputresolution {!r} is not modelled by the stand-in'.format(mode))
+        w, h = tops[0]._resolution()
+        f = _OUTPUT_RESOLUTION[mode]
+        return int(w * f), int(h * f)
+
+    # TOP Class: width and height "in pixels". Reading them cooks the TOP, so
+    # an exporter must not (recorded as a violation); the Textport may.
     @property
     def width(self):
         violations.append(('TOP.width', self.path))
-        return 0
+        return self._resolution()[0]
 
     @property
     def height(self):
         violations.append(('TOP.height', self.path))
-        return 0
+        return self._resolution()[1]
 
 
 class DAT(OP):
