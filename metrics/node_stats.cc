@@ -99,6 +99,14 @@ NodeStats ComputeNodeStats(const Samples& samples, NodeIndex node, double mean_f
   }
 
   stats.gpu_avg_ms = MeanOfPresent(FrameSeries(samples, node, Metric::kGpuMs));
+  if (stats.gpu_avg_ms) {
+    double gpu = 0;
+    for (double v : FrameSeries(samples, node, Metric::kGpuMs)) {
+      if (!IsMissing(v)) gpu += v;
+    }
+    stats.gpu_per_frame_ms = gpu / frames;
+    stats.gpu_share = mean_frame_ms > 0 ? gpu / frames / mean_frame_ms : 0.0;
+  }
   stats.cpu_mem_mb = MeanOfPresent(FrameSeries(samples, node, Metric::kCpuMemMb));
   stats.gpu_mem_mb = MeanOfPresent(FrameSeries(samples, node, Metric::kGpuMemMb));
   stats.inclusive_avg_ms = MeanOfPresent(FrameSeries(samples, node, Metric::kInclusiveMs));

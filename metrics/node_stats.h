@@ -22,6 +22,10 @@ struct NodeStats {
   double per_frame_ms = 0;     // sum of cook_ms over C / |F|
   double share = 0;            // per_frame_ms / mean frame time (0 when that is 0)
   double cooks_per_frame = 0;  // sum of cooks over F / |F|; |C| / |F| without a cooks series
+  /// GPU time per frame as per_frame_ms is cook time per frame (the gpu_ms
+  /// series summed over the frames / |F|), and that over the mean frame time
+  /// (0 when that is 0); nullopt without a gpu_ms series.
+  std::optional<double> gpu_per_frame_ms, gpu_share;
   std::optional<double> gpu_avg_ms;  // means over the frames that have a value;
   std::optional<double> cpu_mem_mb;  // nullopt when the metric has none
   std::optional<double> gpu_mem_mb;

@@ -71,9 +71,13 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
                {"p95 ms"},
                {"max ms"},
                {"ms/frame"},
-               {"share"},
-               {"cooks/f"},
-               {"upstream ms"}});
+               {"share"}});
+  // GPU time beside the cook time, where the input measures it (TOPs,
+  // kernels): per frame and its share, as the two before.
+  bool gpu = false;
+  for (const NodeStats& s : a.stats) gpu = gpu || s.gpu_per_frame_ms.has_value();
+  if (gpu) t.columns.insert(t.columns.end(), {{"gpu ms/f"}, {"gpu share"}});
+  t.columns.insert(t.columns.end(), {{"cooks/f"}, {"upstream ms"}});
   // --sort gain: the predicted mean frame ms saved by halving the node
   // (metrics/whatif.h).
   const bool gain = !a.gain_ms.empty();
@@ -124,6 +128,11 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
     }
     row.push_back(Number(Ms(s.per_frame_ms), s.per_frame_ms));
     row.push_back(Number(Percent(s.share), s.share));
+    if (gpu) {
+      row.push_back(s.gpu_per_frame_ms ? Number(Ms(*s.gpu_per_frame_ms), *s.gpu_per_frame_ms)
+                                       : Missing());
+      row.push_back(s.gpu_share ? Number(Percent(*s.gpu_share), *s.gpu_share) : Missing());
+    }
     row.push_back(Number(Fixed(s.cooks_per_frame, 2), s.cooks_per_frame));
     const double upstream = ValueAt(a.upstream_ms, n);
     row.push_back(Number(Ms(upstream), upstream));

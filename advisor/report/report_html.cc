@@ -218,20 +218,30 @@ void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::strin
       "</th><th class=\"n\">avg</th><th class=\"n\">p95</th><th class=\"n\">max</th>"
       "<th class=\"n\">per-{}</th><th class=\"n\">share</th>",
       unit);
+  const bool gpu = HasGpu(in.analysis);
+  if (gpu) {
+    out += fmt::format("<th class=\"n\">gpu per-{}</th><th class=\"n\">gpu share</th>", unit);
+  }
   const bool gains = !in.analysis.gain_ms.empty();
   if (gains) out += fmt::format("<th class=\"n\" title=\"{}\">gain</th>", kGainTitle);
   out += "<th>flags</th></tr></thead><tbody>\n";
   for (const TopRow& r : rows) {
     const NodeStats& s = in.analysis.stats[r.node];
     const Node& node = in.snapshot.network.node(r.node);
+    std::string gpu_cells;
+    if (gpu) {
+      for (const std::string& cell : GpuCells(in.analysis, r.node)) {
+        gpu_cells += "<td class=\"n\">" + cell + "</td>";
+      }
+    }
     out += fmt::format(
         "<tr><td class=\"n\">{}</td><td class=\"id\">{}</td><td class=\"name\">{}</td>"
         "<td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td>{}<td>{}</td></tr>\n",
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td>{}{}<td>{}</td></tr>\n",
         r.rank, Elided(node.id, kCellWidth), node.type == node.id ? "" : Elided(node.type, 32),
         Ms(s.score), Ms(s.avg_ms), Ms(s.p95_ms), Ms(s.max_ms), Ms(s.per_frame_ms), Percent(s.share),
-        gains ? "<td class=\"n\">" + GainCell(in.analysis, r.node) + "</td>" : "",
+        gpu_cells, gains ? "<td class=\"n\">" + GainCell(in.analysis, r.node) + "</td>" : "",
         Flags(in.analysis, r.node));
   }
   out += "</tbody></table></section>\n";

@@ -196,6 +196,11 @@ void TopNodes(const ReportInput& in, std::string& out) {
   const bool gains = !in.analysis.gain_ms.empty();
   std::vector<std::string> head = {">rank", "id",   "type", ">score", ">avg",
                                    ">p95",  ">max", fmt::format(">per-{}", unit), ">share"};
+  const bool gpu = HasGpu(in.analysis);
+  if (gpu) {
+    head.push_back(fmt::format(">gpu per-{}", unit));
+    head.push_back(">gpu share");
+  }
   if (gains) head.push_back(">gain");
   head.push_back("flags");
   TableHead(out, head);
@@ -211,6 +216,9 @@ void TopNodes(const ReportInput& in, std::string& out) {
                                       Ms(s.max_ms),
                                       Ms(s.per_frame_ms),
                                       Percent(s.share)};
+    if (gpu) {
+      for (std::string& cell : GpuCells(in.analysis, r.node)) cells.push_back(std::move(cell));
+    }
     if (gains) cells.push_back(GainCell(in.analysis, r.node));
     cells.push_back(Flags(in.analysis, r.node));
     TableRow(out, cells);

@@ -80,6 +80,17 @@ std::vector<const NodeDiff*> ComparisonRows(const SnapshotDiff& diff, size_t top
   return rows;
 }
 
+bool HasGpu(const Analysis& analysis) {
+  return std::any_of(analysis.stats.begin(), analysis.stats.end(),
+                     [](const NodeStats& s) { return s.gpu_per_frame_ms.has_value(); });
+}
+
+std::vector<std::string> GpuCells(const Analysis& analysis, NodeIndex n) {
+  const NodeStats& s = analysis.stats[n];
+  return {s.gpu_per_frame_ms ? Ms(*s.gpu_per_frame_ms) : "-",
+          s.gpu_share ? Percent(*s.gpu_share) : "-"};
+}
+
 std::string GainCell(const Analysis& analysis, NodeIndex n) {
   return n < analysis.gain_ms.size() ? Ms(analysis.gain_ms[n]) : "-";
 }

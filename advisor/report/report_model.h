@@ -35,6 +35,12 @@ struct FamilyRow {
   double share = 0;         // per_frame_ms / mean frame time
 };
 
+/// Whether any node has GPU time (a gpu_ms series): the node tables then
+/// show GPU per frame and its share beside the cook time.
+bool HasGpu(const Analysis& analysis);
+/// The GPU cells of `n`: GPU ms per frame and its share ("-" each without).
+std::vector<std::string> GpuCells(const Analysis& analysis, NodeIndex n);
+
 /// The top `top` cooked nodes by score.
 /// One row of the streaming-threads table (GStreamer recordings): every
 /// cell as text, "-" where unknown.

@@ -673,4 +673,49 @@ TEST(Cli, TracesThatRepeatARankAreScoredOneByOneWithAWarning) {
   EXPECT_EQ(job.err.find("both say they are rank"), std::string::npos) << job.err;
 }
 
+// GPU beside CPU (issue 36): where nodes have GPU time, the table shows it per
+// frame and as a share, as ms/frame and share show the cook time; the
+// Markdown report's top nodes too. The figures are the gpu_ms series summed
+// over all frames / the frames, from the snapshot itself.
+TEST(Cli, TheTableAndTheReportShowGpuTimeBesideCookTime) {
+  const std::string path = kSource + "/examples/touchdesigner_feedback.json";
+  const json snap = json::parse(Slurp(path));
+  double gpu = 0;
+  size_t frames = 0;
+  for (const json& v : snap["frames"]["series"]["/project1/fx/trails/blur_fb"]["gpu_ms"]) {
+    if (v.is_number()) gpu += v.get<double>();
+    ++frames;
+  }
+  const json scored = json::parse(Cookgraph("score '" + path + "' --format json").out);
+  const double mean_frame = scored["snapshots"][0]["frame_ms"]["mean"].get<double>();
+  auto fixed = [](double v, int digits) {
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(digits);
+    out << v;
+    return out.str();
+  };
+  const std::string per_frame = fixed(gpu / static_cast<double>(frames), 3);
+  const std::string share = fixed(100 * gpu / static_cast<double>(frames) / mean_frame, 1) + "%";
+  CliRun table = Cookgraph("score '" + path + "' --sort gpu --top 3");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("share  gpu ms/f  gpu share"), std::string::npos) << table.out;
+  std::string first_row;
+  for (size_t at = table.out.find("\n1  "); at != std::string::npos;) {
+    first_row = table.out.substr(at + 1, table.out.find('\n', at + 1) - at - 1);
+    break;
+  }
+  EXPECT_NE(first_row.find("/project1/fx/trails/blur_fb"), std::string::npos) << first_row;
+  EXPECT_NE(first_row.find(per_frame), std::string::npos) << per_frame << " in " << first_row;
+  EXPECT_NE(first_row.find(share), std::string::npos) << share << " in " << first_row;
+  TempDir dir;
+  ASSERT_EQ(Cookgraph("report '" + path + "' --no-llm -o '" + dir / "r.md" + "'").exit_code, 0);
+  const std::string md = Slurp(dir / "r.md");
+  EXPECT_NE(md.find("| gpu per-frame | gpu share |"), std::string::npos);
+  EXPECT_NE(md.find("| " + per_frame + " | " + share + " |"), std::string::npos);
+  // A trace without GPU time has no GPU column.
+  CliRun cpu = Cookgraph("score '" + kSource + "/tests/data/fixtures/traces/kineto_cpu_only.json.gz' --top 3");
+  EXPECT_EQ(cpu.out.find("gpu ms/f"), std::string::npos);
+}
+
 }  // namespace

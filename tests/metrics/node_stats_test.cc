@@ -64,6 +64,12 @@ TEST(NodeStats, GpuAndMemoryAreMeansOverFramesWithAValue) {
   EXPECT_EQ(s.cpu_mem_mb, std::nullopt);  // a series of NaN has no value
   ASSERT_TRUE(s.gpu_mem_mb.has_value());
   EXPECT_DOUBLE_EQ(*s.gpu_mem_mb, 8.5);
+  // Per frame as per_frame_ms: (0.5 + 1.5) over all 4 frames; its share of
+  // the 10 ms mean frame.
+  ASSERT_TRUE(s.gpu_per_frame_ms && s.gpu_share);
+  EXPECT_DOUBLE_EQ(*s.gpu_per_frame_ms, 0.5);
+  EXPECT_DOUBLE_EQ(*s.gpu_share, 0.05);
+  EXPECT_FALSE(ComputeNodeStats(OneNode({1, 2}), 0, 10).gpu_per_frame_ms);  // no gpu_ms series
 }
 
 TEST(NodeStats, NeverCookedNodeHasZeroStatistics) {

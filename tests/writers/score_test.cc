@@ -704,7 +704,7 @@ TEST(ScoreMarkdown, TableEscapesPipesAndHasOneCellPerColumn) {
     EXPECT_EQ(pipes, expected) << line;
     ++table_lines;
   }
-  EXPECT_EQ(expected, 14);        // 13 columns
+  EXPECT_EQ(expected, 16);        // 15 columns: gpu ms/f and gpu share, as it has gpu_ms
   EXPECT_EQ(table_lines, 2 + 9);  // header, alignment row, 9 nodes
   EXPECT_NE(out.find("\n**loops (1)**\n\n- feedback "), std::string::npos) << out;
 }
