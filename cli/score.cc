@@ -30,6 +30,7 @@
 #include "cli/shard.h"
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
+#include "store/history.h"
 #include "store/store.h"
 #include "writers/score.h"
 #include "writers/summary.h"
@@ -50,6 +51,7 @@ struct ScoreArgs {
   std::string baseline;  // --baseline FILE; "" = none
   std::string store;     // --store DB; "" = none
   std::string label;     // --label TEXT
+  std::string series;    // --name SERIES: the stored snapshot's series
   PathWindow window;     // --step, --annotation, --instance
 };
 
@@ -136,6 +138,10 @@ int RunScore(const ScoreArgs& args) {
   analysis_options.budget_ms = args.budget_ms;
   analysis_options.gains = options.sort == SortKey::kGain;
   analysis_options.path_window = args.window;
+  if (!args.series.empty() && args.store.empty()) {
+    PrintError(Error{.where = "--name", .message = "names a stored series: give --store DB too"});
+    return kExitInput;
+  }
   if (!args.label.empty() && args.store.empty()) {
     PrintError(Error{.where = "--label", .message = "names a stored run: give --store DB too"});
     return kExitInput;
@@ -164,6 +170,13 @@ int RunScore(const ScoreArgs& args) {
   for (const Error& e : inputs.errors) PrintError(e);
   for (const Error& w : inputs.warnings) PrintWarning(w.file, w.message);
   std::vector<Input> files = std::move(inputs.inputs);
+  if (!args.series.empty() && files.size() + inputs.errors.size() > 1) {
+    PrintError(Error{.where = "--name",
+                     .message = fmt::format("names the series of one input; {} were given (each "
+                                            "series is a snapshot run after run)",
+                                            files.size() + inputs.errors.size())});
+    return kExitInput;
+  }
   // Errors of arguments that gave no input belong to the first shard alone,
   // so that the merged parts report each once, as one unsharded run does.
   std::vector<Error> errors = inputs.errors;
@@ -294,6 +307,21 @@ int RunScore(const ScoreArgs& args) {
   std::optional<Error> store_failed;
   auto keep = [&](StoredSnapshot stored) {
     if (!store || store_failed) return;
+    // The series it joins in the history: --name, or for a trace PyTorch
+    // named WORKER.TIMESTAMP.pt.trace.json, its folder and named worker.
+    std::optional<std::string> series = KinetoSeries(stored.summary.file);
+    if (!args.series.empty()) series = args.series;
+    if (series) {
+      stored.summary.name = *series;
+      // Each node row repeats the snapshot's name (score --format csv's "name").
+      const auto column = std::find(stored.nodes.columns.begin(), stored.nodes.columns.end(), "name");
+      if (column != stored.nodes.columns.end()) {
+        const auto at = static_cast<size_t>(column - stored.nodes.columns.begin());
+        for (std::vector<ScoreValue>& row : stored.nodes.rows) {
+          if (at < row.size()) row[at] = *series;
+        }
+      }
+    }
     Status added = store->AddSnapshot(run_id, stored);
     if (!added) {
       store_failed = added.error();
@@ -397,6 +425,10 @@ std::function<int()> SetupScore(CLI::App& sub) {
                  "record every scored snapshot (summary and node statistics) in a history "
                  "database: an SQLite file (e.g. runs.db) or a postgresql:// URL; see `cookgraph history`");
   sub.add_option("--label", args->label, "the stored run's label, e.g. a commit (with --store)");
+  sub.add_option("--name", args->series,
+                 "the series the input is stored under, which `history` compares run by run "
+                 "(with --store; default: the snapshot's name, a trace's folder for PyTorch's "
+                 "host_pid.timestamp.pt.trace.json)");
   sub.add_option("--baseline", args->baseline,
                  "compare every input with this snapshot (as `cookgraph diff` does): adds the "
                  "change of avg, p95, ms/frame and score, the p-value and the flags R "

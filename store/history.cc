@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <map>
+#include <optional>
+#include <regex>
 #include <string_view>
 #include <unordered_map>
 
@@ -166,6 +169,20 @@ HistoryFlag FlagOf(const Member& m, const std::string& key, const std::string& n
 
 }  // namespace
 
+std::optional<std::string> KinetoSeries(const std::string& file) {
+  static const std::regex kKineto(R"(^(.+)\.(\d{10,})\.pt\.trace\.json(\.gz)?$)");
+  static const std::regex kHostPid(R"(^.+_\d+$)");
+  const std::filesystem::path path(file);
+  const std::string base = path.filename().string();
+  std::smatch m;
+  if (!std::regex_match(base, m, kKineto)) return std::nullopt;
+  const std::string worker = m[1].str();
+  std::string series = std::regex_match(worker, kHostPid) ? "pt.trace" : worker + ".pt.trace";
+  const std::string folder = path.parent_path().filename().string();
+  if (!folder.empty() && folder != "." && folder != "..") series = folder + "/" + series;
+  return series;
+}
+
 Result<History> AnalyseHistory(const std::vector<StoredRun>& runs, const HistoryOptions& options) {
   History h;
   h.options = options;
@@ -319,6 +336,17 @@ Result<History> AnalyseHistory(const std::vector<StoredRun>& runs, const History
     }
     h.flags.insert(h.flags.end(), flags.begin(), flags.end());
     h.snapshots.push_back(std::move(sh));
+  }
+
+  // Nothing compared at all: every series has one run (traces stored under
+  // their file names, which PyTorch makes new on every run, look like this).
+  size_t most_runs = 0;
+  for (const auto& [key, list] : members) most_runs = std::max(most_runs, list.size());
+  if (runs.size() > 1 && most_runs == 1) {
+    h.warnings.push_back(fmt::format(
+        "every stored series has a single run ({} series over {} runs), so nothing was compared: "
+        "store the runs of one job under one name (score --store DB --name SERIES)",
+        members.size(), runs.size()));
   }
 
   // Flags by run; within a run, snapshots in the order above.

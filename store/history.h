@@ -98,6 +98,9 @@ struct History {
   std::vector<HistoryFlag> flags;  // by run, snapshot, the frame time first, then the largest rise
   /// The latest complete run shown has a flag (`history --fail-on-regression`).
   bool latest_flagged = false;
+  /// What the reader must know before trusting "no flag": every series has a
+  /// single run, so nothing was compared.
+  std::vector<std::string> warnings;
 };
 
 /// The history of `runs` (RunStore::ReadRuns). An error (`where` the option)
@@ -105,6 +108,14 @@ struct History {
 /// Incomplete runs are shown but neither judged nor used as the run before;
 /// so are snapshots that could not be scored.
 Result<History> AnalyseHistory(const std::vector<StoredRun>& runs, const HistoryOptions& options);
+
+/// The series a trace is stored under by default (docs/commands.md#cookgraph-history):
+/// PyTorch's profiler names each trace `WORKER.TIMESTAMP.pt.trace.json`, the
+/// worker being `host_pid` unless the user named it, so every run of one job
+/// gets a new name. For such a file: its folder's name and the worker when
+/// the user named it, "resnet/pt.trace" or "resnet/rank0.pt.trace"; nullopt
+/// for any other file name.
+std::optional<std::string> KinetoSeries(const std::string& file);
 
 /// --since's value: a run id (digits) or a date or time in StoredRun's form
 /// (YYYY-MM-DD, optionally THH:MM, :SS, a trailing Z). Sets since_run or since_time.

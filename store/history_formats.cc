@@ -109,6 +109,7 @@ std::string RenderJson(const History& h, const std::string& store) {
   }
   doc["flags"] = std::move(flags);
   doc["latest_flagged"] = h.latest_flagged;
+  doc["warnings"] = h.warnings;
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
@@ -242,8 +243,11 @@ std::string RenderTable(const History& h, const std::string& store) {
           s.top);
     }
   }
+  for (const std::string& w : h.warnings) out += "\nwarning: " + Printable(w) + "\n";
   if (h.flags.empty()) {
-    out += "\nflags: none; no run got significantly worse than the run before\n";
+    out += h.warnings.empty()
+               ? "\nflags: none; no run got significantly worse than the run before\n"
+               : "\nflags: none, as no series has two runs to compare\n";
     return out;
   }
   out += fmt::format("\nflags ({}):\n", h.flags.size());

@@ -18,3 +18,12 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
     cookgraph_plain_test(history_store_${backend})
   endforeach()
 endif()
+# Traces stored run after run form one series (tests/tools/history_series_check.py):
+# three PyTorch-named traces (host_pid.timestamp.pt.trace.json) of one job,
+# the third 30% slower, are one series that history flags and
+# --fail-on-regression fails on; --name forms one too; other names leave
+# every series with one run and history warns. The perturbed twin makes the
+# third run as fast as the others and must fail.
+cookgraph_checker_test(history_series --perturb
+  ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/history_series_check.py
+  $<TARGET_FILE:cookgraph> ${CMAKE_CURRENT_BINARY_DIR}/history_series)

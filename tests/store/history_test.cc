@@ -123,6 +123,42 @@ TEST(History, ANodeThatSlowsDownIsFlaggedWhereItDidAndNowhereElse) {
   EXPECT_EQ(s.entries[0].nodes[5].before_run, 0);  // the first run has nothing to compare with
 }
 
+// PyTorch's profiler names a trace WORKER.TIMESTAMP.pt.trace.json, WORKER
+// being host_pid unless given: the series is its folder and a named worker.
+TEST(History, KinetoTraceNamesJoinOneSeries) {
+  EXPECT_EQ(KinetoSeries("log/resnet/gpu-box_4123.1764400000123.pt.trace.json"),
+            "resnet/pt.trace");
+  EXPECT_EQ(KinetoSeries("log/resnet/other-host_99.1764400999999.pt.trace.json.gz"),
+            "resnet/pt.trace");
+  EXPECT_EQ(KinetoSeries("log/resnet/rank0.1764400000123.pt.trace.json"),
+            "resnet/rank0.pt.trace");
+  EXPECT_EQ(KinetoSeries("gpu-box_4123.1764400000123.pt.trace.json"), "pt.trace");
+  for (const char* other : {"log/resnet/trace.json", "log/x.123.pt.trace.json",
+                            "log/resnet/gpu-box_4123.1764400000123.json"}) {
+    EXPECT_EQ(KinetoSeries(other), std::nullopt) << other;
+  }
+}
+
+// Every series with one run: nothing compared, and the history says so.
+TEST(History, EverySeriesOfOneRunIsAWarningNotAnAllClear) {
+  std::vector<StoredRun> runs = Series();
+  runs.resize(3);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].snapshots[0].summary.name = "name-" + std::to_string(i);
+  }
+  Result<History> h = AnalyseHistory(runs, {});
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->warnings.size(), 1u);
+  EXPECT_NE(h->warnings[0].find("every stored series has a single run (3 series over 3 runs)"),
+            std::string::npos);
+  // One series of the same three runs: compared, no warning.
+  runs = Series();
+  runs.resize(3);
+  Result<History> one = AnalyseHistory(runs, {});
+  ASSERT_TRUE(one);
+  EXPECT_TRUE(one->warnings.empty());
+}
+
 TEST(History, NoiseAloneFlagsNothing) {
   Result<History> h = AnalyseHistory(Series(), {});
   ASSERT_TRUE(h);
