@@ -16,7 +16,7 @@
 // tested in tests/server/explorer_ask_test.cc.)
 // Exits 0 on success, 1 with one line per failed check.
 import { spawn, execFileSync } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { firstLine } from './child_lines.mjs';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,18 +29,6 @@ for (let i = 2; i < process.argv.length; i++) {
 const failures = [];
 const check = (ok, what) => { if (!ok) failures.push(what); return ok; };
 mkdirSync(args.out, { recursive: true });
-
-function firstLine(child, pattern, what) {
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error(what + ': nothing after 60 s')), 60000);
-    rl.on('line', (line) => {
-      const m = line.match(pattern);
-      if (m) { clearTimeout(timer); resolve(m); }
-    });
-    child.on('exit', (code) => reject(new Error(what + ' exited with ' + code)));
-  });
-}
 
 // The node the model asks about: the 30th by score, far below the top.
 const score = JSON.parse(execFileSync(args.cookgraph, ['score', args.input, '--format', 'json'], { maxBuffer: 1 << 30 }).toString());

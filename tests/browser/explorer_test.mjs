@@ -18,7 +18,7 @@
 // `<img src=x onerror=...>` and checks that it shows as text.
 // Exits 0 on success, 1 with one line per failed check.
 import { spawn, execFileSync } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { firstLine } from './child_lines.mjs';
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
@@ -32,18 +32,6 @@ for (let i = 2; i < process.argv.length; i++) {
 const failures = [];
 const check = (ok, what) => { if (!ok) failures.push(what); return ok; };
 mkdirSync(args.out, { recursive: true });
-
-function firstLine(child, pattern, what) {
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error(what + ': nothing after 60 s')), 60000);
-    rl.on('line', (line) => {
-      const m = line.match(pattern);
-      if (m) { clearTimeout(timer); resolve(m); }
-    });
-    child.on('exit', (code) => reject(new Error(what + ' exited with ' + code)));
-  });
-}
 
 const KEY = 'sk-test-4f1d9c-never-in-the-page';
 const fake = spawn('python3', [args.fake_llm, '--lifetime', '280'], { stdio: ['pipe', 'pipe', 'inherit'] });
