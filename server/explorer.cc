@@ -438,6 +438,8 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
   const bool has_gain = !a.gain_ms.empty();
   std::vector<bool> has_gpu(k, false);
   std::vector<uint32_t> flags(k, 0);
+  // A container's costliest node beneath it (per frame), named on its box.
+  std::vector<int64_t> costliest(k, -1);
   for (NodeIndex n = 0; n < net.size(); ++n) {
     const uint32_t i = node_item[n];
     if (i == UINT32_MAX) continue;
@@ -459,6 +461,9 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
     } else {
       score[i] = std::max(score[i], s.score);
       per_frame[i] += s.per_frame_ms;
+      if (costliest[i] < 0 || s.per_frame_ms > a.stats[static_cast<NodeIndex>(costliest[i])].per_frame_ms) {
+        costliest[i] = static_cast<int64_t>(n);
+      }
       upstream[i] = std::max(upstream[i], n < a.upstream_ms.size() ? a.upstream_ms[n] : 0);
       gain[i] = std::max(gain[i], n < a.gain_ms.size() ? a.gain_ms[n] : 0);
       if (s.gpu_avg_ms) {
@@ -577,6 +582,15 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
   strings("family", [&](size_t i) -> std::string_view {
     return item_node[i] >= 0 ? std::string_view(net.node(static_cast<NodeIndex>(item_node[i])).family)
                              : std::string_view();
+  });
+  strings("costliest", [&](size_t i) -> std::string_view {
+    return costliest[i] >= 0 ? std::string_view(net.node(static_cast<NodeIndex>(costliest[i])).id)
+                             : std::string_view();
+  });
+  numbers("costliest_ms", [&](size_t i) {
+    return costliest[i] >= 0
+               ? std::optional<double>(a.stats[static_cast<NodeIndex>(costliest[i])].per_frame_ms)
+               : std::nullopt;
   });
   numbers("x", [&](size_t i) { return std::optional<double>(xs[i]); });
   numbers("y", [&](size_t i) { return std::optional<double>(ys[i]); });

@@ -65,6 +65,14 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
       FIXTURES_REQUIRED explorer_browser RESOURCE_LOCK chromium TIMEOUT 300)
   endforeach()
   set_tests_properties(explorer_browser_first_fix.perturbed PROPERTIES WILL_FAIL TRUE)
+  # The container totals' own twin: each expected total 0.001 ms off.
+  add_test(NAME explorer_browser_first_fix.containers_perturbed
+    COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/first_fix_test.mjs
+      --cookgraph $<TARGET_FILE:cookgraph> --input ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json
+      --out ${browser_artifacts}/first_fix_containers_perturbed --expect /project1/control/script_osc
+      --frames "15 of 15" --container-offset 0.001)
+  set_tests_properties(explorer_browser_first_fix.containers_perturbed PROPERTIES WILL_FAIL TRUE
+    FIXTURES_REQUIRED explorer_browser RESOURCE_LOCK chromium TIMEOUT 300)
   add_test(NAME explorer_browser_views
     COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/views_test.mjs
       --cookgraph $<TARGET_FILE:cookgraph> --work ${CMAKE_CURRENT_BINARY_DIR}/explorer_views
@@ -91,5 +99,6 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
     cookgraph_plain_test(explorer_browser_${name})
   endforeach()
   cookgraph_plain_test(explorer_browser_views explorer_browser_ask_thread explorer_browser_live
-    explorer_browser_first_fix.check explorer_browser_first_fix.perturbed)
+    explorer_browser_first_fix.check explorer_browser_first_fix.perturbed
+    explorer_browser_first_fix.containers_perturbed)
 endif()

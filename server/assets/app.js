@@ -26,7 +26,8 @@
     const r = canvas.getBoundingClientRect();
     return g.items.id.map((id, i) => {
       const [sx, sy] = toScreen(g.items.x[i] + BOX_W / 2, g.items.y[i] + BOX_H / 2);
-      return { id, flags: g.items.flags[i], x: r.left + sx, y: r.top + sy };
+      return { id, flags: g.items.flags[i], x: r.left + sx, y: r.top + sy,
+               label: boxValue(g.items, i, (g.items[state.metric] || [])[i]) };
     });
   };
   api.focus = (id) => {  // centres an item of this container (no panel)
@@ -243,6 +244,16 @@
     return b;
   }
 
+  // A box's second line: its value for the metric; for a container, the total
+  // per frame of what is inside it (itself and every node beneath), which is
+  // what TouchDesigner's Probe shows for a COMP, never a child's figure.
+  function boxValue(it, i, v) {
+    if (!(it.flags[i] & F.enterable)) return fmt(v);
+    const unit = state.summary && state.summary.steps ? 'step' : 'frame';
+    if (state.metric === 'gpu_ms') return 'total ' + fmt(v) + ' GPU ms/' + unit;
+    return 'total ' + fmt(it.per_frame_ms[i]) + ' ms/' + unit;
+  }
+
   function drawDetailed(it, n, visible, vals, max, k) {
     const labels = k >= 0.33;
     ctx.textBaseline = 'middle';
@@ -272,7 +283,7 @@
         ctx.fillStyle = v !== null && v !== undefined && !(f & F.waiting) && v / max > 0.45 ? '#fff' : '#111';
         ctx.font = Math.max(8, Math.min(13, 12 * k)) + 'px system-ui, sans-serif';
         ctx.fillText(it.name[i], sx + 5 * k, sy + h * 0.33);
-        ctx.fillText((f & F.enterable && !(f & F.node) ? 'container · ' : '') + fmt(v), sx + 5 * k, sy + h * 0.72);
+        ctx.fillText(boxValue(it, i, v), sx + 5 * k, sy + h * 0.72);
         ctx.restore();
       }
     }
@@ -313,7 +324,8 @@
     const tip = $('tooltip');
     if (i < 0) { tip.hidden = true; return; }
     const it = state.graph.items;
-    tip.textContent = it.id[i] + '\n' + it.type[i] + ' · ' + METRICS[state.metric] + ' ' + fmt(it[state.metric][i]);
+    tip.textContent = it.id[i] + '\n' + it.type[i] + ' · ' + METRICS[state.metric] + ' ' + fmt(it[state.metric][i]) +
+      (it.costliest && it.costliest[i] ? '\n' + boxValue(it, i, it[state.metric][i]) + '; costliest inside: ' + it.costliest[i] + ' (' + fmt(it.costliest_ms[i]) + ' ms)' : '');
     tip.style.whiteSpace = 'pre-wrap';
     tip.style.left = (ev.clientX - r.left + 14) + 'px';
     tip.style.top = (ev.clientY - r.top + 14) + 'px';
@@ -1297,7 +1309,9 @@
     if (!s.metrics.includes(state.metric)) state.metric = 'score';
     sel.value = state.metric;
     renderThreads(s);
-    renderFirstFixes(s);
+    // Before the network is laid out: the list takes its height above it, and
+    // a box must not move after the page says it is ready.
+    await renderFirstFixes(s);
     await enterContainer('');
     // A top level of one container (a GStreamer pipeline, a TouchDesigner
     // project): go into it, as the engine's users would.

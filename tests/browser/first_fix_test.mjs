@@ -8,7 +8,11 @@
 // both lead with "What to change first" whose first entry is node ID and
 // says "FRAMES over-budget frames"; the explorer's entry must be on screen.
 // With --folded, the findings that contain TEXT (the report's Findings
-// section, the explorer's Findings tab) are one entry. Screenshots go to DIR.
+// section, the explorer's Findings tab) are one entry. Every container box of
+// the first view shows the total per frame of what is inside it: the sum of
+// `score --format json`'s per_frame_ms over the container's node and every
+// node beneath it ("total 7.307 ms/frame"); --container-offset MS adds MS to
+// each expected total (the perturbed twin: must fail). Screenshots go to DIR.
 // Exits 0 on success, 1 with one line per failed check.
 import { spawn, execFileSync } from 'node:child_process';
 import { firstLine } from './child_lines.mjs';
@@ -66,6 +70,17 @@ try {
              visible: !!box && box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight };
   });
   leads('explorer', inExplorer.first);
+  const scored = JSON.parse(execFileSync(args.cookgraph, ['score', args.input, '--format', 'json', '--top', '0'],
+                                         { maxBuffer: 1 << 28 }).toString()).snapshots[0];
+  const offset = Number(args['container-offset'] || 0);
+  const boxes = (await page.evaluate(() => window.cookgraph.items())).filter((b) => b.flags & 16);
+  check(boxes.length > 0, 'explorer: the first view shows no container');
+  for (const b of boxes) {
+    const total = scored.nodes.filter((n) => n.id === b.id || n.id.startsWith(b.id + '/'))
+      .reduce((s, n) => s + (n.per_frame_ms || 0), 0) + offset;
+    const want = 'total ' + total.toFixed(3) + ' ms/frame';
+    check(b.label === want, `explorer: the box of ${b.id} says "${b.label}", expected "${want}"`);
+  }
   check(inExplorer.visible, 'explorer: the first change is not on screen in the first view');
   await page.screenshot({ path: `${args.out}/explorer.png` });
   if (args.folded) {
