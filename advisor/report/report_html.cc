@@ -563,10 +563,8 @@ void FirstFixSection(const ReportInput& in, std::string& out) {
         out += fmt::format("<li><span class=\"muted\">{}</span>: {}</li>", EscapeHtml(f->rule),
                            EscapeHtml(f->title));
       }
-      const auto snippet = std::find_if(fix.why.begin(), fix.why.end(),
-                                        [](const Finding* f) { return !f->snippet.empty(); });
-      if (snippet != fix.why.end()) {
-        out += "<li>fix: <code>" + EscapeHtml((*snippet)->snippet) + "</code></li>";
+      if (fix.snippet != nullptr) {
+        out += "<li>fix: <code>" + EscapeHtml(fix.snippet->snippet) + "</code></li>";
       }
       out += "</ul>";
     }

@@ -417,9 +417,7 @@ void FirstFixSection(const ReportInput& in, std::string& out) {
     for (const Finding* f : fix.why) {
       out += fmt::format("   - {}: {}\n", MarkdownText(f->rule), MarkdownText(f->title));
     }
-    const auto snippet = std::find_if(fix.why.begin(), fix.why.end(),
-                                      [](const Finding* f) { return !f->snippet.empty(); });
-    if (snippet != fix.why.end()) out += "   - fix: " + MarkdownText((*snippet)->snippet) + "\n";
+    if (fix.snippet != nullptr) out += "   - fix: " + MarkdownText(fix.snippet->snippet) + "\n";
   }
   out += '\n';
 }

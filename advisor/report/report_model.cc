@@ -207,10 +207,11 @@ std::vector<FirstFix> FirstFixes(const ReportInput& in, size_t count) {
   if (in.gains == nullptr) return out;
   for (const PredictedGain& g : in.gains->rows) {
     if (out.size() == count) break;
-    FirstFix fix{.gain = &g, .why = {}};
+    FirstFix fix{.gain = &g, .why = {}, .snippet = nullptr};
     for (const Finding& f : in.findings) {
       if (!f.nodes.empty() && f.nodes.front() == g.nodes.front()) {
         fix.why.push_back(&f);
+        if (fix.snippet == nullptr && !f.snippet.empty()) fix.snippet = &f;
       }
     }
     out.push_back(std::move(fix));

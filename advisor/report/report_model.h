@@ -133,6 +133,7 @@ std::string FoldedMember(const Snapshot& snapshot, const Finding& f);
 struct FirstFix {
   const PredictedGain* gain = nullptr;
   std::vector<const Finding*> why;
+  const Finding* snippet = nullptr;  // the first of `why` with a snippet; nullptr = none
 };
 std::vector<FirstFix> FirstFixes(const ReportInput& in, size_t count);
 inline constexpr size_t kFirstFixes = 3;
