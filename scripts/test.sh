@@ -49,7 +49,9 @@ if ! wait "$asan_build"; then
 fi
 trap - EXIT
 step "ASan+UBSan build done"
-COOKGRAPH_ALONE_BINARY=build/cli/cookgraph bash scripts/test-sanitizers.sh
+# The token-count corpus the plain tests made (tests/tools/token_corpus.sh).
+COOKGRAPH_ALONE_BINARY=build/cli/cookgraph COOKGRAPH_TOKEN_CORPUS=$PWD/build/tests/tiktoken_reference \
+  bash scripts/test-sanitizers.sh
 step "sanitizer half passed"
 "$python" tests/tools/check_test_split.py build build-asan
 step "every test passed"

@@ -587,11 +587,7 @@ TEST(Cli, TrainingTracesHaveNoBudgetUnlessOneIsGiven) {
   for (const auto& entry : fs::directory_iterator(traces)) {
     const std::string path = entry.path().string();
     if (!path.ends_with(".json") && !path.ends_with(".json.gz") && !entry.is_directory()) continue;
-    CliRun score = Cookgraph("score '" + path + "' --format json --top 1");
-    ASSERT_EQ(score.exit_code, 0) << path << score.err;
-    const json s = json::parse(score.out)["snapshots"][0];
-    EXPECT_TRUE(s["frame_budget_ms"].is_null()) << path;
-    EXPECT_TRUE(s["over_budget_frames"].is_null()) << path;
+    // score's JSON: CliInputs.EveryRealTraceFixtureIsScored.
     TempDir dir;
     CliRun report = Cookgraph("report '" + path + "' -o '" + dir / "r.md" + "' --no-llm");
     ASSERT_EQ(report.exit_code, 0) << path << report.err;

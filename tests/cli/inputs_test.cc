@@ -39,6 +39,10 @@ TEST(CliInputs, EveryRealTraceFixtureIsScored) {
     const json& snapshot = doc["snapshots"][0];
     EXPECT_GT(snapshot["nodes"].size(), 0u) << entry.path();
     EXPECT_GE(snapshot["frames"].get<int>(), 1) << entry.path();
+    // Training traces have steps, not frames: no budget unless one is given
+    // (Cli.TrainingTracesHaveNoBudgetUnlessOneIsGiven).
+    EXPECT_TRUE(snapshot["frame_budget_ms"].is_null()) << entry.path();
+    EXPECT_TRUE(snapshot["over_budget_frames"].is_null()) << entry.path();
     ++files;
   }
   EXPECT_EQ(files, 11u);  // the 10 traces: 9 files and a folder of two ranks

@@ -10,11 +10,33 @@
 # WORK_DIR/counts.json ({"FILE": {"o200k_base": n, "cl100k_base": n}}).
 # Any failure (npm unreachable, node missing) fails the set-up, and ctest
 # then fails the tests that need it.
+#
+# COOKGRAPH_TOKEN_CORPUS=DIR takes DIR, the WORK_DIR of a set-up that has run
+# already, instead: scripts/test.sh gives the sanitizer build the normal
+# build's, made minutes before by the same sources (the corpus is cookgraph's
+# output, the same bytes in both builds; writing it again under ASan took a
+# minute of the test command).
 set -eu
 cookgraph=$1
 source=$2
 work=$3
 tools=$source/tests/tools/tiktoken
+
+if [ -n "${COOKGRAPH_TOKEN_CORPUS:-}" ]; then
+  if [ ! -s "$COOKGRAPH_TOKEN_CORPUS/counts.json" ]; then
+    echo "token_corpus.sh: COOKGRAPH_TOKEN_CORPUS=$COOKGRAPH_TOKEN_CORPUS holds no counts.json; run the set-up there first" >&2
+    exit 1
+  fi
+  rm -rf "$work"
+  cp -R "$COOKGRAPH_TOKEN_CORPUS" "$work"
+  # counts.json names each file by its path: the copy's paths.
+  node -e 'const fs = require("fs"); const [file, from, to] = process.argv.slice(1);
+    const counts = JSON.parse(fs.readFileSync(file)), out = {};
+    for (const k in counts) out[k.startsWith(from) ? to + k.slice(from.length) : k] = counts[k];
+    fs.writeFileSync(file, JSON.stringify(out, null, 1));' "$work/counts.json" "$COOKGRAPH_TOKEN_CORPUS/" "$work/"
+  echo "token_corpus.sh: the corpus and counts of $COOKGRAPH_TOKEN_CORPUS"
+  exit 0
+fi
 
 # npm ci only when the pinned js-tiktoken is not installed already, so that a
 # machine that ran the set-up once can run it again offline.
