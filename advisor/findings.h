@@ -63,8 +63,9 @@ struct TopGains {
 // as SeverityName is:
 /// A node's fix in one sentence, what saves over-budget frames first:
 /// "removing or caching it saves 15 of 15 over-budget frames and ~1.12 ms per
-/// frame; halving it saves ~0.56 ms per frame" ("step" where `steps`).
-std::string FixSentence(const PredictedGain& gain, bool steps);
+/// frame; halving it saves ~0.56 ms per frame", in `unit`, the engine's word for a
+/// frame (SnapshotInfo::frame_word).
+std::string FixSentence(const PredictedGain& gain, std::string_view unit);
 /// "~0.95 ms": 3 decimals under 0.1 ms, 2 under 10, else 1.
 std::string ApproxMs(double ms);
 

@@ -22,12 +22,11 @@ Saving PredictAt(const WhatIf& whatif, const std::vector<NodeIndex>& nodes, doub
 
 // "halving it saves ~0.95 ms per frame and 2 of 15 over-budget frames"; the
 // frames only where it saves some.
-std::string Clause(std::string_view change, const Saving& s, size_t over_budget, bool steps) {
-  std::string out =
-      fmt::format("{} saves {} per {}", change, ApproxMs(s.ms), steps ? "step" : "frame");
+std::string Clause(std::string_view change, const Saving& s, size_t over_budget,
+                   std::string_view unit) {
+  std::string out = fmt::format("{} saves {} per {}", change, ApproxMs(s.ms), unit);
   if (over_budget > 0 && s.frames > 0) {
-    out += fmt::format(" and {} of {} over-budget {}", s.frames, over_budget,
-                       steps ? "steps" : "frames");
+    out += fmt::format(" and {} of {} over-budget {}s", s.frames, over_budget, unit);
   }
   return out;
 }
@@ -60,16 +59,17 @@ std::optional<PredictedGain> PredictGain(const WhatIf& whatif, const Analysis& a
   return g;
 }
 
-std::string GainSentence(const PredictedGain& gain, const GainSubject& subject, bool steps) {
+std::string GainSentence(const PredictedGain& gain, const GainSubject& subject,
+                         std::string_view unit) {
   std::string out =
-      "Predicted: " + Clause("halving " + subject.text, gain.halved, gain.over_budget, steps);
+      "Predicted: " + Clause("halving " + subject.text, gain.halved, gain.over_budget, unit);
   if (gain.fixed) {
     const std::string change =
         *gain.fix_factor == 0
             ? "removing or caching " + subject.text
             : fmt::format("cutting {} to {:.0f}% of {} cook time", subject.text,
                           *gain.fix_factor * 100, subject.plural ? "their" : "its");
-    out += "; " + Clause(change, *gain.fixed, gain.over_budget, steps);
+    out += "; " + Clause(change, *gain.fixed, gain.over_budget, unit);
   }
   return out + ".";
 }
@@ -117,8 +117,7 @@ TopGains PredictTopGains(const WhatIf& whatif, const Analysis& analysis, size_t 
   return top;
 }
 
-std::string FixSentence(const PredictedGain& gain, bool steps) {
-  const char* unit = steps ? "step" : "frame";
+std::string FixSentence(const PredictedGain& gain, std::string_view unit) {
   auto clause = [&](std::string_view change, const Saving& s) {
     return s.frames > 0 ? fmt::format("{} saves {} of {} over-budget {}s and {} per {}", change,
                                       s.frames, gain.over_budget, unit, ApproxMs(s.ms), unit)

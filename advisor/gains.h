@@ -34,8 +34,9 @@ struct GainSubject {
 /// "Predicted: halving it saves ~0.95 ms per frame and 2 of 15 over-budget
 /// frames; removing or caching it saves ~1.91 ms per frame and 15 of 15
 /// over-budget frames." Over-budget frames only where the change saves some;
-/// "per step" where `steps`.
-std::string GainSentence(const PredictedGain& gain, const GainSubject& subject, bool steps);
+/// `unit` is the engine's word for a frame (SnapshotInfo::frame_word).
+std::string GainSentence(const PredictedGain& gain, const GainSubject& subject,
+                         std::string_view unit);
 
 
 /// How many nodes ApplyPack (advisor/judge.h) predicts for Judged::gains.

@@ -55,7 +55,9 @@
 // mean frame", "of the step's 161.000 ms": what {share} is a share of);
 // frames: {worst_nodes}; thread: {thread} ("theoraenc0 thread (queue0 → … →
 // oggmux0)"), {thread_name} ("theoraenc0 thread"), {element} {elements}; every scope:
-// {engine} {budget_ms}. Node scope also has {caps_in} and {caps_out} (the
+// {engine} {budget_ms}, and {frame} / {frames}: the engine's word for a frame
+// and its plural ("step" for a trace, "buffer" for GStreamer; SnapshotInfo::
+// frame_word). Node scope also has {caps_in} and {caps_out} (the
 // GStreamer caps into and out of the node, or "n/a"), {name} (the id's last
 // path segment), {factory} (the type without a "Gst" prefix, lower case: the
 // gst-launch-1.0 element name), and {half:NAME} and {double:NAME}: a numeric

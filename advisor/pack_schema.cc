@@ -186,7 +186,7 @@ std::span<const std::string_view> TextPlaceholders(RuleScope scope) {
 }
 
 std::vector<std::string> TemplatePlaceholders(RuleScope scope) {
-  std::vector<std::string> out;
+  std::vector<std::string> out = {"frame", "frames"};
   for (auto t : TextPlaceholders(scope)) out.emplace_back(t);
   for (const auto& f : ScopeFacts(scope)) out.emplace_back(f.name);
   return out;
@@ -234,6 +234,8 @@ bool TemplatePlaceholderKnown(RuleScope scope, std::string_view inner) {
   if (std::any_of(facts.begin(), facts.end(), [&](const FactInfo& f) { return f.name == name; })) {
     return true;
   }
+  // The engine's word for a frame, in every scope (docs/architecture.md#engine-words).
+  if (!percent && (name == "frame" || name == "frames")) return true;
   const auto text = TextPlaceholders(scope);
   return !percent && std::find(text.begin(), text.end(), name) != text.end();
 }

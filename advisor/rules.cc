@@ -176,9 +176,10 @@ std::optional<std::string> Scaled(const Subject& s, std::string_view name, doubl
 // text without a value (a text of "n/a") is written "unknown" and, when
 // `missing` is given, its
 // name added there (a snippet is then left out: it would name a value the
-// snapshot does not give).
+// snapshot does not give). {frame} and {frames} are `unit`, the engine's word
+// for a frame (SnapshotInfo::frame_word), and its plural.
 std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s,
-                 std::vector<std::string>* missing = nullptr) {
+                 std::string_view unit = "frame", std::vector<std::string>* missing = nullptr) {
   auto unknown = [&](std::string_view name) {
     if (missing) missing->emplace_back(name);
     return std::string("unknown");
@@ -226,6 +227,11 @@ std::string Fill(const std::string& tmpl, RuleScope scope, const Subject& s,
       }
       const auto v = Scaled(s, name, half ? 0.5 : 2.0, fallback ? &*fallback : nullptr);
       out += v ? *v : unknown(name);
+      continue;
+    }
+    if (inner == "frame" || inner == "frames") {
+      out += unit;
+      if (inner == "frames") out += 's';
       continue;
     }
     const bool percent = inner.ends_with(":%");
@@ -578,7 +584,8 @@ std::vector<Subject> PathSubjects(const Snapshot& snapshot, const Analysis& a,
   // A trace's path is one step's (or the whole trace's) events: its share is
   // of that window, not of the mean step, and it is said per step.
   double share = a.frames.mean_ms > 0 ? path.weight / a.frames.mean_ms : 0.0;
-  std::string window = "per frame", of = "of the mean frame";
+  const std::string_view unit = snapshot.info.frame_word();
+  std::string window = fmt::format("per {}", unit), of = fmt::format("of the mean {}", unit);
   if (a.trace && a.trace->path) {
     const StepPath& p = *a.trace->path;
     share = p.window_ms > 0 ? p.length_ms / p.window_ms : 0.0;
@@ -729,7 +736,7 @@ double GainMs(const Finding& f) { return f.gain ? f.gain->ms() : 0.0; }
 // which (docs/architecture.md#advice-ordered-by-impact).
 void AddSnippet(const KnowledgePack& pack, const Rule& rule, const Subject& s, Finding& f) {
   std::vector<std::string> missing;
-  std::string snippet = Fill(rule.snippet, rule.scope, s, &missing);
+  std::string snippet = Fill(rule.snippet, rule.scope, s, "frame", &missing);
   const std::string label = !rule.snippet_label.empty()  ? rule.snippet_label
                             : !pack.snippet_label.empty() ? pack.snippet_label
                                                           : "Code";
@@ -818,14 +825,14 @@ std::vector<Finding> Evaluate(const KnowledgePack& pack, const Snapshot& snapsho
       Ranked r;
       r.finding.rule = rule.id;
       r.finding.severity = rule.severity;
-      r.finding.title = Fill(rule.title, rule.scope, s);
-      r.finding.suggestion = Fill(rule.suggestion, rule.scope, s);
+      r.finding.title = Fill(rule.title, rule.scope, s, snapshot.info.frame_word());
+      r.finding.suggestion = Fill(rule.suggestion, rule.scope, s, snapshot.info.frame_word());
       r.finding.nodes = s.nodes;
       if (options.whatif && !s.gain_nodes.empty()) {
         r.finding.gain = PredictGain(*options.whatif, analysis, s.gain_nodes, rule.fix_factor);
         if (r.finding.gain) {
           r.finding.suggestion +=
-              " " + GainSentence(*r.finding.gain, s.gain_subject, !analysis.has_budget);
+              " " + GainSentence(*r.finding.gain, s.gain_subject, snapshot.info.frame_word());
         }
       }
       if (!rule.snippet.empty()) AddSnippet(pack, rule, s, r.finding);

@@ -40,6 +40,10 @@ struct SnapshotInfo {
   /// tensorflow, onnxruntime): a step has no budget unless one is given
   /// (docs/architecture.md#steps-are-not-frames).
   bool steps() const;
+  /// What a frame is called where a user reads it (docs/architecture.md#engine-words):
+  /// "step" for steps(), "buffer" for GStreamer (a frame is a buffer of the
+  /// bottleneck's stream), else "frame". The plural adds an "s".
+  std::string_view frame_word() const;
   /// The budget that applies: budget_ms(), or none for steps without a given
   /// frame_budget_ms or fps.
   std::optional<double> budget() const;

@@ -258,6 +258,7 @@ std::string Explorer::IndexJson() const {
                      {"engine", v.snapshot.info.engine},
                      {"nodes", v.snapshot.network.size()},
                      {"frames", v.snapshot.samples.frame_count()},
+                     {"frame_word", v.snapshot.info.frame_word()},
                      {"mean_ms", Num(f.mean_ms)},
                      {"p95_ms", Num(f.p95_ms)},
                      {"max_ms", Num(f.max_ms)},
@@ -333,7 +334,7 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
       if (!v.findings[k].nodes.empty() && v.findings[k].nodes.front() == node) why.push_back(k);
     }
     first_fixes.push_back({{"id", net.node(node).id},
-                           {"text", FixSentence(g, !v.analysis.has_budget)},
+                           {"text", FixSentence(g, v.snapshot.info.frame_word())},
                            {"frames_saved", g.frames()},
                            {"over_budget", g.over_budget},
                            {"saved_ms", Num(g.ms())},
@@ -344,6 +345,7 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
               {"name", v.snapshot.info.name},
               {"engine", v.snapshot.info.engine},
               {"steps", v.snapshot.info.steps()},
+              {"frame_word", v.snapshot.info.frame_word()},
               {"nodes", net.size()},
               {"edges", net.edges().size()},
               {"budget_ms", v.analysis.has_budget ? Num(v.analysis.budget_ms) : json(nullptr)},
@@ -779,6 +781,7 @@ Result<std::string> Explorer::FramesJson(size_t index) const {
   for (size_t x : f.over_budget) over.push_back(x);
   json doc = {{"view", index},
               {"steps", v.snapshot.info.steps()},
+              {"frame_word", v.snapshot.info.frame_word()},
               {"frames", std::move(frames)},
               {"frame_ms", std::move(ms)},
               {"budget_ms", v.analysis.has_budget ? Num(v.analysis.budget_ms) : json(nullptr)},

@@ -73,6 +73,31 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
       --frames "15 of 15" --container-offset 0.001)
   set_tests_properties(explorer_browser_first_fix.containers_perturbed PROPERTIES WILL_FAIL TRUE
     FIXTURES_REQUIRED explorer_browser RESOURCE_LOCK chromium TIMEOUT 300)
+  # The engine's words (tests/browser/engine_words_test.mjs): no output of a
+  # trace says "frame" where it means a step, over every trace fixture, the
+  # hand-written ONNX Runtime and TensorFlow GPU traces and the PyTorch and
+  # ONNX Runtime runs recorded at test time (the table, both reports, every
+  # tab of the explorer); the perturbed twin reads the TouchDesigner example,
+  # which says "frame" rightly, and must fail.
+  file(GLOB word_traces ${CMAKE_CURRENT_SOURCE_DIR}/data/fixtures/traces/*)
+  list(FILTER word_traces EXCLUDE REGEX "README")
+  foreach(variant check perturbed)
+    set(inputs ${word_traces} ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/onnxruntime_profile.json
+      ${CMAKE_CURRENT_SOURCE_DIR}/data/chrome/tf1_gpu_timeline.json
+      ${CMAKE_CURRENT_BINARY_DIR}/torch/conv_2threads.json ${CMAKE_CURRENT_BINARY_DIR}/ort/parallel_2thread.json)
+    set(fixtures explorer_browser torch_conv_2threads ort_parallel_2thread)
+    if(variant STREQUAL perturbed)
+      set(inputs ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json)
+      set(fixtures explorer_browser)
+    endif()
+    add_test(NAME engine_words.${variant}
+      COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/engine_words_test.mjs
+        --cookgraph $<TARGET_FILE:cookgraph> --out ${browser_artifacts}/engine_words_${variant}
+        --word step ${inputs})
+    set_tests_properties(engine_words.${variant} PROPERTIES
+      FIXTURES_REQUIRED "${fixtures}" RESOURCE_LOCK chromium TIMEOUT 300)
+  endforeach()
+  set_tests_properties(engine_words.perturbed PROPERTIES WILL_FAIL TRUE)
   add_test(NAME explorer_browser_views
     COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/views_test.mjs
       --cookgraph $<TARGET_FILE:cookgraph> --work ${CMAKE_CURRENT_BINARY_DIR}/explorer_views
@@ -100,5 +125,5 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
   endforeach()
   cookgraph_plain_test(explorer_browser_views explorer_browser_ask_thread explorer_browser_live
     explorer_browser_first_fix.check explorer_browser_first_fix.perturbed
-    explorer_browser_first_fix.containers_perturbed)
+    explorer_browser_first_fix.containers_perturbed engine_words.check engine_words.perturbed)
 endif()

@@ -49,10 +49,34 @@ std::string ProfilerPart(const ProfilerOverhead& p, size_t frames, std::string_v
                      Ms(p.ms.p95), Ms(p.ms.max), unit, note);
 }
 
+// A spike's excess as a share of the time its over-budget frames ran over the
+// budget: "131.4% of those frames' time over budget (over 100%: the other
+// nodes ran faster than usual then)".
+std::string OverrunShareText(double share, std::string_view word) {
+  std::string out = fmt::format("{} of those {}s' time over budget", Percent(share), word);
+  if (share > 1) out += " (over 100%: the other nodes ran faster than usual then)";
+  return out;
+}
+
+// The per-frame column titles in the engine's word (SnapshotInfo::frame_word):
+// "ms/step" for a trace, "ms/buffer" for GStreamer.
+struct PerFrameTitles {
+  std::string_view per, self_per, gpu_per, cooks_per, change_per;
+};
+
+PerFrameTitles TitlesFor(std::string_view word) {
+  if (word == "step") return {"ms/step", "self ms/step", "gpu ms/step", "calls/step", "Δms/step"};
+  if (word == "buffer") {
+    return {"ms/buffer", "self ms/buffer", "gpu ms/buffer", "cooks/buffer", "Δms/buffer"};
+  }
+  return {"ms/frame", "self ms/frame", "gpu ms/f", "cooks/f", "Δms/frame"};
+}
+
 }  // namespace
 
 TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
   const Analysis& a = scored.analysis;
+  const PerFrameTitles per = TitlesFor(scored.snapshot.info.frame_word());
   TextTable t;
   // A call tree (traces): the time with the calls made beside the self time
   // (avg ms), when it differs anywhere.
@@ -70,14 +94,14 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
   t.columns.insert(t.columns.end(), {{"std ms"},
                {"p95 ms"},
                {"max ms"},
-               {"ms/frame"},
+               {per.per},
                {"share"}});
   // GPU time beside the cook time, where the input measures it (TOPs,
   // kernels): per frame and its share, as the two before.
   bool gpu = false;
   for (const NodeStats& s : a.stats) gpu = gpu || s.gpu_per_frame_ms.has_value();
-  if (gpu) t.columns.insert(t.columns.end(), {{"gpu ms/f"}, {"gpu share"}});
-  t.columns.insert(t.columns.end(), {{"cooks/f"}, {"upstream ms"}});
+  if (gpu) t.columns.insert(t.columns.end(), {{per.gpu_per}, {"gpu share"}});
+  t.columns.insert(t.columns.end(), {{per.cooks_per}, {"upstream ms"}});
   // --sort gain: the predicted mean frame ms saved by halving the node
   // (metrics/whatif.h).
   const bool gain = !a.gain_ms.empty();
@@ -96,7 +120,8 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
   if (waits) t.columns.push_back({"waits ms"});
   const bool baseline = scored.baseline != nullptr;
   if (baseline) {
-    for (std::string_view title : {"Δavg", "Δp95", "Δms/frame", "Δscore", "p"}) {
+    for (std::string_view title : {std::string_view("Δavg"), std::string_view("Δp95"), per.change_per,
+                                    std::string_view("Δscore"), std::string_view("p")}) {
       t.columns.push_back({title});
     }
   }
@@ -174,14 +199,15 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
 }
 
 TextTable ContainerTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
+  const PerFrameTitles per = TitlesFor(scored.snapshot.info.frame_word());
   TextTable t;
   t.columns = {{"#"},
                {"container", false, kIdWidth},
                {"depth"},
                {"nodes"},
                {"cooked"},
-               {"ms/frame"},
-               {"self ms/frame"},
+               {per.per},
+               {per.self_per},
                {"share"},
                {"max ms"},
                {"costliest", false, kIdWidth}};
@@ -219,30 +245,32 @@ std::vector<std::string> TitleParts(const ScoredSnapshot& scored, const TextFn& 
   if (!snap.info.engine.empty()) parts.push_back(text(snap.info.engine));
   if (!snap.info.name.empty()) parts.push_back("\"" + text(snap.info.name) + "\"");
   const size_t frames = snap.samples.frame_count();
+  const std::string_view word = snap.info.frame_word();
+  const std::string_view plural = frames == 1 ? "" : "s";
   if (!a.has_budget) {
     // Steps (docs/architecture.md#steps-are-not-frames): no budget to be over.
-    parts.push_back(fmt::format("{} step{}", frames, frames == 1 ? "" : "s"));
-    parts.push_back(fmt::format("step time mean {} / p95 {} / max {} ms, no budget (--budget-ms sets one)",
-                                Ms(a.frames.mean_ms), Ms(a.frames.p95_ms), Ms(a.frames.max_ms)));
-    if (a.profiler) parts.push_back(ProfilerPart(*a.profiler, frames, "step"));
+    parts.push_back(fmt::format("{} {}{}", frames, word, plural));
+    parts.push_back(fmt::format("{} time mean {} / p95 {} / max {} ms, no budget (--budget-ms sets one)",
+                                word, Ms(a.frames.mean_ms), Ms(a.frames.p95_ms), Ms(a.frames.max_ms)));
+    if (a.profiler) parts.push_back(ProfilerPart(*a.profiler, frames, word));
     return parts;
   }
-  parts.push_back(fmt::format("{} frame{}", frames, frames == 1 ? "" : "s"));
+  parts.push_back(fmt::format("{} {}{}", frames, word, plural));
   if (a.frames.counted != frames) {
     // GStreamer: buffer indexes no streaming thread worked on (only queues).
     parts.push_back(fmt::format("{} with work", a.frames.counted));
   }
-  parts.push_back(fmt::format("frame time mean {} / p95 {} / max {} ms ({}), budget {} ms",
+  parts.push_back(fmt::format("{} time mean {} / p95 {} / max {} ms ({}), budget {} ms", word,
                               Ms(a.frames.mean_ms), Ms(a.frames.p95_ms), Ms(a.frames.max_ms),
                               a.frames.measured ? "measured" : "sum of cooks", Ms(a.budget_ms)));
   if (snap.streaming && snap.streaming->bottleneck) {
-    // GStreamer: which stream's buffers are the frames (MarkFrameThreads).
+    // GStreamer: which stream's buffers are timed (MarkFrameThreads).
     const Streaming& st = *snap.streaming;
     const StreamingThread& b = st.threads[*st.bottleneck];
     const size_t others = static_cast<size_t>(std::count_if(
         st.threads.begin(), st.threads.end(), [](const StreamingThread& t) { return !t.sets_frame; }));
     parts.push_back(fmt::format(
-        "frames are the {}'s buffers{}{}", text(b.name),
+        "timed on the {}'s buffers{}{}", text(b.name),
         b.buffer_period_ms ? fmt::format(" ({} ms)", Ms(*b.buffer_period_ms)) : "",
         others ? fmt::format(", {} thread{} at another rate judged on {} own", others,
                              others == 1 ? "" : "s", others == 1 ? "its" : "their")
@@ -254,7 +282,7 @@ std::vector<std::string> TitleParts(const ScoredSnapshot& scored, const TextFn& 
                   : fmt::format("{} over budget ({})", over,
                                 Percent(static_cast<double>(over) /
                                         static_cast<double>(std::max<size_t>(a.frames.counted, 1)))));
-  if (a.profiler) parts.push_back(ProfilerPart(*a.profiler, frames, "frame"));
+  if (a.profiler) parts.push_back(ProfilerPart(*a.profiler, frames, word));
   return parts;
 }
 
@@ -410,7 +438,7 @@ void StreamingSections(const Streaming& st, const std::function<std::string(Node
   if (st.latency) {
     const LatencyStats& l = *st.latency;
     sections.push_back(
-        {"latency (source → sink, not frame time)",
+        {"latency (source → sink, not the buffer time above)",
          {fmt::format("{} records: mean {} / p95 {} / max {} ms", l.records, Ms(l.mean_ms),
                       Ms(l.p95_ms), Ms(l.max_ms))}});
   }
@@ -421,6 +449,7 @@ void StreamingSections(const Streaming& st, const std::function<std::string(Node
 std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, const TextFn& text) {
   const Network& net = scored.snapshot.network;
   const Analysis& a = scored.analysis;
+  const std::string_view word = scored.snapshot.info.frame_word();
   std::vector<Section> sections;
   auto node_id = [&](NodeIndex n) { return id(net.node(n).id); };
 
@@ -434,8 +463,8 @@ std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, co
         ids += node_id(r.loop.nodes[k]);
       }
       if (r.loop.nodes.size() > kLoopIds) ids += ", …";
-      s.items.push_back(fmt::format("{:<9} {} ms/frame, {} node{}: {}", LoopKindName(r.loop.kind),
-                                    Ms(r.per_frame_ms), r.loop.nodes.size(),
+      s.items.push_back(fmt::format("{:<9} {} ms/{}, {} node{}: {}", LoopKindName(r.loop.kind),
+                                    Ms(r.per_frame_ms), word, r.loop.nodes.size(),
                                     r.loop.nodes.size() == 1 ? "" : "s", ids));
     }
     if (a.loops.size() > kMaxLoops) {
@@ -469,21 +498,22 @@ std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, co
     if (path.size() == 2) ends += " → " + node_id(path.back());
     if (path.size() > 2) ends += " → … → " + node_id(path.back());
     sections.push_back({"critical path",
-                        {fmt::format("{} ms/frame, {} node{}: {}", Ms(a.critical_path.weight),
-                                     path.size(), path.size() == 1 ? "" : "s", ends)}});
+                        {fmt::format("{} ms/{}, {} node{}: {}", Ms(a.critical_path.weight),
+                                     word, path.size(), path.size() == 1 ? "" : "s", ends)}});
   }
 
   if (a.trace) TraceSections(scored, node_id, sections);
   if (scored.snapshot.streaming) StreamingSections(*scored.snapshot.streaming, node_id, sections);
 
   if (!a.spikes.empty()) {
-    Section s{"spikes in over-budget frames", {}};
+    Section s{fmt::format("spikes in over-budget {}s", word), {}};
     for (size_t i = 0; i < std::min(a.spikes.size(), kMaxSpikes); ++i) {
       const Spike& sp = a.spikes[i];
-      s.items.push_back(fmt::format(
-          "{}: +{} ms over {} frame{} (median {} ms, worst +{} ms at frame {}), {} of overrun",
-          node_id(sp.node), Ms(sp.excess_ms), sp.frames, sp.frames == 1 ? "" : "s",
-          Ms(sp.median_ms), Ms(sp.max_excess_ms), sp.worst_frame, Percent(sp.share_of_overrun)));
+      s.items.push_back(fmt::format("{}: +{} ms over {} {}{} (median {} ms, worst +{} ms at {} {}), {}",
+                                    node_id(sp.node), Ms(sp.excess_ms), sp.frames, word,
+                                    sp.frames == 1 ? "" : "s", Ms(sp.median_ms),
+                                    Ms(sp.max_excess_ms), word, sp.worst_frame,
+                                    OverrunShareText(sp.share_of_overrun, word)));
     }
     if (a.spikes.size() > kMaxSpikes) {
       s.items.push_back(fmt::format("… {} more", a.spikes.size() - kMaxSpikes));
@@ -493,7 +523,7 @@ std::vector<Section> Sections(const ScoredSnapshot& scored, const TextFn& id, co
 
   if (const SnapshotDiff* diff = scored.baseline) {
     Section s{"compared with the baseline " + text(scored.baseline_file), {}};
-    s.items.push_back("frame time: " + FrameChangeText(diff->frames));
+    s.items.push_back(fmt::format("{} time: {}", word, FrameChangeText(diff->frames)));
     s.items.push_back(
         fmt::format("{} matched nodes: {} regressed (R), {} improved (I); {} added (N), {} removed",
                     diff->nodes.size(), diff->regressions, diff->improvements, diff->added.size(),

@@ -295,8 +295,8 @@ Result<Snapshot> BuildNodes(const TraceRecords& r, const Classified& c, const Ne
     return Error{
         .file = file,
         .message = LimitMessage(limits, &InputLimits::samples,
-                                fmt::format("{} operators × {} frames make more samples than",
-                                            nodes.size(), frame_count))};
+                                fmt::format("{} operators × {} {}s make more samples than",
+                                            nodes.size(), frame_count, FrameWordOf(c.producer)))};
   }
 
   // Edges: TensorFlow's inputs, nesting, flows.
@@ -420,8 +420,9 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
                  .message = r.slices.empty()
                                 ? "no slices to profile: the trace has no X events or B/E pairs"
                                 : fmt::format("no slices to profile: none of the {} slices is an "
-                                              "operator inside a frame ({})",
-                                              r.slices.size(), c.marker_what)};
+                                              "operator inside a {} ({})",
+                                              r.slices.size(), FrameWordOf(c.producer),
+                                              c.marker_what)};
   }
   // The timeline on a second core while the nodes and samples are built: they
   // share only what is read here (docs/performance.md#what-the-timeline-costs).

@@ -24,6 +24,9 @@ enum class Producer : uint8_t { kKineto, kTensorFlow, kOnnxRuntime, kGeneric, kP
 
 /// SnapshotInfo.engine: "pytorch", "tensorflow", "onnxruntime", "chrome-trace".
 std::string_view EngineName(Producer producer);
+/// What the producer's frames are called (SnapshotInfo::frame_word): "step"
+/// for a training or inference trace, else "frame".
+std::string_view FrameWordOf(Producer producer);
 
 /// The node family of a slice of category `cat` ("" = none) from `producer`.
 std::string FamilyOf(Producer producer, std::string_view cat);

@@ -16,6 +16,7 @@
 #include "adapters/chrome/build.h"
 #include "base/text.h"
 #include "metrics/percentile.h"
+#include "metrics/snapshot.h"
 
 namespace cookgraph::chrome {
 namespace {
@@ -175,6 +176,12 @@ std::vector<bool> ReadTensorFlowStreams(TraceRecords& r, Classified& c) {
 constexpr uint32_t kWarmUp = kNone - 1;
 
 }  // namespace
+
+std::string_view FrameWordOf(Producer producer) {
+  SnapshotInfo info;
+  info.engine = EngineName(producer);
+  return info.frame_word();
+}
 
 std::string_view EngineName(Producer producer) {
   static constexpr std::array<std::string_view, 5> kNames = {"pytorch", "tensorflow", "onnxruntime",
@@ -394,12 +401,14 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
     frames.index = {0};
     frames.frame_ms = {first <= last ? static_cast<double>(last - first) / 1e6 : 0.0};
     frames.start_ns = {first <= last ? first : 0};
+    const std::string_view word = FrameWordOf(c.producer);
     frames.warnings.push_back(
         c.user_marker
-            ? fmt::format("no event name matches the frame marker {}: the whole trace is one frame",
-                          c.marker_what)
-            : "no frame marker in the trace (ProfilerStep#N or model_run): the whole trace is "
-              "one frame");
+            ? fmt::format("no event name matches --frame-marker {}: the whole trace is one {}",
+                          c.marker_what, word)
+            : fmt::format("no {} marker in the trace (ProfilerStep#N or model_run): the whole "
+                          "trace is one {}",
+                          word, word));
     return frames;
   }
 
@@ -430,8 +439,8 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
   }
   if (overlapping.count > 0) {
     frames.warnings.push_back(
-        fmt::format("{} frame marker(s) start inside an earlier one and were ignored (first: {})",
-                    overlapping.count, overlapping.first));
+        fmt::format("{} {} marker(s) start inside an earlier one and were ignored (first: {})",
+                    overlapping.count, FrameWordOf(c.producer), overlapping.first));
   }
   // The markers' own numbers, unless one lacks a number or two share one.
   std::unordered_set<int64_t> seen;
@@ -439,8 +448,8 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
   for (const auto& number : numbers) numbered = numbered && number && seen.insert(*number).second;
   if (!numbered && std::any_of(numbers.begin(), numbers.end(), [](auto& v) { return v.has_value(); })) {
     frames.warnings.push_back(fmt::format(
-        "the frame markers {} do not all have distinct numbers: frames are numbered 0, 1, ...",
-        c.marker_what));
+        "the {} markers {} do not all have distinct numbers: {}s are numbered 0, 1, ...",
+        FrameWordOf(c.producer), c.marker_what, FrameWordOf(c.producer)));
   }
   for (size_t f = 0; f < numbers.size(); ++f) {
     frames.index.push_back(numbered ? *numbers[f] : static_cast<int64_t>(f));
@@ -478,8 +487,8 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
   }
   if (outside.count > 0) {
     frames.warnings.push_back(
-        fmt::format("{} slice(s) lie outside every frame ({}) and were left out (first: {})",
-                    outside.count, c.marker_what, outside.first));
+        fmt::format("{} slice(s) lie outside every {} ({}) and were left out (first: {})",
+                    outside.count, FrameWordOf(c.producer), c.marker_what, outside.first));
   }
   if (warmup) {
     for (uint32_t& f : frames.of_slice) f = f == kWarmUp ? kNone : f;

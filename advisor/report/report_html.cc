@@ -110,7 +110,8 @@ void Summary(const ReportInput& in, std::string& out) {
   Row(out, "nodes",
       fmt::format("{} ({} cooked), {}", in.snapshot.network.size(), CookedCount(in.analysis),
                   Counted(in.snapshot.network.edges().size(), "edge")));
-  Row(out, "frames", std::to_string(f.frame_ms.size()));
+  const std::string_view unit = info.frame_word();
+  Row(out, fmt::format("{}s", unit), std::to_string(f.frame_ms.size()));
   Row(out, "fps", info.fps ? Number(*info.fps) : "(not given)");
   if (!in.analysis.has_budget) {
     // Steps (docs/architecture.md#steps-are-not-frames): no budget to be over.
@@ -122,7 +123,7 @@ void Summary(const ReportInput& in, std::string& out) {
     return;
   }
   Row(out, "budget", Ms(in.analysis.budget_ms) + " ms");
-  Row(out, "frame time",
+  Row(out, fmt::format("{} time", unit),
       fmt::format("mean {} ms, p95 {} ms, max {} ms ({})", Ms(f.mean_ms), Ms(f.p95_ms),
                   Ms(f.max_ms), f.measured ? "measured" : "sum of the nodes' cook times"));
   const double over_share =
@@ -130,7 +131,7 @@ void Summary(const ReportInput& in, std::string& out) {
   Row(out, "over budget",
       fmt::format("<span class=\"{}\">{} of {} ({})</span>",
                   f.over_budget.empty() ? "ok" : "bad", f.over_budget.size(),
-                  Counted(f.counted, "frame"),
+                  Counted(f.counted, unit),
                   Percent(over_share)));
   Row(out, "findings", std::to_string(in.findings.size()));
   out += "</table></section>\n";
@@ -143,7 +144,8 @@ void Comparison(const ReportInput& in, std::string& out) {
       "<section id=\"comparison\"><h2>Comparison with the baseline</h2>\n<table "
       "class=\"summary\">\n";
   Row(out, "baseline", "<span class=\"id\">" + EscapeHtml(in.baseline_file) + "</span>");
-  Row(out, "frame time",
+  const std::string_view unit = in.snapshot.info.frame_word();
+  Row(out, fmt::format("{} time", unit),
       diff.frames.regression
           ? "<span class=\"bad\">" + EscapeHtml(FrameChangeText(diff.frames)) + "</span>"
           : EscapeHtml(FrameChangeText(diff.frames)));
@@ -153,17 +155,18 @@ void Comparison(const ReportInput& in, std::string& out) {
                   diff.nodes.size(), diff.regressions > 0 ? "bad" : "ok", diff.regressions,
                   diff.improvements, diff.added.size(), diff.removed.size()));
   Row(out, "test",
-      fmt::format("Welch's t-test on the per-frame cook times, one-sided, alpha {}; a change must "
+      fmt::format("Welch's t-test on the per-{} cook times, one-sided, alpha {}; a change must "
                   "exceed {}% of avg ms",
-                  Number(diff.options.alpha), Number(diff.options.min_change_pct)));
+                  unit, Number(diff.options.alpha), Number(diff.options.min_change_pct)));
   out += "</table>\n";
   const std::vector<const NodeDiff*> rows = ComparisonRows(diff, in.top);
   if (!rows.empty()) {
-    out +=
+    out += fmt::format(
         "<table><thead><tr><th>id</th><th class=\"n\">avg before</th><th class=\"n\">avg "
-        "after</th><th class=\"n\">avg</th><th class=\"n\">p95</th><th class=\"n\">per-frame"
+        "after</th><th class=\"n\">avg</th><th class=\"n\">p95</th><th class=\"n\">per-{}"
         "</th><th class=\"n\">score</th><th class=\"n\">p</th><th>verdict</th></tr></thead>"
-        "<tbody>\n";
+        "<tbody>\n",
+        unit);
     for (const NodeDiff* d : rows) {
       auto avg = [](const NodeStats& s) { return s.cooked_frames > 0 ? Ms(s.avg_ms) : "-"; };
       out += fmt::format(
@@ -199,8 +202,8 @@ void Comparison(const ReportInput& in, std::string& out) {
 }
 
 void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::string& out) {
-  // Traces without a budget have steps, not frames (docs/architecture.md#steps-are-not-frames).
-  const std::string_view unit = in.analysis.has_budget ? "frame" : "step";
+  // Traces have steps, not frames (docs/architecture.md#engine-words).
+  const std::string_view unit = in.snapshot.info.frame_word();
   out += fmt::format(
       "<section id=\"top-nodes\"><h2>Top nodes</h2>\n<p class=\"muted\">{} of {} by score (avg × (1 + std)); times in ms; per-{unit} = the node's cook time "
       "summed over its {unit}s / all {unit}s; share = per-{unit} / mean {unit} time. Bars: per-{unit} "
@@ -223,7 +226,7 @@ void TopNodes(const ReportInput& in, const std::vector<TopRow>& rows, std::strin
     out += fmt::format("<th class=\"n\">gpu per-{}</th><th class=\"n\">gpu share</th>", unit);
   }
   const bool gains = !in.analysis.gain_ms.empty();
-  if (gains) out += fmt::format("<th class=\"n\" title=\"{}\">gain</th>", kGainTitle);
+  if (gains) out += fmt::format("<th class=\"n\" title=\"{}\">gain</th>", GainTitle(unit));
   out += "<th>flags</th></tr></thead><tbody>\n";
   for (const TopRow& r : rows) {
     const NodeStats& s = in.analysis.stats[r.node];
@@ -255,7 +258,7 @@ void WhatPays(const ReportInput& in, std::string& out) {
   const std::vector<PredictedGain>& rows = in.gains->rows;
   out += fmt::format(
       "<section id=\"what-pays\"><h2>What pays to fix</h2>\n<p class=\"muted\">{}</p>\n",
-      WhatPaysLine(w, in.analysis.has_budget, in.gains->frames_first));
+      WhatPaysLine(w, in.snapshot.info.frame_word(), in.gains->frames_first));
   if (rows.empty()) {
     out += "<p>No node is predicted to save time.</p></section>\n";
     return;
@@ -287,21 +290,22 @@ void WhatPays(const ReportInput& in, std::string& out) {
       Elided(Id(in.snapshot, first), kListWidth), Ms(w.before().mean_ms), Ms(p.after.mean_ms),
       Ms(w.before().p95_ms), Ms(p.after.p95_ms),
       w.has_budget() ? fmt::format(", {} → {} over budget", w.before().over_budget,
-                                   Counted(p.after.over_budget, "frame"))
+                                   Counted(p.after.over_budget, in.snapshot.info.frame_word()))
                      : "");
   out +=
       WhatIfChart(in.snapshot, in.analysis, w.frame_ms(), p.frame_ms,
                   fmt::format("{} time per {} (ms) as measured and predicted without {}",
-                              in.analysis.has_budget ? "Frame" : "Step",
-                              in.analysis.has_budget ? "frame" : "step", Id(in.snapshot, first)));
+                              Capitalised(in.snapshot.info.frame_word()),
+                              in.snapshot.info.frame_word(), Id(in.snapshot, first)));
   out += "</section>\n";
 }
 
 void Families(const ReportInput& in, std::string& out) {
-  out +=
+  out += fmt::format(
       "<section id=\"families\"><h2>Per-family breakdown</h2>\n<table><thead><tr><th>family</th>"
-      "<th class=\"n\">nodes</th><th class=\"n\">cooked</th><th class=\"n\">per-frame ms</th>"
-      "<th class=\"n\">share</th></tr></thead><tbody>\n";
+      "<th class=\"n\">nodes</th><th class=\"n\">cooked</th><th class=\"n\">per-{} ms</th>"
+      "<th class=\"n\">share</th></tr></thead><tbody>\n",
+      in.snapshot.info.frame_word());
   for (const FamilyRow& f : FamilyRows(in.snapshot, in.analysis)) {
     out += fmt::format(
         "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
@@ -319,9 +323,10 @@ void Loops(const ReportInput& in, std::string& out) {
     out += "<p>No feedback loops.</p></section>\n";
     return;
   }
-  out +=
-      "<table><thead><tr><th>kind</th><th class=\"n\">per-frame ms</th><th class=\"n\">share</th>"
-      "<th>nodes</th></tr></thead><tbody>\n";
+  out += fmt::format(
+      "<table><thead><tr><th>kind</th><th class=\"n\">per-{} ms</th><th class=\"n\">share</th>"
+      "<th>nodes</th></tr></thead><tbody>\n",
+      in.snapshot.info.frame_word());
   for (size_t i = 0; i < in.analysis.loops.size() && i < kListLimit; ++i) {
     const LoopReport& l = in.analysis.loops[i];
     std::string nodes = IdList(in.snapshot, l.loop.nodes, " → ");
@@ -368,8 +373,9 @@ void CriticalPathSection(const ReportInput& in, std::string& out) {
     return;
   }
   out += fmt::format(
-      "<p>{}, {} ms per frame ({} of the mean frame time), source to sink:</p>\n<ol>\n",
-      Counted(path.nodes.size(), "node"), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0));
+      "<p>{}, {} ms per {unit} ({} of the mean {unit} time), source to sink:</p>\n<ol>\n",
+      Counted(path.nodes.size(), "node"), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0),
+      fmt::arg("unit", in.snapshot.info.frame_word()));
   for (size_t i = 0; i < path.nodes.size() && i < kListLimit; ++i) {
     const NodeIndex n = path.nodes[i];
     out += fmt::format("<li><span class=\"id\">{}</span> <span class=\"muted\">{} ms</span></li>\n",
@@ -460,7 +466,7 @@ void StreamingSection(const ReportInput& in, std::string& out) {
                        Percent(*st.process_cpu_load_pct / 100));
   }
   const std::string latency = LatencyLine(st);
-  out += "<p>Latency (source to sink, from the <code>latency</code> records; not frame time): " +
+  out += "<p>Latency (source to sink, from the <code>latency</code> records; not the buffer time): " +
          (latency.empty() ? std::string("not recorded") : EscapeHtml(latency)) +
          ".</p>\n</section>\n";
 }
@@ -551,12 +557,12 @@ void Findings(const ReportInput& in, std::string& out) {
 void FirstFixSection(const ReportInput& in, std::string& out) {
   const std::vector<FirstFix> fixes = FirstFixes(in, kFirstFixes);
   if (fixes.empty()) return;
-  const bool steps = !in.analysis.has_budget;
+  const std::string_view unit = in.snapshot.info.frame_word();
   out += "<section id=\"first-fix\"><h2>What to change first</h2>\n<ol>\n";
   for (const FirstFix& fix : fixes) {
     out += fmt::format("<li><p><span class=\"id\">{}</span>: {}.</p>",
                        EscapeHtml(Id(in.snapshot, fix.gain->nodes.front())),
-                       EscapeHtml(FixSentence(*fix.gain, steps)));
+                       EscapeHtml(FixSentence(*fix.gain, unit)));
     if (!fix.why.empty()) {
       out += "<ul>";
       for (const Finding* f : fix.why) {
@@ -600,8 +606,8 @@ std::string RenderReportHtml(const ReportInput& in) {
   Summary(in, out);
   FirstFixSection(in, out);
   Comparison(in, out);
-  out += in.analysis.has_budget ? "<section id=\"frame-time\"><h2>Frame time</h2>\n"
-                                : "<section id=\"frame-time\"><h2>Step time</h2>\n";
+  out += fmt::format("<section id=\"frame-time\"><h2>{} time</h2>\n",
+                     Capitalised(in.snapshot.info.frame_word()));
   out += FrameTimeChart(in.snapshot, in.analysis);
   out += "</section>\n";
   TopNodes(in, rows, out);

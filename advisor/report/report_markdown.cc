@@ -85,7 +85,7 @@ void Summary(const ReportInput& in, std::string& out) {
            {"nodes", fmt::format("{} ({} cooked), {}", in.snapshot.network.size(),
                                  CookedCount(in.analysis),
                                  Counted(in.snapshot.network.edges().size(), "edge"))});
-  TableRow(out, {"frames", std::to_string(f.frame_ms.size())});
+  TableRow(out, {fmt::format("{}s", info.frame_word()), std::to_string(f.frame_ms.size())});
   TableRow(out, {"fps", info.fps ? Number(*info.fps) : "(not given)"});
   if (!in.analysis.has_budget) {
     // Steps (docs/architecture.md#steps-are-not-frames): no budget to be over.
@@ -96,13 +96,14 @@ void Summary(const ReportInput& in, std::string& out) {
     out += '\n';
     return;
   }
+  const std::string_view unit = in.snapshot.info.frame_word();
   TableRow(out, {"budget", Ms(in.analysis.budget_ms) + " ms"});
   TableRow(out,
-           {"frame time",
+           {fmt::format("{} time", unit),
             fmt::format("mean {} ms, p95 {} ms, max {} ms ({})", Ms(f.mean_ms), Ms(f.p95_ms),
                         Ms(f.max_ms), f.measured ? "measured" : "sum of the nodes' cook times")});
   TableRow(out, {"over budget", fmt::format("{} of {} ({})", f.over_budget.size(),
-                                            Counted(f.counted, "frame"), Percent(over_share))});
+                                            Counted(f.counted, unit), Percent(over_share))});
   TableRow(out, {"findings", std::to_string(in.findings.size())});
   out += '\n';
 }
@@ -112,7 +113,8 @@ void Comparison(const ReportInput& in, std::string& out) {
   const SnapshotDiff& diff = *in.comparison;
   out += "## Comparison with the baseline\n\n";
   out += "- baseline: " + MarkdownText(in.baseline_file) + "\n";
-  out += "- frame time: " + MarkdownText(FrameChangeText(diff.frames)) + "\n";
+  const std::string_view unit = in.snapshot.info.frame_word();
+  out += fmt::format("- {} time: {}\n", unit, MarkdownText(FrameChangeText(diff.frames)));
   out += fmt::format(
       "- nodes: {} matched, **{} regressed**, {} improved, {} added, {} removed (Welch's t-test, "
       "one-sided, alpha {}; a change must exceed {}% of avg ms)\n\n",
@@ -120,7 +122,7 @@ void Comparison(const ReportInput& in, std::string& out) {
       diff.removed.size(), diff.options.alpha, diff.options.min_change_pct);
   const std::vector<const NodeDiff*> rows = ComparisonRows(diff, in.top);
   if (!rows.empty()) {
-    TableHead(out, {"id", ">avg before", ">avg after", ">avg", ">p95", ">per-frame", ">score", ">p",
+    TableHead(out, {"id", ">avg before", ">avg after", ">avg", ">p95", fmt::format(">per-{}", unit), ">score", ">p",
                     "verdict"});
     for (const NodeDiff* d : rows) {
       auto avg = [](const NodeStats& s) { return s.cooked_frames > 0 ? Ms(s.avg_ms) : "-"; };
@@ -152,21 +154,23 @@ void Comparison(const ReportInput& in, std::string& out) {
 
 void FrameTime(const ReportInput& in, std::string& out) {
   const FrameSummary& f = in.analysis.frames;
-  out += "## Frame time\n\n";
+  const std::string_view unit = in.snapshot.info.frame_word();
+  out += fmt::format("## {} time\n\n", Capitalised(unit));
   if (f.frame_ms.empty()) {
-    out += "No frames.\n\n";
+    out += fmt::format("No {}s.\n\n", unit);
     return;
   }
   const double top = std::max(f.max_ms, f.budget_ms);
   out += in.analysis.has_budget
-             ? fmt::format("Frame time per frame, scaled to {} ms (the larger of the maximum and "
+             ? fmt::format("{} time per {}, scaled to {} ms (the larger of the maximum and "
                            "the budget of {} ms):\n\n```text\n{}\n```\n\n",
-                           Ms(top), Ms(in.analysis.budget_ms), Sparkline(f.frame_ms, top))
-             : fmt::format("Step time per step, scaled to the slowest ({} ms):\n\n```text\n{}\n```\n\n",
-                           Ms(f.max_ms), Sparkline(f.frame_ms, top));
+                           Capitalised(unit), unit, Ms(top), Ms(in.analysis.budget_ms),
+                           Sparkline(f.frame_ms, top))
+             : fmt::format("{} time per {}, scaled to the slowest ({} ms):\n\n```text\n{}\n```\n\n",
+                           Capitalised(unit), unit, Ms(f.max_ms), Sparkline(f.frame_ms, top));
   if (!f.over_budget.empty()) {
     const std::vector<int64_t>& index = in.snapshot.samples.frame_index();
-    out += "Over-budget frames:";
+    out += fmt::format("Over-budget {}s:", unit);
     for (size_t i = 0; i < f.over_budget.size() && i < kListLimit; ++i) {
       const size_t p = f.over_budget[i];
       out += fmt::format("{} {} ({} ms)", i ? "," : "",
@@ -180,8 +184,8 @@ void FrameTime(const ReportInput& in, std::string& out) {
 
 void TopNodes(const ReportInput& in, std::string& out) {
   const std::vector<TopRow> rows = TopRows(in.analysis, in.top);
-  // Traces without a budget have steps, not frames (docs/architecture.md#steps-are-not-frames).
-  const std::string_view unit = in.analysis.has_budget ? "frame" : "step";
+  // Traces have steps, not frames (docs/architecture.md#engine-words).
+  const std::string_view unit = in.snapshot.info.frame_word();
   out += fmt::format(
       "## Top nodes\n\n{} of {} by score (avg × (1 + std)); times in "
       "ms; per-{unit} = cook time summed over the node's {unit}s / all {unit}s; share = per-{unit} / "
@@ -192,7 +196,7 @@ void TopNodes(const ReportInput& in, std::string& out) {
     out += fmt::format("No node cooked in any {}.\n\n", unit);
     return;
   }
-  // gain: the mean frame ms saved if the node cooked twice as fast (kGainTitle).
+  // gain: the mean frame ms saved if the node cooked twice as fast (GainTitle).
   const bool gains = !in.analysis.gain_ms.empty();
   std::vector<std::string> head = {">rank", "id",   "type", ">score", ">avg",
                                    ">p95",  ">max", fmt::format(">per-{}", unit), ">share"};
@@ -223,7 +227,7 @@ void TopNodes(const ReportInput& in, std::string& out) {
     cells.push_back(Flags(in.analysis, r.node));
     TableRow(out, cells);
   }
-  if (gains) out += "\ngain = the " + std::string(kGainTitle) + ".\n";
+  if (gains) out += "\ngain = the " + GainTitle(unit) + ".\n";
   out += '\n';
 }
 
@@ -233,8 +237,8 @@ void WhatPays(const ReportInput& in, std::string& out) {
   if (in.whatif == nullptr || in.gains == nullptr) return;
   const WhatIf& w = *in.whatif;
   const std::vector<PredictedGain>& rows = in.gains->rows;
-  const char* unit = in.analysis.has_budget ? "frame" : "step";
-  out += "## What pays to fix\n\n" + WhatPaysLine(w, in.analysis.has_budget, in.gains->frames_first) + "\n\n";
+  const std::string_view unit = in.snapshot.info.frame_word();
+  out += "## What pays to fix\n\n" + WhatPaysLine(w, unit, in.gains->frames_first) + "\n\n";
   if (rows.empty()) {
     out += "No node is predicted to save time.\n\n";
     return;
@@ -266,14 +270,15 @@ void WhatPays(const ReportInput& in, std::string& out) {
       MarkdownText(Id(in.snapshot, first)), Ms(w.before().mean_ms), Ms(p.after.mean_ms),
       Ms(w.before().p95_ms), Ms(p.after.p95_ms),
       w.has_budget() ? fmt::format(", {} → {} over budget", w.before().over_budget,
-                                   Counted(p.after.over_budget, "frame"))
+                                   Counted(p.after.over_budget, unit))
                      : "",
       unit, Ms(top), Sparkline(w.frame_ms(), top), Sparkline(p.frame_ms, top));
 }
 
 void Families(const ReportInput& in, std::string& out) {
   out += "## Per-family breakdown\n\n";
-  TableHead(out, {"family", ">nodes", ">cooked", ">per-frame ms", ">share"});
+  TableHead(out, {"family", ">nodes", ">cooked",
+                  fmt::format(">per-{} ms", in.snapshot.info.frame_word()), ">share"});
   for (const FamilyRow& f : FamilyRows(in.snapshot, in.analysis)) {
     TableRow(out, {f.family.empty() ? "(none)" : MarkdownText(f.family), std::to_string(f.nodes),
                    std::to_string(f.cooked_nodes), Ms(f.per_frame_ms), Percent(f.share)});
@@ -288,7 +293,8 @@ void Loops(const ReportInput& in, std::string& out) {
     out += "No feedback loops.\n\n";
     return;
   }
-  TableHead(out, {"kind", ">per-frame ms", ">share", "nodes"});
+  TableHead(out, {"kind", fmt::format(">per-{} ms", in.snapshot.info.frame_word()), ">share",
+                  "nodes"});
   for (size_t i = 0; i < in.analysis.loops.size() && i < kListLimit; ++i) {
     const LoopReport& l = in.analysis.loops[i];
     std::string nodes = IdList(in.snapshot, l.loop.nodes, " → ");
@@ -330,7 +336,7 @@ void StreamingSection(const ReportInput& in, std::string& out) {
                        Percent(*st.process_cpu_load_pct / 100));
   }
   const std::string latency = LatencyLine(st);
-  out += "\nLatency (source to sink, from the `latency` records; not frame time): " +
+  out += "\nLatency (source to sink, from the `latency` records; not the buffer time): " +
          (latency.empty() ? std::string("not recorded") : latency) + ".\n\n";
 }
 
@@ -357,8 +363,10 @@ void CriticalPathSection(const ReportInput& in, std::string& out) {
     return;
   }
   out +=
-      fmt::format("{}, {} ms per frame ({} of the mean frame time), source to sink:\n\n",
-                  Counted(path.nodes.size(), "node"), Ms(path.weight), Percent(mean > 0 ? path.weight / mean : 0));
+      fmt::format("{}, {} ms per {unit} ({} of the mean {unit} time), source to sink:\n\n",
+                  Counted(path.nodes.size(), "node"), Ms(path.weight),
+                  Percent(mean > 0 ? path.weight / mean : 0),
+                  fmt::arg("unit", in.snapshot.info.frame_word()));
   for (size_t i = 0; i < path.nodes.size() && i < kListLimit; ++i) {
     const NodeIndex n = path.nodes[i];
     out += fmt::format("{}. {} ({} ms)\n", i + 1, MarkdownText(Id(in.snapshot, n)),
@@ -407,13 +415,13 @@ void Findings(const ReportInput& in, std::string& out) {
 void FirstFixSection(const ReportInput& in, std::string& out) {
   const std::vector<FirstFix> fixes = FirstFixes(in, kFirstFixes);
   if (fixes.empty()) return;
-  const bool steps = !in.analysis.has_budget;
+  const std::string_view unit = in.snapshot.info.frame_word();
   out += "## What to change first\n\n";
   for (size_t i = 0; i < fixes.size(); ++i) {
     const FirstFix& fix = fixes[i];
     out += fmt::format("{}. **{}**: {}.\n", i + 1,
                        MarkdownText(Id(in.snapshot, fix.gain->nodes.front())),
-                       MarkdownText(FixSentence(*fix.gain, steps)));
+                       MarkdownText(FixSentence(*fix.gain, unit)));
     for (const Finding* f : fix.why) {
       out += fmt::format("   - {}: {}\n", MarkdownText(f->rule), MarkdownText(f->title));
     }

@@ -95,8 +95,11 @@ std::string GainCell(const Analysis& analysis, NodeIndex n) {
   return n < analysis.gain_ms.size() ? Ms(analysis.gain_ms[n]) : "-";
 }
 
-std::string WhatPaysLine(const WhatIf& whatif, bool frames, bool frames_first) {
-  const char* unit = frames ? "frame" : "step";
+std::string GainTitle(std::string_view unit) {
+  return fmt::format("predicted mean {} ms saved if this node cooked twice as fast", unit);
+}
+
+std::string WhatPaysLine(const WhatIf& whatif, std::string_view unit, bool frames_first) {
   return fmt::format(
       "Predicted by the {} model: what each node alone would save if it cooked twice as fast "
       "(halved) or not at all (removed), in mean and p95 {} ms{}; ranked by {}the gain column.",
@@ -124,6 +127,12 @@ std::string Flags(const Analysis& analysis, NodeIndex n) {
   if (at(analysis.on_critical_path)) add("critical");
   if (at(analysis.dead)) add("dead");
   if (at(analysis.waiting)) add("waiting");
+  return out;
+}
+
+std::string Capitalised(std::string_view word) {
+  std::string out(word);
+  if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 'a' + 'A');
   return out;
 }
 
@@ -189,13 +198,16 @@ std::string FoldedMember(const Snapshot& snapshot, const Finding& f) {
   std::string out = f.nodes.empty() ? f.title : Id(snapshot, f.nodes.front());
   std::vector<std::string> said;
   for (const auto& [name, value] : f.numbers) {
-    if (name == "per_frame_ms") said.push_back(Ms(value) + " ms per frame");
+    if (name == "per_frame_ms") {
+      said.push_back(fmt::format("{} ms per {}", Ms(value), snapshot.info.frame_word()));
+    }
   }
   if (f.gain) {
     said.push_back(fmt::format("its fix saves {}{}", ApproxMs(f.gain->ms()),
                                f.gain->frames() > 0
-                                   ? fmt::format(" and {} of {} over-budget frames",
-                                                 f.gain->frames(), f.gain->over_budget)
+                                   ? fmt::format(" and {} of {} over-budget {}s",
+                                                 f.gain->frames(), f.gain->over_budget,
+                                                 snapshot.info.frame_word())
                                    : ""));
   }
   if (!said.empty()) out += fmt::format(" ({})", fmt::join(said, "; "));

@@ -72,13 +72,13 @@ inline constexpr size_t kGainRows = 5;
 /// The gain column's cell of `n`: its Analysis::gain_ms in ms.
 std::string GainCell(const Analysis& analysis, NodeIndex n);
 
-/// The gain column's header tooltip.
-inline constexpr std::string_view kGainTitle =
-    "predicted mean frame ms saved if this node cooked twice as fast";
+/// The gain column's header tooltip: "predicted mean frame ms saved if this
+/// node cooked twice as fast", in the engine's word (SnapshotInfo::frame_word).
+std::string GainTitle(std::string_view unit);
 
 /// The line under "What pays to fix": the model, and what the table says.
 /// `frames_first`: the rows are ranked by over-budget frames first (TopGains).
-std::string WhatPaysLine(const WhatIf& whatif, bool frames, bool frames_first);
+std::string WhatPaysLine(const WhatIf& whatif, std::string_view unit, bool frames_first);
 
 /// The cells of a saving in "What pays to fix": mean ms, p95 ms and, with a
 /// `budget`, the over-budget frames saved ("-3": three more); "-" each
@@ -90,6 +90,8 @@ std::string Flags(const Analysis& analysis, NodeIndex n);
 
 /// `n` and the noun for it: "1 finding", "2 findings", "0 findings"; `plural`
 /// for a noun that does not just add an "s" ("launch", "launches").
+/// "step" → "Step".
+std::string Capitalised(std::string_view word);
 std::string Counted(size_t n, std::string_view singular, std::string_view plural = {});
 
 /// The top-nodes table's "The 20 costliest" ("The costliest" for one row).

@@ -39,9 +39,10 @@ std::string FramesChart(const Snapshot& snapshot, const Analysis& analysis,
       "aria-labelledby=\"{}\">\n"
       "<title id=\"{}\">{}</title>\n",
       kWidth, kHeight, id, id, EscapeHtml(title));
+  const std::string_view unit = snapshot.info.frame_word();
   if (ms.empty()) {
-    out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\">no frames</text>\n</svg>\n", kLeft,
-                       kTop + plot_h / 2);
+    out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\">no {}s</text>\n</svg>\n", kLeft,
+                       kTop + plot_h / 2, unit);
     return out;
   }
   double top = analysis.budget_ms;
@@ -111,9 +112,9 @@ std::string FramesChart(const Snapshot& snapshot, const Analysis& analysis,
     if (!over[c]) continue;
     const size_t f = c * ms.size() / columns;
     out += fmt::format(
-        "<circle class=\"over\" cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>frame {}: {} ms</title>"
+        "<circle class=\"over\" cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>{} {}: {} ms</title>"
         "</circle>\n",
-        SvgNumber(x(c)), SvgNumber(y(value[c])),
+        SvgNumber(x(c)), SvgNumber(y(value[c])), unit,
         f < index.size() ? index[f] : static_cast<int64_t>(f), Ms(value[c]));
   }
   // The frame axis: first and last frame numbers.
@@ -121,13 +122,14 @@ std::string FramesChart(const Snapshot& snapshot, const Analysis& analysis,
     return f < index.size() ? std::to_string(index[f]) : std::to_string(f);
   };
   out += fmt::format(
-      "<text class=\"label\" x=\"{}\" y=\"{}\">frame {}</text>"
-      "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">frame {}</text>\n"
-      "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">frames ({} shown as "
+      "<text class=\"label\" x=\"{}\" y=\"{}\">{unit} {}</text>"
+      "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{unit} {}</text>\n"
+      "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{unit}s ({} shown as "
       "{}{})</text>\n</svg>\n",
       kLeft, kHeight - 22, frame_label(0), kLeft + plot_w, kHeight - 22, frame_label(ms.size() - 1),
       kLeft + plot_w / 2, kHeight - 6, ms.size(), Counted(columns, "column"),
-      columns < ms.size() ? ", each the maximum of its frames" : "");
+      columns < ms.size() ? fmt::format(", each the maximum of its {}s", unit) : "",
+      fmt::arg("unit", unit));
   return out;
 }
 
@@ -135,14 +137,16 @@ std::string FramesChart(const Snapshot& snapshot, const Analysis& analysis,
 
 std::string FrameTimeChart(const Snapshot& snapshot, const Analysis& analysis) {
   const FrameSummary& frames = analysis.frames;
+  const std::string_view unit = snapshot.info.frame_word();
   const std::string title =
       analysis.has_budget
           ? fmt::format(
-                "Frame time per frame (ms) against the budget of {} ms; {} of {} "
+                "{} time per {} (ms) against the budget of {} ms; {} of {} "
                 "over budget",
-                Ms(analysis.budget_ms), frames.over_budget.size(), Counted(frames.counted, "frame"))
-          : fmt::format("Step time per step (ms), {}, no budget",
-                        Counted(frames.frame_ms.size(), "step"));
+                Capitalised(unit), unit, Ms(analysis.budget_ms), frames.over_budget.size(),
+                Counted(frames.counted, unit))
+          : fmt::format("{} time per {} (ms), {}, no budget", Capitalised(unit), unit,
+                        Counted(frames.frame_ms.size(), unit));
   return FramesChart(snapshot, analysis, frames.frame_ms, nullptr, "frame-chart-title", title);
 }
 
@@ -159,8 +163,8 @@ std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,
   std::string out = fmt::format(
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-labelledby=\"top-chart-title\">\n"
-      "<title id=\"top-chart-title\">Per-frame cost (ms) of the top {}</title>\n",
-      kWidth, SvgNumber(height), Counted(rows.size(), "node"));
+      "<title id=\"top-chart-title\">Per-{} cost (ms) of the top {}</title>\n",
+      kWidth, SvgNumber(height), snapshot.info.frame_word(), Counted(rows.size(), "node"));
   double max = 0;
   for (const TopRow& r : rows) max = std::max(max, analysis.stats[r.node].per_frame_ms);
   if (max <= 0) max = 1;
@@ -174,11 +178,11 @@ std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,
     const std::string shown = TruncateMiddle(Printable(id), 52);
     const char* tone = Flags(analysis, n).find("critical") != std::string::npos ? " critical" : "";
     out += fmt::format(
-        "<g><title>{} — {} ms per frame</title>"
+        "<g><title>{} — {} ms per {}</title>"
         "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>"
         "<rect class=\"bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
         "<text class=\"label\" x=\"{}\" y=\"{}\">{}</text></g>\n",
-        EscapeHtml(id), Ms(v), kLabel - 8, SvgNumber(y + kBar - 5), EscapeHtml(shown), tone, kLabel,
+        EscapeHtml(id), Ms(v), snapshot.info.frame_word(), kLabel - 8, SvgNumber(y + kBar - 5), EscapeHtml(shown), tone, kLabel,
         SvgNumber(y), SvgNumber(std::max(1.0, plot_w * v / max)), kBar,
         SvgNumber(kLabel + plot_w * v / max + 6), SvgNumber(y + kBar - 5), Ms(v));
   }

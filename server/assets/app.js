@@ -14,6 +14,15 @@
   };
   const fmt = (v, d = 3) => (v === null || v === undefined || !isFinite(v) ? '-' : Number(v).toFixed(d));
   const pct = (v) => (v === null || v === undefined || !isFinite(v) ? '-' : (100 * v).toFixed(1) + '%');
+  // A p-value as the CLI prints it (writers/diff_formats.cc PValueText): 4
+  // decimals down to 0.0001, then one decimal and a two-digit exponent.
+  const pValue = (p) => {
+    if (p === null || p === undefined || !Number.isFinite(p)) return '-';
+    if (p === 0) return '0';
+    if (p >= 0.0001) return p.toFixed(4);
+    const [m, e] = p.toExponential(1).split('e');
+    return m + 'e' + (e.startsWith('-') ? '-' : '+') + e.replace(/^[-+]/, '').padStart(2, '0');
+  };
   const plural = (n, one, many) => n + ' ' + (n === 1 ? one : (many || one + 's'));
 
   // What tests and the benchmark read (docs/testing.md#browser-tests).
@@ -82,7 +91,11 @@
   // ---------------------------------------------------------------- colours
   const METRICS = { score: 'score', per_frame_ms: 'per-frame ms', gpu_ms: 'GPU ms per frame', upstream_ms: 'upstream ms', gain_ms: 'gain ms' };
   // The gain column (docs/architecture.md#what-if-predicted-gains).
-  const GAIN_TITLE = 'predicted mean frame ms saved if this node cooked twice as fast';
+  // The engine's word for a frame (docs/architecture.md#engine-words): "step"
+  // for a trace, "buffer" for GStreamer, as the view's summary says.
+  const frameWord = () => (state.summary && state.summary.frame_word) || 'frame';
+  const metricLabel = (m) => METRICS[m].replace('frame', frameWord());
+  const gainTitle = () => 'predicted mean ' + frameWord() + ' ms saved if this node cooked twice as fast';
   const F = { loop: 1, critical: 2, dead: 4, waiting: 8, enterable: 16, output: 32, node: 64 };
   function ramp(t) {  // 0..1 -> light yellow .. red
     const stops = [[255, 247, 236], [253, 212, 158], [252, 141, 89], [215, 48, 31], [127, 0, 0]];
@@ -249,7 +262,7 @@
   // what TouchDesigner's Probe shows for a COMP, never a child's figure.
   function boxValue(it, i, v) {
     if (!(it.flags[i] & F.enterable)) return fmt(v);
-    const unit = state.summary && state.summary.steps ? 'step' : 'frame';
+    const unit = frameWord();
     if (state.metric === 'gpu_ms') return 'total ' + fmt(v) + ' GPU ms/' + unit;
     return 'total ' + fmt(it.per_frame_ms[i]) + ' ms/' + unit;
   }
@@ -324,7 +337,7 @@
     const tip = $('tooltip');
     if (i < 0) { tip.hidden = true; return; }
     const it = state.graph.items;
-    tip.textContent = it.id[i] + '\n' + it.type[i] + ' · ' + METRICS[state.metric] + ' ' + fmt(it[state.metric][i]) +
+    tip.textContent = it.id[i] + '\n' + it.type[i] + ' · ' + metricLabel(state.metric) + ' ' + fmt(it[state.metric][i]) +
       (it.costliest && it.costliest[i] ? '\n' + boxValue(it, i, it[state.metric][i]) + '; costliest inside: ' + it.costliest[i] + ' (' + fmt(it.costliest_ms[i]) + ' ms)' : '');
     tip.style.whiteSpace = 'pre-wrap';
     tip.style.left = (ev.clientX - r.left + 14) + 'px';
@@ -392,14 +405,14 @@
     const lg = $('legend');
     lg.replaceChildren();
     const max = metricMax(state.graph);
-    lg.appendChild(el('span', METRICS[state.metric] + ': 0'));
+    lg.appendChild(el('span', metricLabel(state.metric) + ': 0'));
     const bar = el('span', null, 'bar');
     bar.style.background = 'linear-gradient(to right,' + [0, 0.25, 0.5, 0.75, 1].map(ramp).join(',') + ')';
     lg.appendChild(bar);
     const top = el('span', fmt(max));
     top.id = 'legend-max';
     lg.appendChild(top);
-    lg.appendChild(el('div', 'red border: critical path · dashed purple: loop · pale blue: waiting (queue) · double frame: container (double-click to enter)', 'muted'));
+    lg.appendChild(el('div', 'red border: critical path · dashed purple: loop · pale blue: waiting (queue) · double border: container (double-click to enter)', 'muted'));
   }
 
   $('metric').addEventListener('change', () => {
@@ -508,7 +521,7 @@
         if (!(key in d.stats)) continue;
         const tr = el('tr');
         tr.dataset.stat = key;
-        tr.appendChild(el('th', label));
+        tr.appendChild(el('th', label.replace('frame', frameWord())));
         const v = d.stats[key];
         const td = el('td', dec < 0 ? pct(v) : v === null ? '-' : typeof v === 'number' ? (dec ? fmt(v, dec) : String(v)) : String(v), 'num');
         td.dataset.value = v === null ? '' : String(v);
@@ -527,7 +540,7 @@
       }
     } else if (d.container) {
       const tr = el('tr');
-      tr.appendChild(el('th', 'per frame ms (all beneath)'));
+      tr.appendChild(el('th', 'per ' + frameWord() + ' ms (all beneath)'));
       tr.appendChild(el('td', fmt(d.container.per_frame_ms), 'num'));
       stats.appendChild(tr);
     }
@@ -590,7 +603,8 @@
     const d = state.node;
     const [g, r] = fitCanvas($('node-chart'));
     const s = d && d.series ? d.series.cook_ms : [];
-    if (!s || !s.length) { $('panel-chart-note').textContent = 'no per-frame series'; return; }
+    const unit = frameWord();
+    if (!s || !s.length) { $('panel-chart-note').textContent = 'no per-' + unit + ' series'; return; }
     let max = 0;
     for (const v of s) if (v !== null && v > max) max = v;
     max = max || 1;
@@ -606,8 +620,8 @@
     }
     g.fillStyle = '#66708a';
     g.font = '11px system-ui, sans-serif';
-    g.fillText('max ' + fmt(max) + ' ms · ' + s.length + ' frames', 2, r.height - 2);
-    $('panel-chart-note').textContent = over.size ? 'red: the frame was over budget (' + plural(over.size, 'frame') + ')' : '';
+    g.fillText('max ' + fmt(max) + ' ms · ' + plural(s.length, unit), 2, r.height - 2);
+    $('panel-chart-note').textContent = over.size ? 'red: the ' + unit + ' was over budget (' + plural(over.size, unit) + ')' : '';
   }
 
   // ---------------------------------------------------------------- what-if
@@ -634,7 +648,7 @@
       const w = await get(V() + '/whatif?node=' + encodeURIComponent(id) + '&factor=' + encodeURIComponent(factor));
       if (seq !== whatifSeq || view !== state.view) return;  // a newer move, another node or view
       state.whatif = w;
-      const unit = state.summary && state.summary.steps ? 'step' : 'frame';
+      const unit = frameWord();
       const change = (a, b) => fmt(a) + ' → ' + fmt(b) + ' ms';
       const saved = (v) => (v === null ? '' : ' (' + (v >= 0 ? fmt(v) + ' saved' : fmt(-v) + ' more') + ')');
       let head = 'mean ' + change(w.before.mean_ms, w.after.mean_ms) + saved(w.saved_ms) +
@@ -697,7 +711,7 @@
   async function loadFrames(force) {
     if (!state.frames || force) state.frames = await get(V() + '/frames');
     const f = state.frames;
-    const unit = f.steps ? 'step' : 'frame';
+    const unit = f.frame_word || 'frame';
     $('frames-head').textContent = plural(f.frame_ms.length, unit) + ' · mean ' + fmt(f.mean_ms) + ' ms · p95 ' + fmt(f.p95_ms) + ' ms · max ' + fmt(f.max_ms) + ' ms' +
       (f.budget_ms !== null ? ' · budget ' + fmt(f.budget_ms) + ' ms, ' + plural(f.over_budget.length, unit) + ' over' : ' · no budget (' + unit + 's)') + ' · click a bar for its timeline';
     drawFrameChart();
@@ -750,12 +764,12 @@
     const t = await get(V() + '/timeline?frame=' + i);
     state.timeline = t;
     tl.view = [0, Math.max(t.span_ms, 1e-6)];
-    const unit = state.frames && state.frames.steps ? 'step' : 'frame';
+    const unit = frameWord();
     const layout = t.layout === 'recorded' ? 'recorded times' + (state.summary && state.summary.engine === 'gstreamer' ? ' (when each buffer entered each element; pale: waiting)' : '') :
       'dependency order (the input gives each cook\'s time, not when it ran)';
     $('timeline-head').textContent = unit + ' ' + t.step + ' · ' + fmt(t.frame_ms) + ' ms · ' + plural(t.lanes.length, 'lane') + ' · ' +
       plural(t.events, 'event') + (t.kept < t.events ? ' (the ' + t.kept + ' longest drawn)' : '') +
-      (t.other_streams ? ' · ' + plural(t.other_streams, 'cook') + ' on threads at another rate not shown (not this frame)' : '') +
+      (t.other_streams ? ' · ' + plural(t.other_streams, 'cook') + ' on threads at another rate not shown (not this ' + unit + ')' : '') +
       ' · ' + layout + ' · wheel zooms, drag pans';
     drawTimeline();
     document.body.dataset.frame = String(i);
@@ -1005,7 +1019,7 @@
     const head = $('diff-head');
     head.replaceChildren();
     head.appendChild(el('p', 'Before: ' + d.before + ' · after: ' + d.after));
-    const s = el('p', 'Mean frame time ' + fmt(f.mean_before) + ' → ' + fmt(f.mean_after) + ' ms (' + (f.change_pct === null ? '-' : (f.change_pct > 0 ? '+' : '') + fmt(f.change_pct, 1) + '%') + ', p = ' + fmt(f.p_value, 4) + ')' +
+    const s = el('p', 'Mean ' + frameWord() + ' time ' + fmt(f.mean_before) + ' → ' + fmt(f.mean_after) + ' ms (' + (f.change_pct === null ? '-' : (f.change_pct > 0 ? '+' : '') + fmt(f.change_pct, 1) + '%') + ', p = ' + pValue(f.p_value) + ')' +
       (f.regression ? ' · a regression' : f.improvement ? ' · an improvement' : '') + ' · ' + plural(d.regressions, 'node regression', 'node regressions') + ', ' + plural(d.improvements, 'improvement') +
       ' (Welch\'s t-test at α = ' + d.alpha + ', changes above ' + d.min_change_pct + '%)');
     s.className = f.regression ? 'regression' : f.improvement ? 'improvement' : '';
@@ -1015,7 +1029,7 @@
       { key: 'before_avg_ms', label: 'avg before', num: true, format: (v) => fmt(v) },
       { key: 'after_avg_ms', label: 'avg after', num: true, format: (v) => fmt(v) },
       { key: 'avg_pct', label: 'change', num: true, format: (v) => (v === null ? '-' : (v > 0 ? '+' : '') + fmt(v, 1) + '%') },
-      { key: 'p_value', label: 'p', num: true, format: (v) => fmt(v, 4) },
+      { key: 'p_value', label: 'p', num: true, format: (v) => pValue(v) },
       { key: 'regression', label: 'verdict', format: (v, r) => (r.regression ? 'regression' : r.improvement ? 'improvement' : r.note || ''), cls: (r) => (r.regression ? 'regression' : r.improvement ? 'improvement' : '') },
     ], d.nodes, (row) => { state.view = 1; revealNode(row.id); });
     const added = $('diff-added');
@@ -1029,7 +1043,7 @@
       { key: 'file', label: 'input' },
       { key: 'engine', label: 'engine' },
       { key: 'nodes', label: 'nodes', num: true },
-      { key: 'frames', label: 'frames', num: true },
+      { key: 'frames', label: [...new Set(state.index.views.map((v) => (v.frame_word || 'frame') + 's'))].join(' / '), num: true },
       { key: 'mean_ms', label: 'mean ms', num: true, format: (v) => fmt(v) },
       { key: 'p95_ms', label: 'p95 ms', num: true, format: (v) => fmt(v) },
       { key: 'max_ms', label: 'max ms', num: true, format: (v) => fmt(v) },
@@ -1057,11 +1071,11 @@
       { key: 'id', label: 'node' },
       { key: 'type', label: 'type' },
       ms('score', 'score', 'score'), ms('avg_ms', 'avg', 'avg ms'), ms('p95_ms', 'p95', 'p95 ms'),
-      ms('max_ms', 'max', 'max ms'), ms('per_frame_ms', 'per-frame', 'per-frame ms'),
+      ms('max_ms', 'max', 'max ms'), ms('per_frame_ms', 'per-frame', 'per-' + frameWord() + ' ms'),
     ];
     if (state.summary && state.summary.metrics.includes('gpu_ms')) columns.push(ms('gpu_avg_ms', 'gpu', 'GPU avg ms'));
     columns.push(ms('upstream_ms', 'upstream', 'upstream ms'));
-    if (d.gains) columns.push(ms('gain_ms', 'gain', 'gain ms', GAIN_TITLE));
+    if (d.gains) columns.push(ms('gain_ms', 'gain', 'gain ms', gainTitle()));
     const label = (columns.find((c) => c.sort === d.sort) || { label: d.sort }).label;
     $('nodes-head').textContent = (d.rows.length < d.cooked ? 'The ' + d.rows.length + ' largest of ' : 'All ') + plural(d.cooked, 'cooked node') +
       ' by ' + label + ' · click a header to rank by it, a row to show the node';
@@ -1297,13 +1311,21 @@
   async function loadView() {
     const s = await get(V() + '/summary');
     state.summary = s;
-    $('title').textContent = (s.name || s.file) + ' · ' + s.engine + ' · ' + plural(s.nodes, 'node') + ' · ' + plural(s.frames.count, s.steps ? 'step' : 'frame');
+    $('title').textContent = (s.name || s.file) + ' · ' + s.engine + ' · ' + plural(s.nodes, 'node') + ' · ' + plural(s.frames.count, frameWord());
+    // The engine's words where the page names frames.
+    const word = frameWord();
+    $('tab-button-frames').textContent = word.charAt(0).toUpperCase() + word.slice(1) + 's';
+    $('panel-chart-title').textContent = 'Per ' + word;
+    $('question').placeholder = 'Ask about this network, e.g. ' + (s.budget_ms === null
+      ? 'which operators make a ' + word + ' slow, and what should I change first?'
+      : 'what should I change first to meet the ' + word + ' budget?') +
+      ' Follow-up questions keep the conversation (Ctrl+Enter sends).';
     const sel = $('metric');
     sel.replaceChildren();
     for (const m of s.metrics) {
-      const o = el('option', METRICS[m]);
+      const o = el('option', metricLabel(m));
       o.value = m;
-      if (m === 'gain_ms') o.title = GAIN_TITLE;
+      if (m === 'gain_ms') o.title = gainTitle();
       sel.appendChild(o);
     }
     if (!s.metrics.includes(state.metric)) state.metric = 'score';

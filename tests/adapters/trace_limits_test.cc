@@ -92,7 +92,7 @@ TEST(TraceLimits, FramesTimesOperatorsAreBoundedBySamples) {
   // from 8 events.
   EXPECT_EQ(Trace(Steps(4, 1), InputLimits{.samples = 16}), "");
   EXPECT_EQ(Trace(Steps(4, 1), InputLimits{.samples = 15}),
-            "t.json: 4 operators × 4 frames make more samples than the samples limit of 15; if the "
+            "t.json: 4 operators × 4 steps make more samples than the samples limit of 15; if the "
             "input is genuine, raise it with --limit samples=60");
 }
 

@@ -100,7 +100,7 @@ TEST(Gains, SentenceSaysWhatHalvingAndTheFixSave) {
                   .fix_factor = 0.0,
                   .fixed = Saving{.ms = 1.907, .p95_ms = 2, .frames = 15},
                   .over_budget = 15};
-  EXPECT_EQ(GainSentence(g, {}, false),
+  EXPECT_EQ(GainSentence(g, {}, "frame"),
             "Predicted: halving it saves ~0.95 ms per frame and 2 of 15 over-budget frames; "
             "removing or caching it saves ~1.91 ms per frame and 15 of 15 over-budget frames.");
   // Frames saved only where some are; a factor other than 0; steps; several nodes.
@@ -108,7 +108,7 @@ TEST(Gains, SentenceSaysWhatHalvingAndTheFixSave) {
   g.fix_factor = 0.25;
   g.fixed->ms = 14.31;
   EXPECT_EQ(
-      GainSentence(g, {.text = "the loop's 5 nodes", .plural = true}, true),
+      GainSentence(g, {.text = "the loop's 5 nodes", .plural = true}, "step"),
       "Predicted: halving the loop's 5 nodes saves ~0.95 ms per step; cutting the loop's 5 "
       "nodes to 25% of their cook time saves ~14.3 ms per step and 15 of 15 over-budget steps.");
   EXPECT_EQ(ApproxMs(0.0123), "~0.012 ms");

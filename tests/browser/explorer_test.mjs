@@ -153,7 +153,9 @@ try {
   try {
     await page.waitForSelector('#nodes-table th[data-sort=gain]', { timeout: 15000 });
     const title = await page.$eval('#nodes-table th[data-sort=gain]', (th) => th.title);
-    check(title === 'predicted mean frame ms saved if this node cooked twice as fast', `the gain header's tooltip is "${title}"`);
+    // In the engine's word (docs/architecture.md#engine-words).
+    const word = { gstreamer: 'buffer', pytorch: 'step' }[score.snapshots[0].engine] || 'frame';
+    check(title === `predicted mean ${word} ms saved if this node cooked twice as fast`, `the gain header's tooltip is "${title}"`);
     await page.click('#nodes-table th[data-sort=gain]');
     await page.waitForFunction(() => document.body.dataset.nodesSort === 'gain', null, { timeout: 15000 });
     const ids = await page.$$eval('#nodes-table tbody tr', (rows) => rows.map((r) => r.dataset.id));

@@ -70,6 +70,16 @@ try {
       const b = n.before ? n.before.avg_ms : n.before_avg_ms, a = n.after ? n.after.avg_ms : n.after_avg_ms;
       check(r[1] === Number(b).toFixed(3) && r[2] === Number(a).toFixed(3), `${r[0]}: shown ${r[1]} -> ${r[2]}, diff says ${b} -> ${a}`);
     }
+    // p-values as the CLI prints them: the frame time's and each node's.
+    const md = execFileSync(args.cookgraph, ['diff', before, after, '--format', 'md']).toString();
+    const cliP = new Map(md.split('\n').filter((l) => l.startsWith('| /')).map((l) => l.split(' | '))
+      .map((c) => [c[0].slice(2), c[c.length - 2]]));
+    for (const r of rows.slice(0, 40)) {
+      if (cliP.has(r[0])) check(r[4] === cliP.get(r[0]), `${r[0]}: p shown as ${r[4]}, the CLI prints ${cliP.get(r[0])}`);
+    }
+    const head = await page.$eval('#diff-head', (e) => e.textContent);
+    const frameP = md.match(/; p = (\S+)/)[1];
+    check(head.includes(`p = ${frameP})`), `the comparison's frame time says "${head.slice(0, 160)}", the CLI p = ${frameP}`);
     const added = await page.$eval('#diff-added', (e) => e.textContent);
     for (const id of diff.added || []) check(added.includes(id), `added node ${id} is not named`);
     for (const id of diff.removed || []) check(added.includes(id), `removed node ${id} is not named`);

@@ -124,7 +124,7 @@ TEST(ChromeTraceFrames, ProfilerStepsAreFramesNotNodes) {
   EXPECT_EQ(Value(*r, "b", 5, Metric::kCooks), 0);
   EXPECT_DOUBLE_EQ(Value(*r, "b", 6), 0.010);  // another thread, by time
   EXPECT_EQ(WarningWith(*r, "outside"),
-            "1 slice(s) lie outside every frame (ProfilerStep#N) and were left out (first: 'c', "
+            "1 slice(s) lie outside every step (ProfilerStep#N) and were left out (first: 'c', "
             "traceEvents[10])");
 }
 
@@ -162,8 +162,8 @@ TEST(ChromeTraceFrames, AUserRegexPicksTheMarkersAndItsGroupNumbersThem) {
   auto none = ParseTrace(text, "^epoch");
   ASSERT_TRUE(none) << ErrorOf(none);
   EXPECT_EQ(none->samples.frame_count(), 1u);
-  EXPECT_EQ(WarningWith(*none, "frame marker"),
-            "no event name matches the frame marker '^epoch': the whole trace is one frame");
+  EXPECT_EQ(WarningWith(*none, "--frame-marker"),
+            "no event name matches --frame-marker '^epoch': the whole trace is one frame");
 
   auto bad = ParseTrace(text, "(");
   ASSERT_FALSE(bad);

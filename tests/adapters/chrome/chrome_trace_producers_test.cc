@@ -67,7 +67,7 @@ TEST(ChromeTraceKineto, OpsKernelsStepsAndRelativeTimestamps) {
   EXPECT_EQ(s.samples.frame_index(), (std::vector<int64_t>{7}));
   EXPECT_DOUBLE_EQ(Value(s, "aten::add", 7), 0.020);  // 30 - 10; the add at 1200.5 is outside
   EXPECT_EQ(Value(s, "aten::add", 7, Metric::kCooks), 1);
-  EXPECT_NE(WarningWith(s, "1 slice(s) lie outside every frame"), "");
+  EXPECT_NE(WarningWith(s, "1 slice(s) lie outside every step"), "");
   EXPECT_DOUBLE_EQ(Value(s, "cudaLaunchKernel", 7), 0.010);
   // The kernel ran after the step but was launched inside it.
   EXPECT_DOUBLE_EQ(Value(s, "add_kernel", 7), 0.020);
@@ -395,7 +395,7 @@ TEST(ChromeTraceFixtures, KinetoCpuOnly) {
   EXPECT_DOUBLE_EQ(Value(s, "gloo:all_reduce", 551), 343.680971);  // 173.209713 + 170.471258
   EXPECT_EQ(Value(s, "gloo:all_reduce", 551, Metric::kCooks), 2);
   // 8 more all_reduce and 4 aten::empty start after the step.
-  EXPECT_NE(WarningWith(s, "12 slice(s) lie outside every frame (ProfilerStep#N)"), "");
+  EXPECT_NE(WarningWith(s, "12 slice(s) lie outside every step (ProfilerStep#N)"), "");
   EXPECT_EQ(Param(s, "gloo:all_reduce", "input_dims"), "[[321271]]");
   EXPECT_TRUE(NothingDead(s));
 }
