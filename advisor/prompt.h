@@ -73,6 +73,7 @@ struct Prompt {
   size_t nodes_ranked = 0;            // nodes that cooked (the ranking's length)
   size_t nodes_included = 0;          // the top `nodes_included` of the ranking are listed
   double left_out_share = 0;          // frame-time share of the ranked nodes left out
+  std::string_view frame_word = "frame";  // the engine's word (SnapshotInfo::frame_word)
   size_t findings_included = 0;
   size_t gains_included = 0;          // rows of the predicted-gains section
   bool guidelines_complete = false;   // every paragraph of the pack's guidelines went in

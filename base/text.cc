@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <vector>
 
 namespace cookgraph {
@@ -157,6 +158,35 @@ std::string TruncateMiddle(const std::string& s, size_t width) {
   const size_t tail = keep / 2;
   const size_t head = keep - tail;
   return s.substr(0, starts[head]) + "…" + s.substr(starts[starts.size() - tail]);
+}
+
+std::vector<std::string> TruncateApart(const std::vector<std::string>& texts, size_t width) {
+  std::vector<std::string> out;
+  out.reserve(texts.size());
+  std::map<std::string, std::vector<size_t>> by_cut;  // cut text -> indexes
+  for (size_t i = 0; i < texts.size(); ++i) {
+    out.push_back(TruncateMiddle(texts[i], width));
+    by_cut[out.back()].push_back(i);
+  }
+  for (const auto& [cut, indexes] : by_cut) {
+    std::vector<const std::string*> distinct;  // in order of first appearance
+    for (size_t i : indexes) {
+      if (std::find_if(distinct.begin(), distinct.end(),
+                       [&](const std::string* d) { return *d == texts[i]; }) == distinct.end()) {
+        distinct.push_back(&texts[i]);
+      }
+    }
+    if (distinct.size() < 2) continue;
+    for (size_t i : indexes) {
+      const size_t k = static_cast<size_t>(
+          std::find_if(distinct.begin(), distinct.end(),
+                       [&](const std::string* d) { return *d == texts[i]; }) -
+          distinct.begin());
+      const std::string suffix = " #" + std::to_string(k + 1);
+      out[i] = TruncateMiddle(texts[i], width > suffix.size() + 2 ? width - suffix.size() : 2) + suffix;
+    }
+  }
+  return out;
 }
 
 std::string EscapeHtml(std::string_view s) {

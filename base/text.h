@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cookgraph {
 
@@ -67,6 +68,10 @@ size_t DisplayWidth(std::string_view s);
 /// A valid UTF-8 `s` cut to `width` columns by replacing its middle with '…':
 /// both ends of an id (its container and its name) are what tell ids apart.
 std::string TruncateMiddle(const std::string& s, size_t width);
+/// TruncateMiddle of each of `texts`; where different texts would be cut
+/// alike, each of them is cut shorter and ends in " #1", " #2", … (numbered in
+/// order of first appearance), so no two different texts show the same.
+std::vector<std::string> TruncateApart(const std::vector<std::string>& texts, size_t width);
 
 }  // namespace cookgraph
 

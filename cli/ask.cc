@@ -88,8 +88,8 @@ std::string RequestLine(const AdvisorSettings& s, const TurnRequest& r,
                                  counter.Describe());
   line += fmt::format("; {} of {} ranked nodes", prompt.nodes_included, prompt.nodes_ranked);
   if (prompt.nodes_included < prompt.nodes_ranked) {
-    line += fmt::format(" (the rest, {:.1f}% of frame time, summarised in one line)",
-                        prompt.left_out_share * 100);
+    line += fmt::format(" (the rest, {:.1f}% of {} time, summarised in one line)",
+                        prompt.left_out_share * 100, prompt.frame_word);
   }
   if (r.earlier_sent + r.earlier_left_out > 0) {
     line += fmt::format("; {} earlier turn{}", r.earlier_sent, r.earlier_sent == 1 ? "" : "s");

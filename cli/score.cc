@@ -21,6 +21,8 @@
 
 #include "adapters/input_files.h"
 #include "adapters/input_reader.h"
+#include "advisor/findings.h"
+#include "advisor/gains.h"
 #include "advisor/pack.h"
 #include "advisor/rules.h"
 #include "base/text.h"
@@ -30,6 +32,7 @@
 #include "cli/shard.h"
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
+#include "metrics/whatif.h"
 #include "store/history.h"
 #include "store/store.h"
 #include "writers/score.h"
@@ -110,6 +113,18 @@ class PackCache {
   std::mutex mutex_;
   std::map<std::string, Result<KnowledgePack>> packs_;
 };
+
+// The table's line under the title (docs/commands.md#cookgraph-score): the
+// change that pays most by the what-if model (over-budget frames saved first,
+// as the report's "What to change first"), "" when no change saves time.
+std::string FirstFixLine(const Snapshot& snapshot, const Analysis& analysis) {
+  const WhatIf whatif = WhatIf::Build(snapshot, analysis);
+  const TopGains top = PredictTopGains(whatif, analysis, 1);
+  if (top.rows.empty()) return "";
+  const PredictedGain& g = top.rows.front();
+  return snapshot.network.node(g.nodes.front()).id + ": " +
+         FixSentence(g, snapshot.info.frame_word());
+}
 
 SnapshotSummary FailedSummary(const std::string& file, const Error& error) {
   SnapshotSummary s;
@@ -258,9 +273,11 @@ int RunScore(const ScoreArgs& args) {
             if (baseline) {
               diff = CompareSnapshots(*baseline, *baseline_analysis, *snapshot, analysis);
             }
-            outcome.text = RenderScoreSnapshot(
-                format, {name, *snapshot, analysis, diff ? &*diff : nullptr, args.baseline},
-                options);
+            const std::string first_fix = human ? FirstFixLine(*snapshot, analysis) : std::string();
+            outcome.text = RenderScoreSnapshot(format,
+                                               {name, *snapshot, analysis, diff ? &*diff : nullptr,
+                                                args.baseline, first_fix},
+                                               options);
           }
         }
       } catch (const std::bad_alloc&) {

@@ -14,6 +14,7 @@
 
 #include "advisor/gains.h"
 #include "base/text.h"
+#include "metrics/rollup.h"
 
 #include "writers/score_columns.h"
 
@@ -1166,11 +1167,19 @@ Result<std::string> Explorer::NodesJson(size_t index, std::string_view sort, siz
   std::vector<size_t> rank_of(net.size(), 0);  // 1-based by score; 0 = never cooked
   for (size_t r = 0; r < cooked && r < v.rank.size(); ++r) rank_of[v.rank[r]] = r + 1;
   const std::vector<NodeIndex> order = *key == SortKey::kScore ? v.rank : Rank(a, *key);
+  // A container's row (a node whose id others sit under: a COMP, a bin) shows
+  // the total per frame of itself and everything inside it, as its box does,
+  // and its costliest node inside (metrics/rollup.h).
+  std::unordered_map<std::string_view, const ContainerStats*> inside;
+  const std::vector<ContainerStats> containers = RollUp(v.snapshot, a);
+  for (const ContainerStats& c : containers) inside.emplace(c.id, &c);
   json rows = json::array();
   for (size_t r = 0; r < cooked && r < top && r < order.size(); ++r) {
     const NodeIndex n = order[r];
     const Node& node = net.node(n);
     const NodeStats& s = a.stats[n];
+    const auto found = inside.find(node.id);
+    const ContainerStats* container = found == inside.end() ? nullptr : found->second;
     rows.push_back(
         {{"id", node.id},
          {"name", ShortName(node.id)},
@@ -1183,6 +1192,12 @@ Result<std::string> Explorer::NodesJson(size_t index, std::string_view sort, siz
          {"max_ms", Num(s.max_ms)},
          {"per_frame_ms", Num(s.per_frame_ms)},
          {"gpu_avg_ms", Num(s.gpu_avg_ms)},
+         {"gpu_per_frame_ms", s.gpu_per_frame_ms ? Num(*s.gpu_per_frame_ms) : json(nullptr)},
+         {"gpu_share", s.gpu_share ? Num(*s.gpu_share) : json(nullptr)},
+         {"inside_ms", container ? Num(s.per_frame_ms + container->per_frame_ms) : json(nullptr)},
+         {"costliest_inside", container && !container->costliest.empty()
+                                  ? json(container->costliest)
+                                  : json(nullptr)},
          {"upstream_ms", n < a.upstream_ms.size() ? Num(a.upstream_ms[n]) : json(nullptr)},
          {"gain_ms", n < a.gain_ms.size() ? Num(a.gain_ms[n]) : json(nullptr)},
          {"waiting", n < a.waiting.size() && a.waiting[n]}});

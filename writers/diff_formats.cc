@@ -124,9 +124,18 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
-Table NodeRows(const SnapshotDiff& diff, size_t shown) {
+// `word`: the engine's word for a frame (SnapshotInfo::frame_word).
+Table NodeRows(const SnapshotDiff& diff, size_t shown, std::string_view word) {
   Table t;
-  t.titles = {"node", "avg before", "avg after", "avg", "p95", "ms/frame", "score", "calls/f", "p",
+  t.titles = {"node",
+              "avg before",
+              "avg after",
+              "avg",
+              "p95",
+              fmt::format("ms/{}", word),
+              "score",
+              word == "frame" ? std::string("calls/f") : fmt::format("calls/{}", word),
+              "p",
               "verdict"};
   t.right = {false, true, true, true, true, true, true, true, true, false};
   for (size_t i = 0; i < shown; ++i) {
@@ -153,8 +162,9 @@ std::string IdList(const std::vector<std::string>& ids, const auto& text) {
 
 std::string Headline(const DiffInput& in, const auto& text) {
   const FrameDiff& f = in.diff.frames;
-  return fmt::format("{} ({} frames) → {} ({} frames)", text(in.before_file), f.frames_before,
-                     text(in.after_file), f.frames_after);
+  return fmt::format("{} ({} {}s) → {} ({} {}s)", text(in.before_file), f.frames_before,
+                     in.before.info.frame_word(), text(in.after_file), f.frames_after,
+                     in.after.info.frame_word());
 }
 
 std::string Counts(const SnapshotDiff& diff) {
@@ -169,14 +179,18 @@ std::string RenderTable(const DiffInput& in, const DiffRenderOptions& options) {
   auto text = [](std::string_view s) { return Printable(s); };
   const SnapshotDiff& diff = in.diff;
   std::string out = "diff · " + Headline(in, text) + "\n";
-  out += "frame time: " + FrameChangeText(diff.frames) + "\n";
+  out += fmt::format("{} time: {}\n", in.after.info.frame_word(), FrameChangeText(diff.frames));
   out += Counts(diff) + "\n\n";
   const size_t shown = ShownRows(diff, options.top);
-  Table t = NodeRows(diff, shown);
+  Table t = NodeRows(diff, shown, in.after.info.frame_word());
   std::vector<size_t> width(t.titles.size());
   for (size_t c = 0; c < t.titles.size(); ++c) width[c] = DisplayWidth(t.titles[c]);
-  for (auto& row : t.rows) {
-    row[0] = TruncateMiddle(Printable(row[0]), kIdWidth);
+  std::vector<std::string> ids;  // cut alike, told apart (TruncateApart)
+  for (const auto& row : t.rows) ids.push_back(Printable(row[0]));
+  ids = TruncateApart(ids, kIdWidth);
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    auto& row = t.rows[r];
+    row[0] = std::move(ids[r]);
     for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], DisplayWidth(row[c]));
   }
   auto line = [&](const std::vector<std::string>& cells) {
@@ -215,10 +229,10 @@ std::string RenderMarkdown(const DiffInput& in, const DiffRenderOptions& options
   auto text = [](std::string_view s) { return MarkdownText(s); };
   const SnapshotDiff& diff = in.diff;
   std::string out = "### diff: " + Headline(in, text) + "\n\n";
-  out += "- frame time: " + FrameChangeText(diff.frames) + "\n";
+  out += fmt::format("- {} time: {}\n", in.after.info.frame_word(), FrameChangeText(diff.frames));
   out += "- " + Counts(diff) + "\n\n";
   const size_t shown = ShownRows(diff, options.top);
-  const Table t = NodeRows(diff, shown);
+  const Table t = NodeRows(diff, shown, in.after.info.frame_word());
   if (!t.rows.empty()) {
     out += '|';
     for (const std::string& title : t.titles) out += " " + title + " |";

@@ -38,6 +38,10 @@ struct ScoredSnapshot {
   /// The comparison with the baseline when ScoreOptions::baseline_file is set.
   const SnapshotDiff* baseline = nullptr;
   std::string_view baseline_file = {};  // its path as given
+  /// The table's and Markdown's line under the title: the change that pays
+  /// most, "ID: removing or caching it saves 15 of 15 over-budget frames and
+  /// ~1.12 ms per frame; …" (the CLI's, from advisor/gains.h); "" = none.
+  std::string_view first_fix = {};
 };
 
 /// The text before the first snapshot's fragment: the CSV header row, the JSON

@@ -36,6 +36,9 @@ std::string MarkdownFragment(const ScoredSnapshot& scored, const ScoreOptions& o
   const std::vector<std::string> parts = TitleParts(scored, text);
   for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? " · " : "") + parts[i];
   out += "\n\n";
+  if (!scored.first_fix.empty()) {
+    out += "**What to change first**: " + MarkdownText(scored.first_fix) + "\n\n";
+  }
   RenderMarkdownTable(
       options.group_by_container ? ContainerTable(scored, options) : NodeTable(scored, options),
       out);

@@ -49,12 +49,18 @@ void RenderAligned(const TextTable& t, bool color, std::string& out) {
   std::vector<size_t> width(cols);
   for (size_t c = 0; c < cols; ++c) width[c] = DisplayWidth(t.columns[c].title);
   for (size_t r = 0; r < t.rows.size(); ++r) {
-    for (size_t c = 0; c < cols; ++c) {
-      std::string s = Printable(t.rows[r][c].text);
-      if (t.columns[c].max_width > 0) s = TruncateMiddle(s, t.columns[c].max_width);
-      width[c] = std::max(width[c], DisplayWidth(s));
-      shown[r].push_back(std::move(s));
-    }
+    for (size_t c = 0; c < cols; ++c) shown[r].push_back(Printable(t.rows[r][c].text));
+  }
+  // Cut columns: two names cut alike get " #1", " #2" (TruncateApart).
+  for (size_t c = 0; c < cols; ++c) {
+    if (t.columns[c].max_width == 0) continue;
+    std::vector<std::string> column;
+    for (const auto& row : shown) column.push_back(row[c]);
+    column = TruncateApart(column, t.columns[c].max_width);
+    for (size_t r = 0; r < t.rows.size(); ++r) shown[r][c] = std::move(column[r]);
+  }
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    for (size_t c = 0; c < cols; ++c) width[c] = std::max(width[c], DisplayWidth(shown[r][c]));
   }
   // Trailing left-aligned columns that are empty everywhere (flags) still get
   // their title; lines never end in spaces.
@@ -92,7 +98,9 @@ std::string TableFragment(const ScoredSnapshot& scored, const ScoreOptions& opti
   std::string title = Printable(scored.file);
   for (const std::string& part : TitleParts(scored, text)) title += " · " + part;
   out += color ? std::string(kBold) + title + std::string(kReset) : title;
-  out += "\n\n";
+  out += '\n';
+  if (!scored.first_fix.empty()) out += "what to change first: " + text(scored.first_fix) + "\n";
+  out += '\n';
   RenderAligned(
       options.group_by_container ? ContainerTable(scored, options) : NodeTable(scored, options),
       color, out);

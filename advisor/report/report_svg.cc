@@ -169,13 +169,17 @@ std::string TopNodesChart(const Snapshot& snapshot, const Analysis& analysis,
   for (const TopRow& r : rows) max = std::max(max, analysis.stats[r.node].per_frame_ms);
   if (max <= 0) max = 1;
   const double plot_w = kWidth - kLabel - kValue;
+  // Ids are cut in the middle: their container and their name tell them
+  // apart, and two cut alike get " #1", " #2"; the bar's title has the id whole.
+  std::vector<std::string> labels;
+  for (const TopRow& r : rows) labels.push_back(Printable(Id(snapshot, r.node)));
+  labels = TruncateApart(labels, 52);
   for (size_t i = 0; i < rows.size(); ++i) {
     const NodeIndex n = rows[i].node;
     const std::string& id = Id(snapshot, n);
     const double v = analysis.stats[n].per_frame_ms;
     const double y = kTop + i * (kBar + kGap);
-    // Ids are cut in the middle: their container and their name tell them apart.
-    const std::string shown = TruncateMiddle(Printable(id), 52);
+    const std::string& shown = labels[i];
     const char* tone = Flags(analysis, n).find("critical") != std::string::npos ? " critical" : "";
     out += fmt::format(
         "<g><title>{} — {} ms per {}</title>"

@@ -1073,7 +1073,20 @@
       ms('score', 'score', 'score'), ms('avg_ms', 'avg', 'avg ms'), ms('p95_ms', 'p95', 'p95 ms'),
       ms('max_ms', 'max', 'max ms'), ms('per_frame_ms', 'per-frame', 'per-' + frameWord() + ' ms'),
     ];
-    if (state.summary && state.summary.metrics.includes('gpu_ms')) columns.push(ms('gpu_avg_ms', 'gpu', 'GPU avg ms'));
+    // GPU beside CPU: per frame and its share, where the input measures it.
+    if (state.summary && state.summary.metrics.includes('gpu_ms')) {
+      columns.push(ms('gpu_avg_ms', 'gpu', 'GPU avg ms'));
+      columns.push({ key: 'gpu_per_frame_ms', label: 'GPU ms/' + frameWord(), num: true, format: (v) => (v === null ? '-' : fmt(v)),
+        title: 'GPU time per ' + frameWord() + ', as score\'s gpu column' });
+      columns.push({ key: 'gpu_share', label: 'GPU share', num: true, format: (v) => pct(v),
+        title: 'GPU time per ' + frameWord() + ' / mean ' + frameWord() + ' time' });
+    }
+    // Containers (a COMP, a bin): the total of itself and everything inside.
+    if (d.rows.some((r) => r.inside_ms !== null)) {
+      columns.push({ key: 'inside_ms', label: 'with inside ms/' + frameWord(), num: true, format: (v) => (v === null ? '' : fmt(v)),
+        title: 'a container: its own per-' + frameWord() + ' ms and that of every node inside it' });
+      columns.push({ key: 'costliest_inside', label: 'costliest inside', format: (v) => (v === null ? '' : v.split('/').pop()) });
+    }
     columns.push(ms('upstream_ms', 'upstream', 'upstream ms'));
     if (d.gains) columns.push(ms('gain_ms', 'gain', 'gain ms', gainTitle()));
     const label = (columns.find((c) => c.sort === d.sort) || { label: d.sort }).label;

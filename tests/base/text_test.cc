@@ -51,6 +51,23 @@ TEST(TruncateMiddle, BothEndsOfAnIdStay) {
   EXPECT_EQ(DisplayWidth("/proje…oise1"), 12u);
 }
 
+// Two kernels whose names differ only in the middle (issue 36's "void
+// at::native::vectori…Array<char*, 3>)") are told apart by a suffix; the same
+// name twice, and names that cut differently, are left as TruncateMiddle cuts.
+TEST(TruncateApart, NamesCutAlikeGetADistinguishingSuffix) {
+  const std::string a = "void at::native::vectorized_elementwise_kernel<4, AddFunctor<float>, Array<char*, 3>)";
+  const std::string b = "void at::native::vectorized_elementwise_kernel<4, MulFunctor<float>, Array<char*, 3>)";
+  ASSERT_EQ(TruncateMiddle(a, 24), TruncateMiddle(b, 24));
+  const std::vector<std::string> cut = TruncateApart({a, "short", b, a}, 24);
+  EXPECT_EQ(cut[0], TruncateMiddle(a, 21) + " #1");
+  EXPECT_EQ(cut[1], "short");
+  EXPECT_EQ(cut[2], TruncateMiddle(b, 21) + " #2");
+  EXPECT_EQ(cut[3], cut[0]);  // the same name, the same text
+  EXPECT_NE(cut[0], cut[2]);
+  EXPECT_EQ(DisplayWidth(cut[0]), 24u);
+  EXPECT_EQ(TruncateApart({a, "other"}, 24), (std::vector<std::string>{TruncateMiddle(a, 24), "other"}));
+}
+
 TEST(Utf8, FirstInvalidByteIsFound) {
   EXPECT_EQ(FirstInvalidUtf8("caf\xc3\xa9"), std::string_view::npos);
   EXPECT_EQ(FirstInvalidUtf8("ab\xc0\xaf"), 2u);        // overlong '/'

@@ -168,6 +168,43 @@ try {
     check(false, `the Nodes tab did not rank by gain: ${e.message}`);
   }
 
+  // The Nodes tab beside score: GPU per frame and its share as score's table
+  // prints them (its Markdown), and a container's row the total per frame of
+  // itself and every node inside it, summed here from score's JSON.
+  try {
+    const byScore = await page.evaluate(async () => (await (await fetch('/api/v/0/nodes?sort=score&top=200')).json()));
+    const md = execFileSync(args.cookgraph, ['score', ...args.input, '--format', 'md', '--top', '200'], { maxBuffer: 1 << 30 }).toString();
+    const lines = md.split('\n').filter((l) => l.startsWith('| '));
+    const head = lines[0].split(' | ');
+    const gpuAt = head.findIndex((t) => t.startsWith('gpu ms/')), shareAt = head.indexOf('gpu share');
+    const table = new Map(lines.slice(2).map((l) => l.split(' | ')).map((c) => [c[1].replace(/\\(.)/g, '$1'), c]));
+    let gpuRows = 0, containerRows = 0;
+    const nodesById = new Map(expected.nodes.map((n) => [n.id, n]));
+    for (const r of byScore.rows) {
+      const cells = table.get(r.id);
+      if (gpuAt > 0 && cells) {
+        const shown = r.gpu_per_frame_ms === null ? '-' : r.gpu_per_frame_ms.toFixed(3);
+        const share = r.gpu_share === null ? '-' : (100 * r.gpu_share).toFixed(1) + '%';
+        check(shown === cells[gpuAt] && share === cells[shareAt], `${r.id}: GPU ${shown} ${share} in the Nodes tab, score prints ${cells[gpuAt]} ${cells[shareAt]}`);
+        if (r.gpu_per_frame_ms !== null) gpuRows++;
+      }
+      const beneath = expected.nodes.filter((n) => n.id.startsWith(r.id + '/'));
+      if (beneath.length) {
+        containerRows++;
+        const total = beneath.reduce((t, n) => t + (n.per_frame_ms || 0), nodesById.get(r.id).per_frame_ms || 0);
+        check(r.inside_ms !== null && Math.abs(r.inside_ms - total) < 1e-9, `${r.id}: with inside ${r.inside_ms} ms, score's nodes sum to ${total}`);
+      } else {
+        check(r.inside_ms === null, `${r.id} holds no node but shows ${r.inside_ms} ms inside`);
+      }
+    }
+    const headers = await page.$$eval('#nodes-table th', (ths) => ths.map((th) => th.textContent));
+    if (gpuAt > 0) check(gpuRows > 0 && headers.some((h) => h.startsWith('GPU ms/')), `the Nodes tab shows no GPU column (${gpuRows} rows with GPU time)`);
+    if (containerRows) check(headers.some((h) => h.startsWith('with inside')), `${containerRows} containers but no "with inside" column`);
+    console.log(`explorer_test: Nodes tab: ${gpuRows} rows with GPU time, ${containerRows} containers with their totals`);
+  } catch (e) {
+    check(false, `the Nodes tab's GPU and container columns: ${e.message}`);
+  }
+
   // The what-if slider of the node that gains most: 0.5 first, then moved
   // with the keyboard to 0 (removed) and to 1 (as measured).
   const gainer = byGain.rows[0];

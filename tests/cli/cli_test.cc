@@ -579,6 +579,44 @@ TEST(Cli, StepOrAnnotationChoosesTheCriticalPathsWindow) {
   EXPECT_EQ(Cookgraph("score '" + trace + "' --instance 2").exit_code, 2);
 }
 
+// score's table leads with what fixes the problem (docs/commands.md#cookgraph-score):
+// on the TouchDesigner example the spiky script, whose removal saves all 15
+// over-budget frames, not blur_fb, the largest mean saving, which saves none;
+// on a trace without a budget, the node whatif says saves the most mean step
+// time; the same line in Markdown, none in JSON.
+TEST(Cli, ScoreLeadsWithTheFirstFix) {
+  const CliRun td = Cookgraph("score examples/touchdesigner_feedback.json --top 3");
+  ASSERT_EQ(td.exit_code, 0) << td.err;
+  const std::string second = td.out.substr(td.out.find('\n') + 1, td.out.find('\n', td.out.find('\n') + 1) - td.out.find('\n') - 1);
+  EXPECT_EQ(second,
+            "what to change first: /project1/control/script_osc: removing or caching it saves 15 "
+            "of 15 over-budget frames and ~1.12 ms per frame; halving it saves ~0.56 ms per frame");
+  const CliRun md = Cookgraph("score examples/touchdesigner_feedback.json --top 3 --format md");
+  EXPECT_NE(md.out.find("**What to change first**: /project1/control/script\\_osc: removing or caching "
+                        "it saves 15 of 15 over-budget frames"),
+            std::string::npos)
+      << md.out;
+  const CliRun js = Cookgraph("score examples/touchdesigner_feedback.json --top 3 --format json");
+  EXPECT_EQ(js.out.find("change first"), std::string::npos);
+  const std::string trace = "tests/data/fixtures/traces/kineto_resnet50_workers4.json.gz";
+  const CliRun steps = Cookgraph("score " + trace + " --top 1");
+  const CliRun whatif = Cookgraph("whatif " + trace + " --format json");
+  ASSERT_EQ(whatif.exit_code, 0) << whatif.err;
+  const json w = json::parse(whatif.out);
+  // The first fix of a trace without a budget saves the most mean time halved.
+  std::string best;
+  double most = -1;
+  for (const json& row : w["nodes"]) {
+    if (row["factor"].get<double>() != 0.5) continue;
+    const double saved = row["saved_ms"].get<double>();
+    if (saved > most) most = saved, best = row["id"].get<std::string>();
+  }
+  EXPECT_NE(steps.out.find("\nwhat to change first: " + best + ": removing or caching it saves "),
+            std::string::npos)
+      << best << "\n" << steps.out;
+  EXPECT_NE(steps.out.find(" ms per step\n"), std::string::npos) << steps.out;
+}
+
 // Steps are not frames (docs/architecture.md#steps-are-not-frames): no real
 // training or inference trace gets a budget, an over-budget column or a
 // budget finding unless --budget-ms gives one; then it does.
