@@ -157,11 +157,14 @@ int RunDiff(const DiffArgs& args) {
     return kExitInternal;
   }
   if (gate && diff.regressed()) {
+    const std::string_view word = after->info.frame_word();
     std::string what = diff.regressions == 0
-                           ? "the frame time regressed"
+                           ? fmt::format("the {} time regressed", word)
                            : fmt::format("{} node{} regressed{}", diff.regressions,
                                          diff.regressions == 1 ? "" : "s",
-                                         diff.frames.regression ? ", and the frame time" : "");
+                                         diff.frames.regression
+                                             ? fmt::format(", and the {} time", word)
+                                             : std::string());
     std::fprintf(stderr, "cookgraph: %s (--fail-on-regression)\n", what.c_str());
     return kExitRegression;
   }

@@ -186,7 +186,7 @@ int RunReport(const ReportArgs& args) {
   };
   std::fprintf(stderr, "cookgraph: wrote %s (%s, %s, %s%s)\n", Printable(args.output).c_str(),
                counted(judged.snapshot.network.size(), "node").c_str(),
-               counted(judged.snapshot.samples.frame_count(), "frame").c_str(),
+               counted(judged.snapshot.samples.frame_count(), judged.snapshot.info.frame_word()).c_str(),
                counted(judged.findings.size(), "finding").c_str(),
                advice.text.empty() ? "" : ", LLM advice");
   return exit_code;

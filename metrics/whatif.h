@@ -79,6 +79,8 @@ class WhatIf {
   const std::vector<double>& frame_ms() const { return frame_ms_; }
   double budget_ms() const { return budget_ms_; }
   bool has_budget() const { return has_budget_; }
+  /// The snapshot's word for a frame (SnapshotInfo::frame_word).
+  std::string_view frame_word() const { return snapshot_ ? snapshot_->info.frame_word() : "frame"; }
 
   /// The frame times if every change held at once. A node named twice takes
   /// the last factor.

@@ -83,8 +83,9 @@ std::string RenderText(const std::string& file, const Snapshot& snapshot,
     out += fmt::format("\nloops ({}):\n", analysis.loops.size());
     for (const LoopReport& r : analysis.loops) {
       out +=
-          fmt::format("  {} {} ms/frame, {} node{}", LoopKindName(r.loop.kind), Ms(r.per_frame_ms),
-                      r.loop.nodes.size(), r.loop.nodes.size() == 1 ? "" : "s");
+          fmt::format("  {} {} ms/{}, {} node{}", LoopKindName(r.loop.kind), Ms(r.per_frame_ms),
+                      snapshot.info.frame_word(), r.loop.nodes.size(),
+                      r.loop.nodes.size() == 1 ? "" : "s");
       if (r.loop.kind == LoopKind::kFeedback) {
         out += fmt::format(", closed by {} -> {} [feedback]", id(r.loop.feedback_from),
                            id(r.loop.feedback_to));
@@ -98,8 +99,9 @@ std::string RenderText(const std::string& file, const Snapshot& snapshot,
   if (path.nodes.empty()) {
     out += "\ncritical path: none\n";
   } else {
-    out += fmt::format("\ncritical path ({} ms/frame, {} node{}):\n", Ms(path.weight),
-                       path.nodes.size(), path.nodes.size() == 1 ? "" : "s");
+    out += fmt::format("\ncritical path ({} ms/{}, {} node{}):\n", Ms(path.weight),
+                       snapshot.info.frame_word(), path.nodes.size(),
+                       path.nodes.size() == 1 ? "" : "s");
     for (NodeIndex n : path.nodes) out += "  " + id(n) + "\n";
   }
 
@@ -252,6 +254,7 @@ class DotWriter {
   }
 
   std::string Render(const std::string& file, const Snapshot& snapshot) {
+    word_ = snapshot.info.frame_word();
     std::string title = file;
     if (!snapshot.info.engine.empty()) title += " · " + snapshot.info.engine;
     if (!snapshot.info.name.empty()) title += " · " + snapshot.info.name;
@@ -282,7 +285,7 @@ class DotWriter {
                         (cooked ? fmt::format("{:.3f}", s->score) : std::string("not cooked"));
     std::string tooltip = DotEscape(node.id);
     if (!node.type.empty()) tooltip += " (" + DotEscape(node.type) + ")";
-    if (cooked) tooltip += fmt::format("\\n{:.3f} ms/frame", s->per_frame_ms);
+    if (cooked) tooltip += fmt::format("\\n{:.3f} ms/{}", s->per_frame_ms, word_);
     out_.append(indent, ' ');
     out_ += fmt::format("n{} [label=\"{}\", tooltip=\"{}\", fillcolor=\"#ff{:02x}{:02x}\"", n,
                         label, tooltip, gb, gb);
@@ -389,6 +392,7 @@ class DotWriter {
   const Network& net_;
   const Analysis& analysis_;
   double max_score_ = 0;
+  std::string_view word_ = "frame";  // the engine's word for a frame (SnapshotInfo::frame_word)
   std::vector<Container> containers_;
   std::vector<std::vector<size_t>> children_;
   std::vector<bool> visited_;

@@ -54,7 +54,11 @@ std::string ProfilerPart(const ProfilerOverhead& p, size_t frames, std::string_v
 // nodes ran faster than usual then)".
 std::string OverrunShareText(double share, std::string_view word) {
   std::string out = fmt::format("{} of those {}s' time over budget", Percent(share), word);
-  if (share > 1) out += " (over 100%: the other nodes ran faster than usual then)";
+  if (share > 1) {
+    out += fmt::format(" (over 100%: part of the spike used up the time those {}s had to spare "
+                       "under the budget)",
+                       word);
+  }
   return out;
 }
 
@@ -425,7 +429,7 @@ void StreamingSections(const Streaming& st, const std::function<std::string(Node
           "{}{}: {} ms of work per buffer{}{}, {} buffers{}: {}", t.name,
           st.bottleneck == i ? " (bottleneck)"
           : t.sets_frame     ? ""
-                             : " (another rate: not in the frame time)",
+                             : " (another rate: not in the buffer time)",
           Ms(t.busy_ms_per_buffer), period, cpu,
           t.buffers, costliest ? "; costliest " + node_id(*costliest) : std::string(), elements));
     }

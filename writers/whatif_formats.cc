@@ -13,18 +13,8 @@
 namespace cookgraph {
 namespace {
 
-// What a frame is called under each model.
-std::string_view FrameWord(WhatIfModel model) {
-  switch (model) {
-    case WhatIfModel::kStepPath:
-      return "step";
-    case WhatIfModel::kStreaming:
-      return "buffer";
-    case WhatIfModel::kSerial:
-      break;
-  }
-  return "frame";
-}
+// What a frame is called: the engine's word (docs/architecture.md#engine-words).
+std::string_view FrameWord(const WhatIf& whatif) { return whatif.frame_word(); }
 
 // "x0.5" style names of a factor: "halved", "removed", else "x0.25".
 std::string FactorName(double factor) {
@@ -85,7 +75,7 @@ std::string ChangesText(const Snapshot& snapshot, std::span<const WhatIfChange> 
 
 std::string BeforeLine(const std::string& file, const Snapshot& snapshot, const WhatIf& whatif) {
   const WhatIfFrames& b = whatif.before();
-  const std::string_view word = FrameWord(whatif.model());
+  const std::string_view word = FrameWord(whatif);
   std::string budget = whatif.has_budget()
                            ? fmt::format(", budget {:.3f} ms · {} over budget", whatif.budget_ms(),
                                          b.over_budget)
@@ -103,7 +93,7 @@ std::string SavedText(const WhatIf& whatif, double saved_ms, double saved_p95_ms
   std::string out = fmt::format("mean {:.3f} ms, p95 {:.3f} ms", saved_ms, saved_p95_ms);
   if (whatif.has_budget()) {
     out += fmt::format(", {} of {} over-budget {}s", frames_saved, whatif.before().over_budget,
-                       FrameWord(whatif.model()));
+                       FrameWord(whatif));
   }
   return out;
 }
@@ -194,7 +184,7 @@ std::string Text(bool markdown, const std::string& file, const Snapshot& snapsho
                  const WhatIf& whatif, std::span<const WhatIfChange> changes, size_t top) {
   const Network& net = snapshot.network;
   const bool budget = whatif.has_budget();
-  const std::string_view word = FrameWord(whatif.model());
+  const std::string_view word = FrameWord(whatif);
   auto id_text = [&](NodeIndex n) {
     return markdown ? "`" + MarkdownText(net.node(n).id) + "`" : Printable(net.node(n).id);
   };
@@ -262,9 +252,13 @@ std::string Text(bool markdown, const std::string& file, const Snapshot& snapsho
     out += fmt::format("{:>3}  {}  {}  {:>9} {:>7} {}   {:>9} {:>7} {}\n", "#", pad("node", id_width),
                        pad("type", type_width), "saved ms", "p95 ms", frames_head, "saved ms",
                        "p95 ms", frames_head);
+    // Ids cut alike are told apart (TruncateApart), then padded.
+    std::vector<std::string> ids;
+    for (size_t i = 0; i < shown; ++i) ids.push_back(Printable(net.node(rows[i].node).id));
+    ids = TruncateApart(ids, id_width);
     for (size_t i = 0; i < shown; ++i) {
       const Row& r = rows[i];
-      out += fmt::format("{:>3}  {}  {}  {}   {}\n", i + 1, pad(Printable(net.node(r.node).id), id_width),
+      out += fmt::format("{:>3}  {}  {}  {}   {}\n", i + 1, pad(ids[i], id_width),
                          pad(Printable(net.node(r.node).type), type_width), GainCells(r.halved, budget),
                          GainCells(r.removed, budget));
     }

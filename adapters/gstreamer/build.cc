@@ -762,7 +762,7 @@ class Builder {
     }
     if (n == 0) return;
     s_.warnings.push_back(fmt::format(
-        "{}: {} element(s) have fewer samples than the {} of the most sampled: {}{}. Frame k is "
+        "{}: {} element(s) have fewer samples than the {} of the most sampled: {}{}. Sample k is "
         "each element's k-th buffer, so past a rate change (decoder, muxer, videorate, drops) the "
         "k-th samples of two elements are not the same buffer",
         log_file_, n, most, fewer, n > 5 ? ", ..." : ""));

@@ -3,8 +3,10 @@
 //
 //   node engine_words_test.mjs --cookgraph BIN --out DIR --word WORD INPUT...
 //
-// For every INPUT: `score`'s table (with its warnings), the Markdown report
-// and the HTML report (`report --no-llm`, opened from its file), and the
+// For every INPUT: `score`'s table (with its warnings; also with
+// `--budget-ms 1`, every step over it), `whatif` and `graph`, the Markdown
+// report (with what `report` says on standard error) and the HTML report
+// (`report --no-llm`, opened from its file: Graphviz's xlink:title too), and the
 // explorer (`cookgraph serve` of all the inputs at once: for each view the
 // Network, Nodes, Frames and Findings tabs and the ask box) must not say
 // "frame" ("frames", "per-frame", "ms/frame", "ms/f") anywhere a user reads
@@ -48,8 +50,8 @@ function judge(where, text) {
 // What the page shows: its visible text, and the text a user reads on hover
 // or in an empty field.
 const pageText = () => {
-  const attrs = [...document.querySelectorAll('[title], [placeholder], [aria-label]')]
-    .flatMap((e) => ['title', 'placeholder', 'aria-label'].map((a) => e.getAttribute(a)).filter(Boolean));
+  const attrs = [...document.querySelectorAll('*')].flatMap((e) => [...e.attributes]
+    .filter((a) => /(^|:)(title|placeholder|aria-label)$/.test(a.name)).map((a) => a.value));
   const svgTitles = [...document.querySelectorAll('svg title')].map((t) => t.textContent);
   const boxes = window.cookgraph && window.cookgraph.items ? window.cookgraph.items().map((b) => b.label) : [];
   return [document.body.innerText, ...attrs, ...svgTitles, ...boxes].join('\n');
@@ -63,15 +65,21 @@ try {
   for (const [k, input] of args.inputs.entries()) {
     const name = `${k}_${basename(input)}`;
     const run = (...a) => execFileSync(args.cookgraph, a, { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
-    // The table with its warnings (standard error).
-    const table = spawn(args.cookgraph, ['score', input], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    table.stdout.on('data', (d) => { out += d; });
-    table.stderr.on('data', (d) => { out += d; });
-    await new Promise((resolve) => table.on('close', resolve));
-    judge(`${input}: score's table`, out);
-    run('report', input, '--no-llm', '-o', `${args.out}/${name}.md`);
-    judge(`${input}: the Markdown report`, readFileSync(`${args.out}/${name}.md`, 'utf8'));
+    // What a command prints, standard error (warnings) included.
+    const both = async (...a) => {
+      const child = spawn(args.cookgraph, a, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => { out += d; });
+      child.stderr.on('data', (d) => { out += d; });
+      await new Promise((resolve) => child.on('close', resolve));
+      return out;
+    };
+    judge(`${input}: score's table`, await both('score', input));
+    judge(`${input}: score's table with a budget`, await both('score', input, '--budget-ms', '1'));
+    judge(`${input}: whatif`, await both('whatif', input));
+    judge(`${input}: graph`, await both('graph', input));
+    const said = await both('report', input, '--no-llm', '-o', `${args.out}/${name}.md`);
+    judge(`${input}: the Markdown report`, said + readFileSync(`${args.out}/${name}.md`, 'utf8'));
     run('report', input, '--no-llm', '-o', `${args.out}/${name}.html`);
     await page.goto(pathToFileURL(`${args.out}/${name}.html`).href);
     judge(`${input}: the HTML report`, await page.evaluate(pageText));

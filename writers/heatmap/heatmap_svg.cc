@@ -150,7 +150,8 @@ class HeatmapBuilder {
       : net_(snapshot.network),
         analysis_(analysis),
         selection_(selection),
-        critical_(snapshot.network, analysis.critical_route) {
+        critical_(snapshot.network, analysis.critical_route),
+        word_(snapshot.info.frame_word()) {
     double max_score = 0;
     // The scale's top is the largest score of the whole network, so that a
     // reduced picture keeps the colours of the whole one.
@@ -273,8 +274,8 @@ class HeatmapBuilder {
       std::string tooltip = GvTooltip(node.id);
       if (!node.type.empty()) tooltip += " (" + GvTooltip(node.type) + ")";
       if (cooked) {
-        tooltip += fmt::format("\\nscore {} · {} ms/frame · avg {} ms", Ms(s->score),
-                               Ms(s->per_frame_ms), Ms(s->avg_ms));
+        tooltip += fmt::format("\\nscore {} · {} ms/{} · avg {} ms", Ms(s->score),
+                               Ms(s->per_frame_ms), word_, Ms(s->avg_ms));
       }
       if (waiting) {
         tooltip += "\\nwaiting, not work: back-pressure from the slow element downstream";
@@ -446,6 +447,7 @@ class HeatmapBuilder {
   const Analysis& analysis_;
   const HeatmapSelection& selection_;
   const CriticalEdges critical_;
+  const std::string_view word_;  // the engine's word for a frame (SnapshotInfo::frame_word)
   ScoreScale scale_{0};
   Agraph_t* g_ = nullptr;
   std::vector<Container> containers_;
