@@ -13,9 +13,6 @@
 namespace cookgraph {
 namespace {
 
-// What a frame is called: the engine's word (docs/architecture.md#engine-words).
-std::string_view FrameWord(const WhatIf& whatif) { return whatif.frame_word(); }
-
 // "x0.5" style names of a factor: "halved", "removed", else "x0.25".
 std::string FactorName(double factor) {
   if (factor == 0.5) return "halved";
@@ -75,7 +72,7 @@ std::string ChangesText(const Snapshot& snapshot, std::span<const WhatIfChange> 
 
 std::string BeforeLine(const std::string& file, const Snapshot& snapshot, const WhatIf& whatif) {
   const WhatIfFrames& b = whatif.before();
-  const std::string_view word = FrameWord(whatif);
+  const std::string_view word = whatif.frame_word();
   std::string budget = whatif.has_budget()
                            ? fmt::format(", budget {:.3f} ms · {} over budget", whatif.budget_ms(),
                                          b.over_budget)
@@ -93,7 +90,7 @@ std::string SavedText(const WhatIf& whatif, double saved_ms, double saved_p95_ms
   std::string out = fmt::format("mean {:.3f} ms, p95 {:.3f} ms", saved_ms, saved_p95_ms);
   if (whatif.has_budget()) {
     out += fmt::format(", {} of {} over-budget {}s", frames_saved, whatif.before().over_budget,
-                       FrameWord(whatif));
+                       whatif.frame_word());
   }
   return out;
 }
@@ -184,7 +181,7 @@ std::string Text(bool markdown, const std::string& file, const Snapshot& snapsho
                  const WhatIf& whatif, std::span<const WhatIfChange> changes, size_t top) {
   const Network& net = snapshot.network;
   const bool budget = whatif.has_budget();
-  const std::string_view word = FrameWord(whatif);
+  const std::string_view word = whatif.frame_word();
   auto id_text = [&](NodeIndex n) {
     return markdown ? "`" + MarkdownText(net.node(n).id) + "`" : Printable(net.node(n).id);
   };
