@@ -6,11 +6,6 @@
 
 namespace cookgraph {
 
-Status Judge(Judged& judged, const AnalysisOptions& options, const std::string& pack_path) {
-  judged.analysis = Analyse(judged.snapshot, options);
-  return ApplyPack(judged, pack_path);
-}
-
 Status ApplyPack(Judged& judged, const std::string& pack_path) {
   Result<KnowledgePack> pack =
       pack_path.empty() ? BuiltinPack(judged.snapshot.info.engine) : LoadPack(pack_path);

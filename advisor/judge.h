@@ -28,11 +28,6 @@ struct Judged {
   TopGains gains;
 };
 
-/// Analyses `judged.snapshot` with `options` and evaluates `pack_path` (or,
-/// when it is "", the engine's built-in pack) into `judged`. The Error of a
-/// pack that cannot be loaded.
-Status Judge(Judged& judged, const AnalysisOptions& options, const std::string& pack_path);
-
 /// Loads `pack_path` (or, when it is "", the engine's built-in pack) and
 /// evaluates it on `judged`, whose analysis is already made. When the analysis
 /// has gains (docs/architecture.md#advice-ordered-by-impact) one what-if model

@@ -5,7 +5,7 @@
 
 #include "cli/command.h"
 #include "cli/input.h"
-#include "metrics/analysis.h"
+#include "pipeline/pipeline.h"
 #include "writers/graph_formats.h"
 #include "writers/heatmap/heatmap_svg.h"
 
@@ -34,12 +34,15 @@ std::optional<std::string> Svg(const GraphArgs& args, const Snapshot& snapshot,
 }
 
 int RunGraph(const GraphArgs& args) {
-  Result<Snapshot> snapshot = ReadInput(args.input.paths, args.input.options());
-  if (!snapshot) {
-    PrintError(snapshot.error());
+  Judged read;
+  if (Status ok = pipeline::ReadAndAnalyse(Input{args.input.paths}, args.input.options(),
+                                           {.path_window = args.window}, read);
+      !ok) {
+    PrintError(ok.error());
     return kExitInput;
   }
-  Analysis analysis = Analyse(*snapshot, {.path_window = args.window});
+  const Snapshot* snapshot = &read.snapshot;
+  const Analysis& analysis = read.analysis;
   for (const std::string& w : analysis.warnings) PrintWarning(args.input.name(), w);
   if (args.window.chosen() && !(analysis.trace && analysis.trace->path)) {
     PrintError(Error{.file = args.input.name(),

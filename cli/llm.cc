@@ -27,19 +27,15 @@ void AddLlmOptions(CLI::App& sub, LlmFlags& flags) {
 std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
                                                         const std::string& pack_path, bool gains) {
   auto judged = std::make_unique<Judged>();
-  Result<Snapshot> snapshot = ReadInput(input.paths, input.options());
-  if (!snapshot) {
-    PrintError(snapshot.error());
-    return kExitInput;
-  }
-  judged->snapshot = std::move(*snapshot);
-  const Status judging =
-      Judge(*judged, AnalysisOptions{.budget_ms = input.budget_ms, .gains = gains}, pack_path);
+  const pipeline::Outcome outcome =
+      pipeline::ReadAndJudge(Input{input.paths}, input.options(),
+                             AnalysisOptions{.budget_ms = input.budget_ms, .gains = gains},
+                             pack_path, *judged);
   for (const std::string& w : judged->analysis.warnings) PrintWarning(input.name(), w);
-  if (!judging) {
-    PrintError(judging.error());
+  if (!outcome) {
+    PrintError(outcome.failure().error);
     // A user's pack is input; a built-in one that fails to load is our fault.
-    return pack_path.empty() ? kExitInternal : kExitInput;
+    return outcome.failure().internal ? kExitInternal : kExitInput;
   }
   return judged;
 }

@@ -18,6 +18,7 @@
 #include "cli/input.h"
 #include "metrics/analysis.h"
 #include "metrics/snapshot.h"
+#include "pipeline/pipeline.h"
 
 namespace cookgraph::cli {
 
@@ -30,7 +31,7 @@ void AddLlmOptions(CLI::App& sub, LlmFlags& flags);
 
 /// Reads `input`, analyses it (with the what-if gains when `gains`:
 /// AnalysisOptions::gains) and evaluates `pack_path` (or the engine's
-/// built-in pack) with Judge (advisor/judge.h). On failure prints the error
+/// built-in pack): the pipeline's ReadAndJudge. On failure prints the error
 /// and gives the exit code.
 std::variant<std::unique_ptr<Judged>, int> ReadAndJudge(const InputArgs& input,
                                                         const std::string& pack_path,

@@ -15,7 +15,7 @@
 #include <optional>
 #include <string_view>
 
-#include "adapters/input_reader.h"
+#include "pipeline/score.h"
 #include "advisor/llm/chat_client.h"
 #include "base/text.h"
 #include "cli/command.h"
@@ -134,13 +134,14 @@ int RunReport(const ReportArgs& args) {
 
   std::optional<SnapshotDiff> comparison;
   if (!args.baseline.empty()) {
-    Result<Snapshot> baseline = ReadInput({args.baseline}, args.input.options());
+    Result<pipeline::Baseline> baseline =
+        pipeline::ReadBaseline(args.baseline, args.input.options(), {});
     if (!baseline) {
       PrintError(baseline.error());
       return kExitInput;
     }
-    const Analysis baseline_analysis = Analyse(*baseline);
-    comparison = CompareSnapshots(*baseline, baseline_analysis, judged.snapshot, judged.analysis);
+    comparison = CompareSnapshots(baseline->snapshot, baseline->analysis, judged.snapshot,
+                                  judged.analysis);
   }
 
   const Advice advice = AskForAdvice(args, *settings, judged);

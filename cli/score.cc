@@ -1,38 +1,25 @@
 // `cookgraph score INPUT...`: rank the nodes of one or many snapshots.
 //
-// Files are read and analysed by -j worker threads; the main thread writes each
-// result in input order as soon as it and all before it are done, so output
-// starts early and memory holds only the results not yet written.
+// Inputs are scored by the pipeline's batch pool (pipeline/batch.h) on -j worker
+// threads; this thread writes each result in input order as soon as it and
+// all before it are done, so output starts early and memory holds only the
+// results not yet written.
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <atomic>
-#include <condition_variable>
 #include <cstdio>
-#include <mutex>
-#include <optional>
-#include <thread>
-
 #include <cstdlib>
-#include <map>
+#include <optional>
 
 #include "adapters/input_files.h"
-#include "adapters/input_reader.h"
-#include "advisor/findings.h"
-#include "advisor/gains.h"
-#include "advisor/pack.h"
-#include "advisor/rules.h"
 #include "base/text.h"
 #include "cli/command.h"
 #include "cli/input.h"
 #include "cli/progress.h"
 #include "cli/shard.h"
-#include "metrics/analysis.h"
-#include "metrics/diff.h"
-#include "metrics/whatif.h"
+#include "pipeline/batch.h"
+#include "pipeline/score.h"
 #include "store/history.h"
 #include "store/store.h"
 #include "writers/score.h"
@@ -58,17 +45,6 @@ struct ScoreArgs {
   PathWindow window;     // --step, --annotation, --instance
 };
 
-// What one worker made of one file.
-struct Outcome {
-  bool done = false;
-  bool internal = false;              // the error is cookgraph's, not the input's
-  std::string text;                   // the rendered fragment
-  SnapshotSummary summary;            // --format summary*, --store
-  ScoreTable nodes;                   // --store: every node, ranked by score
-  std::vector<std::string> warnings;  // to print on standard error
-  std::optional<Error> error;
-};
-
 // " step=N" or " annotation=NAME instance=K" when the path's window is
 // chosen, else nothing (so that parts made without these options still merge).
 std::string PathWindowText(const PathWindow& window) {
@@ -92,38 +68,6 @@ std::string OptionsText(const ScoreArgs& args) {
       args.group_by.empty() ? "-" : args.group_by, args.baseline.empty() ? "-" : args.baseline,
       or_dash(args.input.format_in), or_dash(args.input.frame_marker),
       limits.empty() ? "-" : limits, PathWindowText(args.window));
-}
-
-// Knowledge packs by engine, loaded once per batch for the summary's findings.
-class PackCache {
- public:
-  const KnowledgePack* For(const std::string& engine) {
-    const std::string name(PackNameForEngine(engine));
-    std::lock_guard lock(mutex_);
-    auto it = packs_.find(name);
-    if (it == packs_.end()) it = packs_.emplace(name, BuiltinPack(engine)).first;
-    return it->second ? &*it->second : nullptr;
-  }
-  Error ErrorFor(const std::string& engine) {
-    std::lock_guard lock(mutex_);
-    return packs_.at(std::string(PackNameForEngine(engine))).error();
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<std::string, Result<KnowledgePack>> packs_;
-};
-
-// The table's line under the title (docs/commands.md#cookgraph-score): the
-// change that pays most by the what-if model (over-budget frames saved first,
-// as the report's "What to change first"), "" when no change saves time.
-std::string FirstFixLine(const Snapshot& snapshot, const Analysis& analysis) {
-  const WhatIf whatif = WhatIf::Build(snapshot, analysis);
-  const TopGains top = PredictTopGains(whatif, analysis, 1);
-  if (top.rows.empty()) return "";
-  const PredictedGain& g = top.rows.front();
-  return snapshot.network.node(g.nodes.front()).id + ": " +
-         FixSentence(g, snapshot.info.frame_word());
 }
 
 SnapshotSummary FailedSummary(const std::string& file, const Error& error) {
@@ -163,21 +107,20 @@ int RunScore(const ScoreArgs& args) {
   }
 
   // The baseline is read and analysed once; workers only read it.
-  std::optional<Snapshot> baseline;
-  std::optional<Analysis> baseline_analysis;
+  std::optional<pipeline::Baseline> baseline;
   if (!args.baseline.empty()) {
     if (options.group_by_container) {
       PrintError(Error{.where = "--baseline",
                        .message = "compares nodes, not containers: leave out --group-by"});
       return kExitInput;
     }
-    Result<Snapshot> read = ReadInput({args.baseline}, args.input.options());
+    Result<pipeline::Baseline> read =
+        pipeline::ReadBaseline(args.baseline, args.input.options(), analysis_options);
     if (!read) {
       PrintError(read.error());
       return kExitInput;
     }
     baseline = std::move(*read);
-    baseline_analysis = Analyse(*baseline, analysis_options);
     options.baseline_file = args.baseline;
   }
 
@@ -229,74 +172,18 @@ int RunScore(const ScoreArgs& args) {
     }
     run_id = *begun;
   }
-  const bool want_summary = summary.has_value() || store != nullptr;
-  PackCache packs;
-  ScoreOptions store_options;  // every node, ranked by score, as `score --format csv` writes them
-
-  std::vector<Outcome> outcomes(files.size());
-  std::mutex mutex;
-  std::condition_variable ready;
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < files.size();) {
-      Outcome outcome;
-      const std::string name = files[i].name();
-      // A worker must not throw: one file's failure (even out of memory) is
-      // that file's error, and the batch goes on.
-      try {
-        Result<Snapshot> snapshot = ReadInput(files[i].paths, args.input.options());
-        if (!snapshot) {
-          outcome.error = snapshot.error();
-        } else {
-          Analysis analysis = Analyse(*snapshot, analysis_options);
-          outcome.warnings = analysis.warnings;
-          if (want_summary) {
-            outcome.summary = Summarise(name, *snapshot, analysis);
-            if (const KnowledgePack* pack = packs.For(snapshot->info.engine)) {
-              for (const Finding& f : Evaluate(*pack, *snapshot, analysis)) {
-                switch (f.severity) {
-                  case Severity::kCritical: ++outcome.summary.critical; break;
-                  case Severity::kWarning: ++outcome.summary.warnings; break;
-                  case Severity::kInfo: ++outcome.summary.info; break;
-                }
-              }
-            } else {
-              outcome.warnings.push_back("findings not counted: " +
-                                         packs.ErrorFor(snapshot->info.engine).Format());
-            }
-          }
-          if (store) {
-            outcome.nodes = ScoreRows({name, *snapshot, analysis}, store_options);
-          }
-          if (!summary) {
-            std::optional<SnapshotDiff> diff;
-            if (baseline) {
-              diff = CompareSnapshots(*baseline, *baseline_analysis, *snapshot, analysis);
-            }
-            const std::string first_fix = human ? FirstFixLine(*snapshot, analysis) : std::string();
-            outcome.text = RenderScoreSnapshot(format,
-                                               {name, *snapshot, analysis, diff ? &*diff : nullptr,
-                                                args.baseline, first_fix},
-                                               options);
-          }
-        }
-      } catch (const std::bad_alloc&) {
-        outcome = Outcome{.internal = true};
-        outcome.error = Error{.file = name, .message = "out of memory"};
-      } catch (const std::exception& e) {
-        outcome = Outcome{.internal = true};
-        outcome.error = Error{.file = name, .message = std::string("internal error: ") + e.what()};
-      }
-      outcome.done = true;
-      std::lock_guard lock(mutex);
-      outcomes[i] = std::move(outcome);
-      ready.notify_all();
-    }
-  };
-  unsigned jobs = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<size_t>(jobs, std::max<size_t>(files.size(), 1)));
-  std::vector<std::thread> workers;
-  for (unsigned j = 0; j < jobs; ++j) workers.emplace_back(work);
+  pipeline::PackCache packs;
+  const pipeline::ScoreRequest request{
+      .read = args.input.options(),
+      .analysis = analysis_options,
+      .options = options,
+      .format = summary ? std::nullopt : std::optional<ScoreFormat>(format),
+      // The history keeps every node, ranked by score, as `score --format csv` writes them.
+      .rows = store ? std::optional<ScoreOptions>(ScoreOptions{}) : std::nullopt,
+      .summary = summary.has_value() || store != nullptr,
+      .baseline = baseline ? &*baseline : nullptr,
+      .packs = &packs};
+  std::vector<pipeline::ScoredInput> outcomes(files.size());
 
   Progress progress(files.size(), StderrIsTerminal() && files.size() > 1);
   bool written_ok = true;
@@ -345,23 +232,19 @@ int RunScore(const ScoreArgs& args) {
       PrintError(*store_failed);
     }
   };
-  for (size_t i = 0; i < files.size(); ++i) {
-    Outcome outcome;
-    {
-      std::unique_lock lock(mutex);
-      ready.wait(lock, [&] { return outcomes[i].done; });
-      outcome = std::move(outcomes[i]);
-    }
+  auto take = [&](size_t i) {
+    pipeline::ScoredInput outcome = std::move(outcomes[i]);
     progress.Step(files[i].name());
-    if (outcome.error) {
+    if (!outcome.outcome) {
+      const pipeline::Failure& failure = outcome.outcome.failure();
       progress.Clear();
-      PrintError(*outcome.error);
-      errors.push_back(*outcome.error);
-      internal |= outcome.internal;
-      const SnapshotSummary failed = FailedSummary(files[i].name(), *outcome.error);
+      PrintError(failure.error);
+      errors.push_back(failure.error);
+      internal |= failure.internal;
+      const SnapshotSummary failed = FailedSummary(files[i].name(), failure.error);
       if (summary) put_summary(failed);
       keep(StoredSnapshot{.summary = failed});
-      continue;
+      return;
     }
     if (!outcome.warnings.empty()) progress.Clear();
     for (const std::string& w : outcome.warnings) PrintWarning(files[i].name(), w);
@@ -372,9 +255,16 @@ int RunScore(const ScoreArgs& args) {
       first = false;
       written_ok &= WriteStdout(outcome.text);
     }
-    keep(StoredSnapshot{.summary = std::move(outcome.summary), .nodes = std::move(outcome.nodes)});
-  }
-  for (std::thread& t : workers) t.join();
+    keep(StoredSnapshot{.summary = std::move(outcome.summary),
+                        .nodes = outcome.rows ? std::move(*outcome.rows) : ScoreTable{}});
+  };
+  pipeline::RunInOrder(
+      files.size(), pipeline::BatchOptions{.jobs = args.jobs},
+      [&](size_t i) {
+        outcomes[i] = pipeline::ScoreInput(files[i], request);
+        return !outcomes[i].outcome;
+      },
+      take);
   progress.Clear();
   if (summary) {
     written_ok &= WriteStdout(*summary == SummaryFormat::kTable ? RenderSummaryTable(table)

@@ -19,7 +19,7 @@
 #include <fmt/format.h>
 
 #include "adapters/input_files.h"
-#include "adapters/input_reader.h"
+#include "pipeline/pipeline.h"
 #include "base/text.h"
 #include "cli/command.h"
 #include "cli/input.h"
@@ -31,13 +31,8 @@ extern char** environ;
 
 namespace cookgraph::cli {
 
-Result<std::shared_ptr<const server::View>> MakeView(std::string file, Snapshot snapshot,
-                                                     std::optional<double> budget_ms,
-                                                     const std::string& pack_path) {
-  // With the gains: the node table's gain column (docs/commands.md#what-the-page-shows)
-  // and the ask box's prompt, as `ask`'s.
-  return server::MakeJudgedView(std::move(file), std::move(snapshot),
-                                AnalysisOptions{.budget_ms = budget_ms, .gains = true}, pack_path);
+AnalysisOptions ExplorerAnalysis(std::optional<double> budget_ms) {
+  return AnalysisOptions{.budget_ms = budget_ms, .gains = true};
 }
 
 server::AskHooks MakeAskHooks(const AdvisorSettings& settings) {
@@ -135,18 +130,15 @@ int RunServe(const ServeArgs& args) {
   server::Dataset data;
   ReadOptions read = args.input.options();
   for (const Input& in : inputs) {
-    Result<Snapshot> snapshot = ReadInput(in.paths, read);
-    if (!snapshot) {
-      PrintError(snapshot.error());
-      return kExitInput;
+    Judged judged;
+    const pipeline::Outcome outcome = pipeline::ReadAndJudge(
+        in, read, ExplorerAnalysis(args.input.budget_ms), settings->pack, judged);
+    for (const std::string& w : judged.snapshot.warnings) PrintWarning(in.name(), w);
+    if (!outcome) {
+      PrintError(outcome.failure().error);
+      return outcome.failure().internal ? kExitInternal : kExitInput;
     }
-    for (const std::string& w : snapshot->warnings) PrintWarning(in.name(), w);
-    auto view = MakeView(in.name(), std::move(*snapshot), args.input.budget_ms, settings->pack);
-    if (!view) {
-      PrintError(view.error());
-      return settings->pack.empty() ? kExitInternal : kExitInput;
-    }
-    data.views.push_back(std::move(*view));
+    data.views.push_back(server::MakeView(in.name(), std::move(judged)));
   }
   if (compare) {
     const server::View& before = *data.views[0];

@@ -30,11 +30,10 @@ struct ServeFlags {
 /// Adds --port, --listen, --allow-remote and --open.
 void AddServeOptions(CLI::App& sub, ServeFlags& flags);
 
-/// `snapshot` analysed (with `budget_ms` when given) and judged by `pack_path`
-/// (or its engine's built-in pack). An Error when the pack cannot be loaded.
-Result<std::shared_ptr<const server::View>> MakeView(std::string file, Snapshot snapshot,
-                                                     std::optional<double> budget_ms,
-                                                     const std::string& pack_path);
+/// The options of the explorer's analysis: with the gains, for the node
+/// table's gain column (docs/commands.md#what-the-page-shows) and the ask
+/// box's prompt, as `ask`'s.
+AnalysisOptions ExplorerAnalysis(std::optional<double> budget_ms);
 
 /// The ask box over `settings` (copied): server/ask_hooks.h's conversation
 /// (the page's thread as earlier turns, the functions offered, the streamed

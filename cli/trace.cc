@@ -8,7 +8,7 @@
 #include "base/text.h"
 #include "cli/command.h"
 #include "cli/input.h"
-#include "metrics/analysis.h"
+#include "pipeline/pipeline.h"
 #include "writers/chrome_trace_writer.h"
 
 namespace cookgraph::cli {
@@ -20,12 +20,14 @@ struct TraceArgs {
 };
 
 int RunTrace(const TraceArgs& args) {
-  Result<Snapshot> snapshot = ReadInput(args.input.paths, args.input.options());
-  if (!snapshot) {
-    PrintError(snapshot.error());
+  Judged read;
+  if (Status ok = pipeline::ReadAndAnalyse(Input{args.input.paths}, args.input.options(), {}, read);
+      !ok) {
+    PrintError(ok.error());
     return kExitInput;
   }
-  const Analysis analysis = Analyse(*snapshot);
+  const Snapshot* snapshot = &read.snapshot;
+  const Analysis& analysis = read.analysis;
   for (const std::string& w : analysis.warnings) PrintWarning(args.input.name(), w);
   Status written = WriteTraceFile(*snapshot, analysis, args.output);
   if (!written) {

@@ -22,6 +22,7 @@
 #include "cli/watch_session.h"
 #include "live/alerts.h"
 #include "live/udp_receiver.h"
+#include "pipeline/pipeline.h"
 
 namespace cookgraph::cli {
 namespace {
@@ -181,13 +182,15 @@ int RunWatch(const WatchArgs& args) {
   auto publish = [&] {
     std::optional<WatchSession::Live> live = watcher.TakeLive();
     if (!live) return;
-    Result<std::shared_ptr<const server::View>> view =
-        MakeView(info.name, std::move(live->window), std::nullopt, settings->pack);
-    if (!view) {
-      PrintError(view.error());
+    Judged judged;
+    judged.snapshot = std::move(live->window);
+    if (const pipeline::Outcome outcome =
+            pipeline::Judge(judged, ExplorerAnalysis(std::nullopt), settings->pack);
+        !outcome) {
+      PrintError(outcome.failure().error);
       return;
     }
-    explorer->Replace(server::Dataset{.views = {std::move(*view)},
+    explorer->Replace(server::Dataset{.views = {server::MakeView(info.name, std::move(judged))},
                                       .live = true,
                                       .alerts = std::move(live->alerts),
                                       .status = std::move(live->status)});

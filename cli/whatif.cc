@@ -10,7 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/input.h"
-#include "metrics/analysis.h"
+#include "pipeline/pipeline.h"
 #include "metrics/whatif.h"
 #include "writers/whatif_formats.h"
 
@@ -25,55 +25,23 @@ struct WhatIfArgs {
   std::string output = "-";
 };
 
-// The changes `args.nodes` name, or the error of the first that is wrong.
-Result<std::vector<WhatIfChange>> Changes(const WhatIfArgs& args, const Network& network) {
-  std::vector<WhatIfChange> out;
-  for (const std::string& spec : args.nodes) {
-    const size_t eq = spec.rfind('=');
-    const std::string where = fmt::format("--node '{}'", spec);
-    if (eq == std::string::npos || eq == 0) {
-      return Error{.file = args.input.name(),
-                   .where = where,
-                   .message = "expected ID=F (a node id and the factor its cook time is scaled "
-                              "by: 0.5 = twice as fast, 0 = removed)"};
-    }
-    const std::string id = spec.substr(0, eq);
-    const std::string number = spec.substr(eq + 1);
-    double factor = 0;
-    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), factor);
-    if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(factor) ||
-        factor < 0) {
-      return Error{.file = args.input.name(),
-                   .where = where,
-                   .message = fmt::format("the factor '{}' is not a number >= 0 (0.5 = twice as "
-                                          "fast, 0 = removed)",
-                                          number)};
-    }
-    const std::optional<NodeIndex> node = network.Find(id);
-    if (!node) {
-      return Error{.file = args.input.name(),
-                   .where = where,
-                   .message = "no node has this id (ids as `cookgraph score` prints them)"};
-    }
-    out.push_back(WhatIfChange{.node = *node, .factor = factor});
-  }
-  return out;
-}
-
 int RunWhatIf(const WhatIfArgs& args) {
-  Result<Snapshot> snapshot = ReadInput(args.input.paths, args.input.options());
-  if (!snapshot) {
-    PrintError(snapshot.error());
+  Judged read;
+  AnalysisOptions options;
+  options.budget_ms = args.input.budget_ms;
+  if (Status ok = pipeline::ReadAndAnalyse(Input{args.input.paths}, args.input.options(), options, read);
+      !ok) {
+    PrintError(ok.error());
     return kExitInput;
   }
-  Result<std::vector<WhatIfChange>> changes = Changes(args, snapshot->network);
+  const Snapshot* snapshot = &read.snapshot;
+  const Analysis& analysis = read.analysis;
+  Result<std::vector<WhatIfChange>> changes =
+      ParseWhatIfChanges(args.input.name(), args.nodes, snapshot->network);
   if (!changes) {
     PrintError(changes.error());
     return kExitInput;
   }
-  AnalysisOptions options;
-  options.budget_ms = args.input.budget_ms;
-  const Analysis analysis = Analyse(*snapshot, options);
   for (const std::string& w : analysis.warnings) PrintWarning(args.input.name(), w);
   for (const WhatIfChange& c : *changes) {
     if (analysis.waiting[c.node]) {

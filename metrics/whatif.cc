@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <unordered_map>
 
@@ -439,6 +440,42 @@ std::vector<double> HalvingGains(const WhatIf& whatif, size_t node_count) {
   std::vector<double> out(node_count, 0.0);
   for (const NodeGain& g : whatif.Gains(0.5)) {
     if (g.node < node_count) out[g.node] = g.saved_ms;
+  }
+  return out;
+}
+
+Result<std::vector<WhatIfChange>> ParseWhatIfChanges(const std::string& file,
+                                                     const std::vector<std::string>& specs,
+                                                     const Network& network) {
+  std::vector<WhatIfChange> out;
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.rfind('=');
+    const std::string where = fmt::format("--node '{}'", spec);
+    if (eq == std::string::npos || eq == 0) {
+      return Error{.file = file,
+                   .where = where,
+                   .message = "expected ID=F (a node id and the factor its cook time is scaled "
+                              "by: 0.5 = twice as fast, 0 = removed)"};
+    }
+    const std::string id = spec.substr(0, eq);
+    const std::string number = spec.substr(eq + 1);
+    double factor = 0;
+    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), factor);
+    if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(factor) ||
+        factor < 0) {
+      return Error{.file = file,
+                   .where = where,
+                   .message = fmt::format("the factor '{}' is not a number >= 0 (0.5 = twice as "
+                                          "fast, 0 = removed)",
+                                          number)};
+    }
+    const std::optional<NodeIndex> node = network.Find(id);
+    if (!node) {
+      return Error{.file = file,
+                   .where = where,
+                   .message = "no node has this id (ids as `cookgraph score` prints them)"};
+    }
+    out.push_back(WhatIfChange{.node = *node, .factor = factor});
   }
   return out;
 }

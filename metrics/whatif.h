@@ -44,6 +44,13 @@ struct WhatIfChange {
   double factor = 0.5;
 };
 
+/// The changes `specs` name, each "ID=F" (`whatif --node`, the page's
+/// whatif()): the node's id and the factor >= 0 its cook time is scaled by.
+/// The Error of the first that is wrong names `file` and the spec.
+Result<std::vector<WhatIfChange>> ParseWhatIfChanges(const std::string& file,
+                                                     const std::vector<std::string>& specs,
+                                                     const Network& network);
+
 /// Frame times over the counted frames.
 struct WhatIfFrames {
   double mean_ms = 0, p95_ms = 0;

@@ -1,23 +1,20 @@
 // cookgraph.score() and cookgraph.diff() (docs/python.md#score): many inputs
-// read and analysed by worker threads without the GIL, their rows gathered
-// in input order; two inputs compared.
+// scored by the pipeline's batch pool (pipeline/batch.h) without the GIL,
+// their rows gathered in input order; two inputs compared.
 
 #include "python/batch.h"
 
 #include <pybind11/stl.h>
 
-#include <algorithm>
-#include <atomic>
 #include <iterator>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <variant>
 
 #include "adapters/input_files.h"
-#include "adapters/input_reader.h"
-#include "metrics/analysis.h"
 #include "metrics/diff.h"
+#include "pipeline/batch.h"
+#include "pipeline/score.h"
 #include "python/columns.h"
 #include "python/errors.h"
 #include "python/options.h"
@@ -55,44 +52,6 @@ py::tuple Expand(const std::vector<std::string>& paths) {
   return py::make_tuple(inputs, errors, Warnings(warnings));
 }
 
-// What one worker made of one input.
-struct Scored {
-  std::optional<ScoreTable> table;
-  std::optional<Error> error;
-  bool internal = false;  // the error is cookgraph's, not the input's
-  std::vector<std::string> warnings;
-};
-
-Scored ScoreOne(const Input& input, const ReadOptions& read,
-                const AnalysisOptions& analysis_options, const ScoreOptions& options,
-                const Snapshot* baseline, const Analysis* baseline_analysis) {
-  Scored scored;
-  // One input's failure (even out of memory) is that input's error; the
-  // batch goes on, as in the CLI.
-  try {
-    Result<Snapshot> snapshot = ReadInput(input.paths, read);
-    if (!snapshot) {
-      scored.error = snapshot.error();
-      return scored;
-    }
-    const Analysis analysis = Analyse(*snapshot, analysis_options);
-    scored.warnings = analysis.warnings;
-    std::optional<SnapshotDiff> diff;
-    if (baseline) diff = CompareSnapshots(*baseline, *baseline_analysis, *snapshot, analysis);
-    const std::string name = input.name();
-    scored.table = ScoreRows(
-        {name, *snapshot, analysis, diff ? &*diff : nullptr, options.baseline_file}, options);
-  } catch (const std::bad_alloc&) {
-    scored =
-        Scored{.error = Error{.file = input.name(), .message = "out of memory"}, .internal = true};
-  } catch (const std::exception& e) {
-    scored = Scored{
-        .error = Error{.file = input.name(), .message = std::string("internal error: ") + e.what()},
-        .internal = true};
-  }
-  return scored;
-}
-
 // Scores `inputs` (as Expand gives them) on `jobs` threads. With
 // `stop_at_error`, inputs after the first failing one (in input order) are
 // not started: the caller raises that one's error.
@@ -116,56 +75,45 @@ py::tuple ScoreInputs(const std::vector<std::vector<std::string>>& input_paths,
 
   // The columns come from ScoreRows of an empty snapshot, which has no rows.
   ScoreTable table = ScoreRows({"", Snapshot{}, Analysis{}}, options);
-  std::vector<Scored> outcomes(inputs.size());
+  std::vector<pipeline::ScoredInput> outcomes(inputs.size());
+  size_t taken = 0;
   {
     py::gil_scoped_release released;
     // The baseline is read and analysed once; workers only read it.
-    std::optional<Snapshot> baseline;
-    std::optional<Analysis> baseline_analysis;
+    std::optional<pipeline::Baseline> baseline;
     if (baseline_file) {
-      Result<Snapshot> b = ReadInput({*baseline_file}, read);
+      Result<pipeline::Baseline> b = pipeline::ReadBaseline(*baseline_file, read, analysis_options);
       if (!b) throw RaisedError{ErrorKind::kInput, b.error()};
       baseline = std::move(*b);
-      baseline_analysis = Analyse(*baseline, analysis_options);
     }
-    std::atomic<size_t> next{0};
-    std::atomic<size_t> stop{inputs.size()};  // no input at or after this one is started
-    auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < inputs.size();) {
-        if (i > stop.load()) continue;
-        outcomes[i] =
-            ScoreOne(inputs[i], read, analysis_options, options, baseline ? &*baseline : nullptr,
-                     baseline_analysis ? &*baseline_analysis : nullptr);
-        if (stop_at_error && outcomes[i].error) {
-          for (size_t s = stop.load(); i < s && !stop.compare_exchange_weak(s, i);) {
+    const pipeline::ScoreRequest request{.read = read,
+                                         .analysis = analysis_options,
+                                         .options = options,
+                                         .rows = options,
+                                         .baseline = baseline ? &*baseline : nullptr};
+    pipeline::RunInOrder(
+        inputs.size(), pipeline::BatchOptions{.jobs = jobs.value_or(0), .stop_at_failure = stop_at_error},
+        [&](size_t i) {
+          outcomes[i] = pipeline::ScoreInput(inputs[i], request);
+          return !outcomes[i].outcome;
+        },
+        [&](size_t i) {
+          taken = i + 1;
+          if (std::optional<ScoreTable>& rows = outcomes[i].rows) {
+            std::move(rows->rows.begin(), rows->rows.end(), std::back_inserter(table.rows));
+            rows.reset();
           }
-        }
-      }
-    };
-    unsigned threads = jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));
-    threads = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(inputs.size(), 1)));
-    std::vector<std::thread> workers;
-    for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work);
-    work();
-    for (std::thread& t : workers) t.join();
-    const size_t last = stop.load();
-    for (size_t i = 0; i < inputs.size() && i <= last; ++i) {
-      if (Scored& s = outcomes[i]; s.table) {
-        std::move(s.table->rows.begin(), s.table->rows.end(), std::back_inserter(table.rows));
-        s.table.reset();
-      }
-    }
+        });
   }
   py::list errors;
   std::vector<std::pair<std::string, std::string>> warnings;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Scored& s = outcomes[i];
+  for (size_t i = 0; i < taken; ++i) {
+    const pipeline::ScoredInput& s = outcomes[i];
     for (const std::string& w : s.warnings) warnings.emplace_back(inputs[i].name(), w);
-    if (!s.error) continue;
-    py::dict e = ErrorDict(*s.error);
-    e["internal"] = s.internal;
+    if (s.outcome) continue;
+    py::dict e = ErrorDict(s.outcome.failure().error);
+    e["internal"] = s.outcome.failure().internal;
     errors.append(e);
-    if (stop_at_error) break;
   }
   return py::make_tuple(Columns(table), errors, Warnings(warnings));
 }
@@ -177,8 +125,7 @@ using Side = std::variant<std::string, std::shared_ptr<LoadedSnapshot>>;
 // the snapshot's own budget.
 struct Read {
   std::string file;
-  std::optional<Snapshot> snapshot;  // when read here
-  std::optional<Analysis> analysis;
+  Judged read;  // the snapshot and its analysis, when read here
   const Snapshot* s = nullptr;
   const Analysis* a = nullptr;
 };
@@ -191,12 +138,10 @@ void ReadSide(const Side& side, const ReadOptions& options, Read& out) {
     return;
   }
   out.file = std::get<std::string>(side);
-  Result<Snapshot> snapshot = ReadInput({out.file}, options);
-  if (!snapshot) throw RaisedError{ErrorKind::kInput, snapshot.error()};
-  out.snapshot = std::move(*snapshot);
-  out.analysis = Analyse(*out.snapshot);
-  out.s = &*out.snapshot;
-  out.a = &*out.analysis;
+  Status read = pipeline::ReadAndAnalyse(Input{{out.file}}, options, {}, out.read);
+  if (!read) throw RaisedError{ErrorKind::kInput, read.error()};
+  out.s = &out.read.snapshot;
+  out.a = &out.read.analysis;
 }
 
 // Two inputs compared as `cookgraph diff` compares them: DiffRows' columns,

@@ -10,9 +10,9 @@
 #include <string_view>
 
 #include "adapters/input_files.h"
-#include "adapters/input_reader.h"
 #include "graph/suggest.h"
 #include "metrics/trace_summary.h"
+#include "pipeline/pipeline.h"
 #include "python/columns.h"
 #include "python/errors.h"
 #include "python/options.h"
@@ -68,14 +68,12 @@ std::shared_ptr<LoadedSnapshot> Load(const std::vector<std::string>& paths,
     }
     const Input& input = list.inputs.front();
     loaded->file = input.name();
-    Result<Snapshot> snapshot = ReadInput(input.paths, options);
-    if (!snapshot) throw RaisedError{ErrorKind::kInput, snapshot.error()};
-    loaded->judged.snapshot = std::move(*snapshot);
-    Analysis& analysis = loaded->judged.analysis;
     // With the gains, as `report` and `ask`: findings ordered by what pays and
     // the prompt's predicted gains (docs/architecture.md#advice-ordered-by-impact).
-    analysis = Analyse(loaded->judged.snapshot,
-                       AnalysisOptions{.budget_ms = budget_ms, .gains = true});
+    Status read = pipeline::ReadAndAnalyse(
+        input, options, AnalysisOptions{.budget_ms = budget_ms, .gains = true}, loaded->judged);
+    if (!read) throw RaisedError{ErrorKind::kInput, read.error()};
+    Analysis& analysis = loaded->judged.analysis;
     for (const Error& w : list.warnings)
       analysis.warnings.insert(analysis.warnings.begin(), w.Format());
   }

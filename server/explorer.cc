@@ -213,13 +213,10 @@ void Prepare(View& view) {
   view.whatif = std::make_unique<const WhatIf>(WhatIf::Build(view.snapshot, view.analysis));
 }
 
-Result<std::shared_ptr<const View>> MakeJudgedView(std::string file, Snapshot snapshot,
-                                                   const AnalysisOptions& options,
-                                                   const std::string& pack_path) {
+std::shared_ptr<const View> MakeView(std::string file, Judged judged) {
   auto view = std::make_shared<View>();
   view->file = std::move(file);
-  view->snapshot = std::move(snapshot);
-  if (Status judged = Judge(*view, options, pack_path); !judged) return judged.error();
+  static_cast<Judged&>(*view) = std::move(judged);
   Prepare(*view);
   return std::shared_ptr<const View>(std::move(view));
 }
@@ -227,6 +224,53 @@ Result<std::shared_ptr<const View>> MakeJudgedView(std::string file, Snapshot sn
 const AnalysisTools& View::tools() const {
   std::call_once(tools_once_, [this] { tools_ = std::make_unique<const AnalysisTools>(*this, file); });
   return *tools_;
+}
+
+std::optional<size_t> ViewNumber(std::string_view text) {
+  if (text.empty() || text.size() > 6) return std::nullopt;
+  size_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<size_t>(c - '0');
+  }
+  return v;
+}
+
+namespace {
+
+ApiReply Reply(const Result<std::string>& doc) {
+  if (doc) return ApiReply{.body = *doc};
+  return ApiReply{.status = doc.error().where == kNotFound ? 404 : 400,
+                  .body = nlohmann::json{{"error", doc.error().message}}.dump()};
+}
+
+ApiReply Refuse(std::string message) {
+  return ApiReply{.status = 400, .body = nlohmann::json{{"error", std::move(message)}}.dump()};
+}
+
+}  // namespace
+
+ApiReply ViewDocument(const Explorer& ex, size_t v, std::string_view what,
+                      const std::function<std::string(const char* name)>& param) {
+  if (what == "summary") return Reply(ex.SummaryJson(v));
+  if (what == "graph") return Reply(ex.GraphJson(v, param("container")));
+  if (what == "node") return Reply(ex.NodeJson(v, param("id")));
+  if (what == "search") return Reply(ex.SearchJson(v, param("q")));
+  if (what == "frames") return Reply(ex.FramesJson(v));
+  if (what == "findings") return Reply(ex.FindingsJson(v));
+  if (what == "nodes") {
+    const std::string t = param("top");
+    const std::optional<size_t> top = t.empty() ? 100 : ViewNumber(t);
+    if (!top) return Refuse(fmt::format("top: give a number of rows, 1 to {}", kMaxNodeRows));
+    return Reply(ex.NodesJson(v, param("sort"), *top));
+  }
+  if (what == "whatif") return Reply(ex.WhatIfJson(v, param("node"), param("factor")));
+  if (what == "timeline") {
+    const std::optional<size_t> frame = ViewNumber(param("frame"));
+    if (!frame) return Refuse("frame: give a frame position (0, 1, ...)");
+    return Reply(ex.TimelineJson(v, *frame));
+  }
+  return ApiReply{.status = 404, .body = nlohmann::json{{"error", "no such page"}}.dump()};
 }
 
 Explorer::Explorer(Dataset data, AskHooks hooks)

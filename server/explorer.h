@@ -69,13 +69,9 @@ struct View : Judged {
 /// model). Call it once `snapshot` and `analysis` are final.
 void Prepare(View& view);
 
-/// A view of `snapshot` as `cookgraph serve` makes it, and as `ask` judges its
-/// input: analysed with `options`, judged by `pack_path` (or the engine's
-/// built-in pack; with the gains when `options.gains`) and prepared. The
-/// Error of a pack that cannot be loaded.
-Result<std::shared_ptr<const View>> MakeJudgedView(std::string file, Snapshot snapshot,
-                                                   const AnalysisOptions& options,
-                                                   const std::string& pack_path);
+/// A view of `judged` (an input the pipeline read and judged, pipeline/pipeline.h),
+/// prepared.
+std::shared_ptr<const View> MakeView(std::string file, Judged judged);
 
 /// Everything the server shows at one moment.
 struct Dataset {
@@ -176,6 +172,24 @@ class Explorer {
   std::shared_ptr<const Dataset> data_;
   AskHooks hooks_;
 };
+
+/// A document of the explorer's API with its HTTP status; an error's body is
+/// {"error": message}.
+struct ApiReply {
+  int status = 200;
+  std::string body;
+};
+
+/// What /api/v/N/<what> answers for `view` (docs/commands.md#the-explorers-api),
+/// `what` one of summary, graph, node, nodes, search, frames, timeline,
+/// findings, whatif; `param(name)` is the query's value of `name` ("" when
+/// absent). The server's routes and the page's worker (web/) both answer with
+/// it; a parameter given twice is the server's to refuse.
+ApiReply ViewDocument(const Explorer& explorer, size_t view, std::string_view what,
+                      const std::function<std::string(const char* name)>& param);
+
+/// The view number of /api/v/N/...; nullopt when it is not a small number.
+std::optional<size_t> ViewNumber(std::string_view text);
 
 /// Error::where of the lookups that found nothing (HTTP 404).
 inline constexpr const char* kNotFound = "not found";

@@ -64,17 +64,6 @@ void Send(httplib::Response& res, const Result<std::string>& doc) {
   }
 }
 
-// The view number of /api/v/N/...; nullopt when it is not a small number.
-std::optional<size_t> ViewNumber(const std::string& text) {
-  if (text.empty() || text.size() > 6) return std::nullopt;
-  size_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + static_cast<size_t>(c - '0');
-  }
-  return v;
-}
-
 // False, with a 400 sent, when the query names `key` more than once.
 bool OneValue(const httplib::Request& req, const char* key, httplib::Response& res) {
   const size_t n = req.get_param_value_count(key);
@@ -386,41 +375,20 @@ Status ExplorerServer::Start() {
   http.Get(R"(/api/v/([0-9]+)/)"
            R"((summary|graph|node|nodes|search|frames|timeline|findings|whatif|prompt))",
            [&ex, &o](const httplib::Request& req, httplib::Response& res) {
-             const std::optional<size_t> v = ViewNumber(req.matches[1]);
+             const std::optional<size_t> v = ViewNumber(req.matches[1].str());
              if (!v) {
                SendError(res, 404, "no such view");
                return;
              }
              const std::string what = req.matches[2];
-             if (what == "summary") return Send(res, ex.SummaryJson(*v));
-             if (what == "graph") return Send(res, ex.GraphJson(*v, req.get_param_value("container")));
-             if (what == "node") return Send(res, ex.NodeJson(*v, req.get_param_value("id")));
-             if (what == "search") return Send(res, ex.SearchJson(*v, req.get_param_value("q")));
-             if (what == "frames") return Send(res, ex.FramesJson(*v));
-             if (what == "findings") return Send(res, ex.FindingsJson(*v));
-             if (what == "nodes") {
-               if (!OneValue(req, "sort", res) || !OneValue(req, "top", res)) return;
-               const std::string t = req.get_param_value("top");
-               const std::optional<size_t> top = t.empty() ? 100 : ViewNumber(t);
-               if (!top) {
-                 return SendError(res, 400,
-                                  fmt::format("top: give a number of rows, 1 to {}", kMaxNodeRows));
-               }
-               return Send(res, ex.NodesJson(*v, req.get_param_value("sort"), *top));
-             }
-             if (what == "whatif") {
+             if (what != "prompt") {
                // Each given once: of a repeated one, which was meant is a guess.
-               if (!OneValue(req, "node", res) || !OneValue(req, "factor", res)) return;
-               const std::string node = req.get_param_value("node");
-               return Send(res, ex.WhatIfJson(*v, node, req.get_param_value("factor")));
+               if (what == "nodes" && (!OneValue(req, "sort", res) || !OneValue(req, "top", res))) return;
+               if (what == "whatif" && (!OneValue(req, "node", res) || !OneValue(req, "factor", res))) return;
+               const ApiReply reply = ViewDocument(
+                   ex, *v, what, [&req](const char* name) { return req.get_param_value(name); });
+               return SendJson(res, reply.status, reply.body);
              }
-             if (what == "timeline") {
-               const std::string f = req.get_param_value("frame");
-               const std::optional<size_t> frame = ViewNumber(f);
-               if (!frame) return SendError(res, 400, "frame: give a frame position (0, 1, ...)");
-               return Send(res, ex.TimelineJson(*v, *frame));
-             }
-             // prompt
              const std::string q = req.get_param_value("q");
              if (q.size() > o.max_question_chars) {
                return SendError(res, 413, fmt::format("the question is longer than {} bytes", o.max_question_chars));
@@ -437,7 +405,7 @@ Status ExplorerServer::Start() {
   // The prompt of the next turn after a thread: POST {"question", "history"}.
   http.Post(R"(/api/v/([0-9]+)/prompt)", [&ex, &o](const httplib::Request& req,
                                                    httplib::Response& res) {
-    const std::optional<size_t> v = ViewNumber(req.matches[1]);
+    const std::optional<size_t> v = ViewNumber(req.matches[1].str());
     const std::shared_ptr<const Dataset> d = ex.data();
     if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
     if (AsciiLower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
@@ -461,7 +429,7 @@ Status ExplorerServer::Start() {
   // or "error" ({"message"}); a comment whenever nothing was sent for a second.
   http.Post(R"(/api/v/([0-9]+)/ask)", [&ex, &o, impl](const httplib::Request& req,
                                                       httplib::Response& res) {
-    const std::optional<size_t> v = ViewNumber(req.matches[1]);
+    const std::optional<size_t> v = ViewNumber(req.matches[1].str());
     const std::shared_ptr<const Dataset> d = ex.data();
     if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
     if (AsciiLower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {

@@ -8,7 +8,7 @@
 # example's check is paired with a run that perturbs one expected number and
 # must fail. Included from tests/CMakeLists.txt, after Python3 is found.
 add_executable(tool_call ${CMAKE_CURRENT_SOURCE_DIR}/tools/tool_call.cc)
-target_link_libraries(tool_call PRIVATE cookgraph::advisor cookgraph::adapters cookgraph_warnings)
+target_link_libraries(tool_call PRIVATE cookgraph::advisor cookgraph::pipeline cookgraph::adapters cookgraph_warnings)
 
 set(tools_check ${CMAKE_CURRENT_SOURCE_DIR}/tools/tools_check.py)
 foreach(example pytorch_model gstreamer_pipeline touchdesigner_feedback)

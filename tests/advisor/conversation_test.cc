@@ -12,6 +12,7 @@
 #include "adapters/native/snapshot_reader.h"
 #include "advisor/judge.h"
 #include "advisor/tools.h"
+#include "pipeline/pipeline.h"
 #include "tests/temp_dir.h"
 
 namespace cookgraph {
@@ -131,7 +132,7 @@ std::unique_ptr<Loaded> Load(const std::string& name) {
       ReadSnapshotFile(std::string(COOKGRAPH_SOURCE_DIR) + "/examples/" + name + ".json");
   EXPECT_TRUE(s) << s.error().Format();
   if (s) l->judged.snapshot = std::move(*s);
-  EXPECT_TRUE(Judge(l->judged, AnalysisOptions{.gains = true}, ""));
+  EXPECT_TRUE(pipeline::Judge(l->judged, AnalysisOptions{.gains = true}, ""));
   return l;
 }
 

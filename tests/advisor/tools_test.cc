@@ -23,6 +23,7 @@
 #include "advisor/judge.h"
 #include "advisor/tokens/token_counter.h"
 #include "metrics/whatif.h"
+#include "pipeline/pipeline.h"
 #include "writers/score.h"
 #include "writers/whatif_formats.h"
 
@@ -45,8 +46,8 @@ class ByteCounter : public TokenCounter {
 std::unique_ptr<Judged> JudgeSnapshot(Snapshot snapshot) {
   auto judged = std::make_unique<Judged>();
   judged->snapshot = std::move(snapshot);
-  const Status s = Judge(*judged, AnalysisOptions{.gains = true}, "");
-  EXPECT_TRUE(s) << s.error().Format();
+  const pipeline::Outcome s = pipeline::Judge(*judged, AnalysisOptions{.gains = true}, "");
+  EXPECT_TRUE(s) << s.failure().error.Format();
   return judged;
 }
 

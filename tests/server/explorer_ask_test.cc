@@ -30,6 +30,7 @@
 #include "server/http_server.h"
 #include "tests/fake_llm_server.h"
 #include "tests/server/views.h"
+#include "pipeline/pipeline.h"
 #include "tests/shell.h"
 #include "tests/temp_dir.h"
 
@@ -340,13 +341,13 @@ TEST_F(ExplorerAskEndpoint, AFollowUpIsTheRequestAskChatSendsByteForByte) {
   ASSERT_TRUE(settings) << settings.error().Format();
   settings->endpoint.base_url = server->Base("echo-question", "page");
   // The view as `cookgraph serve` makes it: judged with the gains, as `ask` judges.
-  Result<Snapshot> snapshot = ReadInput({std::string(COOKGRAPH_SOURCE_DIR) + "/" + kTd}, {});
-  ASSERT_TRUE(snapshot);
-  Result<std::shared_ptr<const View>> view =
-      MakeJudgedView(kTd, std::move(*snapshot), AnalysisOptions{.gains = true}, "");
-  ASSERT_TRUE(view) << view.error().Format();
+  Judged judged;
+  const pipeline::Outcome read =
+      pipeline::ReadAndJudge(Input{{std::string(COOKGRAPH_SOURCE_DIR) + "/" + kTd}}, {},
+                             AnalysisOptions{.gains = true}, "", judged);
+  ASSERT_TRUE(read) << read.failure().error.Format();
   Dataset data;
-  data.views.push_back(*view);
+  data.views.push_back(MakeView(kTd, std::move(judged)));
   Explorer ex(std::move(data), EndpointAskHooks(*settings));
   ExplorerServer http(ex, ServeOptions{.port = 0});
   ASSERT_TRUE(http.Start());

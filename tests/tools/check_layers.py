@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the code's dependencies follow the layers of
 docs/architecture.md#layers, one way: base -> graph -> metrics -> adapters
-(readers) -> writers -> store -> advisor -> live -> server -> cli.
+(readers) -> writers -> store -> advisor -> live -> pipeline -> server -> cli.
 
 usage: check_layers.py REPO_ROOT
 
@@ -41,6 +41,9 @@ ALLOWED = [
                         "advisor/report"]),
     ("advisor", ["base", "graph", "metrics", "writers", "advisor"]),
     ("live", ["base", "graph", "metrics", "live"]),
+    # Read, analyse, judge and the batch pool, once for every front end.
+    ("pipeline", ["base", "graph", "metrics", "adapters/*.h", "writers/*.h", "advisor",
+                  "pipeline"]),
     # The explorer serves analyses; it never reads a file itself.
     ("server", ["base", "graph", "metrics", "writers", "advisor", "server"]),
 ]

@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "adapters/input_reader.h"
 #include "advisor/judge.h"
-#include "advisor/tools.h"
 #include "advisor/tokens/token_counter.h"
+#include "advisor/tools.h"
+#include "pipeline/pipeline.h"
 
 namespace {
 
@@ -85,16 +85,11 @@ int main(int argc, char** argv) {
   }
 
   auto judged = std::make_unique<cookgraph::Judged>();
-  cookgraph::Result<cookgraph::Snapshot> snapshot = cookgraph::ReadInput({args[0]});
-  if (!snapshot) {
-    std::fprintf(stderr, "tool_call: %s\n", snapshot.error().Format().c_str());
-    return 2;
-  }
-  judged->snapshot = std::move(*snapshot);
-  const cookgraph::Status judging =
-      cookgraph::Judge(*judged, cookgraph::AnalysisOptions{.budget_ms = budget_ms, .gains = true}, "");
+  const cookgraph::pipeline::Outcome judging = cookgraph::pipeline::ReadAndJudge(
+      cookgraph::Input{{args[0]}}, {},
+      cookgraph::AnalysisOptions{.budget_ms = budget_ms, .gains = true}, "", *judged);
   if (!judging) {
-    std::fprintf(stderr, "tool_call: %s\n", judging.error().Format().c_str());
+    std::fprintf(stderr, "tool_call: %s\n", judging.failure().error.Format().c_str());
     return 2;
   }
   const cookgraph::AnalysisTools tools(*judged, args[0]);

@@ -1,0 +1,29 @@
+#include "pipeline/pipeline.h"
+
+namespace cookgraph::pipeline {
+
+Status ReadAndAnalyse(const Input& input, const ReadOptions& read, const AnalysisOptions& options,
+                      Judged& out) {
+  Result<Snapshot> snapshot = ReadInput(input.paths, read);
+  if (!snapshot) return snapshot.error();
+  out.snapshot = std::move(*snapshot);
+  out.analysis = Analyse(out.snapshot, options);
+  return {};
+}
+
+Outcome Judge(Judged& out, const AnalysisOptions& options, const std::string& pack_path) {
+  out.analysis = Analyse(out.snapshot, options);
+  Status judged = ApplyPack(out, pack_path);
+  if (!judged) return Failure{.error = judged.error(), .internal = pack_path.empty()};
+  return {};
+}
+
+Outcome ReadAndJudge(const Input& input, const ReadOptions& read, const AnalysisOptions& options,
+                     const std::string& pack_path, Judged& out) {
+  Result<Snapshot> snapshot = ReadInput(input.paths, read);
+  if (!snapshot) return Failure{.error = snapshot.error()};
+  out.snapshot = std::move(*snapshot);
+  return Judge(out, options, pack_path);
+}
+
+}  // namespace cookgraph::pipeline
