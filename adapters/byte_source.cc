@@ -4,18 +4,71 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifndef COOKGRAPH_NO_ZLIB
 #include <zlib.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <new>
 
 namespace cookgraph {
 namespace {
 
 constexpr size_t kBufferBytes = 1 << 18;  // 256 KiB: large reads keep zlib fast
+
+#ifdef COOKGRAPH_NO_ZLIB
+// A build without zlib (COOKGRAPH_NO_ZLIB, the WebAssembly build: the page
+// inflates gzip before the bytes get here) reads files as they are, through
+// the zlib calls this file makes, over POSIX read() and lseek(). Refill()
+// refuses a gzip input.
+struct PlainFile {
+  int fd = -1;
+  bool failed = false;  // the last read or seek failed (errno tells why)
+};
+using gzFile = PlainFile*;
+using z_off_t = off_t;
+constexpr int Z_OK = 0;
+constexpr int Z_STREAM_END = 1;
+constexpr int Z_ERRNO = -1;
+
+gzFile gzdopen(int fd, const char* /*mode*/) { return new (std::nothrow) PlainFile{.fd = fd}; }
+int gzbuffer(gzFile /*file*/, unsigned /*size*/) { return 0; }
+int gzdirect(gzFile /*file*/) { return 1; }
+z_off_t gzseek(gzFile file, z_off_t offset, int whence) {
+  const off_t at = lseek(file->fd, offset, whence);
+  file->failed = at < 0;
+  return at;
+}
+// Reads until `size` bytes or the end, as gzread does: HeadIsWholeInput()
+// counts on a full buffer.
+int gzread(gzFile file, void* into, unsigned size) {
+  unsigned done = 0;
+  while (done < size) {
+    const ssize_t n = read(file->fd, static_cast<char*>(into) + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      file->failed = true;
+      return -1;
+    }
+    if (n == 0) break;
+    done += static_cast<unsigned>(n);
+  }
+  return static_cast<int>(done);
+}
+const char* gzerror(gzFile file, int* code) {
+  *code = file->failed ? Z_ERRNO : Z_OK;
+  return "";
+}
+int gzclose(gzFile file) {
+  const int closed = close(file->fd);
+  delete file;
+  return closed == 0 ? Z_OK : Z_ERRNO;
+}
+#endif
 
 // gzerror() prefixes its message with "<fd:N>: " for files opened by gzdopen;
 // the file name is already in the error.
@@ -168,6 +221,13 @@ bool ByteSource::Refill(char* into, size_t capacity) {
     return false;
   }
   len_ = static_cast<size_t>(n);
+#ifdef COOKGRAPH_NO_ZLIB
+  if (offset_ == 0 && len_ >= 2 && into[0] == '\x1f' && into[1] == '\x8b') {
+    error_ = "gzip-compressed, and this build reads no gzip: decompress it first";
+    len_ = 0;
+    return false;
+  }
+#endif
   if (offset_ + len_ > limits_.input_size) {
     // The bytes up to the limit are read; the next read fails.
     len_ = static_cast<size_t>(limits_.input_size - offset_);

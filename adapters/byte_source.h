@@ -6,6 +6,8 @@
 // line and column of the next byte kept for error messages. The source carries
 // the input's limits (adapters/input_limits.h) to the stages after it, and
 // enforces input-size itself: past it, reading fails as a corrupt gzip does.
+// A build without zlib (COOKGRAPH_NO_ZLIB: the WebAssembly build) reads plain
+// bytes only and fails on a gzip input, saying so.
 
 #include <cstdint>
 #include <memory>
@@ -112,7 +114,7 @@ class ByteSource {
   InputLimits limits_;
   uint64_t stored_size_ = 0;
   uint64_t device_ = 0, inode_ = 0;  // regular files: which file, for Reopen()
-  void* gz_ = nullptr;               // gzFile; nullptr for string sources
+  void* gz_ = nullptr;               // gzFile (without zlib, a plain file); nullptr for strings
   std::string_view text_;            // string sources
   std::vector<char> storage_;        // file sources' buffer
   const char* buffer_ = nullptr;

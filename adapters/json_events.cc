@@ -1016,6 +1016,14 @@ class Pipeline {
 // below it, starting a thread costs more than the overlap saves.
 constexpr uint64_t kPipelineBytes = uint64_t{16} << 20;
 
+// A build without threads (COOKGRAPH_SINGLE_THREAD, graph/parallel.h) parses
+// every input on the calling thread, whatever is asked.
+#ifdef COOKGRAPH_SINGLE_THREAD
+constexpr bool kThreads = false;
+#else
+constexpr bool kThreads = true;
+#endif
+
 }  // namespace
 
 std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from) {
@@ -1044,7 +1052,9 @@ std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from) {
 
 Status ParseJsonEventsSplit(ByteSource& source, EventHandler& handler, JsonSplit& split,
                             bool* ended_early) {
-  if (split.at < 3) return ParseJsonEvents(source, handler, ended_early, JsonThreads::kOne);
+  if (!kThreads || split.at < 3) {
+    return ParseJsonEvents(source, handler, ended_early, JsonThreads::kOne);
+  }
   SplitParse parse(split);
   parse.Start();
   JsonReader reader(source, handler);
@@ -1063,7 +1073,8 @@ JsonThreads JsonThreadsFromEnvironment() {
 }
 
 bool UseTwoThreads(const ByteSource& source) {
-  return source.stored_size() >= kPipelineBytes && std::thread::hardware_concurrency() >= 2;
+  return kThreads && source.stored_size() >= kPipelineBytes &&
+         std::thread::hardware_concurrency() >= 2;
 }
 
 Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_early,
@@ -1072,7 +1083,9 @@ Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_ea
   if (threads == JsonThreads::kAuto) {
     threads = UseTwoThreads(source) ? JsonThreads::kTwo : JsonThreads::kOne;
   }
-  if (threads == JsonThreads::kTwo) return Pipeline(source, handler).Parse(ended_early);
+  if (kThreads && threads == JsonThreads::kTwo) {
+    return Pipeline(source, handler).Parse(ended_early);
+  }
   JsonReader reader(source, handler);
   return reader.Parse(ended_early);
 }

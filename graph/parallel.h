@@ -14,14 +14,27 @@
 
 namespace cookgraph {
 
-/// True when a second thread can run at the same time as this one.
-inline bool HaveSecondCore() { return std::thread::hardware_concurrency() >= 2; }
+/// True when a second thread can run at the same time as this one: never in a
+/// build without threads (COOKGRAPH_SINGLE_THREAD, the WebAssembly build:
+/// a page opened from file:// has no SharedArrayBuffer).
+inline bool HaveSecondCore() {
+#ifdef COOKGRAPH_SINGLE_THREAD
+  return false;
+#else
+  return std::thread::hardware_concurrency() >= 2;
+#endif
+}
 
 /// Runs `first` on the calling thread and `second` on a new one, and returns
 /// when both are done. An exception from either is rethrown here, `first`'s
-/// before `second`'s, only once both have finished.
+/// before `second`'s, only once both have finished. A build without threads
+/// runs `first`, then `second`, on the calling thread.
 template <typename First, typename Second>
 void RunBoth(First&& first, Second&& second) {
+#ifdef COOKGRAPH_SINGLE_THREAD
+  first();
+  second();
+#else
   std::exception_ptr failed_second;
   std::thread worker([&] {
     try {
@@ -38,6 +51,7 @@ void RunBoth(First&& first, Second&& second) {
   }
   worker.join();
   if (failed_second) std::rethrow_exception(failed_second);
+#endif
 }
 
 /// RunBoth when `large` and a second core exists; else `first`, then `second`,

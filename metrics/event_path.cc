@@ -126,12 +126,16 @@ uint16_t FlagsOf(std::string_view name) {
   return f;
 }
 
-// pandas' order of groupby keys (pid, tid): numbers before strings.
+// pandas' order of groupby keys (pid, tid): numbers before strings. No
+// defaulted <=>: the WebAssembly build's libc++ 13 has none for string_view.
 struct ThreadKey {
   bool text = false;
   int64_t number = 0;
   std::string_view str;
-  auto operator<=>(const ThreadKey&) const = default;
+  bool operator==(const ThreadKey&) const = default;
+  bool operator<(const ThreadKey& o) const {
+    return std::tie(text, number, str) < std::tie(o.text, o.number, o.str);
+  }
 };
 
 ThreadKey KeyOf(std::string_view s) {

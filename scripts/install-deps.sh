@@ -43,6 +43,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good  # real pipelines for the GStreamer adapter's tests (gst-launch-1.0)
   python3-torch                                 # real PyTorch CPU recordings at test time (legacy export, tests/torch.cmake)
   python3-onnx                                  # builds the model of the ONNX Runtime recordings (tests/ort.cmake, tests/tools/ort_model.py)
+  emscripten node-acorn dpkg-dev                # scripts/build-web.sh: the page's WebAssembly (emscripten 3.1.6; acorn for its optimiser; dpkg-source unpacks Debian's source packages)
 )
 
 missing=()

@@ -6,11 +6,12 @@
 #     the suite runs in it once, including each fuzz target for a short time
 #     (fuzz_smoke_*, COOKGRAPH_FUZZ_SMOKE_SECONDS each);
 #  2. build-tsan: g++, ThreadSanitizer: batch scoring with -j 2 over good and
-#     bad inputs (tests/tools/tsan_batch.sh, and the whole bad-input corpus
-#     with tests/tools/bad_input_batch.py), the explorer's server under
-#     hostile requests (tests/tools/serve_safety.py), and the reader, graph,
-#     statistics and explorer tests (the JSON reader's second thread,
-#     RunBoth's halves, pages reading while live data is replaced).
+#     bad inputs through the pipeline's batch pool (tests/tools/tsan_batch.sh)
+#     and the explorer's server under hostile requests
+#     (tests/tools/serve_safety.py). The longer TSan checks (the whole
+#     bad-input corpus in one batch, the reader, graph, statistics and
+#     explorer tests) are scripts/test-threads.sh's, run before a change to
+#     threaded code (docs/testing.md#fuzzing-and-sanitizers).
 # Suppressions, each with its reason: tests/sanitizers/*.supp.
 # Assumes scripts/install-deps.sh has run. COOKGRAPH_ALONE_BINARY (set by
 # scripts/test.sh to the normal build's cookgraph) makes the bad-input
@@ -49,7 +50,7 @@ tsan_build() {
   cmake -S . -B build-tsan "${generator[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
     -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
     -DCOOKGRAPH_BENCH=OFF -DCOOKGRAPH_WERROR=ON >/dev/null
-  cmake --build build-tsan -j "$jobs" --target cookgraph adapters_tests metrics_tests graph_tests server_tests
+  cmake --build build-tsan -j "$jobs" --target cookgraph "$@"
 }
 # background_build NAME: runs NAME's build niced in a process group of its
 # own, its output in build-logs/NAME.log (printed if it fails), stopped if
@@ -70,8 +71,8 @@ wait_build() {
   fi
   trap - EXIT
 }
-if [ "${1:-}" = --build ]; then  # one build alone: scripts/test.sh and background_build
-  "${2}_build"
+if [ "${1:-}" = --build ]; then  # one build alone: scripts/test.sh, test-threads.sh and background_build
+  "${2}_build" "${@:3}"
   exit 0
 fi
 
@@ -92,21 +93,4 @@ step "TSan batch passed"
 # The explorer's server: hostile requests and four streams at once.
 "$python" tests/tools/serve_safety.py build-tsan/cli/cookgraph examples/touchdesigner_feedback.json
 step "TSan serve_safety passed"
-# The bad-input corpus with good inputs in one batch, -j 1 against -j 2 and
-# each input alone (the ctest bad_input_batch_loses_nothing, here under TSan),
-# with the large inputs the ASan suite generated (bad_input_generate).
-alone=()
-[ -n "${COOKGRAPH_ALONE_BINARY:-}" ] && alone=(--alone "$COOKGRAPH_ALONE_BINARY")
-"$python" tests/tools/bad_input_batch.py build-tsan/cli/cookgraph . build-asan/tests/bad_input build-tsan/bad_batch \
-  "${alone[@]}"
-step "TSan bad-input batch passed"
-# The reader tests on one core while the graph and statistics tests run on
-# the other (they take about as long in all); any failure fails the script.
-build-tsan/tests/adapters_tests --gtest_brief=1 &
-adapters=$!
-for t in metrics_tests graph_tests server_tests; do
-  "build-tsan/tests/$t" --gtest_brief=1
-done
-wait "$adapters"
-step "TSan tests passed"
 echo "test-sanitizers: ASan+UBSan suite, fuzz smoke runs and TSan batch passed"

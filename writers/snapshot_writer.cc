@@ -1,7 +1,9 @@
 #include "writers/snapshot_writer.h"
 
 #include <fmt/format.h>
+#ifndef COOKGRAPH_NO_ZLIB
 #include <zlib.h>
+#endif
 
 #include <cerrno>
 #include <cmath>
@@ -249,6 +251,43 @@ void Emit(Emitter& e, const Snapshot& snapshot) {
   }
 }
 
+#ifdef COOKGRAPH_NO_ZLIB
+// Where the text goes: a plain file. A build without zlib (COOKGRAPH_NO_ZLIB,
+// the WebAssembly build) writes no gzip: WriteSnapshotFile refuses .json.gz.
+class FileSink {
+ public:
+  FileSink(const std::string& path, bool /*gzip*/) : file_(std::fopen(path.c_str(), "wb")) {
+    if (file_ == nullptr) error_ = std::strerror(errno);
+  }
+  ~FileSink() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  bool Write(std::string& text) {
+    if (file_ == nullptr) return false;
+    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
+      error_ = std::strerror(errno);
+      return false;
+    }
+    text.clear();
+    return true;
+  }
+  bool Close() {
+    if (file_ == nullptr) return false;
+    const int rc = std::fclose(file_);
+    file_ = nullptr;
+    if (rc != 0) {
+      error_ = std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string error_;
+};
+#else
 // Where the text goes: a plain or gzip file through zlib (which writes plain
 // bytes with mode "wT").
 class FileSink {
@@ -289,6 +328,7 @@ class FileSink {
   gzFile file_ = nullptr;
   std::string error_;
 };
+#endif
 
 }  // namespace
 
@@ -326,6 +366,12 @@ Status WriteSnapshotFile(const Snapshot& snapshot, const std::string& path) {
     return Error{.file = path,
                  .message = "unknown output extension: use .json, .json.gz, .yaml or .yml"};
   }
+#ifdef COOKGRAPH_NO_ZLIB
+  if (gzip) {
+    return Error{.file = path,
+                 .message = "this build writes no gzip: write .json and compress it"};
+  }
+#endif
   TemporaryFile temporary(path);
   if (!temporary.ok()) return temporary.error();
   FileSink sink(temporary.path(), gzip);

@@ -26,7 +26,9 @@
   const plural = (n, one, many) => n + ' ' + (n === 1 ? one : (many || one + 's'));
 
   // What tests and the benchmark read (docs/testing.md#browser-tests).
-  const api = { ready: false, timings: {}, errors: [], version: -1 };
+  // In the one-file page (web/page.js) it is also the JavaScript API, and
+  // `transport` answers the documents a server would.
+  const api = Object.assign(window.cookgraph || {}, { ready: false, timings: {}, errors: [], version: -1 });
   window.cookgraph = api;
   // The drawn items with their centres on screen (what a test double-clicks).
   api.items = () => {
@@ -58,6 +60,7 @@
   };
 
   async function get(path) {
+    if (api.transport) return api.transport(path);
     const r = await fetch(path, { credentials: 'same-origin' });
     const body = await r.json();
     if (!r.ok) throw new Error(body && body.error ? body.error : r.status + ' ' + r.statusText);
@@ -1150,6 +1153,7 @@
     return h;
   }
   async function post(path, body, signal) {
+    if (api.transport) throw new Error(state.index.ask.help);
     const r = await fetch(path, {
       method: 'POST', credentials: 'same-origin', signal,
       headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
@@ -1411,10 +1415,19 @@
     if (!$('panel').hidden && state.node) await openNode($('panel').dataset.id);
   }
 
+  let looping = false;
   async function start() {
     try {
+      api.ready = false;
+      delete document.body.dataset.ready;
+      Object.assign(state, {
+        view: 0, summary: null, graph: null, container: '', selected: null, hover: -1,
+        frames: null, frame: null, timeline: null, findings: null, node: null, nodes: null, whatif: null,
+      });
+      $('panel').hidden = true;
+      showTab('network');
       resizeGraph();
-      requestAnimationFrame(loop);
+      if (!looping) { looping = true; requestAnimationFrame(loop); }
       const index = await get('/api/index');
       state.index = index;
       api.version = index.version;
@@ -1453,5 +1466,7 @@
       showError('start', e);
     }
   }
-  start();
+  // The one-file page starts once a file is read (web/page.js).
+  if (api.deferStart) api.start = start;
+  else start();
 })();

@@ -1,0 +1,183 @@
+// The one-file page (build-web/cookgraph.html, docs/web.md), opened from its
+// file in Debian's headless Chromium (docs/testing.md#browser-tests):
+//
+//   node web_page_test.mjs --cookgraph BIN --page HTML --out DIR
+//                          [--offset X] INPUT...
+//
+// 1. For every INPUT (a file, or a folder: a GStreamer recording, a job's
+//    ranks), cookgraph.score() in the page, given the file's bytes (every
+//    file of the folder, named FOLDER/FILE), must return the document the
+//    native `cookgraph score INPUT --format json` prints (run in the input's
+//    folder, so that both name it alike): the same keys, strings, nulls and
+//    order, numbers equal within 1e-9 relative. --offset X adds X to every
+//    number the native build printed (the perturbed twin: must fail).
+// 2. The first INPUT chosen through the page's file input: the page shows the
+//    explorer and its Nodes tab names the top node of `score`.
+// 3. A snapshot of hostile node names runs no script; an input of 1 GB is
+//    refused with a message, and the tab lives on; no request leaves the page
+//    (every URL it asks for is the file itself, blob: or data:).
+// 4. The same page served over HTTP (a server on loopback) scores the first
+//    INPUT as natively too.
+// Exits 0 on success, 1 with one line per failed check.
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const args = { inputs: [] };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a.startsWith('--')) args[a.slice(2)] = process.argv[++i];
+  else args.inputs.push(a);
+}
+const offset = Number(args.offset || 0);
+const failures = [];
+const check = (ok, what) => { if (!ok) failures.push(what); return ok; };
+mkdirSync(args.out, { recursive: true });
+
+// The files of an input as the page is given them: {name, bytes (base64)}.
+function filesOf(input) {
+  if (!statSync(input).isDirectory()) return [{ name: basename(input), b64: readFileSync(input).toString('base64') }];
+  const out = [];
+  const walk = (dir, prefix) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path, prefix + name + '/');
+      else out.push({ name: prefix + name, b64: readFileSync(path).toString('base64') });
+    }
+  };
+  walk(input, basename(input) + '/');
+  return out;
+}
+
+function native(input) {
+  try {
+    return execFileSync(resolve(args.cookgraph), ['score', basename(input), '--format', 'json'],
+      { cwd: dirname(input), maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  } catch (e) {
+    if (!e.stdout) throw e;
+    return e.stdout.toString();  // an input cookgraph refuses: its document still lists the error
+  }
+}
+
+// Where `a` and `b` differ, or null: numbers within 1e-9 relative.
+function differs(a, b, at) {
+  if (typeof a === 'number' && typeof b === 'number') {
+    return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)) ? null : `${at}: ${a} != ${b}`;
+  }
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
+    return a === b ? null : `${at}: ${JSON.stringify(a).slice(0, 80)} != ${JSON.stringify(b).slice(0, 80)}`;
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return `${at}: array against object`;
+  const ka = Object.keys(a), kb = Object.keys(b);
+  if (ka.join('\u0000') !== kb.join('\u0000')) return `${at}: keys [${ka.slice(0, 8)}] != [${kb.slice(0, 8)}]`;
+  for (const k of ka) {
+    const d = differs(a[k], b[k], at + '.' + k);
+    if (d) return d;
+  }
+  return null;
+}
+
+const shift = (v) => (typeof v === 'number' ? v + offset : v && typeof v === 'object'
+  ? (Array.isArray(v) ? v.map(shift) : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shift(x)]))) : v);
+
+const pageUrl = pathToFileURL(args.page).href;
+let browser;
+try {
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  const consoleErrors = [];
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  await page.goto(pageUrl);
+  await page.evaluate(() => window.cookgraph.load());
+
+  // 1. score() against the native build.
+  for (const input of args.inputs) {
+    const expected = shift(JSON.parse(native(input)));
+    const got = await page.evaluate(async (files) => {
+      const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      try {
+        return await window.cookgraph.score(files.map((f) => ({ name: f.name, bytes: bytes(f.b64) })));
+      } catch (e) {
+        return { thrown: e.message };
+      }
+    }, filesOf(input));
+    const d = differs(got, expected, basename(input));
+    check(!d, `score(): ${d}`);
+  }
+
+  // 2. The first input chosen through the file input.
+  const first = args.inputs[0];
+  const top = JSON.parse(native(first)).snapshots[0].nodes[0].id;
+  await page.setInputFiles('#open-files', statSync(first).isDirectory()
+    ? readdirSync(first).map((n) => join(first, n)) : [first]);
+  await page.waitForFunction(() => document.body.dataset.ready === '1' || window.cookgraph.openError, null, { timeout: 60000 });
+  check(!(await page.evaluate(() => window.cookgraph.openError)), `the page could not open ${first}: ${await page.evaluate(() => window.cookgraph.openError)}`);
+  await page.click('[data-tab=nodes]');
+  await page.waitForFunction(() => document.querySelectorAll('#nodes-table tbody tr').length > 0, null, { timeout: 15000 });
+  const firstRow = await page.$eval('#nodes-table tbody tr', (tr) => tr.textContent);
+  check(firstRow.includes(top), `the Nodes tab's first row is "${firstRow.slice(0, 100)}", not the top node ${top}`);
+  await page.screenshot({ path: `${args.out}/nodes.png` });
+
+  // 3. Hostile names, a 1 GB input, and no request.
+  if (args.hostile) {
+    await page.click('#open-again');
+    await page.setInputFiles('#open-files', [args.hostile]);
+    await page.waitForFunction(() => document.body.dataset.ready === '1' || window.cookgraph.openError, null, { timeout: 60000 });
+    await page.click('[data-tab=nodes]');
+    await page.waitForFunction(() => document.querySelectorAll('#nodes-table tbody tr').length > 0, null, { timeout: 15000 });
+    await page.click('[data-tab=findings]');
+    await page.waitForTimeout(300);
+    check(await page.$$eval('main img, main script', (x) => x.length) === 0, 'an element from a node name reached the page');
+    check(await page.evaluate(() => window.__pwned) === undefined, 'a script from the input ran (window.__pwned is set)');
+    await page.screenshot({ path: `${args.out}/hostile.png` });
+  }
+  const big = await page.evaluate(async () => {
+    try {
+      await window.cookgraph.score([{ name: 'huge.json', bytes: new Blob([new Uint8Array(1e9)]) }]);
+      return 'read';
+    } catch (e) {
+      return e.message;
+    }
+  });
+  check(/^huge\.json: .*more than the page reads/.test(big), `a 1 GB input: ${big}`);
+  check(await page.evaluate(() => typeof window.cookgraph.score === 'function'), 'the tab did not live on after a 1 GB input');
+  const outside = requests.filter((u) => u !== pageUrl && !u.startsWith('blob:') && !u.startsWith('data:'));
+  check(outside.length === 0, `the page made requests: ${outside.slice(0, 5).join(' ')}`);
+  check(dialogs.length === 0, `dialogs opened: ${dialogs.join(' | ')}`);
+  check(consoleErrors.length === 0, `console errors: ${consoleErrors.slice(0, 3).join(' | ')}`);
+
+  // 4. Served over HTTP.
+  const html = readFileSync(args.page);
+  const server = createServer((req, res) => {
+    res.writeHead(req.url === '/cookgraph.html' ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(req.url === '/cookgraph.html' ? html : '');
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  try {
+    const served = await browser.newPage();
+    await served.goto(`http://127.0.0.1:${server.address().port}/cookgraph.html`);
+    const got = await served.evaluate(async (files) => {
+      const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      return window.cookgraph.score(files.map((f) => ({ name: f.name, bytes: bytes(f.b64) })));
+    }, filesOf(first));
+    const d = differs(got, shift(JSON.parse(native(first))), 'served ' + basename(first));
+    check(!d, `score(): ${d}`);
+  } finally {
+    server.close();
+  }
+} catch (e) {
+  failures.push(String(e && e.stack ? e.stack : e));
+} finally {
+  if (browser) await browser.close();
+}
+for (const f of failures) console.log(`web_page_test: ${f}`);
+if (!failures.length) console.log(`web_page_test: ${args.inputs.length} inputs scored in the page as natively`);
+process.exit(failures.length ? 1 : 0);
