@@ -12,10 +12,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "adapters/input_reader.h"
 #include "cli/command.h"
 #include "cli/input.h"
-#include "metrics/analysis.h"
+#include "pipeline/pipeline.h"
 #include "writers/diff_formats.h"
 
 namespace cookgraph::cli {
@@ -110,18 +109,9 @@ int RunDiff(const DiffArgs& args) {
 
   const std::string& before_file = args.before_file;
   const std::string& after_file = args.after_file;
-  Result<Snapshot> before = ReadInput({before_file}, args.input.options());
-  if (!before) {
-    PrintError(before.error());
-    return kExitInput;
-  }
-  Result<Snapshot> after = ReadInput({after_file}, args.input.options());
-  if (!after) {
-    PrintError(after.error());
-    return kExitInput;
-  }
+  std::optional<std::pair<int64_t, int64_t>> range;
   if (!args.steps.empty()) {
-    const std::optional<std::pair<int64_t, int64_t>> range = ParseSteps(args.steps);
+    range = ParseSteps(args.steps);
     if (!range) {
       PrintError(Error{.where = "--steps",
                        .message = "expected FIRST:LAST or N, whole numbers with FIRST <= LAST, "
@@ -129,15 +119,24 @@ int RunDiff(const DiffArgs& args) {
                                   args.steps.substr(0, 40) + "'"});
       return kExitInput;
     }
-    for (auto [snapshot, file] : {std::pair{&*before, &before_file}, {&*after, &after_file}}) {
-      if (Status kept = KeepSteps(*snapshot, *file, *range); !kept) {
-        PrintError(kept.error());
-        return kExitInput;
-      }
+  }
+  // Each input read, cut to the --steps window and analysed by the pipeline.
+  Judged before_read, after_read;
+  for (const auto& side : {std::pair{&before_read, &before_file}, {&after_read, &after_file}}) {
+    const std::string& file = *side.second;
+    const pipeline::Prepare keep = [&range, &file](Snapshot& snapshot) {
+      return range ? KeepSteps(snapshot, file, *range) : Status{};
+    };
+    if (Status ok = pipeline::ReadAndAnalyse(Input{{file}}, args.input.options(), {}, *side.first, keep);
+        !ok) {
+      PrintError(ok.error());
+      return kExitInput;
     }
   }
-  const Analysis before_analysis = Analyse(*before);
-  const Analysis after_analysis = Analyse(*after);
+  const Snapshot* before = &before_read.snapshot;
+  const Snapshot* after = &after_read.snapshot;
+  const Analysis& before_analysis = before_read.analysis;
+  const Analysis& after_analysis = after_read.analysis;
   for (const std::string& w : before_analysis.warnings) PrintWarning(before_file, w);
   for (const std::string& w : after_analysis.warnings) PrintWarning(after_file, w);
   const SnapshotDiff diff =

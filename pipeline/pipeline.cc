@@ -3,10 +3,13 @@
 namespace cookgraph::pipeline {
 
 Status ReadAndAnalyse(const Input& input, const ReadOptions& read, const AnalysisOptions& options,
-                      Judged& out) {
+                      Judged& out, const Prepare& prepare) {
   Result<Snapshot> snapshot = ReadInput(input.paths, read);
   if (!snapshot) return snapshot.error();
   out.snapshot = std::move(*snapshot);
+  if (prepare) {
+    if (Status prepared = prepare(out.snapshot); !prepared) return prepared;
+  }
   out.analysis = Analyse(out.snapshot, options);
   return {};
 }

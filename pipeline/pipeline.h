@@ -7,6 +7,7 @@
 // and nothing else for it, so that they give the same results by
 // construction.
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -39,11 +40,16 @@ class Outcome {
   std::optional<Failure> failure_;
 };
 
-/// Reads `input` (its paths as ExpandInputs gives them) into `out.snapshot`
-/// and analyses it into `out.analysis`; `out`'s pack and findings are left
-/// as they are. The reader's Error names the input.
+/// What is done to a snapshot between reading and analysing it (`diff
+/// --steps` keeps a window of steps); its Error stops the pipeline.
+using Prepare = std::function<Status(Snapshot&)>;
+
+/// Reads `input` (its paths as ExpandInputs gives them) into `out.snapshot`,
+/// prepares it (when `prepare` is given) and analyses it into `out.analysis`;
+/// `out`'s pack and findings are left as they are. The reader's Error names
+/// the input.
 Status ReadAndAnalyse(const Input& input, const ReadOptions& read, const AnalysisOptions& options,
-                      Judged& out);
+                      Judged& out, const Prepare& prepare = nullptr);
 
 /// Analyses `out.snapshot` (read, or made by live mode) with `options` and
 /// judges it by `pack_path`'s knowledge pack (the engine's built-in one when

@@ -8,7 +8,9 @@
 #     ASan+UBSan build runs beside them at the lowest priority;
 #  2. scripts/test-sanitizers.sh: every other test once under ASan+UBSan, with
 #     each fuzz target run briefly (the TSan build beside it, niced), then the
-#     threaded code under TSan;
+#     threaded code under TSan; the page's WebAssembly build
+#     (scripts/build-web.sh) beside all of it, niced, then the page's tests
+#     (`ctest -L web`: plain tests, run last);
 #  3. tests/tools/check_test_split.py: no test of the normal build is left out.
 # COOKGRAPH_SANITIZERS=0 is the quick loop: the normal build of everything and
 # its whole suite, without the sanitizers (`ctest -L fast` in build/ then runs
@@ -40,7 +42,7 @@ mkdir -p build-logs
 setsid nice -n 19 bash scripts/test-sanitizers.sh --build asan >build-logs/asan.log 2>&1 &
 asan_build=$!
 trap 'kill -- -"$asan_build" 2>/dev/null || true' EXIT
-(cd build && ctest --output-on-failure -j "$jobs" -L plain)
+(cd build && ctest --output-on-failure -j "$jobs" -L plain -LE web)
 step "plain tests passed"
 if ! wait "$asan_build"; then
   cat build-logs/asan.log >&2
@@ -49,9 +51,25 @@ if ! wait "$asan_build"; then
 fi
 trap - EXIT
 step "ASan+UBSan build done"
+# The page's WebAssembly build at the lowest priority beside the sanitizer
+# half, whose tests leave CPU idle (its log: build-logs/web.log).
+setsid nice -n 19 bash scripts/build-web.sh >build-logs/web.log 2>&1 &
+web_build=$!
+trap 'kill -- -"$web_build" 2>/dev/null || true' EXIT
 # The token-count corpus the plain tests made (tests/tools/token_corpus.sh).
 COOKGRAPH_ALONE_BINARY=build/cli/cookgraph COOKGRAPH_TOKEN_CORPUS=$PWD/build/tests/tiktoken_reference \
   bash scripts/test-sanitizers.sh
 step "sanitizer half passed"
+if ! wait "$web_build"; then
+  cat build-logs/web.log >&2
+  echo "test.sh: the page's WebAssembly build failed (build-logs/web.log)" >&2
+  exit 1
+fi
+trap - EXIT
+step "WebAssembly build done"
+# The page's tests; the browser's and the GStreamer recordings' fixtures ran
+# with the plain tests (their results are still there).
+(cd build && ctest --output-on-failure -j "$jobs" -L web -FA "explorer_browser|gst_")
+step "page tests passed"
 "$python" tests/tools/check_test_split.py build build-asan
 step "every test passed"

@@ -150,6 +150,7 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
         --cookgraph $<TARGET_FILE:cookgraph> --page ${PROJECT_SOURCE_DIR}/build-web/cookgraph.html
         --out ${browser_artifacts}/web_page_${variant} --offset ${offset}
         --hostile ${CMAKE_CURRENT_SOURCE_DIR}/data/explorer/hostile.json
+        --bad ${CMAKE_CURRENT_SOURCE_DIR}/data/bad/native/duplicate_key.json
         ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json ${web_examples}
         ${web_work}/touchdesigner_feedback.yaml ${web_traces}
         ${gst_work}/linear ${gst_work}/tee ${gst_work}/avwait)
@@ -165,6 +166,10 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
     cookgraph_plain_test(explorer_browser_${name})
   endforeach()
   cookgraph_plain_test(web_page_build web_page_yaml web_page.check web_page.perturbed)
+  # scripts/test.sh builds the page beside the sanitizer half and runs these
+  # last (`ctest -L web`), not with the other plain tests.
+  set_property(TEST web_page_build web_page_yaml web_page.check web_page.perturbed
+    APPEND PROPERTY LABELS web)
   cookgraph_plain_test(explorer_browser_views explorer_browser_ask_thread explorer_browser_live
     explorer_browser_first_fix.check explorer_browser_first_fix.perturbed
     explorer_browser_first_fix.containers_perturbed engine_words.check engine_words.perturbed)

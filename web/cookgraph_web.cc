@@ -15,8 +15,11 @@
 
 #include <emscripten/emscripten.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
+#include <iterator>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -73,6 +76,32 @@ struct Reply {
         .dump(-1, ' ', false, json::error_handler_t::replace);
   }
 };
+
+// The reading options every method takes.
+constexpr const char* kReadKeys[] = {"format_in", "frame_marker", "keep_warmup", "hta_rounding"};
+
+// Refuses a key of `options` that is neither a reading option nor one of
+// `own` (a misspelt one would otherwise be left out without a word).
+void KnownOptions(const json& options, std::initializer_list<const char*> own) {
+  if (!options.is_object()) throw BadOption{"options: give an object"};
+  for (const auto& item : options.items()) {
+    const std::string& key = item.key();
+    const auto same = [&key](const char* k) { return key == k; };
+    if (std::none_of(std::begin(kReadKeys), std::end(kReadKeys), same) &&
+        std::none_of(own.begin(), own.end(), same)) {
+      std::string known;
+      for (const char* k : kReadKeys) known += std::string(known.empty() ? "" : ", ") + k;
+      for (const char* k : own) known += std::string(", ") + k;
+      throw BadOption{"unknown option '" + key.substr(0, 40) + "' (known: " + known + ")"};
+    }
+  }
+}
+
+json OptionsOf(const json& request, std::initializer_list<const char*> own) {
+  const json o = request.value("options", json::object());
+  KnownOptions(o, own);
+  return o;
+}
 
 template <typename T>
 std::optional<T> Option(const json& options, const char* key) {
@@ -141,7 +170,7 @@ void WarnAll(Reply& reply, const Input& input, const Analysis& analysis) {
 
 // `score --format json`.
 void Score(const json& request, Reply& reply) {
-  const json o = request.value("options", json::object());
+  const json o = OptionsOf(request, {"sort", "top", "budget_ms", "group_by"});
   ScoreOptions options;
   if (auto sort = Option<std::string>(o, "sort")) {
     const std::optional<SortKey> key = ParseSortKey(*sort);
@@ -192,7 +221,7 @@ void Score(const json& request, Reply& reply) {
 
 // `graph --format json`.
 void Graph(const json& request, Reply& reply) {
-  const json o = request.value("options", json::object());
+  const json o = OptionsOf(request, {});
   const std::optional<Input> input = OneInput(request, reply);
   if (!input) return;
   Judged read;
@@ -205,7 +234,7 @@ void Graph(const json& request, Reply& reply) {
 
 // `whatif --format json [--node ID=F ...] [--top N]`.
 void WhatIfCall(const json& request, Reply& reply) {
-  const json o = request.value("options", json::object());
+  const json o = OptionsOf(request, {"nodes", "top", "budget_ms"});
   const std::vector<std::string> nodes = Option<std::vector<std::string>>(o, "nodes").value_or(
       std::vector<std::string>{});
   const std::optional<int64_t> top = Option<int64_t>(o, "top");
@@ -229,7 +258,7 @@ void WhatIfCall(const json& request, Reply& reply) {
 
 // `report -o FILE.md --no-llm`: the page asks its questions in the Ask tab.
 void Report(const json& request, Reply& reply) {
-  const json o = request.value("options", json::object());
+  const json o = OptionsOf(request, {"budget_ms"});
   const std::optional<Input> input = OneInput(request, reply);
   if (!input) return;
   Judged judged;
@@ -258,7 +287,7 @@ std::unique_ptr<server::Explorer> g_explorer;
 
 // `serve INPUT...`: one view per input; two files are BEFORE and AFTER.
 void Open(const json& request, Reply& reply) {
-  const json o = request.value("options", json::object());
+  const json o = OptionsOf(request, {"budget_ms"});
   const ReadOptions read = ReadOptionsOf(o);
   const std::optional<double> budget = BudgetOf(o);
   const std::vector<std::string> args = request.value("inputs", std::vector<std::string>{});

@@ -111,7 +111,8 @@
       total += bytes.byteLength;
       read.push({ name: f.name, bytes });
     }
-    const request = { inputs: (options && options.inputs) || argumentsOf(files), options: options || {} };
+    const { inputs, ...rest } = options || {};
+    const request = { inputs: inputs || argumentsOf(files), options: rest };
     const answer = await post({ op: 'call', method, files: read, request }, read.map((f) => f.bytes));
     return JSON.parse(answer.reply);
   }

@@ -2,7 +2,7 @@
 // file in Debian's headless Chromium (docs/testing.md#browser-tests):
 //
 //   node web_page_test.mjs --cookgraph BIN --page HTML --out DIR
-//                          [--offset X] INPUT...
+//                          [--offset X] [--hostile SNAPSHOT] [--bad FILE] INPUT...
 //
 // 1. For every INPUT (a file, or a folder: a GStreamer recording, a job's
 //    ranks), cookgraph.score() in the page, given the file's bytes (every
@@ -13,6 +13,8 @@
 //    number the native build printed (the perturbed twin: must fail).
 // 2. The first INPUT chosen through the page's file input: the page shows the
 //    explorer and its Nodes tab names the top node of `score`.
+//    A FILE cookgraph refuses (--bad), chosen through the file input, shows
+//    the CLI's one-line error; an option score() does not know is refused.
 // 3. A snapshot of hostile node names runs no script; an input of 1 GB is
 //    refused with a message, and the tab lives on; no request leaves the page
 //    (every URL it asks for is the file itself, blob: or data:).
@@ -125,6 +127,26 @@ try {
   const firstRow = await page.$eval('#nodes-table tbody tr', (tr) => tr.textContent);
   check(firstRow.includes(top), `the Nodes tab's first row is "${firstRow.slice(0, 100)}", not the top node ${top}`);
   await page.screenshot({ path: `${args.out}/nodes.png` });
+
+  // A file cookgraph refuses: the page says what the CLI says; a misspelt option.
+  if (args.bad) {
+    const expected = JSON.parse(native(args.bad)).errors[0];
+    await page.click('#open-again');
+    await page.setInputFiles('#open-files', [args.bad]);
+    await page.waitForFunction(() => window.cookgraph.openError, null, { timeout: 60000 });
+    const shown = await page.$eval('#open-status', (e) => e.textContent);
+    check(shown === expected.message,
+          `a file cookgraph refuses: the page says "${shown.slice(0, 160)}", not the CLI's "${expected.message.slice(0, 160)}"`);
+  }
+  const misspelt = await page.evaluate(async () => {
+    try {
+      await window.cookgraph.score([{ name: 'x.json', bytes: new Uint8Array([123, 125]) }], { budget: 5 });
+      return 'accepted';
+    } catch (e) {
+      return e.message;
+    }
+  });
+  check(/unknown option 'budget'/.test(misspelt), `an unknown option: ${misspelt}`);
 
   // 3. Hostile names, a 1 GB input, and no request.
   if (args.hostile) {
