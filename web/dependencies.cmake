@@ -7,7 +7,7 @@ if(NOT EMSCRIPTEN)
   message(FATAL_ERROR "COOKGRAPH_WEB is the WebAssembly build: configure it with emcmake (scripts/build-web.sh)")
 endif()
 set(COOKGRAPH_WEB_DEPS "" CACHE PATH
-    "The WebAssembly build: the prefix of libyaml, yaml-cpp and pcre2 built with emcc")
+    "The WebAssembly build: the prefix of libyaml, yaml-cpp, pcre2 and cmark built with emcc")
 if(NOT EXISTS "${COOKGRAPH_WEB_DEPS}/lib/pkgconfig")
   message(FATAL_ERROR "COOKGRAPH_WEB_DEPS (\"${COOKGRAPH_WEB_DEPS}\") holds no lib/pkgconfig: scripts/build-web.sh builds the libraries there")
 endif()
