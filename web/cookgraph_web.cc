@@ -332,8 +332,10 @@ void Get(const json& request, Reply& reply) {
     answer = server::ApiReply{.body = g_explorer->IndexJson()};
   } else if (path == "/api/diff") {
     Result<std::string> diff = g_explorer->DiffJson();
+    // As the server's route: 404 for nothing to compare, 400 otherwise.
     answer = diff ? server::ApiReply{.body = *diff}
-                  : server::ApiReply{.status = 404, .body = json{{"error", diff.error().message}}.dump()};
+                  : server::ApiReply{.status = diff.error().where == server::kNotFound ? 404 : 400,
+                                     .body = json{{"error", diff.error().message}}.dump()};
   } else if (path.rfind("/api/v/", 0) == 0) {
     const std::string rest = path.substr(7);
     const size_t slash = rest.find('/');
