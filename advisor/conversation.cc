@@ -470,110 +470,116 @@ Result<TurnRequest> BuildTurnRequest(PromptInput input, const std::vector<Turn>&
   }
 }
 
-TurnOutcome AskTurn(const ChatClient& client, const AnalysisTools* tools, const PromptInput& base,
-                    const Session& session, const std::string& question,
-                    const AdvisorSettings& settings, const TokenCounter& counter,
-                    const ConversationLimits& limits, const TurnEvents& events,
-                    const std::atomic<bool>* stop) {
-  TurnOutcome out;
-  out.turn.question = question;
-  PromptInput input = base;
-  input.question = question;
-  bool offer = tools != nullptr && !tools->specs().empty();
-  const size_t result_budget = limits.tool_result_tokens > 0
-                                   ? limits.tool_result_tokens
-                                   : DefaultToolResultTokens(limits.budget_tokens);
-  // This turn's calls and results may take at most a third of the budget.
-  const size_t rounds_cap = limits.budget_tokens / 3;
+TurnDriver::TurnDriver(const AnalysisTools* tools, const PromptInput& base, Session session,
+                       const std::string& question, const AdvisorSettings& settings,
+                       const TokenCounter& counter, const ConversationLimits& limits)
+    : tools_(tools),
+      input_(base),
+      session_(std::move(session)),
+      settings_(settings),
+      counter_(counter),
+      limits_(limits),
+      offer_(tools != nullptr && !tools->specs().empty()),
+      result_budget_(limits.tool_result_tokens > 0 ? limits.tool_result_tokens
+                                                   : DefaultToolResultTokens(limits.budget_tokens)),
+      rounds_cap_(limits.budget_tokens / 3) {
+  out_.turn.question = question;
+  input_.question = question;
+}
+
+std::optional<TurnRequest> TurnDriver::Next() {
+  if (done_) return std::nullopt;
   static const std::vector<ToolSpec> kNone;
-  for (int round = 0;; ++round) {
-    const bool last = round >= limits.max_tool_rounds;
-    Result<TurnRequest> request =
-        BuildTurnRequest(input, session.turns, out.turn.rounds,
-                         offer && !last ? tools->specs() : kNone, settings, counter, limits);
-    if (!request) {
-      out.error = request.error();
-      return out;
+  const bool last = round_ >= limits_.max_tool_rounds;
+  Result<TurnRequest> request =
+      BuildTurnRequest(input_, session_.turns, out_.turn.rounds,
+                       offer_ && !last ? tools_->specs() : kNone, settings_, counter_, limits_);
+  if (!request) {
+    out_.error = request.error();
+    done_ = true;
+    return std::nullopt;
+  }
+  ++out_.requests;
+  out_.max_request_tokens = std::max(out_.max_request_tokens, request->tokens);
+  out_.last_request_tokens = request->tokens;
+  tools_offered_ = request->tools_offered;
+  return std::move(*request);
+}
+
+void TurnDriver::Content(std::string_view piece) { out_.turn.answer += piece; }
+
+void TurnDriver::Take(Result<ChatResult> result, const TurnEvents& events,
+                      const std::atomic<bool>* stop) {
+  if (done_) return;
+  if (!result && result.error().where == kToolsRefusedWhere && tools_offered_) {
+    out_.tools_refused = true;  // the same round again, without them
+    offer_ = false;
+    return;
+  }
+  if (!result) {
+    out_.turn.stopped = result.error().where == kStoppedWhere;
+    out_.error = result.error();
+    done_ = true;
+    return;
+  }
+  // Calls made when none were offered (or after the last round) are not run.
+  if (result->tool_calls.empty() || !tools_offered_) {
+    out_.turn.answer = result->content;
+    out_.result = std::move(*result);
+    done_ = true;
+    return;
+  }
+  const int round = round_++;
+  // The text that came with the calls is not the answer.
+  out_.turn.answer.clear();
+  ToolRound r{.content = result->content};
+  size_t used = 0;
+  for (const ChatMessage& m : RoundMessages(out_.turn.rounds)) used += MessageTokens(counter_, m);
+  std::vector<ToolCall> calls = SaneCalls(std::move(result->tool_calls), out_.turn, round,
+                                          limits_.max_calls);
+  std::vector<bool> too_long(calls.size(), false);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (calls[i].arguments.size() > kMaxCallArgumentBytes) {
+      too_long[i] = true;
+      calls[i].arguments = "{}";  // sent back short: the next request stays within budget
     }
-    if (events.on_request) events.on_request(*request);
-    ++out.requests;
-    out.max_request_tokens = std::max(out.max_request_tokens, request->tokens);
-    out.last_request_tokens = request->tokens;
-    Result<ChatResult> result = client.Complete(
-        request->request,
-        [&](std::string_view piece) {
-          out.turn.answer += piece;
-          if (events.on_content) events.on_content(piece);
-        },
-        stop);
-    if (!result && result.error().where == kToolsRefusedWhere && request->tools_offered) {
-      out.tools_refused = true;  // the same round again, without them
-      offer = false;
-      --round;
-      continue;
+  }
+  ChatMessage assistant{.role = "assistant", .content = r.content};
+  assistant.tool_calls = calls;
+  used += MessageTokens(counter_, assistant);
+  if (used >= rounds_cap_) {
+    // The model's own message leaves no room (a long text with its calls):
+    // the round is left out, and the next request asks for the answer.
+    offer_ = false;
+    return;
+  }
+  // Each result's share of what is left, within its own budget; the tool
+  // message's framing counted apart.
+  const size_t share = (rounds_cap_ - used) / std::max<size_t>(1, calls.size());
+  const size_t framing = 3 + counter_.Count("tool") + kMaxIdBytes;
+  const size_t per_result = std::min(result_budget_, share > framing ? share - framing : 0);
+  const bool out_of_room = per_result < kMinResultTokens;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    ToolExchange e{.call = calls[i]};
+    if (out_of_room) {
+      e.result = R"({"error":"no token budget left for function results: answer with the data you have"})";
+    } else if (too_long[i]) {
+      e.result = fmt::format(R"({{"error":"the arguments are longer than {} bytes"}})",
+                             kMaxCallArgumentBytes);
+    } else {
+      ToolResult tr = tools_->Run(e.call.name, e.call.arguments, counter_, per_result);
+      e.result = std::move(tr.content);
+      e.nodes = std::move(tr.nodes);
     }
-    if (!result) {
-      out.turn.stopped = result.error().where == kStoppedWhere;
-      out.error = result.error();
-      return out;
-    }
-    // Calls made when none were offered (or after the last round) are not run.
-    if (result->tool_calls.empty() || !request->tools_offered) {
-      out.turn.answer = result->content;
-      out.result = std::move(*result);
-      return out;
-    }
-    // The text that came with the calls is not the answer.
-    out.turn.answer.clear();
-    ToolRound r{.content = result->content};
-    size_t used = 0;
-    for (const ChatMessage& m : RoundMessages(out.turn.rounds)) used += MessageTokens(counter, m);
-    std::vector<ToolCall> calls = SaneCalls(std::move(result->tool_calls), out.turn, round,
-                                            limits.max_calls);
-    std::vector<bool> too_long(calls.size(), false);
-    for (size_t i = 0; i < calls.size(); ++i) {
-      if (calls[i].arguments.size() > kMaxCallArgumentBytes) {
-        too_long[i] = true;
-        calls[i].arguments = "{}";  // sent back short: the next request stays within budget
-      }
-    }
-    ChatMessage assistant{.role = "assistant", .content = r.content};
-    assistant.tool_calls = calls;
-    used += MessageTokens(counter, assistant);
-    if (used >= rounds_cap) {
-      // The model's own message leaves no room (a long text with its calls):
-      // the round is left out, and the next request asks for the answer.
-      offer = false;
-      continue;
-    }
-    // Each result's share of what is left, within its own budget; the tool
-    // message's framing counted apart.
-    const size_t share = (rounds_cap - used) / std::max<size_t>(1, calls.size());
-    const size_t framing = 3 + counter.Count("tool") + kMaxIdBytes;
-    const size_t per_result = std::min(result_budget, share > framing ? share - framing : 0);
-    bool out_of_room = per_result < kMinResultTokens;
-    for (size_t i = 0; i < calls.size(); ++i) {
-      ToolExchange e{.call = calls[i]};
-      if (out_of_room) {
-        e.result = R"({"error":"no token budget left for function results: answer with the data you have"})";
-      } else if (too_long[i]) {
-        e.result = fmt::format(R"({{"error":"the arguments are longer than {} bytes"}})",
-                               kMaxCallArgumentBytes);
-      } else {
-        ToolResult tr = tools->Run(e.call.name, e.call.arguments, counter, per_result);
-        e.result = std::move(tr.content);
-        e.nodes = std::move(tr.nodes);
-      }
-      if (events.on_tool) events.on_tool(e);
-      r.calls.push_back(std::move(e));
-    }
-    out.turn.rounds.push_back(std::move(r));
-    if (out_of_room) offer = false;  // the next request asks for the answer
-    if (stop != nullptr && stop->load()) {
-      out.turn.stopped = true;
-      out.error = Error{.where = kStoppedWhere, .message = "stopped"};
-      return out;
-    }
+    if (events.on_tool) events.on_tool(e);
+    r.calls.push_back(std::move(e));
+  }
+  out_.turn.rounds.push_back(std::move(r));
+  if (out_of_room) offer_ = false;  // the next request asks for the answer
+  if (stop != nullptr && stop->load()) {
+    out_.turn.stopped = true;
+    out_.error = Error{.where = kStoppedWhere, .message = "stopped"};
+    done_ = true;
   }
 }
 

@@ -139,13 +139,56 @@ struct TurnOutcome {
   size_t last_request_tokens = 0;   // the last request's count
 };
 
+/// One turn as steps, for a caller that sends the requests itself (AskTurn
+/// over a ChatClient; the page, through the browser's fetch): Next() gives
+/// the request to send, Content() each piece of answer text as it streams,
+/// Take() what the endpoint answered, until Next() gives none. The analysis
+/// behind `base` and `tools` and the counter must outlive it.
+class TurnDriver {
+ public:
+  TurnDriver(const AnalysisTools* tools, const PromptInput& base, Session session,
+             const std::string& question, const AdvisorSettings& settings,
+             const TokenCounter& counter, const ConversationLimits& limits);
+
+  /// The next request to send; none once the turn has ended (outcome() says how).
+  std::optional<TurnRequest> Next();
+  /// A piece of the answer as it streams in.
+  void Content(std::string_view piece);
+  /// What the endpoint answered to the request Next() gave: the answer ends
+  /// the turn; calls are run (`events.on_tool` after each) for the next
+  /// request; a server that refused the functions is asked the same round
+  /// again without them; any other error ends the turn. `stop` set after the
+  /// calls ran ends it as stopped.
+  void Take(Result<ChatResult> result, const TurnEvents& events,
+            const std::atomic<bool>* stop = nullptr);
+  bool done() const { return done_; }
+  const TurnOutcome& outcome() const { return out_; }
+  TurnOutcome TakeOutcome() { return std::move(out_); }
+
+ private:
+  const AnalysisTools* tools_;
+  PromptInput input_;
+  Session session_;
+  AdvisorSettings settings_;
+  const TokenCounter& counter_;
+  ConversationLimits limits_;
+  bool offer_;                // functions are still offered
+  size_t result_budget_;      // each result's tokens at most
+  size_t rounds_cap_;         // this turn's calls and results take at most a third of the budget
+  int round_ = 0;             // rounds of calls answered
+  bool tools_offered_ = false;  // the last request offered them
+  bool done_ = false;
+  TurnOutcome out_;
+};
+
 /// Asks `question` as the turn after `session.turns`: sends a request, runs the
 /// functions the model calls with `tools` (null = none offered) and sends
 /// their results back, at most `limits.max_tool_rounds` times, then returns
 /// the answer. A server that refuses the functions (kToolsRefusedWhere) is
 /// asked again without them, the data given the room they took. `base` is
 /// the prompt input for the network (its question is replaced). `stop`, when
-/// set, ends it (the outcome's error is kStoppedWhere).
+/// set, ends it (the outcome's error is kStoppedWhere). Native builds only
+/// (advisor/ask_turn.cc: the client is libcurl's).
 TurnOutcome AskTurn(const ChatClient& client, const AnalysisTools* tools, const PromptInput& base,
                     const Session& session, const std::string& question,
                     const AdvisorSettings& settings, const TokenCounter& counter,

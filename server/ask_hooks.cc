@@ -11,6 +11,7 @@
 #include "advisor/llm/secret_filter.h"
 #include "advisor/prompt.h"
 #include "advisor/tokens/token_counter.h"
+#include "server/ask_prompt.h"
 
 namespace cookgraph::server {
 namespace {
@@ -41,35 +42,10 @@ struct Shared {
     return tools && !tools_refused.load() ? &v.tools() : nullptr;
   }
 
-  PromptInput Base(const View& v) const {
-    return PromptInput{.file = v.file,
-                       .snapshot = v.snapshot,
-                       .analysis = v.analysis,
-                       .pack = v.pack,
-                       .findings = v.findings,
-                       .question = "",
-                       .persona = settings.persona,
-                       .gains = &v.gains};
-  }
 
   std::mutex mutex;
   std::unique_ptr<const TokenCounter> counter;
 };
-
-/// The request as the ask box shows it: each message under its role, then
-/// the functions offered with their parameters as sent.
-std::string PreviewText(const ChatRequest& request) {
-  std::string text;
-  for (const ChatMessage& m : request.messages)
-    text += "## " + m.role + "\n\n" + m.content + "\n\n";
-  if (!request.tools.empty()) {
-    text += "## functions offered\n\n";
-    for (const ToolSpec& t : request.tools) {
-      text += "- " + t.name + ": " + t.description + "\n  parameters: " + t.parameters + "\n";
-    }
-  }
-  return text;
-}
 
 }  // namespace
 
@@ -83,21 +59,8 @@ AskHooks EndpointAskHooks(const AdvisorSettings& settings, bool offer_tools) {
                            const std::vector<Turn>& history) -> Result<PromptPreview> {
     Result<const TokenCounter*> counter = shared->Counter();
     if (!counter) return counter.error();
-    PromptInput input = shared->Base(v);
-    input.question = question;
-    static const std::vector<ToolSpec> kNone;
-    const AnalysisTools* tools = shared->Tools(v);
-    Result<TurnRequest> request =
-        BuildTurnRequest(input, history, {}, tools ? tools->specs() : kNone, shared->settings,
-                         **counter, shared->limits);
-    if (!request) return request.error();
-    return PromptPreview{.text = PreviewText(request->request),
-                         .tokens = request->tokens,
-                         .budget_tokens = shared->settings.budget_tokens,
-                         .model = shared->settings.model,
-                         .earlier_sent = request->earlier_sent,
-                         .earlier_left_out = request->earlier_left_out,
-                         .tools = request->request.tools.size()};
+    return PreviewRequest(v, question, history, shared->settings, **counter, shared->limits,
+                          shared->Tools(v));
   };
   if (settings.endpoint.base_url.empty() || settings.model.empty()) return hooks;
   hooks.ask = [shared](const View& v, const std::string& question, const std::vector<Turn>& history,
@@ -135,7 +98,7 @@ AskHooks EndpointAskHooks(const AdvisorSettings& settings, bool offer_tools) {
       }
       if (!open) stop.store(true);
     };
-    TurnOutcome outcome = AskTurn(ChatClient(s.endpoint), shared->Tools(v), shared->Base(v),
+    TurnOutcome outcome = AskTurn(ChatClient(s.endpoint), shared->Tools(v), AskBase(v, s.persona),
                                   session, question, s, **counter, shared->limits, events, &stop);
     if (outcome.tools_refused) shared->tools_refused.store(true);
     if (outcome.error) return *outcome.error;

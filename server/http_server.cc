@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/text.h"
+#include "server/ask_prompt.h"
 #include "server/assets.h"
 
 namespace cookgraph::server {
@@ -78,110 +79,10 @@ std::string SseEvent(std::string_view event, const json& data) {
                      data.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-// `text` cut to at most `max` bytes at a character's start, "…" marking the cut.
-std::string Clip(std::string_view text, size_t max) {
-  if (text.size() <= max) return std::string(text);
-  size_t at = max;
-  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
-  return std::string(text.substr(0, at)) + "…";
-}
-
-// A question and the thread before it, as the page sends them to /ask and
-// /prompt (docs/commands.md#the-explorers-api).
-struct AskBody {
-  std::string question;
-  std::vector<Turn> history;
-};
-
-// Why a body was refused: the HTTP status and the reason the page shows.
-struct Refusal {
-  int status = 400;
-  std::string message;
-};
-
-constexpr const char* kAskShape =
-    R"(send {"question": "...", "history": [{"question": "...", "answer": "..."}, ...]})";
-
-// The body of POST /ask or /prompt, checked: strings only, each within its
-// bound, at most ServeOptions::max_history_turns earlier turns. A question may
-// be empty only for /prompt (`question_required` false).
-std::variant<AskBody, Refusal> ParseAskBody(const std::string& text, const ServeOptions& o,
-                                            bool question_required) {
-  const json body = json::parse(text, nullptr, false);
-  if (!body.is_object()) return Refusal{400, kAskShape};
-  AskBody out;
-  if (const auto q = body.find("question"); q != body.end()) {
-    if (!q->is_string()) return Refusal{400, kAskShape};
-    out.question = q->get<std::string>();
-  } else if (question_required) {
-    return Refusal{400, kAskShape};
-  }
-  if (question_required && out.question.empty()) return Refusal{400, "the question is empty"};
-  if (out.question.size() > o.max_question_chars) {
-    return Refusal{413, fmt::format("the question is longer than {} bytes", o.max_question_chars)};
-  }
-  const auto h = body.find("history");
-  if (h == body.end()) return out;
-  if (!h->is_array()) {
-    return Refusal{
-        400,
-        R"(history: give a list of the earlier turns, each {"question": "...", "answer": "..."})"};
-  }
-  if (h->size() > o.max_history_turns) {
-    return Refusal{413, fmt::format("history: {} turns; at most {} (leave the oldest out)",
-                                    h->size(), o.max_history_turns)};
-  }
-  for (size_t i = 0; i < h->size(); ++i) {
-    const json& t = (*h)[i];
-    const std::string where = fmt::format("history[{}]", i);
-    if (!t.is_object()) {
-      return Refusal{400, where + R"(: give {"question": "...", "answer": "..."})"};
-    }
-    for (const auto& [key, value] : t.items()) {
-      if (key != "question" && key != "answer" && key != "stopped") {
-        return Refusal{
-            400,
-            fmt::format("{}: unknown member {}", where,
-                        json(Clip(key, 40)).dump(-1, ' ', false, json::error_handler_t::replace))};
-      }
-    }
-    Turn turn;
-    for (const char* key : {"question", "answer"}) {
-      const auto v = t.find(key);
-      if (v == t.end() || !v->is_string()) {
-        return Refusal{400, fmt::format("{}.{}: give a string", where, key)};
-      }
-    }
-    turn.question = t["question"].get<std::string>();
-    turn.answer = t["answer"].get<std::string>();
-    if (turn.question.empty()) return Refusal{400, where + ".question: empty"};
-    if (turn.question.size() > o.max_question_chars) {
-      return Refusal{413,
-                     fmt::format("{}.question: longer than {} bytes", where, o.max_question_chars)};
-    }
-    if (turn.answer.size() > o.max_answer_bytes) {
-      return Refusal{413,
-                     fmt::format("{}.answer: longer than {} bytes", where, o.max_answer_bytes)};
-    }
-    if (const auto stopped = t.find("stopped"); stopped != t.end()) {
-      if (!stopped->is_boolean()) return Refusal{400, where + ".stopped: give true or false"};
-      turn.stopped = stopped->get<bool>();
-    }
-    out.history.push_back(std::move(turn));
-  }
-  return out;
-}
-
-// The JSON of a request as the ask box shows it.
-std::string PreviewJson(const PromptPreview& p) {
-  return json{{"text", p.text},
-              {"tokens", p.tokens},
-              {"budget_tokens", p.budget_tokens},
-              {"model", p.model},
-              {"earlier_sent", p.earlier_sent},
-              {"earlier_left_out", p.earlier_left_out},
-              {"tools", p.tools}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);
+AskBounds BoundsOf(const ServeOptions& o) {
+  return AskBounds{.max_question_chars = o.max_question_chars,
+                   .max_history_turns = o.max_history_turns,
+                   .max_answer_bytes = o.max_answer_bytes};
 }
 
 // The most nodes a "done" event lists.
@@ -411,7 +312,7 @@ Status ExplorerServer::Start() {
     if (AsciiLower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
       return SendError(res, 415, "send the question as application/json");
     }
-    std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, o, /*question_required=*/false);
+    std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, BoundsOf(o), /*question_required=*/false);
     if (const Refusal* r = std::get_if<Refusal>(&parsed))
       return SendError(res, r->status, r->message);
     const AskBody& body = std::get<AskBody>(parsed);
@@ -435,7 +336,7 @@ Status ExplorerServer::Start() {
     if (AsciiLower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
       return SendError(res, 415, "send the question as application/json");
     }
-    std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, o, /*question_required=*/true);
+    std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, BoundsOf(o), /*question_required=*/true);
     if (const Refusal* r = std::get_if<Refusal>(&parsed))
       return SendError(res, r->status, r->message);
     auto body = std::make_shared<const AskBody>(std::move(std::get<AskBody>(parsed)));
@@ -500,8 +401,8 @@ Status ExplorerServer::Start() {
         return put(SseEvent("piece", json{{"text", std::string(text)}}));
       };
       events.on_tool = [&](std::string_view name, std::string_view arguments) {
-        return put(SseEvent("tool", json{{"name", Clip(name, 200)},
-                                         {"arguments", Clip(arguments, kMaxToolArgumentBytes)}}));
+        return put(SseEvent("tool", json{{"name", ClipBytes(name, 200)},
+                                         {"arguments", ClipBytes(arguments, kMaxToolArgumentBytes)}}));
       };
       const Result<AskSummary> answered =
           ex.hooks().ask(*view, body->question, body->history, events, stop);

@@ -15,47 +15,9 @@
 namespace cookgraph {
 namespace {
 
-/// A 400 from a server that does not know stream_options (Azure before
-/// 2024-10-21, old Ollama) names it in the message.
-bool RefusesStreamOptions(const ChatAttempt& attempt) {
-  if (attempt.status != 400) return false;
-  std::string body = attempt.body;
-  for (char& c : body) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return body.find("stream_options") != std::string::npos;
-}
-
-/// A 400 (or 422) from a server that takes no tools, to a request that offers
-/// them and holds no call yet: its message names them ("tool", "function")
-/// and says why ("does not support tools" from Ollama, "tools param requires
-/// --jinja flag" from llama.cpp, "tool choice requires
-/// --enable-auto-tool-choice" from vLLM, "Unrecognized request argument" from
-/// proxies). A 400 about the calls themselves (a bad tool_call_id) or about the
-/// context length is not one.
-bool RefusesTools(const ChatRequest& request, const ChatAttempt& attempt) {
-  if (request.tools.empty() || (attempt.status != 400 && attempt.status != 422)) return false;
-  for (const ChatMessage& m : request.messages) {
-    if (!m.tool_calls.empty() || m.role == "tool") return false;
-  }
-  std::string body = attempt.body;
-  for (char& c : body) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool names = body.find("tool") != std::string::npos ||
-                     body.find("function") != std::string::npos;
-  if (!names || body.find("context") != std::string::npos) return false;
-  for (std::string_view why : {"support", "requires", "unrecognized", "unknown", "extra",
-                               "not allowed", "not permitted", "unexpected"}) {
-    if (body.find(why) != std::string::npos) return true;
-  }
-  return false;
-}
-
 /// What to do about a status the user can fix.
 std::string Hint(const ChatAttempt& attempt) {
   switch (attempt.status) {
-    case 401:
-    case 403:
-      return " (check the API key)";
-    case 404:
-      return " (check the base URL, which usually ends in /v1, and the model name)";
     case 301:
     case 302:
     case 307:
@@ -64,7 +26,7 @@ std::string Hint(const ChatAttempt& attempt) {
                                       : fmt::format(" (redirected to {}: use that as the base URL)",
                                                     UrlForMessages(attempt.location));
     default:
-      return "";
+      return StatusHint(attempt.status);
   }
 }
 
@@ -107,13 +69,13 @@ Result<ChatResult> ChatClient::Complete(const ChatRequest& request,
       return std::move(attempt.result);
     }
     if (attempt.stopped) return Error{.where = kStoppedWhere, .message = "stopped"};
-    if (RefusesTools(sent, attempt)) {
+    if (RefusesTools(sent, attempt.status, attempt.body)) {
       return Error{.where = kToolsRefusedWhere,
                    .message = Redact(UrlForMessages(url) + ": " + attempt.problem,
                                      endpoint_.api_key)};
     }
     if (sent.stream && sent.include_usage && !dropped_stream_options &&
-        RefusesStreamOptions(attempt)) {
+        RefusesStreamOptions(attempt.status, attempt.body)) {
       dropped_stream_options = true;  // once, and not counted as a retry
       sent.include_usage = false;
       body = RequestBody(sent);

@@ -211,6 +211,38 @@ std::string AnswerTooLong(size_t cap) {
                      ShowMebibytes(cap));
 }
 
+bool RefusesStreamOptions(long status, std::string_view body) {
+  return status == 400 && AsciiLower(body).find("stream_options") != std::string::npos;
+}
+
+bool RefusesTools(const ChatRequest& request, long status, std::string_view body) {
+  if (request.tools.empty() || (status != 400 && status != 422)) return false;
+  for (const ChatMessage& m : request.messages) {
+    if (!m.tool_calls.empty() || m.role == "tool") return false;
+  }
+  const std::string text = AsciiLower(body);
+  const bool names = text.find("tool") != std::string::npos ||
+                     text.find("function") != std::string::npos;
+  if (!names || text.find("context") != std::string::npos) return false;
+  for (std::string_view why : {"support", "requires", "unrecognized", "unknown", "extra",
+                               "not allowed", "not permitted", "unexpected"}) {
+    if (text.find(why) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string StatusHint(long status) {
+  switch (status) {
+    case 401:
+    case 403:
+      return " (check the API key)";
+    case 404:
+      return " (check the base URL, which usually ends in /v1, and the model name)";
+    default:
+      return "";
+  }
+}
+
 Result<ChatResult> ParseCompletion(std::string_view body, std::string_view secret) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return Error{.message = "the answer is empty"};

@@ -50,6 +50,24 @@ std::string Redact(std::string text, std::string_view secret);
 std::string ServerMessage(std::string_view body, std::string_view secret = {},
                           size_t max_chars = 200);
 
+/// A 400 from a server that does not know stream_options (Azure before
+/// 2024-10-21, old Ollama): its message names it. The request is sent again
+/// without it.
+bool RefusesStreamOptions(long status, std::string_view body);
+
+/// A 400 (or 422) from a server that takes no tools, to a request that offers
+/// them and holds no call yet: its message names them ("tool", "function")
+/// and says why ("does not support tools" from Ollama, "tools param requires
+/// --jinja flag" from llama.cpp, "tool choice requires
+/// --enable-auto-tool-choice" from vLLM, "Unrecognized request argument" from
+/// proxies). A 400 about the calls themselves (a bad tool_call_id) or about the
+/// context length is not one.
+bool RefusesTools(const ChatRequest& request, long status, std::string_view body);
+
+/// What to do about an error status the user can fix: " (check the API
+/// key)" for 401 and 403, the base URL and the model for 404; else "".
+std::string StatusHint(long status);
+
 /// A whole (non-streamed) answer: choices[0].message.content, reasoning,
 /// finish_reason, usage. An "error" member, bytes that are not UTF-8 (the
 /// message gives the first one's offset), unparsable JSON or no choices is
