@@ -351,7 +351,7 @@ Result<Session> LoadSession(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) return Error{.file = path, .message = "cannot read"};
-  return ParseSession(text.view(), path);
+  return ParseSession(text.str(), path);
 }
 
 Status SaveSession(const std::string& path, const Session& session) {

@@ -39,6 +39,7 @@ needs=()
 command -v emcc >/dev/null || needs+=(emscripten node-acorn)
 command -v dpkg-source >/dev/null || needs+=(dpkg-dev)
 command -v cmake >/dev/null || needs+=(cmake)
+command -v npm >/dev/null || needs+=(nodejs npm)  # the token rank files (third_party/tiktoken_ranks)
 command -v ninja >/dev/null || needs+=(ninja-build)
 command -v pkg-config >/dev/null || needs+=(pkgconf)
 [ -d /usr/include/fmt ] || needs+=(libfmt-dev)
@@ -138,5 +139,6 @@ step configure-cookgraph emcmake cmake -S . -B "$out/cmake" -G Ninja -DCOOKGRAPH
   -DCOOKGRAPH_WEB_DEPS="$deps" -DCOOKGRAPH_WEB_EXCEPTIONS="$exceptions" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCOOKGRAPH_WERROR=ON
 step build-cookgraph nice -n 10 cmake --build "$out/cmake" -j "$jobs"
-step assemble /usr/bin/python3 web/assemble.py . "$out/cmake/web/cookgraph_web.js" "$out/cookgraph.html"
+step assemble /usr/bin/python3 web/assemble.py . "$out/cmake/web/cookgraph_web.js" "$out/cookgraph.html" \
+  "$out/cmake/web/o200k_base.ranks.gz" "$out/cmake/web/cl100k_base.ranks.gz"
 echo "build-web: wrote build-web/cookgraph.html ($(du -b "$out/cookgraph.html" | cut -f1) bytes): open it in a browser"

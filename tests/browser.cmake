@@ -158,6 +158,27 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
       FIXTURES_REQUIRED "explorer_browser;web_page;web_page_yaml;gst_linear;gst_tee;gst_avwait"
       RESOURCE_LOCK chromium TIMEOUT 600)
   endforeach()
+  # The page's Ask tab against the fake LLM server with CORS
+  # (tests/browser/web_ask_test.mjs): its requests are `cookgraph ask`'s, byte
+  # for byte, its preview counts the tokens `ask --dry-run` counts, the key is
+  # kept only when asked, and a 401, an endpoint without CORS and Stop are
+  # said. The perturbed twin asks natively with a smaller budget and must fail.
+  foreach(variant check perturbed)
+    set(offset 0)
+    if(variant STREQUAL perturbed)
+      set(offset -16000)
+    endif()
+    add_test(NAME web_ask.${variant}
+      COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/web_ask_test.mjs
+        --cookgraph $<TARGET_FILE:cookgraph> --page ${PROJECT_SOURCE_DIR}/build-web/cookgraph.html
+        --input ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json
+        --fake-llm ${CMAKE_CURRENT_SOURCE_DIR}/tools/fake_llm_server.py
+        --out ${browser_artifacts}/web_ask_${variant} --budget-offset ${offset})
+    set_tests_properties(web_ask.${variant} PROPERTIES
+      FIXTURES_REQUIRED "explorer_browser;web_page" RESOURCE_LOCK chromium TIMEOUT 300)
+  endforeach()
+  set_tests_properties(web_ask.perturbed PROPERTIES
+    PASS_REGULAR_EXPRESSION "web_ask_test: request 1 differs from cookgraph ask's")
   # It fails for the reason it must: score() differs from the native numbers.
   set_tests_properties(web_page.perturbed PROPERTIES
     PASS_REGULAR_EXPRESSION "web_page_test: score[(][)]: [^\n]*: [0-9.e+-]+ != ")
@@ -165,11 +186,12 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
     string(REGEX REPLACE "[|].*" "" name "${entry}")
     cookgraph_plain_test(explorer_browser_${name})
   endforeach()
-  cookgraph_plain_test(web_page_build web_page_yaml web_page.check web_page.perturbed)
+  cookgraph_plain_test(web_page_build web_page_yaml web_page.check web_page.perturbed
+    web_ask.check web_ask.perturbed)
   # scripts/test.sh builds the page beside the sanitizer half and runs these
   # last (`ctest -L web`), not with the other plain tests.
   set_property(TEST web_page_build web_page_yaml web_page.check web_page.perturbed
-    APPEND PROPERTY LABELS web)
+    web_ask.check web_ask.perturbed APPEND PROPERTY LABELS web)
   cookgraph_plain_test(explorer_browser_views explorer_browser_ask_thread explorer_browser_live
     explorer_browser_first_fix.check explorer_browser_first_fix.perturbed
     explorer_browser_first_fix.containers_perturbed engine_words.check engine_words.perturbed)

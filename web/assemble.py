@@ -6,9 +6,14 @@ source (the emscripten glue with the WebAssembly module inlined, then
 web/worker.js) in a script block the page turns into a worker. One file that
 works from file://, fetches nothing and needs no server.
 
-usage: assemble.py REPO_ROOT GLUE_JS OUT_HTML
+usage: assemble.py REPO_ROOT GLUE_JS OUT_HTML [ENCODING.ranks.gz ...]
+
+The packed rank files (web/pack_ranks.py) go in as base64 script blocks,
+unpacked by the page when a question is first asked
+(docs/web.md#asking-from-the-page).
 """
 
+import base64
 import re
 import sys
 from pathlib import Path
@@ -28,16 +33,32 @@ OPEN_SCREEN = """
 """
 
 
+ASK_SETTINGS = """
+      <details id="ask-settings" open>
+        <summary>Endpoint</summary>
+        <div class="ask-fields">
+          <label>Base URL <input id="ask-base-url" type="url" placeholder="https://api.openai.com/v1" spellcheck="false" autocomplete="off"></label>
+          <label>Model <input id="ask-model" placeholder="gpt-4o-mini" spellcheck="false" autocomplete="off"></label>
+          <label>API key <input id="ask-key" type="password" placeholder="none for a local server" autocomplete="off"></label>
+          <label>Token budget <input id="ask-budget" type="number" min="1" max="10000000" step="1" value="20000"></label>
+          <label>Persona <select id="ask-persona"><option>debugger</option><option>explainer</option><option>minimalist</option><option>gpu-optimizer</option></select></label>
+          <label class="ask-remember"><input id="ask-remember" type="checkbox"> Keep the key in this browser</label>
+        </div>
+        <p class="muted">An OpenAI-compatible endpoint that allows requests from this page (OpenAI's does; for Ollama or llama.cpp see docs/web.md). With a key and no base URL, OpenAI's; with no model, gpt-4o-mini. The key stays in this page's memory unless you tick the box.</p>
+      </details>"""
+
+
 def script_text(text):
     """JavaScript safe inside <script>...</script>: no closing tag, no comment opener."""
     return re.sub(r"</(script)", r"<\\/\1", text, flags=re.IGNORECASE).replace("<!--", "<\\!--")
 
 
 def main(argv):
-    if len(argv) != 4:
+    if len(argv) < 4:
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     root, glue, out = Path(argv[1]), Path(argv[2]), Path(argv[3])
+    ranks = [Path(a) for a in argv[4:]]
     assets = root / "server" / "assets"
     html = (assets / "index.html").read_text()
     css = (assets / "app.css").read_text() + (root / "web" / "page.css").read_text()
@@ -60,7 +81,13 @@ def main(argv):
     html = replace_once(html, '<span id="live" hidden></span>',
                         '<span id="live" hidden></span>\n  <button id="open-again" title="Open another input">Open&hellip;</button>')
     html = replace_once(html, "<body>\n", "<body>\n" + OPEN_SCREEN)
+    html = replace_once(html, '<section id="tab-ask" class="tab" hidden>',
+                        '<section id="tab-ask" class="tab" hidden>' + ASK_SETTINGS)
     tail = '<script type="text/plain" id="cookgraph-worker">' + worker + "</script>\n"
+    for r in ranks:
+        name = r.name.removesuffix(".ranks.gz") + ".tiktoken"
+        tail += (f'<script type="text/plain" class="cookgraph-ranks" data-name="{name}">'
+                 + base64.b64encode(r.read_bytes()).decode("ascii") + "</script>\n")
     tail += "".join("<script>\n" + s + "\n</script>\n" for s in scripts)
     html = replace_once(html, "</body>", tail + "</body>")
     if re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html.replace(worker, "")):

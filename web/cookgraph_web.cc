@@ -10,8 +10,9 @@
 // its one-line errors and warnings, and its exit code (docs/commands.md#errors-and-exit-codes).
 // Methods: score (`score --format json`), graph (`graph --format json`),
 // whatif (`whatif --format json`), report (`report -o FILE.md --no-llm`),
-// open (the explorer's views of the inputs, as `serve` makes them) and get
-// (one of the explorer's API documents: "path" as the page asks for it).
+// open (the explorer's views of the inputs, as `serve` makes them), get
+// (one of the explorer's API documents: "path" as the page asks for it) and
+// the Ask tab's ask_* (web/page_ask.h).
 
 #include <emscripten/emscripten.h>
 
@@ -42,40 +43,12 @@
 #include "writers/graph_formats.h"
 #include "writers/score.h"
 #include "writers/whatif_formats.h"
+#include "web/call.h"
+#include "web/page_ask.h"
 
 namespace cookgraph::web {
 namespace {
 
-using json = nlohmann::json;
-
-// The CLI's exit codes (cli/command.h).
-constexpr int kExitOk = 0;
-constexpr int kExitInput = 2;  // usage or input error
-constexpr int kExitInternal = 1;
-
-// An option the request got wrong: the page shows it as the CLI shows a bad flag.
-struct BadOption {
-  std::string message;
-};
-
-struct Reply {
-  int exit = kExitOk;
-  std::string text;
-  std::vector<std::string> errors;    // Error::Format() lines
-  std::vector<std::string> warnings;  // "FILE: message"
-
-  void Fail(const Error& e, int code) {
-    errors.push_back(e.Format());
-    if (exit == kExitOk || code == kExitInternal) exit = code;
-  }
-  void Warn(const std::string& file, const std::string& message) {
-    warnings.push_back(file.empty() ? message : file + ": " + message);
-  }
-  std::string Json() const {
-    return json{{"exit", exit}, {"text", text}, {"errors", errors}, {"warnings", warnings}}
-        .dump(-1, ' ', false, json::error_handler_t::replace);
-  }
-};
 
 // The reading options every method takes.
 constexpr const char* kReadKeys[] = {"format_in", "frame_marker", "keep_warmup", "hta_rounding"};
@@ -101,17 +74,6 @@ json OptionsOf(const json& request, std::initializer_list<const char*> own) {
   const json o = request.value("options", json::object());
   KnownOptions(o, own);
   return o;
-}
-
-template <typename T>
-std::optional<T> Option(const json& options, const char* key) {
-  const auto it = options.find(key);
-  if (it == options.end() || it->is_null()) return std::nullopt;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    throw BadOption{std::string(key) + ": not the expected type"};
-  }
 }
 
 ReadOptions ReadOptionsOf(const json& o) {
@@ -313,9 +275,8 @@ void Open(const json& request, Reply& reply) {
     data.diff = CompareSnapshots(before.snapshot, before.analysis, after.snapshot, after.analysis);
   }
   server::AskHooks hooks;
-  hooks.not_configured =
-      "Asking from this page is not available yet: run `cookgraph ask` or `cookgraph serve` "
-      "with an endpoint configured. The findings are the offline advice.";
+  // The page asks through its own settings (web/page_ask.h), not the hooks.
+  hooks.not_configured = "Give the endpoint and the model in the settings above.";
   g_explorer = std::make_unique<server::Explorer>(std::move(data), std::move(hooks));
   reply.text = g_explorer->IndexJson();
 }
@@ -364,6 +325,11 @@ std::string Call(const std::string& method, const std::string& request_text) {
     else if (method == "report") Report(request, reply);
     else if (method == "open") Open(request, reply);
     else if (method == "get") Get(request, reply);
+    else if (method == "ask_prompt") AskPrompt(g_explorer.get(), request, reply);
+    else if (method == "ask_start") AskStart(g_explorer.get(), request, reply);
+    else if (method == "ask_head") AskHead(request, reply);
+    else if (method == "ask_feed") AskFeed(request, reply);
+    else if (method == "ask_end") AskEnd(request, reply);
     else reply.Fail(Error{.message = "no such method: " + method}, kExitInput);
   } catch (const BadOption& bad) {
     reply = Reply{};

@@ -29,6 +29,10 @@
       const { id } = event.data;
       const w = waiting.get(id);
       if (!w) return;
+      if (event.data.event) {  // one of an answer's events; more come
+        if (w.onEvent) w.onEvent(event.data.event, event.data.data);
+        return;
+      }
       waiting.delete(id);
       if (event.data.ok) w.resolve(event.data);
       else w.reject(new Error(event.data.error));
@@ -40,11 +44,15 @@
     };
   }
 
-  function post(message, transfer) {
+  // Posts `message` to the worker; the promise holds its reply. `onEvent`
+  // hears the events an answer streams before it (op 'ask'); `started`
+  // is told the message's id (to stop it).
+  function post(message, transfer, onEvent, started) {
     if (!worker) startWorker();
     const id = ++serial;
+    if (started) started(id);
     return new Promise((resolve, reject) => {
-      waiting.set(id, { resolve, reject });
+      waiting.set(id, { resolve, reject, onEvent });
       worker.postMessage({ ...message, id }, transfer || []);
     });
   }
@@ -164,6 +172,95 @@
     return body;
   };
 
+  // ------------------------------------------------------------- asking
+  // The Ask tab (docs/web.md#asking-from-the-page): the endpoint's settings
+  // from the form above the thread; the module builds each request as `ask`
+  // does and the worker sends it. The key stays in this page's memory unless
+  // "Keep the key in this browser" is ticked (then localStorage holds it).
+  const STORE = 'cookgraph.ask', STORE_KEY = 'cookgraph.ask.key';
+  const field = (id) => document.getElementById(id);
+  function askSettings() {
+    const budget = Number(field('ask-budget').value);
+    return {
+      base_url: field('ask-base-url').value.trim(),
+      model: field('ask-model').value.trim(),
+      api_key: field('ask-key').value.trim(),
+      budget_tokens: field('ask-budget').value === '' ? null : budget,
+      persona: field('ask-persona').value,
+    };
+  }
+  function storage() {
+    try { return window.localStorage; } catch (e) { return null; }  // storage turned off
+  }
+  function saveSettings() {
+    const store = storage();
+    if (!store) return;
+    const { api_key: key, ...rest } = askSettings();
+    store.setItem(STORE, JSON.stringify(rest));
+    if (field('ask-remember').checked && key) store.setItem(STORE_KEY, key);
+    else store.removeItem(STORE_KEY);
+  }
+  function restoreSettings() {
+    const store = storage();
+    if (!store) return;
+    let saved = {};
+    try { saved = JSON.parse(store.getItem(STORE) || '{}') || {}; } catch (e) { saved = {}; }
+    if (typeof saved.base_url === 'string') field('ask-base-url').value = saved.base_url;
+    if (typeof saved.model === 'string') field('ask-model').value = saved.model;
+    if (typeof saved.budget_tokens === 'number') field('ask-budget').value = String(saved.budget_tokens);
+    if (typeof saved.persona === 'string' && [...field('ask-persona').options].some((o) => o.value === saved.persona)) {
+      field('ask-persona').value = saved.persona;
+    }
+    const key = store.getItem(STORE_KEY);
+    if (key) { field('ask-key').value = key; field('ask-remember').checked = true; }
+  }
+  // The token rank files the page carries (web/pack_ranks.py: each token's
+  // bytes after their length, gzipped, in base64), unpacked once into the
+  // .tiktoken text they were made from, when a question is first previewed
+  // or asked.
+  let ranks = null;
+  async function unpackRanks(el) {
+    const packed = Uint8Array.from(atob(el.textContent.trim()), (c) => c.charCodeAt(0));
+    const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream('gzip'));
+    const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+    const lines = [];
+    for (let at = 0, rank = 0; at < bytes.length; rank++) {
+      const n = bytes[at++];
+      lines.push(btoa(String.fromCharCode.apply(null, bytes.subarray(at, at + n))) + ' ' + rank + '\n');
+      at += n;
+    }
+    return { name: el.dataset.name, bytes: new TextEncoder().encode(lines.join('')).buffer };
+  }
+  function rankFiles() {
+    if (!ranks) {
+      ranks = Promise.all(Array.from(document.querySelectorAll('script.cookgraph-ranks')).map(unpackRanks));
+      ranks.catch(() => { ranks = null; });
+    }
+    return ranks;
+  }
+  api.askReady = () => { const s = askSettings(); return !!(s.base_url || s.api_key); };
+  api.askHelp = () => 'Your question goes from this page straight to the endpoint above, with a summary of this network and the conversation so far (see the prompt); the model may look up any node through cookgraph\'s functions, which run here. Nothing else is sent anywhere. Follow-up questions keep the conversation until New conversation.';
+  // POST /prompt's document.
+  api.askPrompt = async (view, body) => {
+    const request = { ...body, view, settings: askSettings() };
+    const answer = await post({ op: 'call', method: 'ask_prompt', request, ranks: await rankFiles() });
+    const reply = JSON.parse(answer.reply);
+    if (reply.exit !== 0) throw failed(reply);
+    return JSON.parse(reply.text);
+  };
+  // POST /ask's events, to on(event, data); `signal` stops the answer.
+  api.ask = async (view, body, signal, on) => {
+    const request = { ...body, view, settings: askSettings() };
+    let id = 0;
+    const stop = () => { if (id) post({ op: 'ask-stop', target: id }); };
+    signal.addEventListener('abort', stop);
+    try {
+      await post({ op: 'ask', request, ranks: await rankFiles() }, [], on, (n) => { id = n; });
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  };
+
   // ------------------------------------------------------------- the page
   const $ = (id) => document.getElementById(id);
 
@@ -224,6 +321,11 @@
   }
 
   function wire() {
+    restoreSettings();
+    for (const id of ['ask-base-url', 'ask-model', 'ask-key', 'ask-budget', 'ask-persona', 'ask-remember']) {
+      $(id).addEventListener('input', () => { saveSettings(); if (api.refreshAsk) api.refreshAsk(); });
+      $(id).addEventListener('change', () => { saveSettings(); if (api.refreshAsk) api.refreshAsk(); });
+    }
     const zone = $('open');
     $('open-files').addEventListener('change', (e) => open(picked(e.target.files)));
     $('open-folder').addEventListener('change', (e) => open(picked(e.target.files)));

@@ -1132,10 +1132,14 @@
     }
     return t;
   }
+  // An endpoint to ask: the server's, or the one the page's own settings give
+  // (the single-file page, web/page.js).
+  const askReady = () => (api.askReady ? api.askReady() : !!(state.index && state.index.ask.configured));
+  api.refreshAsk = () => { if (state.index) showThread(); };
   function showThread() {
     const t = thread();
     for (const b of $('thread').children) b.hidden = b !== t.box;
-    $('ask-send').disabled = !(state.index && state.index.ask.configured) || !!t.busy;
+    $('ask-send').disabled = !askReady() || !!t.busy;
     $('ask-stop').hidden = !t.busy;
     $('ask-new').disabled = !t.turns.length;
     $('thread').dataset.turns = String(t.turns.length);
@@ -1167,7 +1171,8 @@
   $('ask-prompt').addEventListener('click', async () => {
     try {
       const q = $('question').value.trim();
-      const p = await (await post(V() + '/prompt', { question: q, history: history(thread()) })).json();
+      const body = { question: q, history: history(thread()) };
+      const p = api.askPrompt ? await api.askPrompt(state.view, body) : await (await post(V() + '/prompt', body)).json();
       let info = p.tokens.toLocaleString('en') + ' of ' + p.budget_tokens.toLocaleString('en') + ' prompt tokens for ' + p.model;
       if (p.earlier_sent || p.earlier_left_out) {
         info += ' · ' + plural(p.earlier_sent, 'earlier turn') + (p.earlier_left_out ? ' (' + p.earlier_left_out + ' older left out for the budget)' : '');
@@ -1272,8 +1277,9 @@
     box.scrollIntoView({ block: 'nearest' });
     let text = '', pieces = 0;
     try {
-      const r = await post(V() + '/ask', { question: q, history: earlier }, controller.signal);
-      await readEvents(r, (event, d) => {
+      const body = { question: q, history: earlier };
+      let failure = null;
+      const on = (event, d) => {
         if (event === 'piece') {
           text += d.text; pieces++;
           renderMarkdown(box, text);
@@ -1298,7 +1304,15 @@
           setState(turn, 'done');
           footLinks(turn, d);
         }
-      });
+      };
+      if (api.ask) {  // the page asks from itself: its events come from its worker
+        await api.ask(state.view, body, controller.signal, (event, d) => {
+          try { on(event, d); } catch (e) { failure = failure || e; }
+        });
+        if (failure) throw failure;
+      } else {
+        await readEvents(await post(V() + '/ask', body, controller.signal), on);
+      }
       if (turn.state !== 'done') throw new Error('the answer stopped before its end');
     } catch (e) {
       turn.answer = text;
@@ -1432,7 +1446,7 @@
       state.index = index;
       api.version = index.version;
       document.body.dataset.version = String(index.version);
-      $('ask-help').textContent = index.ask.configured
+      $('ask-help').textContent = api.askHelp ? api.askHelp() : index.ask.configured
         ? 'Your question goes with a summary of this network and the conversation so far (see the prompt) to the configured endpoint, through cookgraph; the model may look up any node through cookgraph\'s functions, and the answer streams here. Follow-up questions keep the conversation until New conversation.'
         : index.ask.help;
       showThread();

@@ -60,6 +60,11 @@ Cases:
                     body, Content-Type and Authorization), and the upstream's status,
                     Content-Type and body sent back whole: logs what a client sends
                     to another server
+
+With --cors, every answer allows requests from any page (as a browser needs to
+ask from cookgraph.html: Access-Control-Allow-Origin, and OPTIONS preflights
+answered 204), except under paths holding "/no-cors/"; preflights are logged
+with "method": "OPTIONS".
 """
 
 import argparse
@@ -83,6 +88,7 @@ counts = {}
 counts_lock = threading.Lock()
 scripts_dir = None  # --scripts
 upstream = None  # --upstream
+cors = False  # --cors
 log_lock = threading.Lock()
 log_file = None
 
@@ -137,6 +143,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):  # quiet: stdout carries the port only
         pass
+
+    def cors_allowed(self):
+        return cors and "/no-cors/" not in self.path
+
+    def end_headers(self):
+        if self.cors_allowed():
+            self.send_header("Access-Control-Allow-Origin", "*")
+        super().end_headers()
+
+    def do_OPTIONS(self):
+        if log_file:
+            with log_lock:
+                log_file.write(json.dumps({"method": "OPTIONS", "path": self.path, "headers": {
+                    k.lower(): v for k, v in self.headers.items()}}) + "\n")
+                log_file.flush()
+        if not self.cors_allowed():
+            self.send_text(405, "no", "text/plain")
+            return
+        self.send_response(204)
+        self.send_header("Access-Control-Allow-Methods", "POST")
+        self.send_header("Access-Control-Allow-Headers", "authorization, content-type, api-key")
+        self.send_header("Access-Control-Max-Age", "600")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     # --- responses ---------------------------------------------------------
     def send_json(self, status, obj, headers=()):
@@ -582,7 +612,7 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 def main():
-    global log_file, scripts_dir, upstream
+    global log_file, scripts_dir, upstream, cors
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--log", help="append one JSON line per request to this file")
     parser.add_argument("--lifetime", type=float, default=300, help="seconds before exiting (max 300)")
@@ -590,7 +620,9 @@ def main():
     parser.add_argument("--tls-key", help="the certificate's private key (PEM)")
     parser.add_argument("--scripts", help="the folder of the script case's NAME.json files")
     parser.add_argument("--upstream", help="the proxy case's server: a base URL (.../v1)")
+    parser.add_argument("--cors", action="store_true", help="allow requests from any page")
     args = parser.parse_args()
+    cors = args.cors
     scripts_dir = args.scripts
     upstream = args.upstream
     if args.log:
