@@ -108,6 +108,7 @@ LIVE = ''  # 'udp://HOST:PORT': stream every frame to `cookgraph watch` instead 
 LIVE_FORM = 'json'  # 'json' (JSON lines) or 'osc' (OSC bundles)
 MAX_DATAGRAM = 8192  # bytes; a bigger frame is sent in parts
 ARM_MS = 1.5  # the most of one frame spent reading the network before sampling
+PAGE = ''  # cookgraph.html, named when a snapshot is written; install() sets the one beside this file
 
 # --------------------------------------------------------------------------
 
@@ -214,7 +215,9 @@ def install(comp='/project1', target=None):
     table = where.op(SETTINGS_DAT)
     if table is None:  # a second install keeps the settings
         table = where.create(td.tableDAT, SETTINGS_DAT)
-        table.text = settings_text(target or where.path)
+        # cookgraph.html beside this file: the page to open the snapshot in.
+        page = os.path.join(os.path.dirname(os.path.abspath(script)), 'cookgraph.html')
+        table.text = settings_text(target or where.path, page if os.path.isfile(page) else PAGE)
     old = where.op(EXPORTER_DAT)
     if old is not None:
         old.destroy()
@@ -246,11 +249,12 @@ def remove():
     print('cookgraph: removed ' + ' and '.join(gone))
 
 
-def settings_text(target):
+def settings_text(target, page=PAGE):
     """The settings table a fresh install gets: tab-separated rows."""
     rows = [('setting', 'value'), ('target', target), ('frames', str(FRAMES)),
             ('output', OUTPUT), ('extra_outputs', ' '.join(EXTRA_OUTPUTS)),
-            ('exclude', ' '.join(EXCLUDE)), ('live', LIVE), ('live_form', LIVE_FORM)]
+            ('exclude', ' '.join(EXCLUDE)), ('live', LIVE), ('live_form', LIVE_FORM),
+            ('page', page)]
     return ''.join('{}\t{}\n'.format(k, v) for k, v in rows)
 
 
@@ -340,7 +344,7 @@ def read_settings(dat):
     """The settings of the next capture: defaults, the table, start()'s arguments."""
     values = {'target': TARGET, 'frames': FRAMES, 'output': OUTPUT,
               'extra_outputs': tuple(EXTRA_OUTPUTS), 'exclude': tuple(EXCLUDE), 'live': LIVE,
-              'live_form': LIVE_FORM, 'max_datagram': MAX_DATAGRAM}
+              'live_form': LIVE_FORM, 'max_datagram': MAX_DATAGRAM, 'page': PAGE}
     table = dat.parent().op(SETTINGS_DAT) if dat is not None else None
     if table is not None:
         for r in range(table.numRows):
@@ -370,6 +374,13 @@ def read_settings(dat):
 
 # --------------------------------------------------------------------------
 # The network: read in small steps, then read frame by frame.
+
+
+def open_hint(page):
+    """Where to look at a written snapshot: the page, named when it is there."""
+    if page and os.path.isfile(page):
+        return 'to see it, open {} in a browser and drop the file onto it'.format(page)
+    return 'to see it, open cookgraph.html in a browser and drop the file onto it (docs/web.md)'
 
 
 class CaptureError(Exception):
@@ -635,7 +646,8 @@ class Capture(Sampler):
             if self.writer.error is not None:
                 raise CaptureError('cannot write {}: {}'.format(self.writer.path,
                                                                 self.writer.error))
-            self.done = 'wrote {} ({})'.format(self.writer.path, self.summary_text)
+            self.done = 'wrote {} ({}); {}'.format(self.writer.path, self.summary_text,
+                                                   open_hint(self.settings['page']))
 
     def summary(self):
         nodes = self.network.nodes

@@ -168,6 +168,7 @@ MUTANTS = [
     ('stays active after writing', [('        dat.par.active = False  # switching',
                                      '        pass  # switching')]),
     ('does not say where it wrote', [("            print('cookgraph: ' + _job.done)", '            pass')]),
+    ('does not name the page beside it', [("    if page and os.path.isfile(page):", '    if False:')]),
     ('copies instead of renaming', [('os.replace(tmp, path)', "__import__('shutil').copyfile(tmp, path)")]),
     ('never compresses', [("if path.endswith('.gz'):", 'if False:')]),
     ('writes format version 2', [("'cookgraph': FORMAT_VERSION,", "'cookgraph': 2,")]),
@@ -661,6 +662,9 @@ def check_install(checks, source, cookgraph, work):
     folder, WRITES.folder = WRITES.folder, None  # the test's own write
     with open(exporter_file, 'w', encoding='utf-8') as f:
         f.write(source)
+    page = os.path.join(work, 'cookgraph.html')  # the page beside it: install() names it
+    with open(page, 'w', encoding='utf-8') as f:
+        f.write('<!doctype html>')
     WRITES.folder = folder
     line = paste_line(exporter_file)
     if not checks.ok('install', line is not None, 'no install line in ' + README):
@@ -689,8 +693,10 @@ def check_install(checks, source, cookgraph, work):
               'printed {!r}'.format(printed.getvalue()))
     dat.module.clock = clock
     loop.ops.extend([dat, table])
-    # A mistyped setting: one message naming the table's row, the DAT off.
     installed = table._text
+    checks.ok('install', 'page\t{}\n'.format(page) in installed,
+              'the settings do not name the page beside the exporter: {!r}'.format(installed))
+    # A mistyped setting: one message naming the table's row, the DAT off.
     table.text = installed.replace('frames\t300', 'frmaes\t8')
     dat.par.active = True
     printed = io.StringIO()
@@ -713,6 +719,9 @@ def check_install(checks, source, cookgraph, work):
             if writer is not None:
                 writer.join(10)
     path = os.path.join(work, 'installed.json')
+    checks.ok('install', 'cookgraph: wrote {} ('.format(path) in printed.getvalue() and
+              'to see it, open {} in a browser and drop the file onto it'.format(page)
+              in printed.getvalue(), 'the page is not named: {!r}'.format(printed.getvalue()))
     doc, snap, _ = check_file(checks, 'install', path, cookgraph)
     if doc is not None:
         checks.ok('install', len(doc['frames']['index']) == 8 and snap['frames'] == 8,
