@@ -14,7 +14,8 @@
 // labels and the network's box labels. Identifiers are not words: snake_case
 // names (`per_frame_ms`, a JSON key or a finding's evidence) and the option
 // `--frame-marker` are left out. Each input must say WORD ("step") somewhere
-// in each of those outputs. Given a TouchDesigner snapshot (the perturbed
+// in each of those outputs, and its Markdown report must say it has no budget
+// (no budget finding, "none (steps of a trace"). Given a TouchDesigner snapshot (the perturbed
 // twin), which says "frame" rightly, it must fail.
 // Exits 0 on success, 1 with one line per failed check.
 import { spawn, execFileSync } from 'node:child_process';
@@ -79,7 +80,12 @@ try {
     judge(`${input}: whatif`, await both('whatif', input));
     judge(`${input}: graph`, await both('graph', input));
     const said = await both('report', input, '--no-llm', '-o', `${args.out}/${name}.md`);
-    judge(`${input}: the Markdown report`, said + readFileSync(`${args.out}/${name}.md`, 'utf8'));
+    const md = readFileSync(`${args.out}/${name}.md`, 'utf8');
+    judge(`${input}: the Markdown report`, said + md);
+    // Nor is a trace's step judged against a budget nobody gave (with one,
+    // it is: Cli.TrainingTracesHaveNoBudgetUnlessOneIsGiven).
+    check(!/frame-budget-overrun|mean-over-budget/.test(md) && md.includes('none (steps of a trace'),
+      `${input}: the Markdown report judges the steps against a budget nobody gave`);
     run('report', input, '--no-llm', '-o', `${args.out}/${name}.html`);
     await page.goto(pathToFileURL(`${args.out}/${name}.html`).href);
     judge(`${input}: the HTML report`, await page.evaluate(pageText));

@@ -18,8 +18,8 @@ tokens, and checked:
     both encodings (the estimator never undercounts);
   - a second run gives the same bytes.
 
---budgets runs only those budgets (the sanitizer build runs three: it looks
-for memory errors, which the normal build's full run leaves to it).
+--budgets runs only those budgets (the test command runs each once: three
+in the sanitizer build, the other four in the normal build).
 
 Prints one line per request, and exits 1 on any failure.
 """
