@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <cctype>
 #include <cstdlib>
@@ -238,8 +239,10 @@ class PackParser : public YamlFields {
     }
     if (node["limit"]) {
       const double limit = Number(node["limit"], where + ".limit");
-      if (limit < 1 || limit != static_cast<double>(static_cast<size_t>(limit))) {
-        Fail(node["limit"], where, "limit must be a whole number >= 1");
+      // Bounded before the cast: a double past size_t's range (32 bits in the
+      // WebAssembly build) does not convert.
+      if (!(limit >= 1 && limit <= 1e9) || limit != std::floor(limit)) {
+        Fail(node["limit"], where, "limit must be a whole number from 1 to 1000000000");
       }
       r.limit = static_cast<size_t>(limit);
     }

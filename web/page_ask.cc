@@ -124,6 +124,35 @@ std::optional<server::AskBody> BodyOf(const json& request, bool question_require
   return std::get<server::AskBody>(std::move(parsed));
 }
 
+// What a preview or a question is asked with: the settings, the view, the
+// question and its thread, the counter, whether functions are offered.
+struct Question {
+  AdvisorSettings settings;
+  ViewRef ref;
+  server::AskBody body;
+  const TokenCounter* counter = nullptr;
+  bool tools = true;
+};
+
+std::optional<Question> QuestionOf(const server::Explorer* explorer, const json& request,
+                                   bool question_required, Reply& reply) {
+  Question q{.settings = SettingsOf(request)};
+  std::optional<ViewRef> ref = ViewOf(explorer, request, reply);
+  if (!ref) return std::nullopt;
+  q.ref = std::move(*ref);
+  std::optional<server::AskBody> body = BodyOf(request, question_required, reply);
+  if (!body) return std::nullopt;
+  q.body = std::move(*body);
+  Result<const TokenCounter*> counter = CounterFor(q.settings);
+  if (!counter) {
+    reply.Fail(counter.error(), kExitInput);
+    return std::nullopt;
+  }
+  q.counter = *counter;
+  q.tools = Option<bool>(request.value("settings", json::object()), "tools").value_or(true);
+  return q;
+}
+
 // The question being answered, between the worker's fetches.
 struct PageTurn {
   ViewRef ref;
@@ -269,51 +298,41 @@ Result<ChatResult> Outcome(PageTurn& t, const json& request) {
 }  // namespace
 
 void AskPrompt(const server::Explorer* explorer, const json& request, Reply& reply) {
-  const AdvisorSettings settings = SettingsOf(request);
-  std::optional<ViewRef> ref = ViewOf(explorer, request, reply);
-  if (!ref) return;
-  std::optional<server::AskBody> body = BodyOf(request, /*question_required=*/false, reply);
-  if (!body) return;
-  Result<const TokenCounter*> counter = CounterFor(settings);
-  if (!counter) return reply.Fail(counter.error(), kExitInput);
-  const bool tools = Option<bool>(request.value("settings", json::object()), "tools").value_or(true);
+  std::optional<Question> q = QuestionOf(explorer, request, /*question_required=*/false, reply);
+  if (!q) return;
+  const server::View& view = *q->ref.view;
   Result<server::PromptPreview> preview = server::PreviewRequest(
-      *ref->view, body->question.empty() ? "(your question)" : body->question, body->history,
-      settings, **counter, ConversationLimits{.budget_tokens = settings.budget_tokens},
-      tools ? &ref->view->tools() : nullptr);
+      view, q->body.question.empty() ? "(your question)" : q->body.question, q->body.history,
+      q->settings, *q->counter, ConversationLimits{.budget_tokens = q->settings.budget_tokens},
+      q->tools ? &view.tools() : nullptr);
   if (!preview) return reply.Fail(preview.error(), kExitInput);
   reply.text = server::PreviewJson(*preview);
 }
 
 void AskStart(const server::Explorer* explorer, const json& request, Reply& reply) {
-  AdvisorSettings settings = SettingsOf(request);
-  if (settings.endpoint.base_url.empty()) {
+  std::optional<Question> q = QuestionOf(explorer, request, /*question_required=*/true, reply);
+  if (!q) return;
+  const Endpoint& e = q->settings.endpoint;
+  if (e.base_url.empty()) {
     return reply.Fail(Error{.where = "ask",
                             .message = "give the endpoint's base URL (or an API key for OpenAI's)"},
                       kExitInput);
   }
-  if (std::any_of(settings.endpoint.api_key.begin(), settings.endpoint.api_key.end(),
+  if (std::any_of(e.api_key.begin(), e.api_key.end(),
                   [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
     return reply.Fail(Error{.where = "ask",
                             .message = "the API key contains a control character (a line break?)"},
                       kExitInput);
   }
-  std::optional<ViewRef> ref = ViewOf(explorer, request, reply);
-  if (!ref) return;
-  std::optional<server::AskBody> body = BodyOf(request, /*question_required=*/true, reply);
-  if (!body) return;
-  Result<const TokenCounter*> counter = CounterFor(settings);
-  if (!counter) return reply.Fail(counter.error(), kExitInput);
-  const bool tools = Option<bool>(request.value("settings", json::object()), "tools").value_or(true);
   auto turn = std::make_unique<PageTurn>();
-  turn->ref = std::move(*ref);
-  turn->settings = std::move(settings);
+  turn->ref = std::move(q->ref);
+  turn->settings = std::move(q->settings);
   turn->filter = SecretFilter(turn->settings.endpoint.api_key);
   const server::View& view = *turn->ref.view;
-  Session session{.input = view.file, .model = turn->settings.model, .turns = body->history};
+  Session session{.input = view.file, .model = turn->settings.model, .turns = q->body.history};
   turn->driver = std::make_unique<TurnDriver>(
-      tools ? &view.tools() : nullptr, server::AskBase(view, turn->settings.persona),
-      std::move(session), body->question, turn->settings, **counter,
+      q->tools ? &view.tools() : nullptr, server::AskBase(view, turn->settings.persona),
+      std::move(session), q->body.question, turn->settings, *q->counter,
       ConversationLimits{.budget_tokens = turn->settings.budget_tokens});
   g_turn = std::move(turn);
   Step(reply);

@@ -131,6 +131,19 @@ TEST(PackTest, UnknownKeyAndPlaceholderAreErrors) {
       << placeholder.error().Format();
 }
 
+// A limit is a whole number within 1..1e9: one past size_t's range would not
+// convert (32 bits in the WebAssembly build).
+TEST(PackTest, ALimitIsAWholeNumberWithinRange) {
+  EXPECT_TRUE(ParsePack(std::string(kRuleHead) + "    limit: 1000000000\n", "p.yaml").ok());
+  for (const char* bad : {"0", "2.5", "1e12", "18446744073709551616", "-1"}) {
+    auto pack = ParsePack(std::string(kRuleHead) + "    limit: " + bad + "\n", "p.yaml");
+    ASSERT_FALSE(pack.ok()) << bad;
+    EXPECT_NE(pack.error().message.find("limit must be a whole number from 1 to 1000000000"),
+              std::string::npos)
+        << pack.error().Format();
+  }
+}
+
 TEST(PackTest, LoopFactsAreCheckedAgainstTheirScope) {
   std::string text = kRuleHead;
   text.replace(text.find("scope: node"), 11, "scope: loop");

@@ -22,12 +22,12 @@
 // 4. The same page served over HTTP (a server on loopback) scores the first
 //    INPUT as natively too.
 // Exits 0 on success, 1 with one line per failed check.
-import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { differs, filesOf, native, shifted } from './page_inputs.mjs';
 
 const args = { inputs: [] };
 for (let i = 2; i < process.argv.length; i++) {
@@ -40,51 +40,7 @@ const failures = [];
 const check = (ok, what) => { if (!ok) failures.push(what); return ok; };
 mkdirSync(args.out, { recursive: true });
 
-// The files of an input as the page is given them: {name, bytes (base64)}.
-function filesOf(input) {
-  if (!statSync(input).isDirectory()) return [{ name: basename(input), b64: readFileSync(input).toString('base64') }];
-  const out = [];
-  const walk = (dir, prefix) => {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path, prefix + name + '/');
-      else out.push({ name: prefix + name, b64: readFileSync(path).toString('base64') });
-    }
-  };
-  walk(input, basename(input) + '/');
-  return out;
-}
-
-function native(input) {
-  try {
-    return execFileSync(resolve(args.cookgraph), ['score', basename(input), '--format', 'json'],
-      { cwd: dirname(input), maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
-  } catch (e) {
-    if (!e.stdout) throw e;
-    return e.stdout.toString();  // an input cookgraph refuses: its document still lists the error
-  }
-}
-
-// Where `a` and `b` differ, or null: numbers within 1e-9 relative.
-function differs(a, b, at) {
-  if (typeof a === 'number' && typeof b === 'number') {
-    return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)) ? null : `${at}: ${a} != ${b}`;
-  }
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
-    return a === b ? null : `${at}: ${JSON.stringify(a).slice(0, 80)} != ${JSON.stringify(b).slice(0, 80)}`;
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return `${at}: array against object`;
-  const ka = Object.keys(a), kb = Object.keys(b);
-  if (ka.join('\u0000') !== kb.join('\u0000')) return `${at}: keys [${ka.slice(0, 8)}] != [${kb.slice(0, 8)}]`;
-  for (const k of ka) {
-    const d = differs(a[k], b[k], at + '.' + k);
-    if (d) return d;
-  }
-  return null;
-}
-
-const shift = (v) => (typeof v === 'number' ? v + offset : v && typeof v === 'object'
-  ? (Array.isArray(v) ? v.map(shift) : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shift(x)]))) : v);
+const shift = (doc) => shifted(doc, offset);
 
 // Thrown by the perturbed twin once it has failed as it must.
 class Perturbed extends Error {}
@@ -106,7 +62,7 @@ try {
 
   // 1. score() against the native build.
   for (const input of args.inputs) {
-    const expected = shift(JSON.parse(native(input)));
+    const expected = shift(JSON.parse(native(args.cookgraph, input)));
     const got = await page.evaluate(async (files) => {
       const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
       try {
@@ -123,7 +79,7 @@ try {
 
   // 2. The first input chosen through the file input.
   const first = args.inputs[0];
-  const top = JSON.parse(native(first)).snapshots[0].nodes[0].id;
+  const top = JSON.parse(native(args.cookgraph, first)).snapshots[0].nodes[0].id;
   await page.setInputFiles('#open-files', statSync(first).isDirectory()
     ? readdirSync(first).map((n) => join(first, n)) : [first]);
   await page.waitForFunction(() => document.body.dataset.ready === '1' || window.cookgraph.openError, null, { timeout: 60000 });
@@ -143,7 +99,7 @@ try {
 
   // A file cookgraph refuses: the page says what the CLI says; a misspelt option.
   if (args.bad) {
-    const expected = JSON.parse(native(args.bad)).errors[0];
+    const expected = JSON.parse(native(args.cookgraph, args.bad)).errors[0];
     await openScreen();
     await page.setInputFiles('#open-files', [args.bad]);
     await page.waitForFunction(() => window.cookgraph.openError, null, { timeout: 60000 });
@@ -204,7 +160,7 @@ try {
       const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
       return window.cookgraph.score(files.map((f) => ({ name: f.name, bytes: bytes(f.b64) })));
     }, filesOf(first));
-    const d = differs(got, shift(JSON.parse(native(first))), 'served ' + basename(first));
+    const d = differs(got, shift(JSON.parse(native(args.cookgraph, first))), 'served ' + basename(first));
     check(!d, `score(): ${d}`);
   } finally {
     server.close();

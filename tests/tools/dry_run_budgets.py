@@ -18,8 +18,8 @@ tokens, and checked:
     both encodings (the estimator never undercounts);
   - a second run gives the same bytes.
 
---budgets runs only those budgets (the test command runs each once: three
-in the sanitizer build, the other four in the normal build).
+--budgets runs only those budgets (the test command runs each once: the
+default, 20000, in the sanitizer build, the other six in the normal build).
 
 Prints one line per request, and exits 1 on any failure.
 """
