@@ -52,7 +52,6 @@ struct PredictedGain {
 /// ("serial frames", ...) and its top predictions, removed being the fix.
 struct TopGains {
   std::string model;
-  bool steps = false;  // frames are steps (no budget): say "per step"
   /// Frames go over the budget: the rows (and the findings) are ranked by the
   /// over-budget frames their fix saves first (advisor/gains.h FramesFirst).
   bool frames_first = false;

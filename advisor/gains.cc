@@ -81,7 +81,6 @@ bool FramesFirst(const WhatIf& whatif) {
 TopGains PredictTopGains(const WhatIf& whatif, const Analysis& analysis, size_t count) {
   TopGains top;
   top.model = std::string(WhatIfModelName(whatif.model()));
-  top.steps = !analysis.has_budget;
   // With frames over the budget every candidate is predicted, then ranked.
   const bool frames_first = FramesFirst(whatif);
   top.frames_first = frames_first;
