@@ -57,3 +57,16 @@ export function shifted(doc, offset) {
   if (Array.isArray(doc)) return doc.map((v) => shifted(v, offset));
   return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, shifted(v, offset)]));
 }
+
+// cookgraph.score() in `page` (Playwright's or Puppeteer's) on `input`'s
+// files; {thrown: message} when it throws.
+export function scoreInPage(page, input) {
+  return page.evaluate(async (files) => {
+    const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    try {
+      return await window.cookgraph.score(files.map((f) => ({ name: f.name, bytes: bytes(f.b64) })));
+    } catch (e) {
+      return { thrown: e.message };
+    }
+  }, filesOf(input));
+}

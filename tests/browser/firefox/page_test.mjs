@@ -24,7 +24,7 @@ import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { firstLine } from '../child_lines.mjs';
-import { differs, filesOf, native, shifted } from '../page_inputs.mjs';
+import { differs, native, scoreInPage, shifted } from '../page_inputs.mjs';
 
 const args = { inputs: [] };
 for (let i = 2; i < process.argv.length; i++) {
@@ -56,14 +56,7 @@ try {
   // 1. score() against the native build.
   for (const input of args.inputs) {
     const expected = shifted(JSON.parse(native(args.cookgraph, input)), offset);
-    const got = await page.evaluate(async (files) => {
-      const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-      try {
-        return await window.cookgraph.score(files.map((f) => ({ name: f.name, bytes: bytes(f.b64) })));
-      } catch (e) {
-        return { thrown: e.message };
-      }
-    }, filesOf(input));
+    const got = await scoreInPage(page, input);
     const d = differs(got, expected, basename(input));
     check(!d, `score(): ${d}`);
     if (offset) break;
