@@ -34,39 +34,40 @@ fi
 
 bash scripts/build.sh cookgraph cookgraph_python cookgraph_plain_programs
 step "normal build done"
+# background NAME WHAT COMMAND...: COMMAND at the lowest priority, in a
+# process group of its own (setsid: a failed test or Ctrl-C stops it too), its
+# output in build-logs/NAME.log; finish waits for it, printing the log and
+# stopping if it failed. One at a time.
+background() {
+  mkdir -p build-logs
+  bg_name=$1 bg_what=$2
+  setsid nice -n 19 "${@:3}" >"build-logs/$1.log" 2>&1 &
+  bg_pid=$!
+  trap 'kill -- -"$bg_pid" 2>/dev/null || true' EXIT
+}
+finish() {
+  if ! wait "$bg_pid"; then
+    cat "build-logs/$bg_name.log" >&2
+    echo "test.sh: the $bg_what failed (build-logs/$bg_name.log)" >&2
+    exit 1
+  fi
+  trap - EXIT
+  step "$bg_what done"
+}
 # The ASan+UBSan build at the lowest priority while the plain tests run: it
 # takes the CPU they leave idle (its log: build-logs/asan.log).
-# In a process group of its own (setsid), so that a failed test or Ctrl-C
-# stops the build too rather than leaving it running.
-mkdir -p build-logs
-setsid nice -n 19 bash scripts/test-sanitizers.sh --build asan >build-logs/asan.log 2>&1 &
-asan_build=$!
-trap 'kill -- -"$asan_build" 2>/dev/null || true' EXIT
+background asan "ASan+UBSan build" bash scripts/test-sanitizers.sh --build asan
 (cd build && ctest --output-on-failure -j "$jobs" -L plain -LE web)
 step "plain tests passed"
-if ! wait "$asan_build"; then
-  cat build-logs/asan.log >&2
-  echo "test.sh: the ASan+UBSan build failed (build-logs/asan.log)" >&2
-  exit 1
-fi
-trap - EXIT
-step "ASan+UBSan build done"
+finish
 # The page's WebAssembly build at the lowest priority beside the sanitizer
 # half, whose tests leave CPU idle (its log: build-logs/web.log).
-setsid nice -n 19 bash scripts/build-web.sh >build-logs/web.log 2>&1 &
-web_build=$!
-trap 'kill -- -"$web_build" 2>/dev/null || true' EXIT
+background web "WebAssembly build" bash scripts/build-web.sh
 # The token-count corpus the plain tests made (tests/tools/token_corpus.sh).
 COOKGRAPH_ALONE_BINARY=build/cli/cookgraph COOKGRAPH_TOKEN_CORPUS=$PWD/build/tests/tiktoken_reference \
   bash scripts/test-sanitizers.sh
 step "sanitizer half passed"
-if ! wait "$web_build"; then
-  cat build-logs/web.log >&2
-  echo "test.sh: the page's WebAssembly build failed (build-logs/web.log)" >&2
-  exit 1
-fi
-trap - EXIT
-step "WebAssembly build done"
+finish
 # The page's tests; the browser's and the GStreamer recordings' fixtures ran
 # with the plain tests (their results are still there).
 (cd build && ctest --output-on-failure -j "$jobs" -L web -FA "explorer_browser|gst_")
