@@ -40,15 +40,14 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/score.h"
 #include "server/explorer.h"
+#include "web/call.h"
+#include "web/page_ask.h"
 #include "writers/graph_formats.h"
 #include "writers/score.h"
 #include "writers/whatif_formats.h"
-#include "web/call.h"
-#include "web/page_ask.h"
 
 namespace cookgraph::web {
 namespace {
-
 
 // The reading options every method takes.
 constexpr const char* kReadKeys[] = {"format_in", "frame_marker", "keep_warmup", "hta_rounding"};

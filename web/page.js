@@ -16,6 +16,7 @@
 
   const api = (window.cookgraph = window.cookgraph || {});
   api.deferStart = true;  // app.js waits for a file (api.start)
+  const $ = (id) => document.getElementById(id);
 
   let worker = null;
   let serial = 0;
@@ -178,15 +179,14 @@
   // does and the worker sends it. The key stays in this page's memory unless
   // "Keep the key in this browser" is ticked (then localStorage holds it).
   const STORE = 'cookgraph.ask', STORE_KEY = 'cookgraph.ask.key';
-  const field = (id) => document.getElementById(id);
   function askSettings() {
-    const budget = Number(field('ask-budget').value);
+    const budget = Number($('ask-budget').value);
     return {
-      base_url: field('ask-base-url').value.trim(),
-      model: field('ask-model').value.trim(),
-      api_key: field('ask-key').value.trim(),
-      budget_tokens: field('ask-budget').value === '' ? null : budget,
-      persona: field('ask-persona').value,
+      base_url: $('ask-base-url').value.trim(),
+      model: $('ask-model').value.trim(),
+      api_key: $('ask-key').value.trim(),
+      budget_tokens: $('ask-budget').value === '' ? null : budget,
+      persona: $('ask-persona').value,
     };
   }
   function storage() {
@@ -197,7 +197,7 @@
     if (!store) return;
     const { api_key: key, ...rest } = askSettings();
     store.setItem(STORE, JSON.stringify(rest));
-    if (field('ask-remember').checked && key) store.setItem(STORE_KEY, key);
+    if ($('ask-remember').checked && key) store.setItem(STORE_KEY, key);
     else store.removeItem(STORE_KEY);
   }
   function restoreSettings() {
@@ -205,14 +205,14 @@
     if (!store) return;
     let saved = {};
     try { saved = JSON.parse(store.getItem(STORE) || '{}') || {}; } catch (e) { saved = {}; }
-    if (typeof saved.base_url === 'string') field('ask-base-url').value = saved.base_url;
-    if (typeof saved.model === 'string') field('ask-model').value = saved.model;
-    if (typeof saved.budget_tokens === 'number') field('ask-budget').value = String(saved.budget_tokens);
-    if (typeof saved.persona === 'string' && [...field('ask-persona').options].some((o) => o.value === saved.persona)) {
-      field('ask-persona').value = saved.persona;
+    if (typeof saved.base_url === 'string') $('ask-base-url').value = saved.base_url;
+    if (typeof saved.model === 'string') $('ask-model').value = saved.model;
+    if (typeof saved.budget_tokens === 'number') $('ask-budget').value = String(saved.budget_tokens);
+    if (typeof saved.persona === 'string' && [...$('ask-persona').options].some((o) => o.value === saved.persona)) {
+      $('ask-persona').value = saved.persona;
     }
     const key = store.getItem(STORE_KEY);
-    if (key) { field('ask-key').value = key; field('ask-remember').checked = true; }
+    if (key) { $('ask-key').value = key; $('ask-remember').checked = true; }
   }
   // The token rank files the page carries (web/pack_ranks.py: each token's
   // bytes after their length, gzipped, in base64), unpacked once into the
@@ -262,8 +262,6 @@
   };
 
   // ------------------------------------------------------------- the page
-  const $ = (id) => document.getElementById(id);
-
   function say(text, kind) {
     const box = $('open-status');
     box.textContent = text;
@@ -322,9 +320,10 @@
 
   function wire() {
     restoreSettings();
+    const changed = () => { saveSettings(); if (api.refreshAsk) api.refreshAsk(); };
     for (const id of ['ask-base-url', 'ask-model', 'ask-key', 'ask-budget', 'ask-persona', 'ask-remember']) {
-      $(id).addEventListener('input', () => { saveSettings(); if (api.refreshAsk) api.refreshAsk(); });
-      $(id).addEventListener('change', () => { saveSettings(); if (api.refreshAsk) api.refreshAsk(); });
+      $(id).addEventListener('input', changed);
+      $(id).addEventListener('change', changed);
     }
     const zone = $('open');
     $('open-files').addEventListener('change', (e) => open(picked(e.target.files)));

@@ -387,7 +387,7 @@ void AskEnd(const json& request, Reply& reply) {
   Result<ChatResult> result = Outcome(t, request);
   // A server that does not know stream_options is asked again without it,
   // once, as the native client does.
-  if (!result && t.events == false && t.sent.stream && t.sent.include_usage &&
+  if (!result && !t.events && t.sent.stream && t.sent.include_usage &&
       !t.dropped_stream_options && RefusesStreamOptions(t.status, t.body)) {
     t.dropped_stream_options = true;
     t.sent.include_usage = false;
