@@ -126,6 +126,35 @@ Json Ids(const Network& network, const std::vector<NodeIndex>& nodes) {
 /// null for a non-finite number (nlohmann would write null too; this says so).
 Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
+}  // namespace
+
+nlohmann::ordered_json CriticalPathJson(const Network& net, const Path& path, const StepPath* events) {
+  Json doc{{"nodes", Ids(net, path.nodes)}, {"per_frame_ms", Number(path.weight)}};
+  if (events != nullptr) {
+    // A trace's path is its events' (docs/architecture.md#event-critical-path).
+    const StepPath& p = *events;
+    doc["rank"] = p.rank;
+    doc["step"] = p.step ? Json(*p.step) : Json(nullptr);
+    doc["window"] = Json{{"annotation", p.annotation}, {"instance", p.instance}};
+    doc["length_ms"] = Number(p.length_ms);
+    doc["window_ms"] = Number(p.window_ms);
+    Json list = Json::array();
+    for (const StepPath::Event& e : p.events) {
+      list.push_back(Json{{"name", e.name}, {"track", e.track}, {"ts_us", Number(e.ts_us)},
+                          {"dur_us", Number(e.dur_us)}, {"gpu", e.gpu}});
+    }
+    doc["events"] = std::move(list);
+    Json per_node = Json::array();
+    for (const auto& [node, ms] : p.per_node_ms) {
+      if (node < net.size()) per_node.push_back(Json{{"id", net.node(node).id}, {"ms", Number(ms)}});
+    }
+    doc["per_node"] = std::move(per_node);
+  }
+  return doc;
+}
+
+namespace {
+
 std::string RenderJson(const std::string& file, const Snapshot& snapshot,
                        const Analysis& analysis) {
   const Network& net = snapshot.network;
@@ -163,29 +192,9 @@ std::string RenderJson(const std::string& file, const Snapshot& snapshot,
     loops.push_back(std::move(loop));
   }
   doc["loops"] = std::move(loops);
-  doc["critical_path"] = Json{{"nodes", Ids(net, analysis.critical_path.nodes)},
-                              {"per_frame_ms", Number(analysis.critical_path.weight)}};
-  if (analysis.trace && analysis.trace->path) {
-    // A trace's path is its events' (docs/architecture.md#event-critical-path).
-    const StepPath& p = *analysis.trace->path;
-    Json& path = doc["critical_path"];
-    path["rank"] = p.rank;
-    path["step"] = p.step ? Json(*p.step) : Json(nullptr);
-    path["window"] = Json{{"annotation", p.annotation}, {"instance", p.instance}};
-    path["length_ms"] = Number(p.length_ms);
-    path["window_ms"] = Number(p.window_ms);
-    Json events = Json::array();
-    for (const StepPath::Event& e : p.events) {
-      events.push_back(Json{{"name", e.name}, {"track", e.track}, {"ts_us", Number(e.ts_us)},
-                            {"dur_us", Number(e.dur_us)}, {"gpu", e.gpu}});
-    }
-    path["events"] = std::move(events);
-    Json per_node = Json::array();
-    for (const auto& [node, ms] : p.per_node_ms) {
-      if (node < net.size()) per_node.push_back(Json{{"id", net.node(node).id}, {"ms", Number(ms)}});
-    }
-    path["per_node"] = std::move(per_node);
-  }
+  doc["critical_path"] = CriticalPathJson(
+      net, analysis.critical_path,
+      analysis.trace && analysis.trace->path ? &*analysis.trace->path : nullptr);
   // Ids are bytes from the input: replace invalid UTF-8 rather than throw.
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -4,6 +4,7 @@
 // Output of `cookgraph graph`: topological order, loops, critical path and the
 // edges with their kinds, as text, JSON or Graphviz DOT.
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "metrics/analysis.h"
@@ -15,6 +16,11 @@ enum class GraphFormat : uint8_t { kText, kJson, kDot };
 
 /// The whole output for one snapshot. `file` is the input path as given.
 /// DOT colours nodes by score and draws feedback edges dashed.
+/// The "critical_path" object of the JSON: `path`'s nodes and weight, and when
+/// `events` is given (a trace's event critical path of one step) its rank,
+/// window, length, events and time per node.
+nlohmann::ordered_json CriticalPathJson(const Network& net, const Path& path, const StepPath* events);
+
 std::string RenderGraph(GraphFormat format, const std::string& file, const Snapshot& snapshot,
                         const Analysis& analysis);
 

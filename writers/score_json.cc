@@ -8,6 +8,7 @@
 #include "writers/json_out.h"
 #include "writers/score_columns.h"
 #include "writers/score_internal.h"
+#include "writers/score_sections.h"
 
 // `score --format json`: one object per snapshot in the "snapshots" array. JSON
 // and CSV (score_csv.cc) fill the same columns (score_columns.h) with the same
@@ -35,6 +36,88 @@ void WriteProfiler(JsonOut& w, const ProfilerOverhead& p) {
   w.Write(Optional(p.share_of_frame));
   w.EndObject();
 }
+
+}  // namespace
+
+void WriteLaunches(JsonOut& w, const LaunchStats& l) {
+  w.BeginObject();
+  w.CountField("count", l.count);
+  w.Key("delay_ms");
+  w.BeginObject();
+  for (const auto& [key, value] : {std::pair{"mean", l.delay_mean_ms}, std::pair{"p50", l.delay_p50_ms},
+                                   std::pair{"p95", l.delay_p95_ms}, std::pair{"max", l.delay_max_ms}}) {
+    w.Key(key);
+    w.Write(l.count > 0 ? Value(value) : Value());
+}
+w.EndObject();
+w.NumberField("cpu_ms", l.cpu_ms);
+w.CountField("kernels_under_10us", l.kernels_under_10us);
+w.CountField("unlaunched", l.unlaunched);
+w.EndObject();
+}
+
+void WriteGpu(JsonOut& w, const GpuTime& g) {
+  if (g.empty()) {
+    w.Write(Value());
+    return;
+  }
+  w.BeginObject();
+  w.Key("ranks");
+  w.BeginArray();
+  for (const RankGpuTime& r : g.ranks) {
+    w.BeginObject();
+    w.CountField("rank", r.rank);
+    w.CountField("kernels", r.kernels);
+    w.NumberField("kernel_span_ms", r.kernel_span_ms);
+    w.NumberField("idle_ms", r.idle_ms);
+    w.NumberField("compute_ms", r.compute_ms);
+    w.NumberField("non_compute_ms", r.non_compute_ms);
+    w.NumberField("communication_ms", r.communication_ms);
+    w.NumberField("memory_ms", r.memory_ms);
+    w.Key("steps");
+    w.BeginArray();
+    for (const StepGpuTime& s : r.steps) {
+      w.BeginObject();
+      w.Key("step");
+      w.Write(Value(int64_t{s.step}));
+      w.CountField("kernels", s.kernels);
+      w.NumberField("kernel_span_ms", s.kernel_span_ms);
+      w.NumberField("idle_ms", s.idle_ms);
+      w.NumberField("compute_ms", s.compute_ms);
+      w.NumberField("non_compute_ms", s.non_compute_ms);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("streams");
+    w.BeginArray();
+    for (const StreamTime& s : r.streams) {
+      w.BeginObject();
+      w.Key("stream");
+      w.Write(Value(int64_t{s.stream}));
+      w.StringField("label", s.label);
+      w.CountField("kernels", s.kernels);
+      w.NumberField("kernel_ms", s.kernel_ms);
+      w.NumberField("idle_ms", s.idle_ms);
+      w.NumberField("idle_host_wait_ms", s.idle_host_wait_ms);
+      w.NumberField("idle_kernel_wait_ms", s.idle_kernel_wait_ms);
+      w.NumberField("idle_other_ms", s.idle_other_ms);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("launches");
+  WriteLaunches(w, g.launches);
+  w.Key("overlap");
+  w.BeginObject();
+  w.NumberField("communication_ms", g.overlap.communication_ms);
+  w.NumberField("overlapped_ms", g.overlap.overlapped_ms);
+  w.EndObject();
+  w.EndObject();
+}
+
+namespace {
 
 // The trace's own analyses (docs/commands.md#trace-output): "steps", "gpu",
 // "memory", "ranks".
@@ -102,79 +185,7 @@ void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
     w.EndObject();
   }
   w.Key("gpu");
-  if (t.gpu.empty()) {
-    w.Write(Value());
-  } else {
-    const GpuTime& g = t.gpu;
-    w.BeginObject();
-    w.Key("ranks");
-    w.BeginArray();
-    for (const RankGpuTime& r : g.ranks) {
-      w.BeginObject();
-      w.CountField("rank", r.rank);
-      w.CountField("kernels", r.kernels);
-      w.NumberField("kernel_span_ms", r.kernel_span_ms);
-      w.NumberField("idle_ms", r.idle_ms);
-      w.NumberField("compute_ms", r.compute_ms);
-      w.NumberField("non_compute_ms", r.non_compute_ms);
-      w.NumberField("communication_ms", r.communication_ms);
-      w.NumberField("memory_ms", r.memory_ms);
-      w.Key("steps");
-      w.BeginArray();
-      for (const StepGpuTime& s : r.steps) {
-        w.BeginObject();
-        w.Key("step");
-        w.Write(Value(int64_t{s.step}));
-        w.CountField("kernels", s.kernels);
-        w.NumberField("kernel_span_ms", s.kernel_span_ms);
-        w.NumberField("idle_ms", s.idle_ms);
-        w.NumberField("compute_ms", s.compute_ms);
-        w.NumberField("non_compute_ms", s.non_compute_ms);
-        w.EndObject();
-      }
-      w.EndArray();
-      w.Key("streams");
-      w.BeginArray();
-      for (const StreamTime& s : r.streams) {
-        w.BeginObject();
-        w.Key("stream");
-        w.Write(Value(int64_t{s.stream}));
-        w.StringField("label", s.label);
-        w.CountField("kernels", s.kernels);
-        w.NumberField("kernel_ms", s.kernel_ms);
-        w.NumberField("idle_ms", s.idle_ms);
-        w.NumberField("idle_host_wait_ms", s.idle_host_wait_ms);
-        w.NumberField("idle_kernel_wait_ms", s.idle_kernel_wait_ms);
-        w.NumberField("idle_other_ms", s.idle_other_ms);
-        w.EndObject();
-      }
-      w.EndArray();
-      w.EndObject();
-    }
-    w.EndArray();
-    const LaunchStats& l = g.launches;
-    w.Key("launches");
-    w.BeginObject();
-    w.CountField("count", l.count);
-    w.Key("delay_ms");
-    w.BeginObject();
-    for (const auto& [key, value] : {std::pair{"mean", l.delay_mean_ms}, std::pair{"p50", l.delay_p50_ms},
-                                     std::pair{"p95", l.delay_p95_ms}, std::pair{"max", l.delay_max_ms}}) {
-      w.Key(key);
-      w.Write(l.count > 0 ? Value(value) : Value());
-    }
-    w.EndObject();
-    w.NumberField("cpu_ms", l.cpu_ms);
-    w.CountField("kernels_under_10us", l.kernels_under_10us);
-    w.CountField("unlaunched", l.unlaunched);
-    w.EndObject();
-    w.Key("overlap");
-    w.BeginObject();
-    w.NumberField("communication_ms", g.overlap.communication_ms);
-    w.NumberField("overlapped_ms", g.overlap.overlapped_ms);
-    w.EndObject();
-    w.EndObject();
-  }
+  WriteGpu(w, t.gpu);
   w.Key("memory");
   w.BeginObject();
   w.Key("devices");
@@ -227,6 +238,8 @@ void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
   }
   w.EndArray();
 }
+
+}  // namespace
 
 // A GStreamer recording's streaming threads, bottleneck and latency
 // (docs/commands.md#gstreamer-output).
@@ -306,16 +319,9 @@ void WriteStreaming(JsonOut& w, const Snapshot& snap, const Streaming& st) {
   }
 }
 
-}  // namespace
-
-std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
-  const Snapshot& snap = scored.snapshot;
-  const Analysis& a = scored.analysis;
-  const Network& net = snap.network;
-  JsonOut w;
-  w.BeginObject();
+void WriteFrameSummary(JsonOut& w, std::string_view file, const Snapshot& snap, const Analysis& a) {
   w.Key("file");
-  w.String(scored.file);
+  w.String(file);
   w.Key("name");
   w.String(snap.info.name);
   w.Key("engine");
@@ -337,6 +343,30 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   w.EndObject();
   w.Key("over_budget_frames");
   w.Write(a.has_budget ? Value(uint64_t{a.frames.over_budget.size()}) : Value());
+}
+
+void WriteNode(JsonOut& w, const Snapshot& snap, const Analysis& a, NodeIndex n,
+               std::optional<size_t> rank, bool gain) {
+  std::vector<Value> values;
+  NodeValues(snap, a, n, rank, values);
+  w.BeginObject();
+  for (size_t c = 0; c < kNodeColumns.size(); ++c) {
+    w.Key(kNodeColumns[c]);
+    w.Write(values[c]);
+  }
+  if (gain) {
+    w.Key("gain_ms");
+    w.Write(Value{ValueAt(a.gain_ms, n)});
+  }
+}
+
+std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
+  const Snapshot& snap = scored.snapshot;
+  const Analysis& a = scored.analysis;
+  const Network& net = snap.network;
+  JsonOut w;
+  w.BeginObject();
+  WriteFrameSummary(w, scored.file, snap, a);
   if (a.profiler) WriteProfiler(w, *a.profiler);
   if (a.trace) WriteTrace(w, snap, *a.trace);
   if (snap.streaming) WriteStreaming(w, snap, *snap.streaming);
@@ -346,16 +376,8 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   w.Key("nodes");
   w.BeginArray();
   for (size_t i = 0; i < sel.shown; ++i) {
-    NodeValues(snap, a, sel.order[i], RankAt(sel, i), values);
-    w.BeginObject();
-    for (size_t c = 0; c < kNodeColumns.size(); ++c) {
-      w.Key(kNodeColumns[c]);
-      w.Write(values[c]);
-    }
-    if (!a.gain_ms.empty()) {  // --sort gain (metrics/whatif.h)
-      w.Key("gain_ms");
-      w.Write(Value{ValueAt(a.gain_ms, sel.order[i])});
-    }
+    // gain_ms with --sort gain (metrics/whatif.h)
+    WriteNode(w, snap, a, sel.order[i], RankAt(sel, i), !a.gain_ms.empty());
     if (scored.baseline != nullptr) {
       // {"avg_ms", ..., "note"}: kBaselineColumns without the "baseline_" prefix.
       w.Key("baseline");

@@ -125,8 +125,11 @@ NodeGain Alone(const WhatIf& whatif, const WhatIfChange& c) {
                   .frames_saved = p.frames_saved};
 }
 
-std::string JsonDocument(const std::string& file, const Snapshot& snapshot, const WhatIf& whatif,
-                         std::span<const WhatIfChange> changes, size_t top) {
+}  // namespace
+
+nlohmann::ordered_json WhatIfJson(const std::string& file, const Snapshot& snapshot,
+                                  const WhatIf& whatif, std::span<const WhatIfChange> changes,
+                                  size_t top) {
   nlohmann::ordered_json doc;
   doc["input"] = file;
   doc["engine"] = snapshot.info.engine;
@@ -167,7 +170,16 @@ std::string JsonDocument(const std::string& file, const Snapshot& snapshot, cons
                      {"after", SeriesJson(after.frame_ms)}};
   }
   doc["warnings"] = whatif.warnings();
-  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return doc;
+}
+
+namespace {
+
+std::string JsonDocument(const std::string& file, const Snapshot& snapshot, const WhatIf& whatif,
+                         std::span<const WhatIfChange> changes, size_t top) {
+  return WhatIfJson(file, snapshot, whatif, changes, top)
+             .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 // ---- Table and Markdown ----------------------------------------------------------
