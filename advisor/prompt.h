@@ -43,6 +43,8 @@ enum class Persona : uint8_t { kDebugger, kExplainer, kMinimalist, kGpuOptimizer
 /// "debugger", "explainer", "minimalist", "gpu-optimizer".
 std::string_view PersonaName(Persona persona);
 std::optional<Persona> ParsePersona(std::string_view name);
+/// How the persona answers, as the system message says it ("Persona: debugger. ...").
+std::string_view PersonaText(Persona persona);
 /// "debugger|explainer|minimalist|gpu-optimizer", for messages.
 std::string PersonaNames();
 

@@ -18,8 +18,11 @@
 #include "graph/suggest.h"
 #include "metrics/rollup.h"
 #include "metrics/whatif.h"
+#include "writers/graph_formats.h"
 #include "writers/json_out.h"
-#include "writers/score_columns.h"  // a node's statistics exactly as `score --format json` writes them
+#include "writers/score_columns.h"
+#include "writers/score_sections.h"  // a node, the GPU and threads exactly as `score --format json` writes them
+#include "writers/whatif_formats.h"
 
 // The tools the model can call (docs/architecture.md#tools-the-model-can-call).
 // Every result is compact JSON written as `score --format json` writes its own
@@ -32,7 +35,7 @@ using score_internal::JsonOut;  // as score writes its JSON
 using score_internal::Value;
 
 /// The container hierarchy with the roll-up of `score --group-by container`,
-/// built on first use (list_container).
+/// built on first use (container).
 struct ContainerIndex {
   std::vector<Container> containers;                 // Containers(network): by id
   std::unordered_map<std::string, size_t> by_id;     // id -> containers
@@ -52,13 +55,13 @@ constexpr size_t kEchoBytes = 80;  // of a name or value repeated in a message
 // What a node shows at each level of detail; lists past these are cut and say
 // their total.
 struct Detail {
-  size_t params, param_bytes, edges, findings, title_bytes;
+  size_t params, param_bytes, edges, findings, title_bytes, frames;
   bool parent;
 };
 constexpr Detail kDetails[] = {
-    {.params = 16, .param_bytes = 160, .edges = 16, .findings = 8, .title_bytes = 200, .parent = true},
-    {.params = 4, .param_bytes = 48, .edges = 4, .findings = 2, .title_bytes = 80, .parent = true},
-    {.params = 0, .param_bytes = 0, .edges = 0, .findings = 0, .title_bytes = 0, .parent = false},
+    {.params = 16, .param_bytes = 160, .edges = 16, .findings = 8, .title_bytes = 200, .frames = 5, .parent = true},
+    {.params = 4, .param_bytes = 48, .edges = 4, .findings = 2, .title_bytes = 80, .frames = 2, .parent = true},
+    {.params = 0, .param_bytes = 0, .edges = 0, .findings = 0, .title_bytes = 0, .frames = 0, .parent = false},
 };
 
 // ---- Text -----------------------------------------------------------------------
@@ -146,31 +149,6 @@ std::string TypeName(const nlohmann::json& v) {
   return "null";
 }
 
-// How deeply brackets nest outside strings: refused past kMaxDepth before
-// parsing, so that no input reaches the parser's limits.
-bool NestsTooDeeply(std::string_view text) {
-  size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxDepth) return true;
-    } else if ((c == '}' || c == ']') && depth > 0) {
-      --depth;
-    }
-  }
-  return false;
-}
-
 // The model's arguments for `tool`: a JSON object with only `allowed` keys.
 // The first problem found, in the text or in an argument read, is kept as a
 // message for the model (problem()); an argument that could not be read reads
@@ -250,6 +228,24 @@ class Arguments {
     return d;
   }
 
+  std::optional<bool> Bool(std::string_view key) {
+    if (!Has(key)) return std::nullopt;
+    const nlohmann::json& v = json_.at(key);
+    if (!v.is_boolean()) return Refuse(Wrong(key, "a boolean", v));
+    return v.get<bool>();
+  }
+
+  // The raw value, for a tool that reads a structure of its own (whatif's
+  // changes); null when not given.
+  const nlohmann::json& Raw(std::string_view key) const {
+    static const nlohmann::json kNull;
+    auto it = json_.find(key);
+    return it == json_.end() ? kNull : *it;
+  }
+
+  // Keeps `message` as the problem (the first one found wins).
+  void Problem(std::string message) { Refuse(std::move(message)); }
+
  private:
   void Parse(std::string_view text, std::initializer_list<std::string_view> allowed) {
     if (text.size() > kMaxArgumentBytes) {
@@ -258,7 +254,7 @@ class Arguments {
       return;
     }
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return;  // none at all: {}
-    if (NestsTooDeeply(text)) {
+    if (JsonNestsDeeperThan(text, kMaxDepth)) {
       Refuse(fmt::format("{}: the arguments nest more than {} levels deep", tool_, kMaxDepth));
       return;
     }
@@ -282,7 +278,8 @@ class Arguments {
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         std::string names;
         for (std::string_view a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
-        Refuse(fmt::format("{}: unknown argument {}; it takes {}", tool_, Echo(key), names));
+        Refuse(fmt::format("{}: unknown argument {}; it takes {}", tool_, Echo(key),
+                           names.empty() ? std::string("none") : names));
         return;
       }
     }
@@ -307,42 +304,6 @@ class Arguments {
   std::string problem_;
 };
 
-// ---- Specs ---------------------------------------------------------------------------
-
-std::vector<ToolSpec> MakeSpecs() {
-  return {
-      {"get_node",
-       "Nodes by id or id pattern, in rank order: statistics as `cookgraph score` gives them, "
-       "params, inputs and outputs by edge kind, findings, gain_ms.",
-       R"j({"type":"object","properties":{"id":{"type":"string","description":"Exact node id"},)j"
-       R"j("pattern":{"type":"string","description":"Glob (* ?) or part of ids, any case"},)j"
-       R"j("limit":{"type":"integer","minimum":1,"description":"Default 5"}}})j"},
-      {"get_frame",
-       "A frame (trace: step) by position or number: its time against the budget and the nodes "
-       "that cooked in it, slowest first.",
-       R"j({"type":"object","properties":{"index":{"type":"integer","minimum":0,"description":)j"
-       R"j("0-based position"},"frame":{"type":"integer","description":"The engine's frame or )j"
-       R"j(step number"},"limit":{"type":"integer","minimum":1,"description":"Default 20"}}})j"},
-      {"list_container",
-       "What a container (COMP, bin, module path; \"\" = top level) holds directly: containers by "
-       "ms per frame, nodes in rank order.",
-       R"j({"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer",)j"
-       R"j("minimum":1,"description":"Default 20 per list"}},"required":["path"]})j"},
-      {"whatif",
-       "Predicted frame (step) time if a node cooked factor times as long: mean and p95 ms and "
-       "over-budget frames before and after, savings.",
-       R"j({"type":"object","properties":{"id":{"type":"string"},"factor":{"type":"number",)j"
-       R"j("minimum":0,"description":"Default 0.5 (twice as fast); 0 = removed"}},)j"
-       R"j("required":["id"]})j"},
-      {"search_nodes",
-       "Nodes whose type, family and id contain the texts given (any case; * ? glob), in rank "
-       "order, with avg ms and score.",
-       R"j({"type":"object","properties":{"type":{"type":"string"},"family":{"type":"string"},)j"
-       R"j("name":{"type":"string","description":"Part of the id"},"limit":{"type":"integer",)j"
-       R"j("minimum":1,"description":"Default 20"}}})j"},
-  };
-}
-
 }  // namespace
 
 // ---- One call -------------------------------------------------------------------------
@@ -360,14 +321,25 @@ class ToolRun {
         max_(max_tokens) {}
 
   ToolResult Run(std::string_view name, std::string_view arguments) {
-    if (name == "get_node") return GetNode(arguments);
-    if (name == "get_frame") return GetFrame(arguments);
-    if (name == "list_container") return ListContainer(arguments);
+    if (!t_.Applies(name)) {
+      for (const ToolDefinition& d : AnalysisTools::Definitions()) {
+        if (d.spec.name == name) return Fail(NotHere(d));
+      }
+      std::string names;
+      for (const ToolSpec& s : t_.specs()) names += (names.empty() ? "" : ", ") + s.name;
+      return Fail(fmt::format("unknown tool {}; the tools are {}", Echo(name), names));
+    }
+    if (name == "summary") return Summary(arguments);
+    if (name == "top_nodes") return TopNodes(arguments);
+    if (name == "node") return NodeTool(arguments);
+    if (name == "findings") return FindingsTool(arguments);
+    if (name == "frames") return Frames(arguments);
+    if (name == "critical_path") return CriticalPathTool(arguments);
     if (name == "whatif") return RunWhatIf(arguments);
-    if (name == "search_nodes") return SearchNodes(arguments);
-    std::string names;
-    for (const ToolSpec& s : t_.specs()) names += (names.empty() ? "" : ", ") + s.name;
-    return Fail(fmt::format("unknown tool {}; the tools are {}", Echo(name), names));
+    if (name == "container") return ListContainer(arguments);
+    if (name == "gpu_breakdown") return GpuBreakdown(arguments);
+    if (name == "launches") return Launches(arguments);
+    return Threads(arguments);
   }
 
  private:
@@ -463,20 +435,15 @@ class ToolRun {
     return message;
   }
 
-  // ---- get_node ----
+  // ---- node ----
 
-  // The node's object: score's per-node object (same keys, same numbers),
-  // then what `detail` shows of its place and parameters.
+  // The node's object: score's per-node object (same keys, same numbers, and
+  // gain_ms when the analysis has gains), then what `detail` shows of its
+  // place, parameters, findings and slowest frames.
   std::string NodeObject(NodeIndex n, const Detail& d) const {
     const Node& node = net_.node(n);
-    std::vector<Value> values;
-    score_internal::NodeValues(snap_, a_, n, RankOf(n), values);
     JsonOut w;
-    w.BeginObject();
-    for (size_t c = 0; c < score_internal::kNodeColumns.size(); ++c) {
-      w.Field(score_internal::kNodeColumns[c], values[c]);
-    }
-    if (!a_.gain_ms.empty()) w.Field("gain_ms", Value(score_internal::ValueAt(a_.gain_ms, n)));
+    score_internal::WriteNode(w, snap_, a_, n, RankOf(n), !a_.gain_ms.empty());
     if (Waits(n)) w.BoolField("waiting", true);
     if (d.parent) w.StringField("parent", node.parent);
     if (d.params > 0 && !node.params.empty()) Params(w, node, d);
@@ -485,8 +452,35 @@ class ToolRun {
       Edges(w, "outputs", t_.outputs_of(n), false, d.edges);
     }
     if (d.findings > 0) Findings(w, n, d);
+    if (d.frames > 0) SlowestFrames(w, n, d.frames);
     w.EndObject();
     return w.Take();
+  }
+
+  // "slowest_frames": the frames in which it cooked longest, longest first.
+  void SlowestFrames(JsonOut& w, NodeIndex n, size_t limit) const {
+    std::span<const double> series = snap_.samples.series(n, Metric::kCookMs);
+    std::vector<std::pair<double, size_t>> cooked;
+    for (size_t f = 0; f < series.size(); ++f) {
+      if (!IsMissing(series[f])) cooked.emplace_back(series[f], f);
+    }
+    if (cooked.empty()) return;
+    const size_t shown = std::min(limit, cooked.size());
+    std::partial_sort(cooked.begin(), cooked.begin() + static_cast<ptrdiff_t>(shown), cooked.end(),
+                      [](const auto& x, const auto& y) {
+                        return x.first != y.first ? x.first > y.first : x.second < y.second;
+                      });
+    const std::vector<int64_t>& numbers = snap_.samples.frame_index();
+    w.Key(snap_.info.steps() ? "slowest_steps" : "slowest_frames");
+    w.BeginArray();
+    for (size_t i = 0; i < shown; ++i) {
+      w.BeginObject();
+      w.CountField("index", cooked[i].second);
+      w.IntField(snap_.info.steps() ? "step" : "frame", numbers[cooked[i].second]);
+      w.NumberField("ms", cooked[i].first);
+      w.EndObject();
+    }
+    w.EndArray();
   }
 
   // The pack's key parameters first (advisor/pack.h), then the others, each
@@ -571,40 +565,19 @@ class ToolRun {
     if (found.size() > d.findings) w.CountField("findings_total", found.size());
   }
 
-  ToolResult GetNode(std::string_view text) {
-    Arguments args("get_node", text, {"id", "pattern", "limit"});
+  ToolResult NodeTool(std::string_view text) {
+    Arguments args("node", text, {"id"});
     const std::optional<std::string> id_value = args.String("id");
-    const std::optional<std::string> pattern_value = args.String("pattern");
-    const size_t limit = args.Limit(5);
     if (!args.ok()) return Fail(args.problem());
-    if (id_value.has_value() == pattern_value.has_value()) {
-      return Fail("get_node: give either 'id' (an exact node id) or 'pattern', not both or neither");
-    }
-    std::vector<NodeIndex> matches;
-    if (id_value) {
-      const std::optional<NodeIndex> n = net_.Find(*id_value);
-      if (!n) return Fail(UnknownId("get_node", *id_value));
-      matches.push_back(*n);
-    } else {
-      const Matcher match(*pattern_value);
-      std::vector<bool> keep(net_.size(), false);
-      for (NodeIndex n = 0; n < net_.size(); ++n) keep[n] = match(net_.node(n).id);
-      matches = Ranked(keep);
-      if (matches.empty()) {
-        return Fail(fmt::format("get_node: no node id matches {}", Echo(*pattern_value)));
-      }
-    }
-    const size_t total = matches.size();
-    const size_t rows = std::min(total, limit);
-    // The most nodes in full detail; if not even one fits, less detail.
+    if (!id_value) return Fail("node: argument 'id' is missing: the exact id of a node (top_nodes finds ids)");
+    const std::optional<NodeIndex> n = net_.Find(*id_value);
+    if (!n) return Fail(UnknownId("node", *id_value));
+    // In full detail; if it does not fit, with less.
     for (const Detail& d : kDetails) {
-      std::vector<std::string> objects;
-      objects.reserve(rows);
-      for (size_t i = 0; i < rows; ++i) objects.push_back(NodeObject(matches[i], d));
-      auto fit = FitRows(rows, 1, [&](size_t k) { return ListDoc("", "nodes", objects, k, total); });
-      if (!fit) continue;
-      ToolResult r{.content = std::move(fit->second)};
-      for (size_t i = 0; i < fit->first; ++i) r.nodes.push_back(net_.node(matches[i]).id);
+      std::string object = NodeObject(*n, d);
+      if (!Fits(object)) continue;
+      ToolResult r{.content = std::move(object)};
+      r.nodes.push_back(net_.node(*n).id);
       return r;
     }
     return TooLarge();
@@ -638,41 +611,74 @@ class ToolRun {
     return r;
   }
 
-  // ---- search_nodes ----
+  // ---- top_nodes ----
 
-  ToolResult SearchNodes(std::string_view text) {
-    Arguments args("search_nodes", text, {"type", "family", "name", "limit"});
+  ToolResult TopNodes(std::string_view text) {
+    Arguments args("top_nodes", text, {"sort", "top", "type", "family", "name"});
     std::optional<Matcher> by_type, by_family, by_name;
     for (auto [key, matcher] : {std::pair{"type", &by_type}, std::pair{"family", &by_family},
                                 std::pair{"name", &by_name}}) {
       if (const auto s = args.String(key)) matcher->emplace(*s);
     }
-    const size_t limit = args.Limit(20);
+    const std::optional<std::string> sort_name = args.String("sort");
+    const auto top = args.Integer("top", 1, std::numeric_limits<int64_t>::max(), "an integer >= 1");
     if (!args.ok()) return Fail(args.problem());
-    std::vector<bool> keep(net_.size(), false);
-    for (NodeIndex n = 0; n < net_.size(); ++n) {
-      const Node& node = net_.node(n);
-      keep[n] = (!by_type || (*by_type)(node.type)) && (!by_family || (*by_family)(node.family)) &&
-                (!by_name || (*by_name)(node.id));
+    SortKey sort = SortKey::kScore;
+    if (sort_name) {
+      const std::optional<SortKey> key = ParseSortKey(*sort_name);
+      if (!key) {
+        return Fail(fmt::format("top_nodes: argument 'sort' must be one of score, avg, p95, max, "
+                                "per-frame, gpu, upstream, gain, not {}", Echo(*sort_name)));
+      }
+      sort = *key;
     }
-    const std::vector<NodeIndex> matches = Ranked(keep);
+    if (sort == SortKey::kGain && a_.gain_ms.empty()) {
+      return Fail(fmt::format("top_nodes: {} has no predicted gains to sort by", t_.file_));
+    }
+    // A `top` over the most rows a list gives is cut, and the result says so.
+    const size_t asked = top ? static_cast<size_t>(*top) : 10;
+    const size_t limit = std::min(asked, AnalysisTools::kMaxLimit);
+    const std::vector<NodeIndex> order = sort == SortKey::kScore ? t_.ranked_ : Rank(a_, sort);
+    const size_t cooked = std::min(t_.cooked_, order.size());
+    std::vector<std::pair<NodeIndex, std::optional<size_t>>> matches;  // node, its rank
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Node& node = net_.node(order[i]);
+      if ((!by_type || (*by_type)(node.type)) && (!by_family || (*by_family)(node.family)) &&
+          (!by_name || (*by_name)(node.id))) {
+        matches.emplace_back(order[i], i < cooked ? std::optional<size_t>(i + 1) : std::nullopt);
+      }
+    }
     const size_t rows = std::min(matches.size(), limit);
     std::vector<std::string> lines;
-    for (size_t i = 0; i < rows; ++i) lines.push_back(NodeRow(matches[i]));
-    auto fit = FitRows(rows, 0, [&](size_t k) { return ListDoc("", "nodes", lines, k, matches.size()); });
+    std::vector<NodeIndex> nodes;
+    for (size_t i = 0; i < rows; ++i) {
+      JsonOut w;  // as `score --sort KEY --format json` writes it
+      score_internal::WriteNode(w, snap_, a_, matches[i].first, matches[i].second, sort == SortKey::kGain);
+      w.EndObject();
+      lines.push_back(w.Take());
+      nodes.push_back(matches[i].first);
+    }
+    JsonOut head;
+    head.BeginObject();
+    head.StringField("sort", SortKeyName(sort));
+    if (asked > limit) {
+      head.StringField("note", fmt::format("top {} is more than a list gives: at most {} rows", asked, limit));
+    }
+    const std::string prefix = Members(head);
+    auto fit = FitRows(rows, 0, [&](size_t k) { return ListDoc(prefix, "nodes", lines, k, matches.size()); });
     if (!fit) return TooLarge();
-    return Listed(std::move(fit->second), std::span(matches).first(fit->first));
+    return Listed(std::move(fit->second), std::span(nodes).first(fit->first));
   }
 
-  // ---- list_container ----
+  // ---- container ----
 
   ToolResult ListContainer(std::string_view text) {
-    Arguments args("list_container", text, {"path", "limit"});
+    Arguments args("container", text, {"path", "limit"});
     const std::optional<std::string> path_arg = args.String("path");
     const size_t limit = args.Limit(20);
     if (!args.ok()) return Fail(args.problem());
     if (!path_arg) {
-      return Fail("list_container: argument 'path' is missing: a container id, \"\" for the top level");
+      return Fail("container: argument 'path' is missing: a container id, \"\" for the top level");
     }
     std::string path = *path_arg;
     const ContainerIndex& ci = t_.containers();
@@ -687,7 +693,7 @@ class ToolRun {
       for (size_t i = 0; i < ci.top.size() && i < 10; ++i) {
         names += (names.empty() ? "" : ", ") + Echo(ci.containers[ci.top[i]].id);
       }
-      return Fail(fmt::format("list_container: no container {} in {}{}", Echo(path), t_.file_,
+      return Fail(fmt::format("container: no container {} in {}{}", Echo(path), t_.file_,
                               names.empty() ? "; it has none"
                                             : fmt::format("; the top level holds {}{}", names,
                                                           ci.top.size() > 10 ? ", ..." : "")));
@@ -753,38 +759,108 @@ class ToolRun {
                   std::span(nodes).first(std::min(fit->first, node_count)));
   }
 
-  // ---- get_frame ----
+  // ---- frames ----
 
-  ToolResult GetFrame(std::string_view text) {
-    Arguments args("get_frame", text, {"index", "frame", "step", "limit"});
-    if (!args.ok()) return Fail(args.problem());
+  // A frame chosen by 'index' or by number ('frame', or 'step'): its
+  // position, or the problem as a message. Neither given: nullopt and no
+  // problem.
+  std::optional<size_t> ChosenFrame(Arguments& args, std::string_view tool, std::string& problem) const {
     const size_t frames = snap_.samples.frame_count();
-    if (frames == 0) return Fail(fmt::format("get_frame: {} has no frames", t_.file_));
     const int64_t last = static_cast<int64_t>(frames) - 1;
     const std::optional<int64_t> index_value =
-        args.Integer("index", 0, last, fmt::format("an integer from 0 to {}", last));
+        args.Integer("index", 0, std::max<int64_t>(last, 0), fmt::format("an integer from 0 to {}", last));
     const std::string_view number_key = args.Has("step") ? "step" : "frame";
     const std::optional<int64_t> number_value =
         args.Integer(number_key, std::numeric_limits<int64_t>::min(),
                      std::numeric_limits<int64_t>::max(), "an integer");
+    if (!args.ok()) {
+      problem = args.problem();
+      return std::nullopt;
+    }
+    if ((index_value && number_value) || (args.Has("step") && args.Has("frame"))) {
+      problem = fmt::format("{}: give 'index' (0-based position) or '{}' (the engine's {} "
+                            "number), not both", tool, tool == "frames" ? "frame" : "step",
+                            tool == "frames" ? "frame or step" : "step");
+      return std::nullopt;
+    }
+    if (!index_value && !number_value) return std::nullopt;
+    if (frames == 0) {
+      problem = fmt::format("{}: {} has no frames", tool, t_.file_);
+      return std::nullopt;
+    }
+    if (index_value) return static_cast<size_t>(*index_value);
+    const std::vector<int64_t>& numbers = snap_.samples.frame_index();
+    auto it = std::find(numbers.begin(), numbers.end(), *number_value);
+    if (it == numbers.end()) {
+      problem = fmt::format("{}: no {} numbered {} in {}; its {}s are numbered {} to {}", tool,
+                            snap_.info.frame_word(), *number_value, t_.file_, snap_.info.frame_word(),
+                            numbers.front(), numbers.back());
+      return std::nullopt;
+    }
+    return static_cast<size_t>(it - numbers.begin());
+  }
+
+  ToolResult Frames(std::string_view text) {
+    Arguments args("frames", text, {"index", "frame", "step", "over_budget", "limit"});
+    if (!args.ok()) return Fail(args.problem());
+    std::string problem;
+    const std::optional<size_t> chosen = ChosenFrame(args, "frames", problem);
+    const bool only_over = args.Bool("over_budget").value_or(false);
     const size_t limit = args.Limit(20);
     if (!args.ok()) return Fail(args.problem());
-    if (index_value.has_value() == number_value.has_value() || (args.Has("step") && args.Has("frame"))) {
-      return Fail("get_frame: give either 'index' (0-based position) or 'frame' (the engine's "
-                  "frame or step number), not both or neither");
+    if (!problem.empty()) return Fail(problem);
+    if (chosen && args.Has("over_budget")) {
+      return Fail("frames: 'over_budget' chooses among the slowest frames; it does not go with a frame");
     }
+    if (!chosen) return SlowestFrameList(only_over, limit);
+    return OneFrame(*chosen, limit);
+  }
+
+  // The slowest frames (only those over budget with `only_over`), slowest first.
+  ToolResult SlowestFrameList(bool only_over, size_t limit) const {
+    const bool steps = snap_.info.steps();
     const std::vector<int64_t>& numbers = snap_.samples.frame_index();
-    size_t f = 0;
-    if (index_value) {
-      f = static_cast<size_t>(*index_value);
-    } else {
-      auto it = std::find(numbers.begin(), numbers.end(), *number_value);
-      if (it == numbers.end()) {
-        return Fail(fmt::format("get_frame: no frame numbered {} in {}; its frames are numbered {} to {}",
-                                *number_value, t_.file_, numbers.front(), numbers.back()));
-      }
-      f = static_cast<size_t>(it - numbers.begin());
+    std::vector<size_t> order;
+    for (size_t f = 0; f < a_.frames.frame_ms.size() && f < numbers.size(); ++f) {
+      if (IsMissing(a_.frames.frame_ms[f])) continue;  // a frame without work is not counted
+      if (only_over && !std::binary_search(a_.frames.over_budget.begin(), a_.frames.over_budget.end(), f)) continue;
+      order.push_back(f);
     }
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      return a_.frames.frame_ms[x] > a_.frames.frame_ms[y];
+    });
+    JsonOut head;
+    head.BeginObject();
+    head.StringField("frame_word", snap_.info.frame_word());
+    head.Field("budget_ms", a_.has_budget ? Value(a_.budget_ms) : Value());
+    head.NumberField("mean_ms", a_.frames.mean_ms);
+    head.NumberField("p95_ms", a_.frames.p95_ms);
+    head.BoolField("measured", a_.frames.measured);
+    if (a_.has_budget) head.CountField("over_budget_frames", a_.frames.over_budget.size());
+    const std::string prefix = Members(head);
+    const size_t rows = std::min(order.size(), limit);
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < rows; ++i) {
+      const size_t f = order[i];
+      JsonOut w;
+      w.BeginObject();
+      w.CountField("index", f);
+      w.IntField(steps ? "step" : "frame", numbers[f]);
+      w.NumberField("ms", a_.frames.frame_ms[f]);
+      if (a_.has_budget) {
+        w.BoolField("over_budget", std::binary_search(a_.frames.over_budget.begin(),
+                                                      a_.frames.over_budget.end(), f));
+      }
+      w.EndObject();
+      lines.push_back(w.Take());
+    }
+    auto fit = FitRows(rows, 0, [&](size_t k) { return ListDoc(prefix, "frames", lines, k, order.size()); });
+    if (!fit) return TooLarge();
+    return ToolResult{.content = std::move(fit->second)};
+  }
+
+  ToolResult OneFrame(size_t f, size_t limit) const {
+    const std::vector<int64_t>& numbers = snap_.samples.frame_index();
     const bool steps = snap_.info.steps();
     const double ms = f < a_.frames.frame_ms.size() ? a_.frames.frame_ms[f] : kMissing;
 
@@ -920,66 +996,275 @@ class ToolRun {
   // ---- whatif ----
 
   ToolResult RunWhatIf(std::string_view text) {
-    Arguments args("whatif", text, {"id", "factor"});
+    Arguments args("whatif", text, {"id", "factor", "changes", "top"});
     const std::optional<std::string> id_value = args.String("id");
-    const double factor = args.Number("factor", "a finite number >= 0").value_or(0.5);
+    const std::optional<double> factor_value = args.Number("factor", "a finite number >= 0");
+    const auto top = args.Integer("top", 1, std::numeric_limits<int64_t>::max(), "an integer >= 1");
     if (!args.ok()) return Fail(args.problem());
-    if (!id_value) return Fail("whatif: argument 'id' is missing: the exact id of a node");
-    const std::optional<NodeIndex> n = net_.Find(*id_value);
-    if (!n) return Fail(UnknownId("whatif", *id_value));
+    std::vector<WhatIfChange> changes;
+    if (id_value) {
+      const std::optional<NodeIndex> n = net_.Find(*id_value);
+      if (!n) return Fail(UnknownId("whatif", *id_value));
+      changes.push_back({.node = *n, .factor = factor_value.value_or(0.5)});
+    } else if (factor_value) {
+      return Fail("whatif: 'factor' goes with 'id' (or each of 'changes')");
+    }
+    if (top && (id_value || args.Has("changes"))) {
+      return Fail("whatif: 'top' is for the largest savings, without 'id' or 'changes'");
+    }
+    const nlohmann::json& listed = args.Raw("changes");
+    if (!listed.is_null()) {
+      if (!listed.is_array() || listed.size() > 64) {
+        return Fail("whatif: argument 'changes' must be an array of at most 64 {\"id\", \"factor\"}");
+      }
+      for (const nlohmann::json& c : listed) {
+        auto id = c.is_object() ? c.find("id") : c.end();
+        auto factor = c.is_object() ? c.find("factor") : c.end();
+        const bool factor_ok = !c.is_object() || factor == c.end() ||
+                               (factor->is_number() && std::isfinite(factor->get<double>()) &&
+                                factor->get<double>() >= 0);
+        if (!c.is_object() || id == c.end() || !id->is_string() || !factor_ok || c.size() > 2) {
+          return Fail("whatif: each of 'changes' must be {\"id\": a node id, \"factor\": a number "
+                      ">= 0 (default 0.5)}");
+        }
+        const std::optional<NodeIndex> n = net_.Find(id->get<std::string>());
+        if (!n) return Fail(UnknownId("whatif", id->get<std::string>()));
+        changes.push_back({.node = *n, .factor = factor == c.end() ? 0.5 : factor->get<double>()});
+      }
+    }
+    // As `cookgraph whatif INPUT --node ID=F... --format json` (writers/whatif_formats.cc).
+    const size_t rows = std::min<size_t>(top ? static_cast<size_t>(*top) : 10, AnalysisTools::kMaxLimit);
+    nlohmann::ordered_json doc = WhatIfJson(t_.file_, snap_, t_.whatif(), changes, rows);
+    auto dump = [](const nlohmann::ordered_json& d) {
+      return d.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    };
+    std::string content = dump(doc);
+    // The per-frame series (two numbers a frame) are the detail left out
+    // first: with them a change on a few hundred frames never fits `ask`'s
+    // budget of a result.
+    if (!Fits(content) && doc.contains("series")) {
+      doc.erase("series");
+      content = dump(doc);
+    }
+    if (!Fits(content)) return TooLarge();
+    ToolResult r{.content = std::move(content)};
+    for (const WhatIfChange& c : changes) r.nodes.push_back(net_.node(c.node).id);
+    return r;
+  }
 
-    // As `cookgraph whatif INPUT --node ID=F --format json` (writers/whatif_formats.cc).
-    const WhatIf& model = t_.whatif();
-    const WhatIfChange change{.node = *n, .factor = factor};
-    const WhatIfPrediction p = model.Predict(std::span(&change, 1));
-    size_t counted = 0;
-    for (double v : model.frame_ms()) counted += IsMissing(v) ? 0 : 1;
-    auto frames = [](JsonOut& w, std::string_view key, const WhatIfFrames& fr) {
-      w.Key(key);
-      w.BeginObject();
-      w.Key("frame_ms");
-      w.BeginObject();
-      w.NumberField("mean", fr.mean_ms);
-      w.NumberField("p95", fr.p95_ms);
-      w.EndObject();
-      w.CountField("over_budget_frames", fr.over_budget);
-      w.EndObject();
-    };
-    auto render = [&](size_t warnings) {
-      JsonOut w;
-      w.BeginObject();
-      w.StringField("id", *id_value);
-      w.NumberField("factor", factor);
-      w.StringField("model", WhatIfModelName(model.model()));
-      w.Field("budget_ms", model.has_budget() ? Value(model.budget_ms()) : Value());
-      w.CountField("frames", counted);
-      frames(w, "before", model.before());
-      frames(w, "after", p.after);
-      w.NumberField("saved_ms", p.saved_ms);
-      w.NumberField("saved_p95_ms", p.saved_p95_ms);
-      w.IntField("frames_saved", p.frames_saved);
-      if (Waits(*n)) {
-        w.StringField("note", fmt::format("a {} waits, it does not work: the model leaves it unchanged",
-                                          net_.node(*n).family));
-      } else if (a_.stats[*n].cooked_frames == 0) {
-        w.StringField("note", "it never cooked: nothing to save");
+  // ---- summary ----
+
+  ToolResult Summary(std::string_view text) {
+    Arguments args("summary", text, {});
+    if (!args.ok()) return Fail(args.problem());
+    JsonOut w;
+    w.BeginObject();
+    score_internal::WriteFrameSummary(w, t_.file_, snap_, a_);
+    w.StringField("frame_word", snap_.info.frame_word());
+    w.CountField("nodes", net_.size());
+    w.CountField("cooked_nodes", t_.cooked_);
+    w.CountField("edges", net_.edges().size());
+    w.Key("findings");
+    w.BeginObject();
+    for (Severity severity : {Severity::kCritical, Severity::kWarning, Severity::kInfo}) {
+      size_t count = 0;
+      for (const Finding& f : t_.judged_.findings) count += f.severity == severity ? 1 : 0;
+      w.CountField(SeverityName(severity), count);
+    }
+    w.EndObject();
+    w.Key("top");
+    w.BeginArray();
+    for (size_t i = 0; i < t_.cooked_ && i < 5; ++i) w.String(net_.node(t_.ranked_[i]).id);
+    w.EndArray();
+    w.Key("critical_path");
+    w.BeginObject();
+    w.CountField("nodes", a_.critical_path.nodes.size());
+    w.NumberField("per_frame_ms", a_.critical_path.weight);
+    w.EndObject();
+    w.CountField("loops", a_.loops.size());
+    w.Key("tools");
+    w.BeginArray();
+    for (const ToolSpec& s : t_.specs()) w.String(s.name);
+    w.EndArray();
+    w.CountField("warnings", a_.warnings.size());
+    w.EndObject();
+    std::string content = w.Take();
+    if (!Fits(content)) return TooLarge();
+    return ToolResult{.content = std::move(content)};
+  }
+
+  // ---- findings ----
+
+  ToolResult FindingsTool(std::string_view text) {
+    Arguments args("findings", text, {"severity", "node", "limit"});
+    const std::optional<std::string> severity_name = args.String("severity");
+    const std::optional<std::string> node_id = args.String("node");
+    const size_t limit = args.Limit(10);
+    if (!args.ok()) return Fail(args.problem());
+    Severity least = Severity::kInfo;
+    if (severity_name) {
+      bool known = false;
+      for (Severity s : {Severity::kInfo, Severity::kWarning, Severity::kCritical}) {
+        if (SeverityName(s) == *severity_name) least = s, known = true;
       }
-      const auto& all = model.warnings();
-      if (warnings > 0 && !all.empty()) {
-        w.Key("warnings");
-        w.BeginArray();
-        for (size_t i = 0; i < all.size() && i < warnings; ++i) w.String(Clip(all[i], 160));
-        w.EndArray();
-        if (all.size() > warnings) w.CountField("warnings_total", all.size());
+      if (!known) {
+        return Fail(fmt::format("findings: argument 'severity' must be info, warning or critical, not {}",
+                                Echo(*severity_name)));
       }
-      w.EndObject();
-      return w.Take();
-    };
-    auto fit = FitRows(std::min<size_t>(3, model.warnings().size()), 0, render);
+    }
+    std::optional<NodeIndex> node;
+    if (node_id) {
+      node = net_.Find(*node_id);
+      if (!node) return Fail(UnknownId("findings", *node_id));
+    }
+    std::vector<size_t> chosen;
+    for (size_t i = 0; i < t_.judged_.findings.size(); ++i) {
+      const Finding& f = t_.judged_.findings[i];
+      if (f.severity < least) continue;
+      if (node && std::find(f.nodes.begin(), f.nodes.end(), *node) == f.nodes.end()) continue;
+      chosen.push_back(i);
+    }
+    std::stable_sort(chosen.begin(), chosen.end(), [&](size_t x, size_t y) {
+      return t_.judged_.findings[x].severity > t_.judged_.findings[y].severity;
+    });
+    const size_t rows = std::min(chosen.size(), limit);
+    std::vector<std::string> lines;
+    std::vector<NodeIndex> shown_nodes;
+    for (size_t i = 0; i < rows; ++i) lines.push_back(FindingObject(t_.judged_.findings[chosen[i]]));
+    auto fit = FitRows(rows, 0, [&](size_t k) { return ListDoc("", "findings", lines, k, chosen.size()); });
     if (!fit) return TooLarge();
     ToolResult r{.content = std::move(fit->second)};
-    r.nodes.push_back(*id_value);
+    for (size_t i = 0; i < fit->first; ++i) {
+      for (NodeIndex n : t_.judged_.findings[chosen[i]].nodes) {
+        if (n < net_.size()) r.listed.push_back(net_.node(n).id);
+      }
+    }
     return r;
+  }
+
+  std::string FindingObject(const Finding& f) const {
+    constexpr size_t kNodes = 8;
+    JsonOut w;
+    w.BeginObject();
+    w.StringField("rule", f.rule);
+    w.StringField("severity", SeverityName(f.severity));
+    w.StringField("title", f.title);
+    w.Key("nodes");
+    w.BeginArray();
+    for (size_t i = 0; i < f.nodes.size() && i < kNodes; ++i) {
+      if (f.nodes[i] < net_.size()) w.String(net_.node(f.nodes[i]).id);
+    }
+    w.EndArray();
+    if (f.nodes.size() > kNodes) w.CountField("nodes_total", f.nodes.size());
+    w.Key("numbers");
+    w.BeginObject();
+    for (const auto& [name, value] : f.numbers) w.NumberField(name, value);
+    w.EndObject();
+    w.StringField("suggestion", Clip(f.suggestion, 1200));
+    if (f.gain) {
+      w.Key("gain");
+      w.BeginObject();
+      w.NumberField("saved_ms", f.gain->ms());
+      w.IntField("frames_saved", f.gain->frames());
+      w.CountField("over_budget_frames", f.gain->over_budget);
+      w.EndObject();
+    }
+    if (!f.snippet.empty()) w.StringField("snippet", Clip(f.snippet, 600));
+    if (!f.docs.empty()) w.StringField("docs", f.docs);
+    w.EndObject();
+    return w.Take();
+  }
+
+  // ---- critical_path ----
+
+  ToolResult CriticalPathTool(std::string_view text) {
+    Arguments args("critical_path", text, {"step", "index"});
+    if (!args.ok()) return Fail(args.problem());
+    std::string problem;
+    const std::optional<size_t> chosen = ChosenFrame(args, "critical_path", problem);
+    if (!args.ok()) return Fail(args.problem());
+    if (!problem.empty()) return Fail(problem);
+    nlohmann::ordered_json doc;
+    if (!chosen) {  // as `cookgraph graph --format json` gives it
+      doc = CriticalPathJson(net_, a_.critical_path,
+                             a_.trace && a_.trace->path ? &*a_.trace->path : nullptr);
+    } else {
+      if (!a_.trace || snap_.timelines.empty()) {
+        return Fail(fmt::format("critical_path: {}'s critical path is the network's, of the mean "
+                                "frame; a step's is for traces", t_.file_));
+      }
+      std::string warning;
+      const std::optional<StepPath> path = StepCriticalPath(snap_.timelines, *chosen, warning);
+      if (!path) {
+        return Fail(fmt::format("critical_path: no path for that step{}",
+                                warning.empty() ? "" : ": " + Clip(warning, 160)));
+      }
+      Path nodes{.weight = path->length_ms};
+      for (NodeIndex n : path->nodes) {
+        if (n < net_.size()) nodes.nodes.push_back(n);
+      }
+      doc = CriticalPathJson(net_, nodes, &*path);
+    }
+    // A trace's events can outgrow the budget: the first ones that fit, saying so.
+    if (!doc.contains("events") || Fits(doc.dump())) return Document(doc);
+    const nlohmann::ordered_json events = doc["events"];
+    auto render = [&](size_t k) {
+      nlohmann::ordered_json cut = doc;
+      cut["events"] = nlohmann::ordered_json(events.begin(), events.begin() + static_cast<ptrdiff_t>(k));
+      cut["truncated"] = true;
+      cut["events_total"] = events.size();
+      return cut.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    };
+    auto fit = FitRows(events.size(), 0, render);
+    if (!fit) return TooLarge();
+    return ToolResult{.content = std::move(fit->second)};
+  }
+
+  // `doc` as compact JSON, or an error when it does not fit.
+  ToolResult Document(const nlohmann::ordered_json& doc) const {
+    std::string content = doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    if (!Fits(content)) return TooLarge();
+    return ToolResult{.content = std::move(content)};
+  }
+
+  // ---- gpu_breakdown, launches, threads ----
+
+  std::string NotHere(const ToolDefinition& d) const {
+    return d.scope == ToolScope::kThreads
+               ? fmt::format("{}: {} is no GStreamer recording with streaming threads", d.spec.name, t_.file_)
+               : fmt::format("{}: {} is no trace with GPU kernels", d.spec.name, t_.file_);
+  }
+
+  ToolResult GpuBreakdown(std::string_view text) {
+    Arguments args("gpu_breakdown", text, {});
+    if (!args.ok()) return Fail(args.problem());
+    JsonOut w;  // score's "gpu" without its launches
+    score_internal::WriteGpu(w, a_.trace->gpu);
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(w.Take());
+    doc.erase("launches");
+    return Document(doc);
+  }
+
+  ToolResult Launches(std::string_view text) {
+    Arguments args("launches", text, {});
+    if (!args.ok()) return Fail(args.problem());
+    JsonOut w;
+    score_internal::WriteLaunches(w, a_.trace->gpu.launches);
+    std::string content = w.Take();
+    if (!Fits(content)) return TooLarge();
+    return ToolResult{.content = std::move(content)};
+  }
+
+  ToolResult Threads(std::string_view text) {
+    Arguments args("threads", text, {});
+    if (!args.ok()) return Fail(args.problem());
+    JsonOut w;
+    w.BeginObject();
+    score_internal::WriteStreaming(w, snap_, *snap_.streaming);
+    w.EndObject();
+    std::string content = w.Take();
+    if (!Fits(content)) return TooLarge();
+    return ToolResult{.content = std::move(content)};
   }
 
   const AnalysisTools& t_;
@@ -993,7 +1278,10 @@ class ToolRun {
 // ---- AnalysisTools ------------------------------------------------------------------------
 
 AnalysisTools::AnalysisTools(const Judged& judged, std::string file)
-    : judged_(judged), file_(std::move(file)), specs_(MakeSpecs()) {
+    : judged_(judged), file_(std::move(file)) {
+  for (const ToolDefinition& d : Definitions()) {
+    if (Applies(d.spec.name)) specs_.push_back(d.spec);
+  }
   const Analysis& a = judged_.analysis;
   const Network& net = judged_.snapshot.network;
   ranked_ = Rank(a, SortKey::kScore);
@@ -1022,6 +1310,26 @@ AnalysisTools::AnalysisTools(const Judged& judged, std::string file)
 AnalysisTools::~AnalysisTools() = default;
 
 const std::vector<ToolSpec>& AnalysisTools::specs() const { return specs_; }
+
+const std::vector<ToolDefinition>& AnalysisTools::Definitions() {
+  static const std::vector<ToolDefinition> definitions = MakeToolDefinitions();
+  return definitions;
+}
+
+bool AnalysisTools::Applies(std::string_view name) const {
+  for (const ToolDefinition& d : Definitions()) {
+    if (d.spec.name != name) continue;
+    switch (d.scope) {
+      case ToolScope::kAlways:
+        return true;
+      case ToolScope::kGpu:
+        return judged_.analysis.trace && !judged_.analysis.trace->gpu.empty();
+      case ToolScope::kThreads:
+        return judged_.snapshot.streaming.has_value();
+    }
+  }
+  return false;
+}
 
 const WhatIf& AnalysisTools::whatif() const {
   std::call_once(whatif_once_, [this] {

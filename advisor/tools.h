@@ -3,13 +3,17 @@
 
 // Tools the model can call (docs/architecture.md#tools-the-model-can-call):
 // functions over one loaded analysis that an LLM endpoint with OpenAI-style
-// tool calls may call while it answers: a node by id or pattern, a frame or
-// step, the nodes of a container, the what-if gain of a node and a search by
-// type, family or id. Each runs locally on the Judged it was made with and
-// returns compact JSON within its own token budget; nothing but the loaded
-// input is within reach (no file, no environment, no key).
+// tool calls may call while it answers, and `cookgraph mcp`'s tools: a summary,
+// the top nodes by a sort key (filtered by type, family or id), a node by id,
+// the findings, a frame or step (or the slowest ones), the critical path, the
+// what-if of nodes, the nodes of a container, and for traces and GStreamer
+// recordings the GPU breakdown, launches and threads. Each runs locally on
+// the Judged it was made with and returns compact JSON within its own token
+// budget; nothing but the loaded input is within reach (no file, no
+// environment, no key).
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,11 +30,25 @@ namespace cookgraph {
 // ToolSpec (a function as the request offers it: name, description and
 // parameters as compact JSON schema text) is advisor/llm/chat_request.h's.
 
+/// Which inputs a tool applies to.
+enum class ToolScope : uint8_t { kAlways, kGpu /* a trace with GPU kernels */, kThreads /* GStreamer */ };
+
+/// A tool: what it takes (the spec), what it gives back (a JSON Schema of its
+/// result: MCP's outputSchema) and where it applies.
+struct ToolDefinition {
+  ToolSpec spec;
+  std::string output_schema;
+  ToolScope scope = ToolScope::kAlways;
+};
+
+/// Every tool, in the order offered (tool_specs.cc).
+std::vector<ToolDefinition> MakeToolDefinitions();
+
 /// What one call gives back.
 struct ToolResult {
   /// Compact JSON: the tool's answer, or {"error":"..."} saying what was wrong.
   std::string content;
-  /// The nodes the call looked at in detail (get_node's nodes, whatif's node),
+  /// The nodes the call looked at in detail (node's node, whatif's nodes),
   /// by id, in the order shown: what the answer says it looked at.
   std::vector<std::string> nodes;
   /// The other nodes the result lists (a frame's, a container's, a search's
@@ -53,8 +71,15 @@ class AnalysisTools {
   AnalysisTools(const AnalysisTools&) = delete;
   AnalysisTools& operator=(const AnalysisTools&) = delete;
 
-  /// get_node, get_frame, list_container, whatif, search_nodes, in that order.
+  /// The tools that apply to this input, in MakeToolDefinitions' order.
   const std::vector<ToolSpec>& specs() const;
+
+  /// Whether the tool `name` applies to this input (gpu_breakdown and
+  /// launches to traces with GPU kernels, threads to GStreamer recordings).
+  bool Applies(std::string_view name) const;
+
+  /// Every tool, whether it applies here or not.
+  static const std::vector<ToolDefinition>& Definitions();
 
   /// Runs the tool `name` on `arguments`, the model's JSON text ("" is {}).
   /// Never throws: bad JSON, an unknown tool or argument, a value of the wrong

@@ -34,6 +34,11 @@ size_t Utf8Length(std::string_view s, size_t i);
 /// std::string_view::npos when all of it is valid.
 size_t FirstInvalidUtf8(std::string_view text);
 
+/// Whether JSON `text` nests brackets ({ and [ outside strings) more than
+/// `depth` levels deep: checked before parsing, so that no input reaches a
+/// parser's limits.
+bool JsonNestsDeeperThan(std::string_view text, size_t depth);
+
 /// Appends `s` as a double-quoted JSON string literal; invalid UTF-8 becomes
 /// U+FFFD so the document stays valid whatever bytes an id holds. With
 /// `yaml_safe`, the C1 controls (U+0080..U+009F), which YAML refuses unescaped,

@@ -1,10 +1,10 @@
 # The tools the model can call (docs/architecture.md#tools-the-model-can-call)
 # against cookgraph's own commands and the raw input: the program tool_call
 # runs them as `cookgraph ask` builds them, and tests/tools/tools_check.py
-# compares get_node's statistics for every node past the first 100 of the
-# ranking with `score --format json --top 0` (and gain_ms with `--sort gain`),
+# compares node's object for every node past the first 100 of the ranking
+# with `score --format json --top 0`'s (and gain_ms with `--sort gain`),
 # whatif with `cookgraph whatif --node ID=0.5 --format json`, and (native
-# snapshots) get_frame and list_container with the raw series and ids. Each
+# snapshots) frames and container with the raw series and ids. Each
 # example's check is paired with a run that perturbs one expected number and
 # must fail. Included from tests/CMakeLists.txt, after Python3 is found.
 add_executable(tool_call ${CMAKE_CURRENT_SOURCE_DIR}/tools/tool_call.cc)
@@ -31,7 +31,7 @@ foreach(example pytorch_model gstreamer_pipeline touchdesigner_feedback)
     endif()
   endforeach()
 endforeach()
-# A trace (step critical paths; no budget): get_node and whatif.
+# A trace (step critical paths; no budget): node and whatif.
 add_test(NAME tools_check_trace_kineto_2021_schema
   COMMAND ${Python3_EXECUTABLE} ${tools_check} --cookgraph $<TARGET_FILE:cookgraph>
     --tool-call $<TARGET_FILE:tool_call>

@@ -109,7 +109,7 @@ if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
   set_tests_properties(explorer_browser_views PROPERTIES
     FIXTURES_REQUIRED explorer_browser RESOURCE_LOCK chromium TIMEOUT 300)
   # The ask box as a conversation: two questions in a row against the fake
-  # server's scripted model (a get_node call, then a follow-up that must carry
+  # server's scripted model (a call of the tool node, then a follow-up that must carry
   # the first turn), "New conversation" (tests/browser/ask_thread_test.mjs).
   add_test(NAME explorer_browser_ask_thread
     COMMAND ${COOKGRAPH_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/ask_thread_test.mjs

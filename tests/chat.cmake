@@ -61,7 +61,7 @@ if("perturbed" IN_LIST checker_variants)
   set_tests_properties(chat_check_notices_a_request_over_budget PROPERTIES
     PASS_REGULAR_EXPRESSION "chat_check: FAIL \\(a\\) [^\n]*budget: request [0-9]+ has [0-9]+ tokens")
   set_tests_properties(chat_check_notices_a_changed_statistic PROPERTIES
-    PASS_REGULAR_EXPRESSION "chat_check: FAIL \\(b\\) get_node [^\n]*: avg_ms: ")
+    PASS_REGULAR_EXPRESSION "chat_check: FAIL \\(b\\) node [^\n]*: avg_ms: ")
   set_tests_properties(chat_check_notices_a_wrong_node PROPERTIES
     PASS_REGULAR_EXPRESSION "chat_check: FAIL \\(q\\) td_most_frames_saved: no tool result carries")
   cookgraph_plain_test(chat_check_notices_a_request_over_budget chat_check_notices_a_changed_statistic

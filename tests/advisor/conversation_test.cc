@@ -23,8 +23,8 @@ Session Sample() {
   Turn one{.question = "What should I fix first?", .answer = "Fix /a: it takes 3 ms."};
   ToolRound round{.content = ""};
   round.calls.push_back(ToolExchange{
-      .call = {.id = "call_1", .name = "get_node", .arguments = R"({"id":"/a"})"},
-      .result = R"({"nodes":[{"id":"/a"}]})",
+      .call = {.id = "call_1", .name = "node", .arguments = R"({"id":"/a"})"},
+      .result = R"({"id":"/a"})",
       .nodes = {"/a"}});
   one.rounds.push_back(round);
   s.turns.push_back(one);
@@ -103,12 +103,12 @@ TEST(RequestTokens, FollowTheDocumentedRule) {
   ChatRequest r;
   r.messages.push_back({.role = "user", .content = "hello"});
   ChatMessage a{.role = "assistant", .content = ""};
-  a.tool_calls.push_back({.id = "c1", .name = "get_node", .arguments = "{}"});
+  a.tool_calls.push_back({.id = "c1", .name = "node", .arguments = "{}"});
   r.messages.push_back(a);
   r.messages.push_back({.role = "tool", .content = "{\"x\":1}", .tool_call_id = "c1"});
   r.tools.push_back({.name = "f", .description = "d", .parameters = "{ \"type\" : \"object\" }"});
-  // 3 + (3+4+5) + (3+9+0 + 3+2+8+2) + (3+4+7+2) + (3+1+1+17: parameters as sent, compact)
-  EXPECT_EQ(CountRequestTokens(c, r), 3u + 12 + 27 + 16 + 22);
+  // 3 + (3+4+5) + (3+9+0 + 3+2+4+2) + (3+4+7+2) + (3+1+1+17: parameters as sent, compact)
+  EXPECT_EQ(CountRequestTokens(c, r), 3u + 12 + 23 + 16 + 22);
   // The body carries the parameters as the count has them.
   EXPECT_NE(RequestBody(r).find(R"("parameters":{"type":"object"})"), std::string::npos);
 }
@@ -192,7 +192,7 @@ TEST(TurnRequest, ThisTurnsCallsFollowTheDataAndTheFunctionsGoWhenNothingElseFit
   s.model = "gpt-4o";
   const AnalysisTools tools(l->judged, "td.json");
   ToolRound round;
-  round.calls.push_back(ToolExchange{.call = {.id = "c1", .name = "get_node", .arguments = "{}"},
+  round.calls.push_back(ToolExchange{.call = {.id = "c1", .name = "node", .arguments = "{}"},
                                      .result = R"({"error":"x"})"});
   Result<TurnRequest> r = BuildTurnRequest(l->Input("q"), {}, {round}, tools.specs(), s, *est,
                                            ConversationLimits{.budget_tokens = 20000});
@@ -208,7 +208,7 @@ TEST(TurnRequest, ThisTurnsCallsFollowTheDataAndTheFunctionsGoWhenNothingElseFit
   // The body says so in OpenAI's words.
   const nlohmann::json body = nlohmann::json::parse(RequestBody(r->request));
   EXPECT_TRUE(body["messages"][2]["content"].is_null());
-  EXPECT_EQ(body["messages"][2]["tool_calls"][0]["function"]["name"], "get_node");
+  EXPECT_EQ(body["messages"][2]["tool_calls"][0]["function"]["name"], "node");
   EXPECT_EQ(body["messages"][3]["tool_call_id"], "c1");
   EXPECT_EQ(body["tool_choice"], "auto");
   // Without functions offered, the same request holds none.

@@ -5,7 +5,7 @@
 //                            --fake-llm tests/tools/fake_llm_server.py
 //
 // Against the fake LLM server's scripted model (its `script` case): a first
-// question, which the model answers after calling get_node on a node outside
+// question, which the model answers after calling the tool node on a node outside
 // the top of the ranking; the call shows as a line, the node as a link that
 // opens its panel. A second question: its request (read from the fake
 // server's --log) carries the first turn as a user and an assistant message
@@ -39,7 +39,7 @@ const work = mkdtempSync(join(tmpdir(), 'cookgraph-ask-thread-'));
 const log = join(work, 'requests.log');
 writeFileSync(join(work, 'thread.json'), JSON.stringify({
   turns: [
-    { match: 'first question', calls: [[{ name: 'get_node', arguments: { id: target } }]],
+    { match: 'first question', calls: [[{ name: 'node', arguments: { id: target } }]],
       answer: `The node **${target}** is the one.` },
     { match: 'second question', answer: 'Second answer, *after* the first.' },
   ],
@@ -86,7 +86,7 @@ try {
     looked: [...t.querySelectorAll('.turn-looked a')].map((a) => a.dataset.id),
   })));
 
-  // 1. The first question: the model calls get_node, then answers.
+  // 1. The first question: the model calls node, then answers.
   await page.fill('#question', 'The first question: which node?');
   await page.click('#ask-send');
   await done(1);
@@ -94,7 +94,7 @@ try {
   check(shown.length === 1, `after one question the thread has ${shown.length} turns`);
   const first = shown[0];
   check(first.answer === `The node ${target} is the one.` && first.strong === 1, `the first answer: ${JSON.stringify(first)}`);
-  check(first.calls.length === 1 && first.calls[0].startsWith('looked at get_node {') && first.calls[0].includes(JSON.stringify(target).slice(1, -1)),
+  check(first.calls.length === 1 && first.calls[0].startsWith('looked at node {') && first.calls[0].includes(JSON.stringify(target).slice(1, -1)),
     `the call is not shown as a line: ${JSON.stringify(first.calls)}`);
   check(JSON.stringify(first.looked) === JSON.stringify([target]), `the nodes looked at: ${JSON.stringify(first.looked)}`);
   const firstRequests = requests();
@@ -134,7 +134,7 @@ try {
   await page.click('#ask-prompt');
   await page.waitForFunction(() => /prompt tokens/.test(document.getElementById('prompt-info').textContent), null, { timeout: 10000 });
   const info = await page.$eval('#prompt-info', (e) => e.textContent);
-  check(/2 earlier turns/.test(info) && /5 functions offered/.test(info), `the preview says: ${info}`);
+  check(/2 earlier turns/.test(info) && /8 functions offered/.test(info), `the preview says: ${info}`);
   const preview = await page.$eval('#prompt-text', (e) => e.textContent);
   check(preview.includes('## assistant') && preview.includes('Second answer, *after* the first.'), 'the preview lacks the earlier answers');
 

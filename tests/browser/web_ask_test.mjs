@@ -6,13 +6,13 @@
 //                         [--budget-offset N]
 //
 // Against the fake LLM server with --cors (its `script` case: the model calls
-// get_node on a node far down the ranking, then answers):
+// the tool node on a node far down the ranking, then answers):
 // 1. Before an endpoint is given, Ask is off and the page has sent nothing.
 // 2. "Show the prompt" counts the tokens `cookgraph ask --dry-run` counts,
 //    with the rank file it counts with (the page carries it).
 // 3. The question, asked from the page, makes the requests `cookgraph ask`
 //    makes for it, byte for byte: the first is the body `ask --dry-run`
-//    prints, the second carries get_node's result as cookgraph's own. The
+//    prints, the second carries node's result as cookgraph's own. The
 //    answer and the call show in the thread; the key goes in the
 //    Authorization header and nowhere in the page's storage.
 // 4. "Keep the key in this browser" keeps it (a reload finds it), and
@@ -54,7 +54,7 @@ const nodes = score.snapshots[0].nodes;
 const target = nodes[Math.min(29, nodes.length - 1)].id;
 const QUESTION = 'The first question: which node?';
 writeFileSync(join(work, 'thread.json'), JSON.stringify({
-  turns: [{ match: 'first question', calls: [[{ name: 'get_node', arguments: { id: target } }]],
+  turns: [{ match: 'first question', calls: [[{ name: 'node', arguments: { id: target } }]],
     answer: `The node **${target}** is the one.` }],
 }));
 
@@ -129,7 +129,7 @@ try {
     looked: [...t.querySelectorAll('.turn-looked a')].map((a) => a.dataset.id),
   }));
   check(turn.state === 'done' && turn.answer === `The node ${target} is the one.`, `the answer: ${JSON.stringify(turn)}`);
-  check(turn.calls.length === 1 && turn.calls[0].startsWith('looked at get_node {'), `the call is not shown: ${JSON.stringify(turn.calls)}`);
+  check(turn.calls.length === 1 && turn.calls[0].startsWith('looked at node {'), `the call is not shown: ${JSON.stringify(turn.calls)}`);
   check(JSON.stringify(turn.looked) === JSON.stringify([target]), `the nodes looked at: ${JSON.stringify(turn.looked)}`);
   const sent = posts('script/thread/page');
   check(sent.length === 2, `the page made ${sent.length} requests, not 2`);

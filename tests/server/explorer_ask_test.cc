@@ -253,7 +253,7 @@ TEST_F(ExplorerAskEndpoint, EarlierTurnsGoAsUserAndAssistantMessagesBeforeTheDat
   const json preview = json::parse(p->body);
   EXPECT_EQ(preview["earlier_sent"], 2);
   EXPECT_EQ(preview["earlier_left_out"], 0);
-  EXPECT_EQ(preview["tools"], 5);
+  EXPECT_EQ(preview["tools"], 8);  // the tools that apply to the TouchDesigner example
   const std::string text = preview["text"];
   const size_t first = text.find("## user\n\nWhich node costs most?");
   const size_t answer = text.find("## assistant\n\nThe **feedback** loop.");
@@ -296,7 +296,8 @@ TEST_F(ExplorerAskEndpoint, EarlierTurnsGoAsUserAndAssistantMessagesBeforeTheDat
   EXPECT_NE(last.find("/project1"), std::string::npos) << "the data message holds no network";
   EXPECT_TRUE(last.ends_with("Question: What should I fix first?\n"))
       << last.substr(last.size() - 200);
-  EXPECT_EQ(sent[0]["body"]["tools"].size(), 5u);
+  ASSERT_EQ(sent[0]["body"]["tools"].size(), 8u);
+  EXPECT_EQ(sent[0]["body"]["tools"][2]["function"]["name"], "node");
   EXPECT_EQ(sent[0]["body"]["tool_choice"], "auto");
   // The key went to the endpoint only.
   EXPECT_EQ(r->body.find("sk-test-explorer-key"), std::string::npos);
@@ -405,7 +406,7 @@ TEST_F(ExplorerAskEndpoint, ATightBudgetLeavesTheOldestTurnsOutAndSaysSo) {
 }
 
 // A chat-completions endpoint in this process that plays a model: it calls
-// get_node on `node` while functions are offered and no result came back yet,
+// the tool `node` on `node` while functions are offered and no result came back yet,
 // then answers; with `refuse_tools`, any request offering functions gets the
 // 400 of a server without them.
 class Model {
@@ -436,7 +437,7 @@ class Model {
              json::array({{{"id", "call_1"},
                            {"type", "function"},
                            {"function",
-                            {{"name", "get_node"}, {"arguments", json{{"id", node_}}.dump()}}}}})}};
+                            {{"name", "node"}, {"arguments", json{{"id", node_}}.dump()}}}}})}};
         finish = "tool_calls";
       }
       res.set_content(
@@ -493,7 +494,7 @@ TEST(ExplorerAskTools, TheModelsCallsAreRunOnTheViewAndShownAsTheyHappen) {
   EXPECT_EQ(events[0].second["text"], "Let me look.");
   const json* tool = Find(events, "tool");
   ASSERT_NE(tool, nullptr) << r->body;
-  EXPECT_EQ((*tool)["name"], "get_node");
+  EXPECT_EQ((*tool)["name"], "node");
   EXPECT_EQ(json::parse((*tool)["arguments"].get<std::string>()), json({{"id", top}}));
   EXPECT_EQ(order.back(), "done");
   std::string after;  // the answer: the text after the call
@@ -513,7 +514,9 @@ TEST(ExplorerAskTools, TheModelsCallsAreRunOnTheViewAndShownAsTheyHappen) {
   const json& result = sent[1]["messages"].back();
   EXPECT_EQ(result["role"], "tool");
   EXPECT_EQ(result["tool_call_id"], "call_1");
-  EXPECT_NE(result["content"].get<std::string>().find(top), std::string::npos);
+  const json object = json::parse(result["content"].get<std::string>());
+  EXPECT_EQ(object["id"], top) << "not the node's object: " << result["content"];
+  EXPECT_EQ(object["rank"], 6);
   http.Stop();
 }
 

@@ -16,11 +16,13 @@ Modes (docs/testing.md#conversations-and-tool-calls):
                     (o200k_base), is at most --budget; where cookgraph's stderr
                     gives its own count, an exact count equals it and an
                     estimate is not below it;
-                (b) the nodes the script asks get_node for are outside the first
-                    request's node list (by rank, as `score --format json --top 0`
-                    ranks them), and each call's result (the "tool" message of
-                    the next request) gives the node's statistics equal to the
-                    score JSON's: every field both have, the same value
+                (b) the nodes the script asks the tool `node` for are outside
+                    the first request's node list (by rank, as `score --format
+                    json --top 0` ranks them), and each call's result (the
+                    "tool" message of the next request) is the node's object
+                    with the statistics of the score JSON's: every field both
+                    have, the same value; every node a top_nodes call returns
+                    (sorted by score) is compared the same way
   resume        (c) the same conversation in one process, and in two (turns 1-3,
                 then 4-5 with the same --session): the requests of turns 4-5 and
                 the session files are byte-identical
@@ -65,8 +67,8 @@ import time
 
 EXIT_OK, EXIT_FAIL, EXIT_SETUP = 0, 1, 2
 
-# The statistics get_node must give as `score --format json` does (when the
-# result has them under these names; at least these must be there).
+# The statistics `node` (and top_nodes) must give as `score --format json` does
+# (when the result has them under these names; at least these must be there).
 CORE_STATS = ("avg_ms", "std_ms", "p95_ms", "max_ms", "per_frame_ms", "share")
 
 
@@ -493,7 +495,7 @@ def check_conversation(opts, failures):
     # (b) the tool calls: nodes outside the first request's list, results equal to score's.
     nodes = score_nodes(opts, conv["input"])
     if opts.perturb == "stat":
-        target = first_get_node_target(turns)
+        target = first_node_target(turns)
         if target in nodes:
             nodes[target] = dict(nodes[target], avg_ms=nodes[target]["avg_ms"] + 1e-6)
             print("chat_check: perturbed: avg_ms of %s in the score JSON + 1e-6" % target)
@@ -512,75 +514,85 @@ def check_conversation(opts, failures):
                       % (len(exchanges), scripted))
     outside = 0
     for call, result, index in exchanges:
-        if call["function"].get("name") != "get_node":
-            continue
+        name = call["function"].get("name")
         arguments = call_arguments(call)
-        if "id" not in arguments:
-            # A pattern: every node it returns, wherever it ranks.
+        if name == "top_nodes" and arguments.get("sort", "score") == "score":
+            # Every node it returns, wherever it ranks: score's own objects.
             try:
                 returned = [o["id"] for o in literal_json(result).get("nodes", [])]
             except (ValueError, AttributeError, TypeError, KeyError):
                 returned = []
             if not returned:
-                failures.fail("b", "get_node %s: no nodes in the result (request %d): %s"
+                failures.fail("b", "top_nodes %s: no nodes in the result (request %d): %s"
                               % (call["function"].get("arguments"), index + 1, result[:300]))
             for target in returned:
                 if target in nodes:
-                    compare_node(failures, target, nodes[target], result, index + 1)
+                    compare_node(failures, "top_nodes", target, nodes[target], result, index + 1)
                 else:
-                    failures.fail("b", "get_node returned %r: score --format json has no such node" % target)
+                    failures.fail("b", "top_nodes returned %r: score --format json has no such node" % target)
             continue
-        target = arguments["id"]
+        if name != "node":
+            continue
+        target = arguments.get("id")
         if target not in nodes:
-            failures.fail("b", "get_node %r: score --format json has no such node" % target)
+            failures.fail("b", "node %r: score --format json has no such node" % target)
             continue
         if target in listed:
-            failures.fail("b", "get_node %s: the first request lists it (rank %d): pick a node "
+            failures.fail("b", "node %s: the first request lists it (rank %d): pick a node "
                           "beyond rank %d" % (target, nodes[target]["rank"], max(ranks)))
             continue
-        compare_node(failures, target, nodes[target], result, index + 1)
+        compare_node(failures, "node", target, nodes[target], result, index + 1)
         outside += 1
     if outside == 0:
-        failures.fail("b", "no get_node call for a node outside the first request's list reached a result")
+        failures.fail("b", "no node call for a node outside the first request's list reached a result")
 
 
-def first_get_node_target(turns):
+def first_node_target(turns):
     for t in turns:
         for rnd in t.get("calls", []):
             for c in rnd:
-                if c["name"] == "get_node":
+                if c["name"] == "node":
                     return c["arguments"].get("id")
     return None
 
 
-def compare_node(failures, target, expected, result, request_number):
+def compare_node(failures, tool, target, expected, result, request_number):
     try:
         value = literal_json(result)
     except ValueError:
-        failures.fail("b", "get_node %s: the result in request %d is not JSON: %r"
-                      % (target, request_number, result[:200]))
+        failures.fail("b", "%s %s: the result in request %d is not JSON: %r"
+                      % (tool, target, request_number, result[:200]))
         return
-    candidates = [flatten(o) for o in objects_with(value, "id", target)]
+    if tool == "node":
+        # The node's object itself, not a list holding it.
+        if not isinstance(value, dict) or value.get("id") != target:
+            failures.fail("b", "node %s: the result (request %d) is not the node's object: %s"
+                          % (target, request_number, result[:300]))
+            return
+        candidates = [flatten(value)]
+    else:
+        candidates = [flatten(o) for o in objects_with(value, "id", target)]
     if not candidates:
-        failures.fail("b", "get_node %s: no object with this id in the result (request %d): %s"
-                      % (target, request_number, result[:300]))
+        failures.fail("b", "%s %s: no object with this id in the result (request %d): %s"
+                      % (tool, target, request_number, result[:300]))
         return
     got = max(candidates, key=lambda c: len(set(c) & set(expected)))
     missing = [k for k in CORE_STATS if k not in got]
     if missing:
-        failures.fail("b", "get_node %s: the result lacks %s (it has %s)"
-                      % (target, ", ".join(missing), ", ".join(sorted(got))))
+        failures.fail("b", "%s %s: the result lacks %s (it has %s)"
+                      % (tool, target, ", ".join(missing), ", ".join(sorted(got))))
         return
     common = [k for k in expected if k in got and k != "id"]
     wrong = [k for k in common if not same_value(expected[k], got[k])]
     if wrong:
-        failures.fail("b", "get_node %s: %s: %s in the result (request %d), %s in score --format json"
-                      % (target, wrong[0], show(got[wrong[0]]), request_number,
+        failures.fail("b", "%s %s: %s: %s in the result (request %d), %s in score --format json"
+                      % (tool, target, wrong[0], show(got[wrong[0]]), request_number,
                          json.dumps(expected[wrong[0]])))
         return
-    failures.ok("b", "get_node %s (rank %d): %d fields equal to score --format json (%s)"
-                % (target if len(target) <= 80 else target[:77] + "...", expected["rank"],
-                   len(common), ", ".join(common)))
+    rank = expected["rank"]
+    failures.ok("b", "%s %s (rank %s): %d fields equal to score --format json (%s)"
+                % (tool, target if len(target) <= 80 else target[:77] + "...",
+                   "none" if rank is None else rank, len(common), ", ".join(common)))
 
 
 def check_answers(failures, label, out, answers):

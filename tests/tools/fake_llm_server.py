@@ -458,7 +458,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     # --- script: a scripted model that calls tools ----------------------------
     # A script, DIR/<NAME>.json:
     #   {"turns": [{"match": "substring of the question",
-    #               "calls": [[{"name": "get_node", "arguments": {"id": "/a"}}, ...],  # round 1
+    #               "calls": [[{"name": "node", "arguments": {"id": "/a"}}, ...],  # round 1
     #                         [...]],                                                   # round 2
     #               "answer": "text"}]}
     # The question is what follows the last "Question: " of the last user message

@@ -9,19 +9,25 @@ usage: tools_check.py --cookgraph BIN --tool-call BIN INPUT [--skip-top N]
 INPUT is any input cookgraph reads. BIN --tool-call is tests/tools/tool_call,
 which runs the tools as `cookgraph ask` builds them (tool_call.cc). Checked:
 
-  get_node   for every node past the first N of `score --format json --top 0`'s
+  node       for every node past the first N of `score --format json --top 0`'s
              ranking (default 100: the nodes a prompt leaves out), the node's
-             object holds every field of score's, equal (rank, statistics,
-             upstream_ms, flags), and gain_ms equal to `score --sort gain`'s;
-  whatif     for K nodes (default 6, spread over the ranking), everything
-             `cookgraph whatif INPUT --node ID=0.5 --format json` says of the
-             change (model, budget, counted frames, before, after, saved_ms,
-             saved_p95_ms, frames_saved);
-  get_frame  (native snapshots) for every over-budget frame and a few others,
+             object begins with score's object of that node, the same keys in
+             the same order with the same values (rank, statistics,
+             upstream_ms, flags), then gain_ms equal to `score --sort gain`'s;
+  top_nodes  with top 500, score's first 500 nodes, each object equal to
+             score's;
+  whatif     for K nodes (default 6, spread over the ranking), the document
+             of `cookgraph whatif INPUT --node ID=0.5 --format json`, every
+             member equal (model, budget, counted frames, before, changes,
+             after, nodes, series, warnings);
+  frames     (native snapshots) for every over-budget frame and a few others,
              the frame's time is the raw frame_ms where the input gives one,
              and its nodes are the raw cook_ms of that frame, slowest first
-             (ties in input order), as many as the list shows;
-  list_container  (native snapshots) for every container of the raw ids (an
+             (ties in input order), as many as the list shows; with neither
+             index nor frame, where the input gives every frame_ms, the frames
+             slowest first (ties in input order) with the raw frame_ms, and
+             with over_budget those over the budget;
+  container  (native snapshots) for every container of the raw ids (an
              explicit parent, else the id up to its last '/'), the nodes
              listed are exactly its direct children when none is cut.
 
@@ -111,6 +117,19 @@ def perturbed(value):
     return value * (1 + 1e-12) if value else 1e-12
 
 
+def check_top_nodes(c, args, snap):
+    want = snap["nodes"][:500]
+    got = tool_calls(args.tool_call, args.input, [("top_nodes", {"top": 500})])[0]
+    if "error" in got:
+        c.equal("top_nodes: error", got["error"], None)
+        return 0
+    rows = got.get("nodes", [])
+    c.equal("top_nodes rows", len(rows), len(want))
+    for i, (row, node) in enumerate(zip(rows, want)):
+        c.equal(f"top_nodes row {i} ({node['id']})", row, node)
+    return len(rows)
+
+
 def check_nodes(c, args, snap, gains):
     nodes = snap["nodes"]
     later = nodes[args.skip_top:]
@@ -121,15 +140,17 @@ def check_nodes(c, args, snap, gains):
     if args.perturb:
         victim = later[len(later) // 2]
         victim["avg_ms"] = perturbed(victim["avg_ms"] or 0.0)
-    results = tool_calls(args.tool_call, args.input, [("get_node", {"id": n["id"]}) for n in later])
-    for n, got in zip(later, results):
-        if "error" in got:
-            c.equal(f"get_node {n['id']}: error", got["error"], None)
+    results = tool_calls(args.tool_call, args.input, [("node", {"id": n["id"]}) for n in later])
+    for n, obj in zip(later, results):
+        if "error" in obj:
+            c.equal(f"node {n['id']}: error", obj["error"], None)
             continue
-        obj = got["nodes"][0]
+        # The node's object itself: score's keys first, in score's order, then gain_ms.
+        keys = list(want[n["id"]])
+        c.equal(f"node {n['id']} keys", list(obj)[:len(keys) + 1], keys + ["gain_ms"])
         for key, value in want[n["id"]].items():
-            c.equal(f"get_node {n['id']} {key}", obj.get(key), value)
-        c.equal(f"get_node {n['id']} gain_ms", obj.get("gain_ms"), gain_of[n["id"]])
+            c.equal(f"node {n['id']} {key}", obj.get(key), value)
+        c.equal(f"node {n['id']} gain_ms", obj.get("gain_ms"), gain_of[n["id"]])
     return len(later)
 
 
@@ -146,10 +167,9 @@ def check_whatif(c, args, snap):
         if args.perturb and n is picks[0]:
             ref["after"]["frame_ms"]["mean"] = perturbed(ref["after"]["frame_ms"]["mean"])
         what = f"whatif {n['id']}"
-        for key in ("model", "budget_ms", "frames", "before", "after"):
+        c.equal(f"{what} keys", list(got), list(ref))
+        for key in ref:
             c.equal(f"{what} {key}", got.get(key), ref[key])
-        for key in ("id", "factor", "saved_ms", "saved_p95_ms", "frames_saved"):
-            c.equal(f"{what} {key}", got.get(key), ref["nodes"][0][key])
     return len(picks)
 
 
@@ -164,10 +184,10 @@ def check_frames(c, args, doc, snap):
     if budget is not None and frame_ms is not None:  # every over-budget frame too
         picks |= {i for i, ms in enumerate(frame_ms) if ms is not None and ms > budget}
     picks = sorted(picks)
-    calls = [("get_frame", {"index": i, "limit": 500}) for i in picks]
+    calls = [("frames", {"index": i, "limit": 500}) for i in picks]
     results = tool_calls(args.tool_call, args.input, calls)
     for i, got in zip(picks, results):
-        what = f"get_frame {i}"
+        what = f"frames {i}"
         c.equal(f"{what} frame", got.get("frame", got.get("step")), index[i])
         if frame_ms is not None and frame_ms[i] is not None:
             c.equal(f"{what} ms", got.get("ms"), float(frame_ms[i]))
@@ -186,7 +206,22 @@ def check_frames(c, args, doc, snap):
         for row, (_, _, node_id, ms) in zip(shown, raw):
             c.equal(f"{what} node", row.get("id"), node_id)
             c.equal(f"{what} {node_id} ms", row.get("ms"), ms)
-    return len(picks)
+    checked = len(picks)
+    # With neither: the slowest frames, and those over the budget.
+    if frame_ms is not None and None not in frame_ms:
+        slowest = sorted(range(len(frame_ms)), key=lambda i: -float(frame_ms[i]))[:500]
+        over = [i for i in slowest if budget is not None and float(frame_ms[i]) > budget]
+        listed, over_listed = tool_calls(args.tool_call, args.input,
+                                         [("frames", {"limit": 500}),
+                                          ("frames", {"over_budget": True, "limit": 500})])
+        for what, got, want in (("frames", listed, slowest), ("frames over_budget", over_listed, over)):
+            rows = got.get("frames", [])
+            c.equal(f"{what}: the frames", [r.get("index") for r in rows], want)
+            c.equal(f"{what}: their ms", [r.get("ms") for r in rows], [float(frame_ms[i]) for i in want])
+            c.equal(f"{what}: their numbers", [r.get("frame", r.get("step")) for r in rows],
+                    [index[i] for i in want])
+            checked += 1
+    return checked
 
 
 def check_containers(c, args, doc):
@@ -200,16 +235,16 @@ def check_containers(c, args, doc):
             parent = derived_parent(parent)
     paths = sorted(children)
     results = tool_calls(args.tool_call, args.input,
-                         [("list_container", {"path": p, "limit": 500}) for p in paths])
+                         [("container", {"path": p, "limit": 500}) for p in paths])
     checked = 0
     for path, got in zip(paths, results):
         if "error" in got:
-            c.equal(f"list_container {path!r}: error", got["error"], None)
+            c.equal(f"container {path!r}: error", got["error"], None)
             continue
         if got.get("truncated"):
             continue
         checked += 1
-        c.equal(f"list_container {path!r} nodes", sorted(n["id"] for n in got["nodes"]),
+        c.equal(f"container {path!r} nodes", sorted(n["id"] for n in got["nodes"]),
                 sorted(children[path]))
     return checked
 
@@ -227,6 +262,7 @@ def main():
     try:
         snap = score(args.cookgraph, args.input, "score")
         gains = score(args.cookgraph, args.input, "gain")
+        top = check_top_nodes(c, args, snap)
         nodes = check_nodes(c, args, snap, gains)
         whatifs = check_whatif(c, args, snap)
         doc = load_native(args.input)
@@ -240,8 +276,9 @@ def main():
     if c.mismatches:
         print(f"tools_check: {c.mismatches} of {c.compared} comparisons differ")
         return 1
-    print(f"tools_check: {args.input}: {nodes} nodes past the first {args.skip_top}, {whatifs} "
-          f"what-ifs, {frames} frames, {containers} containers; {c.compared} comparisons: ok")
+    print(f"tools_check: {args.input}: {top} top nodes, {nodes} nodes past the first "
+          f"{args.skip_top}, {whatifs} what-ifs, {frames} frames, {containers} containers; "
+          f"{c.compared} comparisons: ok")
     return 0
 
 

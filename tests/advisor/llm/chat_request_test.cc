@@ -107,17 +107,17 @@ TEST(UrlForMessages, MasksCredentialsInTheQuery) {
 TEST(RequestBody, CarriesFunctionsCallsAndResultsInOpenAisShape) {
   ChatRequest r{.model = "m", .messages = {{"user", "q"}}};
   ChatMessage call{.role = "assistant", .content = ""};
-  call.tool_calls.push_back({.id = "c1", .name = "get_node", .arguments = R"({"id":"/a"})"});
+  call.tool_calls.push_back({.id = "c1", .name = "node", .arguments = R"({"id":"/a"})"});
   r.messages.push_back(call);
   r.messages.push_back({.role = "tool", .content = R"({"ok":1})", .tool_call_id = "c1"});
-  r.tools.push_back({.name = "get_node", .description = "A node.",
+  r.tools.push_back({.name = "node", .description = "A node.",
                      .parameters = R"({"type":"object","properties":{"id":{"type":"string"}}})"});
   EXPECT_EQ(RequestBody(r),
             R"({"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant",)"
             R"("content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":)"
-            R"("get_node","arguments":"{\"id\":\"/a\"}"}}]},{"role":"tool","content":"{\"ok\":1}",)"
+            R"("node","arguments":"{\"id\":\"/a\"}"}}]},{"role":"tool","content":"{\"ok\":1}",)"
             R"("tool_call_id":"c1"}],"stream":true,"stream_options":{"include_usage":true},)"
-            R"("tools":[{"type":"function","function":{"name":"get_node","description":"A node.",)"
+            R"("tools":[{"type":"function","function":{"name":"node","description":"A node.",)"
             R"("parameters":{"type":"object","properties":{"id":{"type":"string"}}}}}],)"
             R"("tool_choice":"auto"})");
 }

@@ -202,13 +202,13 @@ TEST(ChatStream, EmptyDataIsSkipped) {
 // OpenAI's function calls: whole, and streamed in pieces that share an index.
 TEST(ParseCompletion, ReadsToolCalls) {
   Result<ChatResult> r = ParseCompletion(R"({"choices":[{"index":0,"message":{"role":"assistant",
-      "content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_node",
+      "content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"node",
       "arguments":"{\"id\":\"/a\"}"}},{"id":"x","type":"function","function":{"arguments":"{}"}},
       "junk"]},"finish_reason":"tool_calls"}]})");
   ASSERT_TRUE(r) << r.error().Format();
   ASSERT_EQ(r->tool_calls.size(), 1u);  // the call without a name is left out
   EXPECT_EQ(r->tool_calls[0].id, "call_1");
-  EXPECT_EQ(r->tool_calls[0].name, "get_node");
+  EXPECT_EQ(r->tool_calls[0].name, "node");
   EXPECT_EQ(r->tool_calls[0].arguments, R"({"id":"/a"})");
   EXPECT_EQ(r->finish_reason, "tool_calls");
   EXPECT_EQ(r->content, "");
@@ -219,12 +219,12 @@ TEST(ChatStream, JoinsStreamedToolCallsByIndex) {
   std::string shown;
   auto on = [&](std::string_view s) { shown += s; };
   stream.OnEvent(Data(R"({"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[
-      {"index":0,"id":"call_a","type":"function","function":{"name":"get_node","arguments":""}}]}}]})"), on);
+      {"index":0,"id":"call_a","type":"function","function":{"name":"node","arguments":""}}]}}]})"), on);
   stream.OnEvent(Data(R"({"choices":[{"index":0,"delta":{"tool_calls":[
       {"index":0,"function":{"arguments":"{\"id\":"}}]}}]})"), on);
   stream.OnEvent(Data(R"({"choices":[{"index":0,"delta":{"tool_calls":[
       {"index":1,"id":"call_b","function":{"name":"whatif","arguments":"{}"}},
-      {"index":0,"id":"call_a","function":{"name":"get_node","arguments":"\"/a\"}"}}]}}]})"), on);
+      {"index":0,"id":"call_a","function":{"name":"node","arguments":"\"/a\"}"}}]}}]})"), on);
   stream.OnEvent(Data(R"({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]})"), on);
   stream.OnEvent(Data("[DONE]"), on);
   ASSERT_FALSE(stream.failed()) << stream.error();
@@ -232,7 +232,7 @@ TEST(ChatStream, JoinsStreamedToolCallsByIndex) {
   ASSERT_EQ(calls.size(), 2u);
   // An id or name repeated in a later piece (some servers do) is not doubled.
   EXPECT_EQ(calls[0].id, "call_a");
-  EXPECT_EQ(calls[0].name, "get_node");
+  EXPECT_EQ(calls[0].name, "node");
   EXPECT_EQ(calls[0].arguments, R"({"id":"/a"})");
   EXPECT_EQ(calls[1].name, "whatif");
   EXPECT_EQ(stream.result().finish_reason, "tool_calls");
@@ -244,7 +244,7 @@ TEST(ChatStream, JoinsStreamedToolCallsByIndex) {
 TEST(ChatStream, PiecesWithoutAnIndexStartACallWhenTheyBringAnotherId) {
   ChatStream stream;
   for (const char* data : {
-           R"({"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"get_node","arguments":"{\"id\":"}}]}}]})",
+           R"({"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"node","arguments":"{\"id\":"}}]}}]})",
            R"({"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"\"/x\"}"}}]}}]})",
            R"({"choices":[{"delta":{"tool_calls":[{"id":"b","function":{"name":"whatif","arguments":"{}"}}]}}]})"}) {
     stream.OnEvent(Data(data), {});
