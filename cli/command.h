@@ -43,6 +43,7 @@ std::function<int()> SetupHistory(CLI::App& sub);
 std::function<int()> SetupMerge(CLI::App& sub);
 std::function<int()> SetupWhatIf(CLI::App& sub);
 std::function<int()> SetupRecord(CLI::App& sub);
+std::function<int()> SetupMcp(CLI::App& sub);
 
 /// `cookgraph score DIR` as a table, for `record` (cli/score.cc); the exit code.
 int ScoreRecording(const std::string& dir);

@@ -32,6 +32,8 @@ const CommandEntry kCommands[] = {
      SetupWatch},
     {"serve", "the local web explorer: the network, its frames, findings and questions, in a browser",
      SetupServe},
+    {"mcp", "a Model Context Protocol server: the analysis's tools for the assistant you use",
+     SetupMcp},
 };
 
 int Main(int argc, char** argv) {

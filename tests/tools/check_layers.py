@@ -46,6 +46,8 @@ ALLOWED = [
                   "pipeline"]),
     # The explorer serves analyses; it never reads a file itself.
     ("server", ["base", "graph", "metrics", "writers", "advisor", "server"]),
+    # The MCP server opens inputs through the pipeline, as the CLI does.
+    ("mcp", ["base", "graph", "metrics", "adapters/*.h", "writers", "advisor", "pipeline", "mcp"]),
 ]
 
 
