@@ -213,7 +213,7 @@ TEST(AnalysisTools, SpecsAreCompactSchemasWellUnderTheirTokenAllowance) {
 }
 
 TEST(AnalysisTools, GpuAndThreadToolsAreOfferedOnlyWhereTheyApply) {
-  Fixture t = Load(Trace("kineto_nccl_rank0_5steps.json.gz"), "trace.json.gz");
+  Fixture t = Load(Trace("kineto_alexnet_sync.json.gz"), "trace.json.gz");
   const std::vector<std::string> trace = With(kEveryInput, {"gpu_breakdown", "launches"});
   EXPECT_EQ(Names(t.tools->specs()), trace);
   Fixture g = Load(Recording(), "tee_bin");
@@ -285,7 +285,7 @@ TEST(AnalysisTools, EveryResultIsWhatItsOutputSchemaSays) {
   for (const char* name : {"touchdesigner_feedback", "gstreamer_pipeline", "pytorch_model"}) {
     inputs.push_back(Load(Example(name), name));
   }
-  inputs.push_back(Load(Trace("kineto_nccl_rank0_5steps.json.gz"), "trace.json.gz"));
+  inputs.push_back(Load(Trace("kineto_alexnet_sync.json.gz"), "trace.json.gz"));
   inputs.push_back(Load(Recording(), "tee_bin"));
   size_t checked = 0;
   for (const Fixture& f : inputs) {
@@ -504,7 +504,7 @@ TEST(AnalysisTools, NodeShowsParamsEdgesFindingsAndItsSlowestFrames) {
   }
   EXPECT_EQ(node["slowest_frames"][0]["ms"], node["max_ms"]);
   // A trace's are steps.
-  Fixture t = Load(Trace("kineto_nccl_rank0_5steps.json.gz"), "trace.json.gz");
+  Fixture t = Load(Trace("kineto_alexnet_sync.json.gz"), "trace.json.gz");
   const std::string top = Parsed(Call(*t.tools, "summary", ""))["top"][0];
   const json step = Parsed(Call(*t.tools, "node", json{{"id", top}}.dump()));
   ASSERT_TRUE(step["slowest_steps"].is_array()) << step.dump().substr(0, 400);
@@ -678,7 +678,7 @@ TEST(AnalysisTools, FramesWithNeitherGivesTheSlowestFrames) {
   EXPECT_FALSE(over.contains("truncated"));
   EXPECT_EQ(Call(*f.tools, "frames", R"({"over_budget":false})").content, r.content);
   // A trace's steps, without a budget.
-  Fixture t = Load(Trace("kineto_nccl_rank0_5steps.json.gz"), "trace.json.gz");
+  Fixture t = Load(Trace("kineto_alexnet_sync.json.gz"), "trace.json.gz");
   const json steps = Parsed(Call(*t.tools, "frames", ""));
   EXPECT_EQ(steps["frame_word"], "step");
   EXPECT_TRUE(steps["budget_ms"].is_null());
@@ -772,7 +772,7 @@ TEST(AnalysisTools, ContainerHoldsItsContainersAndNodes) {
 // ---- gpu_breakdown, launches, threads ---------------------------------------------------
 
 TEST(AnalysisTools, GpuBreakdownLaunchesAndThreadsAreScoresSections) {
-  Fixture t = Load(Trace("kineto_nccl_rank0_5steps.json.gz"), "trace.json.gz");
+  Fixture t = Load(Trace("kineto_alexnet_sync.json.gz"), "trace.json.gz");
   const std::string text = ScoreText(*t.judged, SortKey::kScore);
   const ordered_json snap = ordered_json::parse(text)["snapshots"][0];
   ASSERT_TRUE(snap["gpu"].is_object());
