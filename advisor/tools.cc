@@ -359,6 +359,17 @@ class ToolRun {
     return r;  // content ""
   }
 
+  // `content` whole, or an error when it does not fit.
+  ToolResult Whole(std::string content) const {
+    if (!Fits(content)) return TooLarge();
+    return ToolResult{.content = std::move(content)};
+  }
+
+  // A document as compact JSON; invalid UTF-8 in ids becomes U+FFFD.
+  static std::string Compact(const nlohmann::ordered_json& doc) {
+    return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  }
+
   ToolResult TooLarge() const {
     return Fail(fmt::format("the result does not fit in {} tokens", max_));
   }
@@ -1035,16 +1046,13 @@ class ToolRun {
     // As `cookgraph whatif INPUT --node ID=F... --format json` (writers/whatif_formats.cc).
     const size_t rows = std::min<size_t>(top ? static_cast<size_t>(*top) : 10, AnalysisTools::kMaxLimit);
     nlohmann::ordered_json doc = WhatIfJson(t_.file_, snap_, t_.whatif(), changes, rows);
-    auto dump = [](const nlohmann::ordered_json& d) {
-      return d.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-    };
-    std::string content = dump(doc);
+    std::string content = Compact(doc);
     // The per-frame series (two numbers a frame) are the detail left out
     // first: with them a change on a few hundred frames never fits `ask`'s
     // budget of a result.
     if (!Fits(content) && doc.contains("series")) {
       doc.erase("series");
-      content = dump(doc);
+      content = Compact(doc);
     }
     if (!Fits(content)) return TooLarge();
     ToolResult r{.content = std::move(content)};
@@ -1088,9 +1096,7 @@ class ToolRun {
     w.EndArray();
     w.CountField("warnings", a_.warnings.size());
     w.EndObject();
-    std::string content = w.Take();
-    if (!Fits(content)) return TooLarge();
-    return ToolResult{.content = std::move(content)};
+    return Whole(w.Take());
   }
 
   // ---- findings ----
@@ -1206,25 +1212,18 @@ class ToolRun {
       doc = CriticalPathJson(net_, nodes, &*path);
     }
     // A trace's events can outgrow the budget: the first ones that fit, saying so.
-    if (!doc.contains("events") || Fits(doc.dump())) return Document(doc);
-    const nlohmann::ordered_json events = doc["events"];
+    std::string whole = Compact(doc);
+    if (!doc.contains("events") || Fits(whole)) return Whole(std::move(whole));
+    const nlohmann::ordered_json events = std::move(doc["events"]);
     auto render = [&](size_t k) {
-      nlohmann::ordered_json cut = doc;
-      cut["events"] = nlohmann::ordered_json(events.begin(), events.begin() + static_cast<ptrdiff_t>(k));
-      cut["truncated"] = true;
-      cut["events_total"] = events.size();
-      return cut.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      doc["events"] = nlohmann::ordered_json(events.begin(), events.begin() + static_cast<ptrdiff_t>(k));
+      doc["truncated"] = true;
+      doc["events_total"] = events.size();
+      return Compact(doc);
     };
     auto fit = FitRows(events.size(), 0, render);
     if (!fit) return TooLarge();
     return ToolResult{.content = std::move(fit->second)};
-  }
-
-  // `doc` as compact JSON, or an error when it does not fit.
-  ToolResult Document(const nlohmann::ordered_json& doc) const {
-    std::string content = doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-    if (!Fits(content)) return TooLarge();
-    return ToolResult{.content = std::move(content)};
   }
 
   // ---- gpu_breakdown, launches, threads ----
@@ -1239,10 +1238,8 @@ class ToolRun {
     Arguments args("gpu_breakdown", text, {});
     if (!args.ok()) return Fail(args.problem());
     JsonOut w;  // score's "gpu" without its launches
-    score_internal::WriteGpu(w, a_.trace->gpu);
-    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(w.Take());
-    doc.erase("launches");
-    return Document(doc);
+    score_internal::WriteGpu(w, a_.trace->gpu, /*launches=*/false);
+    return Whole(w.Take());
   }
 
   ToolResult Launches(std::string_view text) {
@@ -1250,9 +1247,7 @@ class ToolRun {
     if (!args.ok()) return Fail(args.problem());
     JsonOut w;
     score_internal::WriteLaunches(w, a_.trace->gpu.launches);
-    std::string content = w.Take();
-    if (!Fits(content)) return TooLarge();
-    return ToolResult{.content = std::move(content)};
+    return Whole(w.Take());
   }
 
   ToolResult Threads(std::string_view text) {
@@ -1262,9 +1257,7 @@ class ToolRun {
     w.BeginObject();
     score_internal::WriteStreaming(w, snap_, *snap_.streaming);
     w.EndObject();
-    std::string content = w.Take();
-    if (!Fits(content)) return TooLarge();
-    return ToolResult{.content = std::move(content)};
+    return Whole(w.Take());
   }
 
   const AnalysisTools& t_;

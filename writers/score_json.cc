@@ -56,7 +56,7 @@ w.CountField("unlaunched", l.unlaunched);
 w.EndObject();
 }
 
-void WriteGpu(JsonOut& w, const GpuTime& g) {
+void WriteGpu(JsonOut& w, const GpuTime& g, bool launches) {
   if (g.empty()) {
     w.Write(Value());
     return;
@@ -107,8 +107,10 @@ void WriteGpu(JsonOut& w, const GpuTime& g) {
     w.EndObject();
   }
   w.EndArray();
-  w.Key("launches");
-  WriteLaunches(w, g.launches);
+  if (launches) {
+    w.Key("launches");
+    WriteLaunches(w, g.launches);
+  }
   w.Key("overlap");
   w.BeginObject();
   w.NumberField("communication_ms", g.overlap.communication_ms);

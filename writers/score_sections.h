@@ -27,8 +27,9 @@ void WriteNode(JsonOut& w, const Snapshot& snap, const Analysis& a, NodeIndex n,
                std::optional<size_t> rank, bool gain);
 
 /// A trace's "gpu" object (HTA's temporal breakdown per rank, step and stream,
-/// kernel launches and overlap), or null without GPU kernels.
-void WriteGpu(JsonOut& w, const GpuTime& gpu);
+/// kernel launches and overlap; without "launches" when `launches` is false),
+/// or null without GPU kernels.
+void WriteGpu(JsonOut& w, const GpuTime& gpu, bool launches = true);
 
 /// The "launches" object of WriteGpu.
 void WriteLaunches(JsonOut& w, const LaunchStats& l);
