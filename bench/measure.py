@@ -12,10 +12,21 @@ give the same bytes), then times on that same input, in one run:
   cookgraph   `cookgraph score INPUT` (the default table); on a batch also
               `score -j 1` and `score -j 2`
   simdjson    bench/simdjson_floor: reading the same fields, nothing more
+  simdjson strict   (traces) bench/simdjson_floor --strict: each event's ph,
+              name, ts and dur alone, the least any trace tool reads
   python      bench/baseline_score.py: json + statistics + networkx
+  hta load    (traces up to --hta-max-mb) Holistic Trace Analysis' load of the
+              trace (bench/hta_load.py; its own load time, without the import),
+              where the shared folder's reference/hta and pandas are there
   cat         `cat INPUT > /dev/null`, run first: the best of its three runs
               reads from the page cache, so this is the memory floor, not a
               disk's, and the others find the input cached too
+
+cookgraph runs as `score INPUT --format json` on snapshots and traces: every
+analysis on, the whole document written. The sample (--sample, by default
+the shared folder's fixtures/traces/kineto_resnet50_workers4.json.gz, ResNet-50's public
+Kineto trace: 1 MB gzipped, 44k events) is timed the same way, best of ten,
+against HTA's load of it.
 
 Each command runs under /usr/bin/time -f '%e %M' for its peak RSS, its wall
 time taken around that; a command under 5 s runs three times and keeps the
@@ -120,6 +131,63 @@ def timed(cmd, timeout):
         if m["s"] >= 5:
             break
     return best
+
+
+def hta_available():
+    """The path to put on PYTHONPATH for HTA (reference/hta in the shared folder
+    beside the checkout), or None when it cannot run here."""
+    hta = os.path.join(os.path.dirname(ROOT), "shared", "reference", "hta")
+    if not os.path.isdir(os.path.join(hta, "hta")):
+        return None
+    probe = subprocess.run([PYTHON, "-c", "import pandas"], capture_output=True)
+    return hta if probe.returncode == 0 else None
+
+
+def hta_load(path, hta, timeout, runs=3):
+    """HTA's load time of `path` (its own figure, best of `runs`) and the
+    script's peak memory, or None when it fails."""
+    best = None
+    for _ in range(runs):
+        out = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"bench_hta_{os.getpid()}")
+        cmd = ["/usr/bin/time", "-f", "%M", "-o", out, PYTHON, os.path.join(HERE, "hta_load.py"),
+               path]
+        try:
+            run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                                 env=dict(os.environ, PYTHONPATH=hta))
+        except subprocess.TimeoutExpired:
+            return {"timeout": timeout}
+        if run.returncode != 0:
+            print(f"measure.py: HTA could not load {path}: {run.stderr.strip()[-300:]}", flush=True)
+            return None
+        with open(out) as f:
+            rss = f.read().split()[-1]
+        os.unlink(out)
+        got = json.loads(run.stdout.strip().splitlines()[-1])
+        m = {"s": got["load_s"], "import_s": got["import_s"], "events": got["events"],
+             "peak_mb": round(int(rss) / 1024, 1)}
+        if best is None or m["s"] < best["s"]:
+            best = m
+    return best
+
+
+def sample(path, cookgraph, hta, timeout):
+    """The small-trace figure: `score --format json` on the sample, best of
+    ten, against HTA's load of the same file."""
+    if not path or not os.path.exists(path):
+        print(f"measure.py: no sample trace at {path}: left out", flush=True)
+        return {}
+    runs = []
+    for _ in range(10):
+        runs.append(timed(f"{shquote(cookgraph)} score {shquote(path)} --format json", timeout))
+    best = min((m for m in runs if "s" in m), key=lambda m: m["s"], default=None)
+    out = {"file": os.path.basename(path), "mb": os.path.getsize(path) / 1e6, "cookgraph": best}
+    if hta:
+        out["hta"] = hta_load(path, hta, timeout)
+    cg = best["s"] if best else None
+    hl = (out.get("hta") or {}).get("s")
+    print(f"sample  {out['file']:38s} {out['mb']:9.1f} MB  cookgraph {cg:.3f} s"
+          + (f"; HTA load {hl:.2f} s ({hl / cg:.1f}x)" if hl and cg else ""), flush=True)
+    return out
 
 
 def shquote(s):
@@ -229,6 +297,11 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--kinds", default="native,kineto,batch")
     ap.add_argument("--core-bench", default="", help="bench/core_bench; empty = next to cookgraph")
+    ap.add_argument("--hta-max-mb", type=float, default=250,
+                    help="HTA loads traces up to this size (MB); 0 = never")
+    ap.add_argument("--sample", default=os.path.join(os.path.dirname(ROOT), "shared", "fixtures",
+                                                     "traces",
+                                                     "kineto_resnet50_workers4.json.gz"))
     args = ap.parse_args(argv)
     if not args.core_bench:
         args.core_bench = os.path.join(os.path.dirname(os.path.dirname(args.cookgraph)),
@@ -241,6 +314,10 @@ def main(argv=None):
     os.makedirs(args.results, exist_ok=True)
     started = time.monotonic()
     load_before = os.getloadavg()[0]
+    hta = hta_available() if args.hta_max_mb > 0 else None
+    if args.hta_max_mb > 0 and hta is None:
+        print("measure.py: HTA (the shared folder's reference/hta, with pandas) is not here: its column is "
+              "left out", flush=True)
     rows = []
     for kind in args.kinds.split(","):
         sizes = []
@@ -259,11 +336,11 @@ def main(argv=None):
                 tools["cookgraph -j 1"] = f"{shquote(args.cookgraph)} score {shquote(path)} -j 1"
                 tools["cookgraph -j 2"] = f"{shquote(args.cookgraph)} score {shquote(path)} -j 2"
             else:
-                tools["cookgraph"] = f"{shquote(args.cookgraph)} score {shquote(path)}"
+                score = f"{shquote(args.cookgraph)} score {shquote(path)} --format json"
+                tools["cookgraph"] = score
                 # What the second thread brings (adapters/json_events.cc, metrics/analysis.cc
                 # still splits the statistics): the JSON read on the calling thread only.
-                tools["cookgraph 1 thread"] = \
-                    f"env COOKGRAPH_JSON_THREADS=1 {shquote(args.cookgraph)} score {shquote(path)}"
+                tools["cookgraph 1 thread"] = f"env COOKGRAPH_JSON_THREADS=1 {score}"
                 if kind == "kineto":
                     # The what-if model: one event graph per step and rank, built in one
                     # pass over the trace (metrics/whatif.h), against score on the same file.
@@ -271,6 +348,8 @@ def main(argv=None):
                         f"{shquote(args.cookgraph)} whatif {shquote(path)} --top 1"
             if args.floor:
                 tools["simdjson"] = f"{shquote(args.floor)} {quoted}"
+                if kind == "kineto":
+                    tools["simdjson strict"] = f"{shquote(args.floor)} --strict {quoted}"
             tools["python"] = f"{PYTHON} {shquote(os.path.join(HERE, 'baseline_score.py'))} " \
                               f"{shquote(path)}"
             for tool, cmd in tools.items():
@@ -279,11 +358,19 @@ def main(argv=None):
                 print(f"{kind:7s} {row['label']:38s} {mb:9.1f} MB  {tool:15s} "
                       + (f"{m['s']:8.2f} s {m['peak_mb']:9.1f} MB peak" if "s" in m
                          else f"timed out after {m['timeout']:.0f} s"), flush=True)
+            if kind == "kineto" and hta and mb <= args.hta_max_mb:
+                m = hta_load(path, hta, args.timeout, runs=1)
+                if m is not None:
+                    row["tools"]["hta load"] = m
+                if m is not None and "s" in m:
+                    print(f"{kind:7s} {row['label']:38s} {mb:9.1f} MB  {'hta load':15s} "
+                          f"{m['s']:8.2f} s {m['peak_mb']:9.1f} MB peak", flush=True)
             rows.append(row)
+    smp = sample(args.sample, args.cookgraph, hta, args.timeout)
     gz = gzip_cost(rows, args.cookgraph, args.work, args.timeout)
     micro = microbenchmarks(args.core_bench)
     info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "micro": micro, "gzip": gz,
+            "micro": micro, "gzip": gz, "sample": smp,
             "machine": machine(), "commit": commit(), "sizes": args.sizes,
             "cookgraph": args.cookgraph, "run_s": round(time.monotonic() - started, 1),
             # Other work on the machine skews the ratios, -j 2 the most: the

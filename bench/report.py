@@ -17,7 +17,8 @@ KINDS = {"native": "Native snapshots: `cookgraph score FILE`",
          "kineto": "Kineto-style Chrome traces: `cookgraph score FILE`",
          "batch": "Batches of snapshots: `cookgraph score DIR -j 1` and `-j 2`"}
 COLORS = {"cookgraph": "#d62728", "cookgraph -j 1": "#ff9896", "cookgraph -j 2": "#d62728",
-          "simdjson": "#1f77b4", "python": "#2ca02c", "cat": "#7f7f7f"}
+          "simdjson": "#1f77b4", "simdjson strict": "#aec7e8", "python": "#2ca02c",
+          "hta load": "#9467bd", "cat": "#7f7f7f"}
 
 
 def secs(m):
@@ -77,6 +78,12 @@ def markdown(info, rows):
                     "| peak MB (-j 2) | simdjson s | × simdjson | python s | python ÷ cg "
                     "| cat s | × cat |",
                     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        elif kind == "kineto":
+            out += ["| input | MB | cookgraph s | 1 thread s | MB/s | ms/MB | peak MB | peak ÷ MB "
+                    "| simdjson s | × simdjson | strict s | × strict | python s | python ÷ cg "
+                    "| HTA load s | HTA ÷ cg | cat s | × cat |",
+                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
+                    "|---:|---:|---:|"]
         else:
             out += ["| input | MB | cookgraph s | 1 thread s | MB/s | ms/MB | peak MB | peak ÷ MB "
                     "| simdjson s | × simdjson | python s | python ÷ cg | cat s | × cat |",
@@ -96,9 +103,13 @@ def markdown(info, rows):
                       f"{cg['peak_mb']:.0f}" if cg and "peak_mb" in cg else "–"]
             if kind != "batch":  # a batch's peak is one file's, not the folder's
                 cells += [f"{cg['peak_mb'] / r['mb']:.2f}" if cg and "peak_mb" in cg else "–"]
-            cells += [f_s(t.get("simdjson")), ratio(c, secs(t.get("simdjson"))),
-                      f_s(t.get("python")), ratio(secs(t.get("python")), c),
-                      f_s(t.get("cat")), ratio(c, secs(t.get("cat")), 0)]
+            cells += [f_s(t.get("simdjson")), ratio(c, secs(t.get("simdjson")))]
+            if kind == "kineto":
+                cells += [f_s(t.get("simdjson strict")), ratio(c, secs(t.get("simdjson strict")), 2)]
+            cells += [f_s(t.get("python")), ratio(secs(t.get("python")), c)]
+            if kind == "kineto":
+                cells += [f_s(t.get("hta load")), ratio(secs(t.get("hta load")), c)]
+            cells += [f_s(t.get("cat")), ratio(c, secs(t.get("cat")), 0)]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
     g = info.get("gzip") or {}
@@ -113,9 +124,63 @@ def markdown(info, rows):
                 "", "zcat is zlib's inflate alone. cookgraph inflates on its reading thread, "
                 "beside the handler, so part of the inflate hides behind the rest of the work.",
                 ""]
+    smp = info.get("sample") or {}
+    if smp.get("cookgraph"):
+        cg, hta = smp["cookgraph"], smp.get("hta") or {}
+        out += ["## A small real trace: `cookgraph score FILE --format json`", "",
+                "| input | MB (gzip) | cookgraph s | peak MB | HTA load s | HTA peak MB "
+                "| HTA ÷ cg |",
+                "|---|---:|---:|---:|---:|---:|---:|",
+                f"| {smp['file']} | {smp['mb']:.2f} | {cg['s']:.3f} | {cg['peak_mb']:.0f} "
+                f"| {f_s(hta) if hta else '–'} | {hta.get('peak_mb', '–')} "
+                f"| {ratio(secs(hta) if hta else None, cg['s'])} |",
+                "", "cookgraph: best of ten runs of the whole command; HTA: best of three loads "
+                "(bench/hta_load.py: `TraceAnalysis(trace_dir=...)`, without importing HTA).", ""]
+    out += targets39(rows, info)
     out += targets(rows, info)
     out += ["![time against input size](results.svg)", ""]
     return "\n".join(out)
+
+
+def targets39(rows, info):
+    """Issue 39's targets: traces of 200 MB and 1 GB against the strict floor,
+    Python and the file's size; the sample; the largest native snapshot."""
+    out = ["## Issue 39's targets", "",
+           "| target | input | measured | goal | |", "|---|---|---:|---:|---|"]
+
+    def line(what, where, value, goal, ok):
+        out.append(f"| {what} | {where} | {value} | {goal} | {'met' if ok else '**missed**'} |")
+
+    for r in sorted((r for r in rows if r["kind"] == "kineto" and r["mb"] >= 150),
+                    key=lambda r: r["mb"]):
+        t = r["tools"]
+        c = secs(t.get("cookgraph"))
+        if c is None:
+            continue
+        where = f"{r['label']}, {r['mb']:.0f} MB"
+        strict, py = secs(t.get("simdjson strict")), secs(t.get("python"))
+        if strict:
+            line("trace: cookgraph ÷ strict floor", where, f"{c / strict:.2f}×", "≤ 1.5×",
+                 c / strict <= 1.5)
+        if py:
+            line("trace: Python ÷ cookgraph", where, f"{py / c:.1f}×", "≥ 30×", py / c >= 30)
+        peak = t["cookgraph"]["peak_mb"] / r["mb"]
+        line("trace: peak memory ÷ file size", where, f"{peak:.2f}", "≤ 0.6", peak <= 0.6)
+    smp = info.get("sample") or {}
+    if smp.get("cookgraph"):
+        c = smp["cookgraph"]["s"]
+        line("sample trace: cookgraph", smp["file"], f"{c:.3f} s", "≤ 0.07 s", c <= 0.07)
+        h = secs(smp.get("hta"))
+        if h:
+            line("sample trace: HTA load ÷ cookgraph", smp["file"], f"{h / c:.1f}×", "≥ 25×",
+                 h / c >= 25)
+    for r in (r for r in rows if r["kind"] == "native" and r["size"] == [100000, 600]):
+        c, f = secs(r["tools"].get("cookgraph")), secs(r["tools"].get("simdjson"))
+        if c and f:
+            line("native snapshot: cookgraph ÷ its parse floor", f"{r['label']}, {r['mb']:.0f} MB",
+                 f"{c / f:.2f}×", "≤ 1.5×", c / f <= 1.5)
+    out.append("")
+    return out
 
 
 def targets(rows, info):

@@ -10,7 +10,8 @@ same per-node avg_ms, std_ms, score and per_frame_ms within 1e-9 relative
 (1e-12 ms absolute for values near zero): the proof that the Python baseline
 of bench/run.sh does the same work as cookgraph. Also: the trace's frames are
 its ProfilerStep#N spans, the generators give the same bytes twice, and the
-simdjson floor (when built) reads every file.
+simdjson floor (when built) reads every file, and its strict pass (--strict:
+ph, name, ts and dur) every event of the trace.
 """
 
 import filecmp
@@ -102,6 +103,16 @@ def main():
         out = run([floor, native, kineto] + sorted(
             os.path.join(batch, f) for f in os.listdir(batch)))
         print(out, end="")
+        # The strict floor (ph, name, ts, dur) reads every event of the trace
+        # too, and fewer of its values than the full one.
+        strict = run([floor, "--strict", kineto])
+        print(strict, end="")
+        full = next(line for line in out.splitlines() if line.startswith(kineto + ":"))
+        count = lambda line, what: int(line.split(what)[0].split(",")[-1].split(":")[-1])
+        if count(strict, " nodes/events") != count(full, " nodes/events") or \
+                count(strict, " strings") >= count(full, " strings"):
+            problems.append(f"{kineto}: the strict floor read '{strict.strip()}', the full "
+                            f"one '{full.strip()}'")
     for p in problems[:20]:
         print(p)
     if problems:
