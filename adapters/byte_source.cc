@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifndef COOKGRAPH_NO_ZLIB
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 #endif
 
@@ -14,11 +16,23 @@
 #include <filesystem>
 #include <limits>
 #include <new>
+#include <optional>
 
 namespace cookgraph {
 namespace {
 
 constexpr size_t kBufferBytes = 1 << 18;  // 256 KiB: large reads keep zlib fast
+// A gzip file up to kWholeStored bytes that inflates to at most kWholeInflated,
+// and less than kWholeRatio times its size, is inflated whole when opened (InflateWhole, with ISA-L's inflater, about
+// four times zlib's speed): the readers then read a string, which the JSON
+// reader splits between two threads; inflated block by block (zlib), it is
+// read on one (docs/performance.md#gzip).
+#ifndef COOKGRAPH_NO_ZLIB
+constexpr uint64_t kWholeStored = uint64_t{32} << 20;
+constexpr uint64_t kWholeInflated = uint64_t{512} << 20;
+constexpr size_t kWholeStep = size_t{1} << 20;
+constexpr uint64_t kWholeRatio = 256;  // inflated ÷ stored past which it is a bomb
+#endif
 
 #ifdef COOKGRAPH_NO_ZLIB
 // A build without zlib (COOKGRAPH_NO_ZLIB, the WebAssembly build: the page
@@ -80,10 +94,110 @@ std::string GzipMessage(const char* what) {
   return message;
 }
 
+#ifndef COOKGRAPH_NO_ZLIB
+// The size gzip's trailer gives (the last member's, modulo 2^32) for a
+// regular file of `size` bytes starting with gzip's magic bytes, else nullopt.
+std::optional<uint64_t> GzipSizeHint(int fd, uint64_t size) {
+  unsigned char head[2] = {0, 0}, tail[4] = {0, 0, 0, 0};
+  if (size < 18 || pread(fd, head, 2, 0) != 2 || head[0] != 0x1f || head[1] != 0x8b ||
+      pread(fd, tail, 4, static_cast<off_t>(size - 4)) != 4) {
+    return std::nullopt;
+  }
+  return uint64_t{tail[0]} | uint64_t{tail[1]} << 8 | uint64_t{tail[2]} << 16 |
+         uint64_t{tail[3]} << 24;
+}
+#endif
+
 }  // namespace
 
+MappedBytes::~MappedBytes() {
+  if (data_ != nullptr) munmap(data_, size_);
+}
+
+MappedBytes& MappedBytes::operator=(MappedBytes&& other) noexcept {
+  std::swap(data_, other.data_);
+  std::swap(size_, other.size_);
+  return *this;
+}
+
+#ifndef COOKGRAPH_NO_ZLIB
+bool MappedBytes::Grow(size_t size) {
+  void* at = data_ == nullptr ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                              : mremap(data_, size_, size, MREMAP_MAYMOVE);
+  if (at == MAP_FAILED) return false;
+  // 2 MiB pages where the kernel has them: a 24 MB inflated trace took
+  // 6,000 page faults in 4 KiB pages, as long as inflating it.
+  madvise(at, size, MADV_HUGEPAGE);
+  data_ = static_cast<char*>(at);
+  size_ = size;
+  return true;
+}
+
+bool ByteSource::InflateWhole(int fd, uint64_t stored, uint64_t hint) {
+  const uint64_t most = std::min(kWholeInflated, limits_.input_size);
+  if (hint > most) return false;
+  std::unique_ptr<uint8_t[]> in(new (std::nothrow) uint8_t[stored]);
+  if (in == nullptr) return false;
+  for (uint64_t got = 0; got < stored;) {
+    const ssize_t n = pread(fd, in.get() + got, stored - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    got += static_cast<uint64_t>(n);
+  }
+  // Room for what the trailer says (pages are touched only as written),
+  // grown if the members hold more.
+  MappedBytes text;
+  if (!text.Grow(static_cast<size_t>(std::max<uint64_t>(hint + 1, kBufferBytes)))) return false;
+  inflate_state state;
+  isal_inflate_init(&state);
+  state.crc_flag = ISAL_GZIP;  // the header read, the trailer's CRC-32 and size checked
+  state.next_in = in.get();
+  state.avail_in = static_cast<uint32_t>(stored);
+  size_t len = 0;
+  for (;;) {
+    if (len == text.size()) {
+      if (text.size() > most ||
+          !text.Grow(static_cast<size_t>(std::min<uint64_t>(uint64_t{text.size()} * 2, most + 1)))) {
+        return false;
+      }
+    }
+    // A megabyte at a time, so that a bomb (a member that inflates a
+    // thousandfold) is given up after one: JSON inflates tens of times.
+    state.next_out = reinterpret_cast<uint8_t*>(text.data() + len);
+    state.avail_out = static_cast<uint32_t>(std::min<size_t>(text.size() - len, kWholeStep));
+    const uint32_t room = state.avail_out;
+    if (isal_inflate(&state) != ISAL_DECOMP_OK) return false;  // corrupt: see InflateWhole's doc
+    len += room - state.avail_out;
+    const uint64_t consumed = stored - state.avail_in;
+    if (len > most || (len > kWholeStep && len / kWholeRatio > consumed)) return false;
+    if (state.block_state == ISAL_BLOCK_FINISH) {
+      // Another member follows, or the end; other bytes after a member are
+      // ignored, as zlib (and gzip(1)) ignore them.
+      if (state.avail_in < 2 || state.next_in[0] != 0x1f || state.next_in[1] != 0x8b) break;
+      uint8_t* next = state.next_in;
+      const uint32_t left = state.avail_in;
+      isal_inflate_reset(&state);
+      state.crc_flag = ISAL_GZIP;
+      state.next_in = next;
+      state.avail_in = left;
+    } else if (state.avail_in == 0 && state.avail_out > 0) {
+      return false;  // cut short: zlib, block by block, says so where it ends
+    }
+  }
+  gzclose(static_cast<gzFile>(gz_));
+  gz_ = nullptr;
+  owned_ = std::move(text);
+  text_ = std::string_view(owned_.data(), len);
+  buffer_ = text_.data();
+  stored_size_ = len;
+  std::vector<char>().swap(storage_);
+  return true;
+}
+#endif
+
 Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
-                                                     const InputLimits& limits) {
+                                                     const InputLimits& limits, GzipRead gzip) {
+  const bool whole = gzip == GzipRead::kWholeWhenSmall;
   std::error_code ec;
   if (path != "-" && std::filesystem::is_directory(path, ec)) {
     return Error{.file = path, .message = "is a directory, not a snapshot file"};
@@ -95,6 +209,14 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
   struct stat info {};
   const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
   const uint64_t stored_size = regular ? static_cast<uint64_t>(info.st_size) : 0;
+#ifndef COOKGRAPH_NO_ZLIB
+  const std::optional<uint64_t> gzip_size =
+      whole && regular && path != "-" && stored_size <= kWholeStored
+          ? GzipSizeHint(fd, stored_size)
+          : std::nullopt;
+#else
+  (void)whole;
+#endif
   // gzdopen reads gzip transparently and passes other bytes through unchanged.
   gzFile gz = gzdopen(fd, "rb");
   if (gz == nullptr) {
@@ -113,6 +235,13 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
   source->gz_ = gz;
   source->storage_.resize(kBufferBytes);
   source->buffer_ = source->storage_.data();
+#ifndef COOKGRAPH_NO_ZLIB
+  // Inflated whole, or opened again to be read block by block (the same
+  // bytes, the same errors at the same places).
+  if (gzip_size && !source->InflateWhole(fd, stored_size, *gzip_size)) {
+    return Open(path, limits, GzipRead::kBlocks);
+  }
+#endif
   return source;
 }
 

@@ -21,11 +21,37 @@
 
 namespace cookgraph {
 
+/// Bytes in pages of their own (mmap), grown in place where the kernel can
+/// (mremap) and in 2 MiB pages where it has them: a whole inflated input.
+class MappedBytes {
+ public:
+  MappedBytes() = default;
+  ~MappedBytes();
+  MappedBytes(MappedBytes&& other) noexcept { *this = std::move(other); }
+  MappedBytes& operator=(MappedBytes&& other) noexcept;
+  /// Makes room for `size` bytes (>= size()), keeping the bytes; false when
+  /// the memory is not there.
+  bool Grow(size_t size);
+  char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+/// How a gzip file is inflated: block by block as it is read, or, for a
+/// file to be read to its end, whole when opened if it is small (up to 32 MB
+/// stored, 512 MB inflated): a string, which the JSON reader splits between
+/// two threads.
+enum class GzipRead : uint8_t { kBlocks, kWholeWhenSmall };
+
 class ByteSource {
  public:
   /// Opens `path` ("-" = standard input). Fails with a message naming the file.
   static Result<std::unique_ptr<ByteSource>> Open(const std::string& path,
-                                                  const InputLimits& limits = {});
+                                                  const InputLimits& limits = {},
+                                                  GzipRead gzip = GzipRead::kBlocks);
   /// Reads from `text`, which must outlive the source.
   static std::unique_ptr<ByteSource> FromString(std::string_view text, std::string name,
                                                 const InputLimits& limits = {});
@@ -38,8 +64,10 @@ class ByteSource {
   const std::string& name() const { return name_; }
   /// The limits of this input, for every stage that reads it.
   const InputLimits& limits() const { return limits_; }
-  /// The size of the input as stored (compressed for gzip); 0 when unknown
-  /// (standard input, a pipe). For choosing how to read, never for limits.
+  /// The size of the input as stored (compressed for gzip read block by
+  /// block, inflated for a small gzip file inflated whole when opened); 0
+  /// when unknown (standard input, a pipe). For choosing how to read, never
+  /// for limits.
   uint64_t stored_size() const { return stored_size_; }
 
   /// True when no byte is left (or reading failed: see failed()).
@@ -102,6 +130,11 @@ class ByteSource {
 
  private:
   ByteSource() = default;
+  // Inflates the gzip file `fd` (`stored` bytes, about `hint` inflated) into
+  // owned_ and reads it as a string; false when it is corrupt, cut short or
+  // larger than kWholeInflated or input-size: Open() then reads it block by
+  // block, which fails where it fails and says why, in zlib's words.
+  bool InflateWhole(int fd, uint64_t stored, uint64_t hint);
   bool Fill();  // refills buffer_ from storage_; false at the end or on error
   // Fill() into `into` (buffer_ then points there; gzip sources only).
   bool FillInto(char* into, size_t capacity);
@@ -116,6 +149,7 @@ class ByteSource {
   uint64_t device_ = 0, inode_ = 0;  // regular files: which file, for Reopen()
   void* gz_ = nullptr;               // gzFile (without zlib, a plain file); nullptr for strings
   std::string_view text_;            // string sources
+  MappedBytes owned_;                // a gzip file inflated whole: text_'s bytes
   std::vector<char> storage_;        // file sources' buffer
   const char* buffer_ = nullptr;
   size_t pos_ = 0, len_ = 0;

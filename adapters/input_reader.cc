@@ -139,7 +139,7 @@ Result<Snapshot> ReadInput(const std::vector<std::string>& paths, const ReadOpti
     }
     return ReadGstreamerInput(paths, options.limits);
   }
-  auto opened = ByteSource::Open(paths[0], options.limits);
+  auto opened = ByteSource::Open(paths[0], options.limits, GzipRead::kWholeWhenSmall);
   if (!opened) return opened.error();
   ByteSource& source = **opened;
   const std::string_view head = source.Head();

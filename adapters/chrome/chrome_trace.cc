@@ -41,7 +41,7 @@ Result<Snapshot> ReadChromeTrace(ByteSource& source, const ChromeTraceOptions& o
 
 Result<Snapshot> ReadChromeTraceFile(const std::string& path, const ChromeTraceOptions& options,
                                      const InputLimits& limits) {
-  auto opened = ByteSource::Open(path, limits);
+  auto opened = ByteSource::Open(path, limits, GzipRead::kWholeWhenSmall);
   if (!opened) return opened.error();
   ByteSource& source = **opened;
   const char first = source.PeekNonBlank();

@@ -22,7 +22,7 @@ Result<Snapshot> Read(ByteSource& source, Spelling spelling) {
 }  // namespace
 
 Result<Snapshot> ReadSnapshotFile(const std::string& path, const InputLimits& limits) {
-  auto opened = ByteSource::Open(path, limits);
+  auto opened = ByteSource::Open(path, limits, GzipRead::kWholeWhenSmall);
   if (!opened) return opened.error();
   return ReadSnapshotSource(**opened);
 }
