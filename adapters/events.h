@@ -41,6 +41,16 @@ class EventHandler {
   /// A number; `text` is its spelling in the input (integers: digits only).
   virtual bool Number(double value, std::string_view text, bool integer, Location at) = 0;
   virtual bool String(std::string_view value, Location at) = 0;
+
+  /// Asked after each Key() by the one-thread reader: true when the value
+  /// that follows means nothing to the handler, which then gets none of its
+  /// events (the reader still checks it and its limits, and fails on it as
+  /// on any value).
+  virtual bool SkipsValue() const { return false; }
+  /// False when Number()'s `value` is never read (the handler parses `text`):
+  /// the reader then passes 0 and converts only numbers that may overflow, to
+  /// refuse them as before.
+  virtual bool ReadsNumberValues() const { return true; }
 };
 
 /// Parses JSON from `source` into `handler`. A syntax error is returned with its

@@ -214,8 +214,17 @@ class JsonReader {
     ++pos_;
     const bool object = stack_.back() == '{';
     stack_.pop_back();
+    if (Muted()) {
+      if (stack_.size() == mute_depth_) mute_depth_ = kNotMuted;  // the skipped value ends
+      return true;
+    }
     return object ? handler_.EndObject(Here()) : handler_.EndArray(Here());
   }
+  // Skipping a value the handler said it does not read (SkipsValue): its
+  // tokens are checked, not handed over, until the stack is back at
+  // mute_depth_.
+  bool Muted() const { return mute_depth_ != kNotMuted; }
+  static constexpr size_t kNotMuted = SIZE_MAX;
 
   ByteSource& source_;
   EventHandler& handler_;
@@ -237,6 +246,8 @@ class JsonReader {
   size_t rest_depth_ = 0;
   RestEnd rest_end_;
   const std::atomic<bool>* cancel_ = nullptr;
+  size_t mute_depth_ = kNotMuted;
+  const bool doubles_ = handler_.ReadsNumberValues();
 };
 
 bool JsonReader::Refill(size_t keep, bool may_pause) {
@@ -502,6 +513,10 @@ bool JsonReader::ScanNumber() {
                                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     uint64_t mantissa = 0;
     const size_t digits = (int_to - int_from) + (frac_to - frac_from);
+    if ((Muted() || !doubles_) && digits <= 15 && scale >= -22 && scale <= 22) {
+      // Not read, and a finite double whatever its digits (below 2^53 × 10^22).
+      return Muted() || handler_.Number(0.0, text, integer, at);
+    }
     if (digits <= 19) {
       for (size_t k = int_from; k < int_to; ++k)
         mantissa = mantissa * 10 + static_cast<uint64_t>(b[k] - '0');
@@ -531,7 +546,7 @@ bool JsonReader::ScanNumber() {
         return Fail(pos_, fmt::format("invalid number '{}'", text));
       }
     }
-    return handler_.Number(value, text, integer, at);
+    return Muted() || handler_.Number(value, text, integer, at);
   }
 }
 
@@ -544,15 +559,15 @@ bool JsonReader::ScanLiteral() {
   };
   if (is("true")) {
     pos_ += 4;
-    return handler_.Bool(true, Here());
+    return Muted() || handler_.Bool(true, Here());
   }
   if (is("false")) {
     pos_ += 5;
-    return handler_.Bool(false, Here());
+    return Muted() || handler_.Bool(false, Here());
   }
   if (is("null")) {
     pos_ += 4;
-    return handler_.Null(Here());
+    return Muted() || handler_.Null(Here());
   }
   size_t n = 0;
   while (n < left && n < 8 && std::isalpha(static_cast<unsigned char>(p[n]))) ++n;
@@ -574,14 +589,14 @@ bool JsonReader::Value() {
     case '{':
       ++pos_;
       stack_.push_back('{');
-      return handler_.BeginObject(Here());
+      return Muted() || handler_.BeginObject(Here());
     case '[':
       ++pos_;
       stack_.push_back('[');
-      return handler_.BeginArray(Here());
+      return Muted() || handler_.BeginArray(Here());
     case '"': {
       std::string_view s;
-      return ScanString(s, false) && handler_.String(s, Here());
+      return ScanString(s, false) && (Muted() || handler_.String(s, Here()));
     }
     case 't':
     case 'f':
@@ -645,6 +660,7 @@ Status JsonReader::Parse(bool* ended_early) {
       case Next::kValue:
         if (!Value()) return result(false);
         next = c == '{' ? Next::kKeyOrClose : c == '[' ? Next::kValueOrClose : Next::kAfterValue;
+        if (next == Next::kAfterValue && stack_.size() == mute_depth_) mute_depth_ = kNotMuted;
         continue;
       case Next::kKeyOrClose:
         if (c == '}') {
@@ -656,7 +672,11 @@ Status JsonReader::Parse(bool* ended_early) {
       case Next::kKey: {
         if (c != '"') return result(Unexpected("a string (an object key)"));
         std::string_view key;
-        if (!ScanString(key, true) || !handler_.Key(key, Here())) return result(false);
+        if (!ScanString(key, true)) return result(false);
+        if (!Muted()) {
+          if (!handler_.Key(key, Here())) return result(false);
+          if (handler_.SkipsValue()) mute_depth_ = stack_.size();
+        }
         if (!SkipBlank()) return result(!source_.failed() && FailEnd("':'"));
         if (buf_[pos_] != ':') return result(Unexpected("':' after an object key"));
         ++pos_;

@@ -153,6 +153,14 @@ class Tokenizer final : public EventHandler {
   bool Number(double, std::string_view text, bool, Location at) override {
     return Scalar(Kind::kNumber, text, at);
   }
+  // Numbers are read from their text (TimeValue, ArgValue).
+  bool ReadsNumberValues() const override { return false; }
+  // An event's field or an arg that is none of those read: its value changes
+  // nothing here, whatever it holds.
+  bool SkipsValue() const override {
+    if (event_open_ && depth_ == events_depth_ + 1) return field_ == Field::kOther;
+    return in_args_ && depth_ == events_depth_ + 2 && arg_ == Arg::kOther;
+  }
   bool String(std::string_view value, Location at) override {
     return Scalar(Kind::kString, value, at);
   }

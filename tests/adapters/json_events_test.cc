@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -58,6 +59,63 @@ class Recorder final : public EventHandler {
     return true;
   }
 };
+
+// Skips the value of every other key it is asked about (SkipsValue), and
+// reads numbers from their text (ReadsNumberValues false): it must see the
+// events Recorder sees, less the skipped values', and the same errors.
+class Skipper final : public EventHandler {
+ public:
+  std::vector<std::string> events;
+  bool BeginObject(Location) override { return Add("{"); }
+  bool EndObject(Location) override { return Add("}"); }
+  bool BeginArray(Location) override { return Add("["); }
+  bool EndArray(Location) override { return Add("]"); }
+  bool Key(std::string_view key, Location) override {
+    skip_ = asked_++ % 2 == 0;
+    return Add("key " + std::string(key));
+  }
+  bool Null(Location) override { return Add("null"); }
+  bool Bool(bool value, Location) override { return Add(value ? "true" : "false"); }
+  bool Number(double value, std::string_view text, bool integer, Location) override {
+    const double read = std::strtod(std::string(text).c_str(), nullptr);
+    EXPECT_TRUE(value == 0 || value == read) << text;  // 0 unless converted anyway
+    return Add(NumberLine(read, integer));
+  }
+  bool String(std::string_view value, Location) override {
+    return Add("string " + std::string(value));
+  }
+  bool SkipsValue() const override { return skip_; }
+  bool ReadsNumberValues() const override { return false; }
+
+ private:
+  bool Add(std::string line) {
+    events.push_back(std::move(line));
+    return true;
+  }
+  size_t asked_ = 0;
+  bool skip_ = false;
+};
+
+// Recorder's events less what Skipper skips: the value after every other key
+// it sees (a skipped value's own keys are not asked about).
+std::vector<std::string> WithoutSkipped(const std::vector<std::string>& all) {
+  std::vector<std::string> out;
+  size_t asked = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    out.push_back(all[i]);
+    if (all[i].rfind("key ", 0) != 0 || asked++ % 2 != 0) continue;
+    size_t j = i + 1;
+    int depth = 0;
+    do {
+      if (j >= all.size()) break;
+      if (all[j] == "{" || all[j] == "[") ++depth;
+      if (all[j] == "}" || all[j] == "]") --depth;
+      ++j;
+    } while (depth > 0);
+    i = j - 1;
+  }
+  return out;
+}
 
 struct Reference : nlohmann::json_sax<nlohmann::json> {
   std::vector<std::string> events;
@@ -125,6 +183,22 @@ Outcome Theirs(const std::string& text) {
 void ExpectAgree(const std::string& text) {
   Outcome ours = Ours(text);
   Outcome theirs = Theirs(text);
+  {
+    // Skipped values are still read and checked: the same status, the same
+    // error at the same place, the events less the skipped ones.
+    auto source = ByteSource::FromString(text, "t.json");
+    Skipper skipper;
+    const Status status = ParseJsonEvents(*source, skipper, nullptr, JsonThreads::kOne);
+    EXPECT_EQ(static_cast<bool>(status), ours.ok) << text;
+    if (status && ours.ok) {
+      EXPECT_EQ(skipper.events, WithoutSkipped(ours.events)) << text;
+    }
+    if (!status && !ours.ok) {
+      EXPECT_EQ(status.error().message, ours.error.message) << text;
+      EXPECT_EQ(status.error().line, ours.error.line) << text;
+      EXPECT_EQ(status.error().column, ours.error.column) << text;
+    }
+  }
   // Two threads give the same events and the same error as one.
   Outcome two = Ours(text, JsonThreads::kTwo);
   EXPECT_EQ(two.ok, ours.ok);
@@ -165,6 +239,39 @@ const char* const kCases[] = {
 
 TEST(JsonEvents, AgreesWithNlohmannOnEdgeCases) {
   for (const char* text : kCases) ExpectAgree(text);
+  // Each case as a skipped value and as a read one.
+  for (const char* text : kCases) {
+    std::string skipped = R"({"skip": )";
+    skipped += text;
+    skipped += R"(, "keep": [1, {"k": 2.5}]})";
+    ExpectAgree(skipped);
+    std::string read = R"({"skip": 1, "keep": )";
+    read += text;
+    read += "}";
+    ExpectAgree(read);
+  }
+}
+
+TEST(JsonEvents, ASkippedValueKeepsTheLimits) {
+  // Nesting past the depth limit inside a skipped value fails where a read
+  // one fails; a skipped number that overflows fails as a read one does.
+  std::string deep = R"({"skip": )";
+  deep.append(300, '[');
+  deep.append(300, ']');
+  deep += "}";
+  for (const std::string& text : {deep, std::string(R"({"skip": [1e999]})")}) {
+    auto read = ByteSource::FromString(text, "t.json");
+    Recorder recorder;
+    const Status want = ParseJsonEvents(*read, recorder, nullptr, JsonThreads::kOne);
+    auto skipped = ByteSource::FromString(text, "t.json");
+    Skipper skipper;
+    const Status got = ParseJsonEvents(*skipped, skipper, nullptr, JsonThreads::kOne);
+    ASSERT_FALSE(want) << text;
+    ASSERT_FALSE(got) << text;
+    EXPECT_EQ(got.error().message, want.error().message);
+    EXPECT_EQ(got.error().column, want.error().column);
+    EXPECT_EQ(skipper.events, (std::vector<std::string>{"{", "key skip"}));
+  }
 }
 
 TEST(JsonEvents, AgreesWithNlohmannOnMutatedDocuments) {
@@ -370,6 +477,140 @@ TEST(JsonEvents, DeepNestingNeedsNoRecursion) {
   EXPECT_TRUE(ours.ok) << ours.error.Format();
   EXPECT_EQ(ours.events.size(), 400000u);
 }
+
+// A small gzip file opened to be read to its end (GzipRead::kWholeWhenSmall)
+// is inflated whole by ISA-L: the same bytes as zlib's block-by-block reading,
+// every member, the same errors for what is corrupt or cut short, and bombs
+// left to block-by-block reading (adapters/byte_source.h).
+
+std::string Gzip(const std::string& text) {
+  uLongf size = compressBound(static_cast<uLong>(text.size())) + 32;
+  std::string out(size, '\0');
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+void Write(const std::string& path, const std::string& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  ASSERT_EQ(std::fclose(f), 0);
+}
+
+struct Read {
+  std::string bytes;
+  std::string error;
+  uint64_t stored_size = 0;
+  bool reopens = false;  // a string, which a split parse can read twice
+};
+
+Read ReadAll(const std::string& path, GzipRead gzip) {
+  auto opened = ByteSource::Open(path, {}, gzip);
+  EXPECT_TRUE(opened) << path;
+  if (!opened) return {};
+  ByteSource& source = **opened;
+  Read out{.stored_size = source.stored_size()};
+  source.Head();  // the first read, which Reopen() wants
+  out.reopens = source.Reopen() != nullptr;
+  char block[4096];
+  for (size_t n; (n = source.Read(block, sizeof block)) > 0;) out.bytes.append(block, n);
+  out.error = source.error();
+  return out;
+}
+
+// Text that compresses as a trace does (tens of times, not thousands).
+std::string TraceLike(size_t bytes) {
+  std::mt19937 rng(39);
+  std::string text = "[";
+  while (text.size() < bytes) {
+    text += "{\"ph\": \"X\", \"name\": \"aten::op" + std::to_string(rng() % 500) +
+            "\", \"ts\": " + std::to_string(rng()) + ", \"dur\": " + std::to_string(rng() % 999) +
+            "},\n";
+  }
+  return text + "{}]";
+}
+
+TEST(ByteSource, ASmallGzipFileIsInflatedWholeToTheSameBytes) {
+  cookgraph::testing::TempDir dir;
+  const std::string text = TraceLike(3 << 20);
+  const std::string gz = Gzip(text);
+  Write(dir / "t.json.gz", gz);
+  const Read whole = ReadAll(dir / "t.json.gz", GzipRead::kWholeWhenSmall);
+  const Read blocks = ReadAll(dir / "t.json.gz", GzipRead::kBlocks);
+  EXPECT_EQ(whole.bytes, text);
+  EXPECT_EQ(blocks.bytes, text);
+  EXPECT_EQ(whole.error, "");
+  // Inflated whole: a string of the inflated size, which can be read twice.
+  EXPECT_EQ(whole.stored_size, text.size());
+  EXPECT_TRUE(whole.reopens);
+  // Block by block: the stored size, one reader from the start.
+  EXPECT_EQ(blocks.stored_size, gz.size());
+  EXPECT_FALSE(blocks.reopens);
+}
+
+TEST(ByteSource, EveryMemberIsReadAndBytesAfterTheLastAreIgnoredAsZlibDoes) {
+  cookgraph::testing::TempDir dir;
+  const std::string a = TraceLike(200000), b = TraceLike(300000) + "tail";
+  Write(dir / "members.json.gz", Gzip(a) + Gzip(b));
+  Write(dir / "garbage.json.gz", Gzip(a) + "this is not gzip");
+  for (const char* name : {"members.json.gz", "garbage.json.gz"}) {
+    const Read whole = ReadAll(dir / name, GzipRead::kWholeWhenSmall);
+    const Read blocks = ReadAll(dir / name, GzipRead::kBlocks);
+    EXPECT_EQ(whole.bytes, blocks.bytes) << name;
+    EXPECT_EQ(whole.error, "") << name;
+  }
+  const Read members = ReadAll(dir / "members.json.gz", GzipRead::kWholeWhenSmall);
+  EXPECT_EQ(members.bytes, a + b);
+  EXPECT_TRUE(members.reopens);  // inflated whole
+  // After garbage the trailer's size is garbage too ("gzip" read as a
+  // number, over 512 MB): read block by block, to the same bytes.
+  EXPECT_FALSE(ReadAll(dir / "garbage.json.gz", GzipRead::kWholeWhenSmall).reopens);
+}
+
+TEST(ByteSource, CorruptOrCutGzipFailsAsBlockByBlockReadingDoes) {
+  cookgraph::testing::TempDir dir;
+  const std::string text = TraceLike(500000);
+  std::string gz = Gzip(text);
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 8] = static_cast<char>(bad_crc[bad_crc.size() - 8] ^ 0xFF);
+  Write(dir / "crc.json.gz", bad_crc);
+  Write(dir / "cut.json.gz", gz.substr(0, gz.size() / 2));
+  std::string flipped = gz;
+  flipped[gz.size() / 3] = static_cast<char>(flipped[gz.size() / 3] ^ 0x55);
+  Write(dir / "flipped.json.gz", flipped);
+  for (const char* name : {"crc.json.gz", "cut.json.gz", "flipped.json.gz"}) {
+    const Read whole = ReadAll(dir / name, GzipRead::kWholeWhenSmall);
+    const Read blocks = ReadAll(dir / name, GzipRead::kBlocks);
+    EXPECT_NE(whole.error, "") << name;
+    EXPECT_EQ(whole.error, blocks.error) << name;
+    EXPECT_EQ(whole.bytes, blocks.bytes) << name;
+    EXPECT_FALSE(whole.reopens) << name;  // read block by block after all
+  }
+  EXPECT_EQ(ReadAll(dir / "crc.json.gz", GzipRead::kWholeWhenSmall).error,
+            "gzip data is corrupt: incorrect data check");
+  EXPECT_EQ(ReadAll(dir / "cut.json.gz", GzipRead::kWholeWhenSmall).error,
+            "gzip data is corrupt: unexpected end of file");
+}
+
+TEST(ByteSource, ABombIsLeftToBlockByBlockReading) {
+  cookgraph::testing::TempDir dir;
+  // 8 MiB of blanks in about 8 KiB: a thousandfold, where JSON inflates tens of times.
+  const std::string blanks(size_t{8} << 20, ' ');
+  Write(dir / "bomb.json.gz", Gzip(blanks));
+  const Read whole = ReadAll(dir / "bomb.json.gz", GzipRead::kWholeWhenSmall);
+  EXPECT_EQ(whole.bytes.size(), blanks.size());
+  EXPECT_FALSE(whole.reopens);
+  EXPECT_LT(whole.stored_size, uint64_t{1} << 20);  // the stored (compressed) size
+}
+
 
 }  // namespace
 }  // namespace cookgraph
