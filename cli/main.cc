@@ -1,5 +1,7 @@
 // The cookgraph executable: a table of subcommands, each in its own file.
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -70,6 +72,11 @@ int Main(int argc, char** argv) {
 }  // namespace cookgraph::cli
 
 int main(int argc, char** argv) {
+  // Large blocks (a trace's event tables) in pages of their own from 1 MiB
+  // on, given back when freed: glibc's default raises that bound after each
+  // free of one, and the next tables then stay in the heap past their use
+  // (a 200 MB trace peaked at 176 MB instead of 149 MB).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   try {
     return cookgraph::cli::Main(argc, argv);
   } catch (const std::bad_alloc&) {

@@ -393,7 +393,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
     // The timeline's: slices outside every frame stay, GPU time counts them.
     visible[i] = c.role[i] != Role::kIgnored;
   }
-  const Nesting nesting = NestSlices(r, keep, c.gpu, visible);
+  Nesting nesting = NestSlices(r, keep, c.gpu, visible);
   if (nesting.overlaps > 0) {
     warnings.push_back(fmt::format(
         "{} slice(s) start inside another slice of their thread and end after it; only the "
@@ -424,6 +424,10 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
                                               r.slices.size(), FrameWordOf(c.producer),
                                               c.marker_what)};
   }
+  // What neither builder reads goes first: the peak of a large trace's
+  // memory is while both run.
+  std::vector<FlowMark>().swap(r.flows);
+  std::vector<uint32_t>().swap(nesting.order);
   // The timeline on a second core while the nodes and samples are built: they
   // share only what is read here (docs/performance.md#what-the-timeline-costs).
   std::vector<uint32_t> node_of, event_of;
