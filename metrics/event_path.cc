@@ -288,6 +288,8 @@ class Builder {
   // multi-step filter, on every row.
   void IndexCorrelation() {
     ic_.assign(t_.events.size(), kNoIndex);
+    // The rows with a correlation, grouped by it (file order within a group):
+    // sorted once here, read again by FilterSteps and SortQueueItems.
     std::vector<std::pair<uint32_t, uint32_t>> by_corr;  // (correlation, event) in file order
     for (uint32_t e : file_order_) {
       const uint32_t c = t_.events[e].correlation;
@@ -295,12 +297,18 @@ class Builder {
     }
     std::stable_sort(by_corr.begin(), by_corr.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
+    corr_rows_.reserve(by_corr.size());
+    group_of_.assign(t_.events.size(), kNoIndex);
     for (size_t lo = 0; lo < by_corr.size();) {
       size_t hi = lo;
       uint32_t last_gpu = kNoIndex, last_cpu = kNoIndex;
+      const auto group = static_cast<uint32_t>(group_at_.size());
+      group_at_.push_back(static_cast<uint32_t>(lo));
       for (; hi < by_corr.size() && by_corr[hi].first == by_corr[lo].first; ++hi) {
         const uint32_t e = by_corr[hi].second;
         ((flags_[e] & kGpuSide) ? last_gpu : last_cpu) = t_.events[e].source;
+        corr_rows_.push_back(e);
+        group_of_[e] = group;
       }
       for (size_t k = lo; k < hi; ++k) {
         const uint32_t e = by_corr[k].second;
@@ -309,6 +317,14 @@ class Builder {
       }
       lo = hi;
     }
+    group_at_.push_back(static_cast<uint32_t>(corr_rows_.size()));
+  }
+  // The rows sharing a correlation with row `e` (itself included), in file
+  // order; none for a row without one.
+  std::span<const uint32_t> SameCorrelation(uint32_t e) const {
+    const uint32_t g = group_of_[e];
+    if (g == kNoIndex) return {};
+    return std::span<const uint32_t>(corr_rows_).subspan(group_at_[g], group_at_[g + 1] - group_at_[g]);
   }
 
   // hta/common/trace.py, Trace._filter_irrelevant_gpu_kernels (load_traces
@@ -332,20 +348,27 @@ class Builder {
     const int64_t last = last_step != INT64_MIN   ? last_step
                          : first_cpu == INT64_MAX ? 0
                                                   : first_cpu;
-    std::vector<int64_t> kept;  // correlations of the CPU-side rows kept (-1: none)
+    bool kept_without = false;  // a CPU-side row without a correlation is kept
     for (uint32_t e : file_order_) {
       if (flags_[e] & kGpuSide) continue;
       if (t_.events[e].start_ns < last) {
-        kept.push_back(Correlation(e));
+        kept_without = kept_without || Correlation(e) < 0;
       } else {
         flags_[e] &= static_cast<uint8_t>(~kRow);
       }
     }
-    std::sort(kept.begin(), kept.end());
-    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+    // A GPU-side row stays when a CPU-side row of its correlation (or, without
+    // one, any CPU-side row without one) stays.
+    auto kept = [&](uint32_t gpu) {
+      if (Correlation(gpu) < 0) return kept_without;
+      for (uint32_t e : SameCorrelation(gpu)) {
+        if (!(flags_[e] & kGpuSide) && (flags_[e] & kRow)) return true;
+      }
+      return false;
+    };
     for (uint32_t e : file_order_) {
       if (!(flags_[e] & kGpuSide)) continue;
-      if (!std::binary_search(kept.begin(), kept.end(), Correlation(e))) {
+      if (!kept(e)) {
         flags_[e] &= static_cast<uint8_t>(~kRow);
       } else {
         order_.push_back(e);
@@ -828,29 +851,23 @@ class Builder {
   void SortQueueItems() {
     queue_sorted_ = true;
     queue_.assign(t_.events.size(), INT32_MIN);
-    std::vector<std::pair<int64_t, uint32_t>> gpu;  // (correlation, event), file order within
-    std::vector<int64_t> launch_corrs;
+    // A launch call's items: one per GPU-side row of its correlation (a call
+    // with index_correlation > 0 has one), in file order.
+    auto launch = [&](uint32_t e) {
+      return (flags_[e] & kRow) && (Flags(e) & kLaunchCall) && Ic(e) > 0;
+    };
     for (uint32_t e : file_order_) {
-      if (!(flags_[e] & kRow)) continue;
-      if (Stream(e) != -1) gpu.emplace_back(Correlation(e), e);
-      if ((Flags(e) & kLaunchCall) && Ic(e) > 0) launch_corrs.push_back(Correlation(e));
-    }
-    std::stable_sort(gpu.begin(), gpu.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::sort(launch_corrs.begin(), launch_corrs.end());
-    launch_corrs.erase(std::unique(launch_corrs.begin(), launch_corrs.end()), launch_corrs.end());
-    for (uint32_t e : file_order_) {
-      if (!(flags_[e] & kRow) || !(Flags(e) & kLaunchCall) || Ic(e) <= 0) continue;
-      auto range =
-          std::equal_range(gpu.begin(), gpu.end(), std::pair<int64_t, uint32_t>{Correlation(e), 0},
-                           [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (auto it = range.first; it != range.second; ++it) {
-        queue_items_.push_back({t_.events[e].start_ns, e, 1, Stream(it->second)});
+      if (!launch(e)) continue;
+      for (uint32_t g : SameCorrelation(e)) {
+        if ((flags_[g] & kRow) && Stream(g) != -1) {
+          queue_items_.push_back({t_.events[e].start_ns, e, 1, Stream(g)});
+        }
       }
     }
     for (uint32_t e : file_order_) {
       if (!(flags_[e] & kRow) || Stream(e) == -1) continue;
-      if (!std::binary_search(launch_corrs.begin(), launch_corrs.end(), Correlation(e))) continue;
+      const auto same = SameCorrelation(e);
+      if (std::none_of(same.begin(), same.end(), launch)) continue;
       queue_items_.push_back({t_.events[e].start_ns, e, -1, Stream(e)});
     }
     // By time, then the order they were added in.
@@ -1271,6 +1288,9 @@ class Builder {
   std::vector<uint8_t> flags_;        // per event: EventFlag
   std::vector<uint32_t> by_source_;   // traceEvents index -> event
   std::vector<uint32_t> ic_;          // per event: index_correlation (a traceEvents index)
+  std::vector<uint32_t> corr_rows_;   // rows with a correlation, by it, file order within
+  std::vector<uint32_t> group_at_;    // per correlation + 1: its rows' start in corr_rows_
+  std::vector<uint32_t> group_of_;    // per event: its correlation's group, or kNoIndex
   std::vector<uint32_t> file_order_;  // the rows before the filter, in file order
   std::vector<uint32_t> order_;       // the rows after it, in DataFrame order, when filtered
   bool filtered_ = false;
