@@ -68,9 +68,11 @@ class NodeTable {
  public:
   NodeTable(const TraceRecords& r, const Classified& c) : r_(r), c_(c) {}
 
-  uint32_t NodeOf(const Slice& s) {
-    const bool by_label = c_.producer == Producer::kTensorFlow && s.label != kNone;
-    const uint32_t primary = by_label ? s.label : s.name;
+  uint32_t NodeOf(uint32_t slice) {
+    const Slice& s = r_.slices[slice];
+    const uint32_t label = r_.LabelOf(slice);
+    const bool by_label = c_.producer == Producer::kTensorFlow && label != kNone;
+    const uint32_t primary = by_label ? label : s.name;
     const uint64_t key = (uint64_t{primary} << 32) | (s.cat == kNone ? 0xFFFFFFFFu : s.cat);
     auto [it, added] = by_key_.try_emplace(key, 0);
     if (!added) return it->second;
@@ -93,11 +95,11 @@ class NodeTable {
     n.id = std::move(id);
     n.family = std::move(family);
     if (c_.producer == Producer::kOnnxRuntime) {
-      n.type = s.type != kNone ? r_.strings.str(s.type) : "";
+      n.type = r_.TypeOf(slice) != kNone ? r_.strings.str(r_.TypeOf(slice)) : "";
     } else {
       n.type = r_.strings.str(s.name);
     }
-    const uint32_t extras_key = s.label != kNone ? s.label : s.name;
+    const uint32_t extras_key = label != kNone ? label : s.name;
     if (auto extras = r_.extras.find(extras_key); extras != r_.extras.end()) {
       n.params = extras->second.params;
       // A TensorFlow op's GPU work shares its node name (args.name) and so its
@@ -279,7 +281,7 @@ Result<Snapshot> BuildNodes(const TraceRecords& r, const Classified& c, const Ne
   NodeTable table(r, c);
   node_of.assign(r.slices.size(), kNone);
   for (uint32_t s : counted) {
-    node_of[s] = table.NodeOf(r.slices[s]);
+    node_of[s] = table.NodeOf(s);
     if (table.nodes().size() > limits.nodes) {
       return Error{.file = file,
                    .where = fmt::format("traceEvents[{}]", r.slices[s].event),

@@ -425,15 +425,14 @@ void Tokenizer::EndEvent() {
                             ? std::numeric_limits<int64_t>::max()
                             : start + *e_.dur;
     target = static_cast<uint32_t>(r_.slices.size());
-    r_.slices.push_back(Slice{.start = start,
-                              .end = end,
-                              .name = name,
-                              .cat = cat,
-                              .thread = thread,
-                              .label = label,
-                              .type = type,
-                              .event = index,
-                              .correlation = Correlation()});
+    r_.AddSlice(Slice{.start = start,
+                      .end = end,
+                      .name = name,
+                      .cat = cat,
+                      .thread = thread,
+                      .event = index,
+                      .correlation = Correlation()},
+                SliceTags{.label = label, .type = type});
   } else {
     target = static_cast<uint32_t>(r_.marks.size());
     r_.marks.push_back(Mark{.ts = *e_.ts,

@@ -52,12 +52,13 @@ Producer DetectProducer(const TraceRecords& r) {
   const uint32_t model_run = r.strings.Find("model_run");
   bool tensorflow = false, kineto = false;
   std::vector<int8_t> kineto_cat(r.strings.size(), -1);
-  for (const Slice& s : r.slices) {
+  for (uint32_t i = 0; i < r.slices.size(); ++i) {
+    const Slice& s = r.slices[i];
     if ((s.cat == session && s.name == model_run && model_run != kNone) ||
         (s.cat == node && node != kNone && EndsWith(r.strings.str(s.name), "_kernel_time"))) {
       return Producer::kOnnxRuntime;
     }
-    tensorflow = tensorflow || (s.cat == op && op != kNone && s.label != kNone);
+    tensorflow = tensorflow || (s.cat == op && op != kNone && r.LabelOf(i) != kNone);
     if (s.cat != kNone) {
       if (kineto_cat[s.cat] < 0) kineto_cat[s.cat] = IsKinetoCategory(r.strings.str(s.cat));
       kineto = kineto || kineto_cat[s.cat] > 0;
@@ -319,8 +320,8 @@ void AddTensorFlowLaunches(const TraceRecords& r, const Classified& c,
                            std::vector<FlowLink>& links) {
   std::unordered_map<uint32_t, std::vector<uint32_t>> host;  // label -> host node slices by start
   for (uint32_t i = 0; i < r.slices.size(); ++i) {
-    if (!c.gpu[i] && c.role[i] == Role::kNode && r.slices[i].label != kNone) {
-      host[r.slices[i].label].push_back(i);
+    if (!c.gpu[i] && c.role[i] == Role::kNode && r.LabelOf(i) != kNone) {
+      host[r.LabelOf(i)].push_back(i);
     }
   }
   for (auto& [label, slices] : host) {
@@ -330,8 +331,8 @@ void AddTensorFlowLaunches(const TraceRecords& r, const Classified& c,
   }
   for (uint32_t i = 0; i < r.slices.size(); ++i) {
     const Slice& s = r.slices[i];
-    if (!c.gpu[i] || c.role[i] != Role::kNode || s.label == kNone) continue;
-    auto it = host.find(s.label);
+    if (!c.gpu[i] || c.role[i] != Role::kNode || r.LabelOf(i) == kNone) continue;
+    auto it = host.find(r.LabelOf(i));
     if (it == host.end()) continue;
     const std::vector<uint32_t>& ops = it->second;
     auto after = std::upper_bound(ops.begin(), ops.end(), s.start,

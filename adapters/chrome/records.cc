@@ -91,10 +91,18 @@ void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
   const auto marks = static_cast<uint32_t>(into.marks.size());
 
   into.slices.reserve(into.slices.size() + rest.slices.size());
-  for (Slice s : rest.slices) {
-    for (uint32_t* field : {&s.name, &s.cat, &s.thread, &s.label, &s.type}) map(*field);
+  const bool tagged = !into.tags.empty() || !rest.tags.empty();
+  if (tagged) into.tags.resize(into.slices.size());
+  for (size_t i = 0; i < rest.slices.size(); ++i) {
+    Slice s = rest.slices[i];
+    for (uint32_t* field : {&s.name, &s.cat, &s.thread}) map(*field);
     s.event += events;
     into.slices.push_back(s);
+    if (!tagged) continue;
+    SliceTags tag = rest.tags.empty() ? SliceTags{} : rest.tags[i];
+    map(tag.label);
+    map(tag.type);
+    into.tags.push_back(tag);
   }
   into.marks.reserve(into.marks.size() + rest.marks.size());
   for (Mark m : rest.marks) {

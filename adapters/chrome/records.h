@@ -53,17 +53,25 @@ class Interner {
 };
 
 /// An X event, or a B/E pair once paired. Times in ns on the trace's clock.
+/// 40 bytes: a large trace holds millions (its TensorFlow and ONNX Runtime
+/// names are in TraceRecords::tags, which a Kineto trace does not have).
 struct Slice {
   int64_t start = 0;             // ns
   int64_t end = 0;               // ns; >= start
   uint32_t name = kNone;         // interned event name
   uint32_t cat = kNone;          // interned category; kNone = none given
   uint32_t thread = kNone;       // interned "pid\x1Ftid"
-  uint32_t label = kNone;        // args.name (TensorFlow's node name)
-  uint32_t type = kNone;         // args.op_name (ONNX Runtime's op type)
   uint32_t event = 0;            // index in traceEvents (of the B for a pair): file order
   uint32_t correlation = kNone;  // args.correlation (Kineto: a launch call and its kernel)
   bool operator==(const Slice&) const = default;
+};
+
+/// A slice's args.name (TensorFlow's node name) and args.op_name (ONNX
+/// Runtime's op type), interned; kNone = not given.
+struct SliceTags {
+  uint32_t label = kNone;
+  uint32_t type = kNone;
+  bool operator==(const SliceTags&) const = default;
 };
 
 /// A B or E event, before pairing.
@@ -174,6 +182,9 @@ struct DeviceMark {
 struct TraceRecords {
   Interner strings;
   std::vector<Slice> slices;
+  /// Per slice, once a slice has a tag (TensorFlow, ONNX Runtime); empty
+  /// while none has (Kineto). AddSlice keeps the two in step.
+  std::vector<SliceTags> tags;
   std::vector<Mark> marks;
   std::vector<FlowMark> flows;
   /// By args.name when the event has one, else by event name: its first event's args.
@@ -201,6 +212,15 @@ struct TraceRecords {
   /// Every record equal: how tests and the fuzz target check that a split
   /// parse reads what a one-thread parse reads.
   bool operator==(const TraceRecords&) const = default;
+
+  void AddSlice(const Slice& slice, SliceTags tag) {
+    const bool tagged = tag.label != kNone || tag.type != kNone;
+    if (tags.empty() && tagged) tags.resize(slices.size());
+    slices.push_back(slice);
+    if (tagged || !tags.empty()) tags.push_back(tag);
+  }
+  uint32_t LabelOf(uint32_t slice) const { return tags.empty() ? kNone : tags[slice].label; }
+  uint32_t TypeOf(uint32_t slice) const { return tags.empty() ? kNone : tags[slice].type; }
 };
 
 /// Appends `rest`, the records of the events that come after those of

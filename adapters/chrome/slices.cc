@@ -50,15 +50,14 @@ std::vector<std::string> PairBeginEnd(TraceRecords& r) {
     const Mark& b = r.marks[open.back()];
     slice_of[open.back()] = static_cast<uint32_t>(r.slices.size());
     open.pop_back();
-    r.slices.push_back(Slice{.start = b.ts,
-                             .end = m.ts,
-                             .name = b.name,
-                             .cat = b.cat,
-                             .thread = b.thread,
-                             .label = b.label,
-                             .type = b.type,
-                             .event = b.event,
-                             .correlation = b.correlation});
+    r.AddSlice(Slice{.start = b.ts,
+                     .end = m.ts,
+                     .name = b.name,
+                     .cat = b.cat,
+                     .thread = b.thread,
+                     .event = b.event,
+                     .correlation = b.correlation},
+               SliceTags{.label = b.label, .type = b.type});
   }
   close_thread();
   for (FlowMark& flow : r.flows) {
