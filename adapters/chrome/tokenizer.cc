@@ -250,9 +250,9 @@ Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptio
   std::optional<JsonSplit> split;
   if (from) split = PlanSplit(source, *from);
   // Room for the slices the bytes may hold, so that the table is not copied
-  // as it grows, nor when the second half's join it: a reservation, whose
-  // pages are taken only as slices are written (a Kineto event is 150 bytes
-  // or more).
+  // as it grows, nor when the second half's slices join it: a reservation,
+  // whose pages are taken only as slices are written (a Kineto event is 150
+  // bytes or more).
   auto room = [](uint64_t bytes) {
     return static_cast<size_t>(std::min<uint64_t>(bytes / 128, uint64_t{1} << 23));
   };
@@ -262,7 +262,8 @@ Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptio
     // Two halves: the second half's records join the first's when the first
     // reaches them; see ParseJsonEventsSplit.
     TraceRecords rest_records;
-    rest_records.slices.reserve(room(source.stored_size() - std::min(split->at, source.stored_size())));
+    const uint64_t rest_bytes = source.stored_size() - std::min(split->at, source.stored_size());
+    rest_records.slices.reserve(room(rest_bytes));
     Tokenizer rest(*split->rest, rest_records);
     const bool object_form = split->open == "{[";
     rest.StartInsideEvents(object_form);
