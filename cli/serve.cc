@@ -61,8 +61,16 @@ Result<server::ServeOptions> MakeServeOptions(const ServeFlags& flags) {
                               "your inputs; add --allow-remote to serve it (an access token is "
                               "then required)"};
     }
-    o.token = server::RandomToken();
+    if (flags.no_token) {
+      return Error{.where = "--no-token",
+                   .message = "only on a loopback address: " + flags.listen +
+                              " can be reached from other machines, so it keeps its access token"};
+    }
   }
+  // A token on loopback too, as Jupyter's servers do: any local user could
+  // otherwise read the inputs and spend the owner's API key
+  // (docs/commands.md#the-explorers-safety).
+  if (!flags.no_token) o.token = server::RandomToken();
   return o;
 }
 
@@ -173,7 +181,9 @@ void AddServeOptions(CLI::App& sub, ServeFlags& flags) {
   sub.add_option("--listen", flags.listen,
                  "the address to listen on (default 127.0.0.1; any other needs --allow-remote)");
   sub.add_flag("--allow-remote", flags.allow_remote,
-               "serve on a non-loopback --listen address, behind a random access token");
+               "serve on a non-loopback --listen address (the access token is always required there)");
+  sub.add_flag("--no-token", flags.no_token,
+               "no access token on a loopback address (any local user can then use the explorer)");
   sub.add_flag("--open", flags.open, "open the explorer in the desktop's browser");
 }
 

@@ -23,11 +23,12 @@ struct ServeFlags {
   int port = 8765;
   std::string listen = "127.0.0.1";
   bool allow_remote = false;  // --allow-remote: required for a non-loopback --listen
+  bool no_token = false;      // --no-token: no access token (loopback only)
   bool open = false;
   std::string listen_flag = "--listen";  // how errors name the address's flag
 };
 
-/// Adds --port, --listen, --allow-remote and --open.
+/// Adds --port, --listen, --allow-remote, --no-token and --open.
 void AddServeOptions(CLI::App& sub, ServeFlags& flags);
 
 /// The options of the explorer's analysis: with the gains, for the node
@@ -41,8 +42,9 @@ AnalysisOptions ExplorerAnalysis(std::optional<double> budget_ms);
 /// to configure one.
 server::AskHooks MakeAskHooks(const AdvisorSettings& settings);
 
-/// The server's options from the flags: a non-loopback address without
-/// --allow-remote is an error; with it, a random token.
+/// The server's options from the flags: a random access token unless
+/// --no-token (on loopback only); a non-loopback address without
+/// --allow-remote is an error.
 Result<server::ServeOptions> MakeServeOptions(const ServeFlags& flags);
 
 /// Prints the address on standard output ("cookgraph: explorer at URL") and,

@@ -295,7 +295,9 @@ std::function<int()> SetupWatch(CLI::App& sub) {
   sub.add_option("--serve-listen", args->serve_flags.listen,
                  "the address --serve listens on (default 127.0.0.1; any other needs --allow-remote)");
   sub.add_flag("--allow-remote", args->serve_flags.allow_remote,
-               "let --serve listen on a non-loopback address, behind a random access token");
+               "let --serve listen on a non-loopback address (the access token is always required there)");
+  sub.add_flag("--no-token", args->serve_flags.no_token,
+               "no access token for --serve on a loopback address (any local user can then use it)");
   sub.add_flag("--open", args->serve_flags.open, "open the explorer of --serve in the desktop's browser");
   sub.footer(
       "Messages, one per UDP datagram:\n"

@@ -8,7 +8,8 @@
 #  2. build-tsan: g++, ThreadSanitizer: batch scoring with -j 2 over good and
 #     bad inputs through the pipeline's batch pool (tests/tools/tsan_batch.sh)
 #     and the explorer's server under hostile requests
-#     (tests/tools/serve_safety.py). The longer TSan checks (the whole
+#     (tests/tools/serve_safety.py), floods and slow clients
+#     (tests/tools/serve_flood.py). The longer TSan checks (the whole
 #     bad-input corpus in one batch, the reader, graph, statistics and
 #     explorer tests) are scripts/test-threads.sh's, run before a change to
 #     threaded code (docs/testing.md#fuzzing-and-sanitizers).
@@ -93,4 +94,9 @@ step "TSan batch passed"
 # The explorer's server: hostile requests and four streams at once.
 "$python" tests/tools/serve_safety.py build-tsan/cli/cookgraph examples/touchdesigner_feedback.json
 step "TSan serve_safety passed"
+# Header floods, slow-loris and half-sent requests, a normal client answered
+# within 1 s throughout; TSan's shadow memory is not the server's, so the
+# bound is on growth.
+"$python" tests/tools/serve_flood.py build-tsan/cli/cookgraph examples/touchdesigner_feedback.json --rss-growth-mb 100
+step "TSan serve_flood passed"
 echo "test-sanitizers: ASan+UBSan suite, fuzz smoke runs and TSan batch passed"

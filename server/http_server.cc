@@ -65,12 +65,30 @@ void Send(httplib::Response& res, const Result<std::string>& doc) {
   }
 }
 
-// False, with a 400 sent, when the query names `key` more than once.
-bool OneValue(const httplib::Request& req, const char* key, httplib::Response& res) {
-  const size_t n = req.get_param_value_count(key);
-  if (n <= 1) return true;
-  SendError(res, 400, fmt::format("{}: given {} times; give it once", key, n));
-  return false;
+// Why a request's query cannot be read, or "": a parameter given twice (of
+// two, which was meant is a guess) or a value that is not UTF-8 (after
+// percent-decoding).
+std::string QueryProblem(const httplib::Request& req) {
+  for (auto it = req.params.begin(); it != req.params.end(); it = req.params.upper_bound(it->first)) {
+    if (const size_t n = req.params.count(it->first); n > 1) {
+      return fmt::format("{}: given {} times; give it once", Printable(it->first), n);
+    }
+  }
+  for (const auto& [key, value] : req.params) {
+    if (FirstInvalidUtf8(key) != std::string::npos || FirstInvalidUtf8(value) != std::string::npos) {
+      return fmt::format("{}: not UTF-8 text", Printable(key));
+    }
+  }
+  return "";
+}
+
+// Whether a request's body is declared JSON: the media type exactly
+// (parameters such as charset allowed).
+bool IsJsonBody(const httplib::Request& req) {
+  std::string type = AsciiLower(req.get_header_value("Content-Type"));
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
+  return type == "application/json";
 }
 
 std::string SseEvent(std::string_view event, const json& data) {
@@ -148,7 +166,8 @@ std::string RandomToken() {
 }
 
 struct ExplorerServer::Impl {
-  httplib::Server http;
+  explicit Impl(const GateLimits& limits) : http(limits) {}
+  GatedServer http;
   std::atomic<size_t> streams{0};
   std::atomic<bool> stopping{false};
   std::mutex mutex;
@@ -175,8 +194,21 @@ class StreamSlot {
 
 }  // namespace
 
+namespace {
+
+GateLimits LimitsOf(const ServeOptions& o) {
+  GateLimits limits = o.gate;
+  limits.max_body_bytes = o.max_body_bytes;
+  // Streams hold a worker each: enough workers that the page's other
+  // requests are still answered with every stream open.
+  limits.workers = o.max_streams + 8;
+  return limits;
+}
+
+}  // namespace
+
 ExplorerServer::ExplorerServer(Explorer& explorer, ServeOptions options)
-    : explorer_(explorer), options_(std::move(options)), impl_(std::make_unique<Impl>()) {}
+    : explorer_(explorer), options_(std::move(options)), impl_(std::make_unique<Impl>(LimitsOf(options_))) {}
 
 ExplorerServer::~ExplorerServer() { Stop(); }
 
@@ -189,7 +221,7 @@ std::string ExplorerServer::Url() const {
 }
 
 Status ExplorerServer::Start() {
-  httplib::Server& http = impl_->http;
+  GatedServer& http = impl_->http;
   Impl* impl = impl_.get();
   const ServeOptions& o = options_;
   Explorer& ex = explorer_;
@@ -204,11 +236,6 @@ Status ExplorerServer::Start() {
   });
   http.set_payload_max_length(o.max_body_bytes);
   http.set_default_headers(kSecurityHeaders);
-  http.set_keep_alive_max_count(100);
-  // Streams hold a thread each: enough threads that the page's other requests
-  // are still answered with every stream open.
-  const size_t threads = o.max_streams + 8;
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
     SendError(res, 500, "internal error");
   });
@@ -245,7 +272,19 @@ Status ExplorerServer::Start() {
       if (SameSecret(query, o.token)) {
         res.set_header("Set-Cookie", fmt::format("{}={}; HttpOnly; SameSite=Strict; Path=/",
                                                  kTokenCookie, o.token));
+        // The page's address: the token moves to the cookie and leaves the
+        // address bar and the browser's history, as Jupyter does.
+        if (req.method == "GET" && req.path == "/") {
+          res.status = 303;
+          res.set_header("Location", "/");
+          res.set_header("Cache-Control", "no-store");
+          return httplib::Server::HandlerResponse::Handled;
+        }
       }
+    }
+    if (const std::string problem = QueryProblem(req); !problem.empty()) {
+      SendError(res, 400, problem);
+      return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
@@ -283,9 +322,6 @@ Status ExplorerServer::Start() {
              }
              const std::string what = req.matches[2];
              if (what != "prompt") {
-               // Each given once: of a repeated one, which was meant is a guess.
-               if (what == "nodes" && (!OneValue(req, "sort", res) || !OneValue(req, "top", res))) return;
-               if (what == "whatif" && (!OneValue(req, "node", res) || !OneValue(req, "factor", res))) return;
                const ApiReply reply = ViewDocument(
                    ex, *v, what, [&req](const char* name) { return req.get_param_value(name); });
                return SendJson(res, reply.status, reply.body);
@@ -309,9 +345,7 @@ Status ExplorerServer::Start() {
     const std::optional<size_t> v = ViewNumber(req.matches[1].str());
     const std::shared_ptr<const Dataset> d = ex.data();
     if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
-    if (AsciiLower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
-      return SendError(res, 415, "send the question as application/json");
-    }
+    if (!IsJsonBody(req)) return SendError(res, 415, "send the question as application/json");
     std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, BoundsOf(o), /*question_required=*/false);
     if (const Refusal* r = std::get_if<Refusal>(&parsed))
       return SendError(res, r->status, r->message);
@@ -333,9 +367,7 @@ Status ExplorerServer::Start() {
     const std::optional<size_t> v = ViewNumber(req.matches[1].str());
     const std::shared_ptr<const Dataset> d = ex.data();
     if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
-    if (AsciiLower(req.get_header_value("Content-Type")).rfind("application/json", 0) != 0) {
-      return SendError(res, 415, "send the question as application/json");
-    }
+    if (!IsJsonBody(req)) return SendError(res, 415, "send the question as application/json");
     std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, BoundsOf(o), /*question_required=*/true);
     if (const Refusal* r = std::get_if<Refusal>(&parsed))
       return SendError(res, r->status, r->message);

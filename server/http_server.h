@@ -4,7 +4,7 @@
 // The explorer's HTTP server (docs/commands.md#cookgraph-serve): the page and its
 // assets built into the binary, the JSON API over an Explorer, the ask box's
 // server-sent events and the live view's change stream. cpp-httplib's
-// threaded server underneath.
+// routing behind a request gate (server/request_gate.h).
 //
 // Safety (docs/commands.md#the-explorers-safety): it listens on 127.0.0.1 unless told
 // otherwise; on any other address every request needs the access token;
@@ -21,15 +21,16 @@
 
 #include "base/error.h"
 #include "server/explorer.h"
+#include "server/request_gate.h"
 
 namespace cookgraph::server {
 
 struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8765;  // 0 = any free port
-  /// Required on every request when `host` is not a loopback address: as
-  /// ?token= (the page's first load, which sets a cookie), the cookie, or
-  /// "Authorization: Bearer TOKEN". "" = none (loopback only).
+  /// Required on every request when set (`serve` sets one unless
+  /// --no-token): as ?token= (the page's first load, which sets a cookie),
+  /// the cookie, or "Authorization: Bearer TOKEN". "" = none (loopback only).
   std::string token;
   size_t max_streams = 4;  // open ask and live streams at once
   /// A POST body: the question and the thread before it (50 turns of a
@@ -38,6 +39,9 @@ struct ServeOptions {
   size_t max_question_chars = 4000;  // bytes of a question, also of an earlier one
   size_t max_history_turns = 50;     // earlier turns sent with a question
   size_t max_answer_bytes = 64 << 10;  // bytes of an earlier answer
+  /// The request gate's limits and deadlines (its body limit and workers
+  /// come from the above).
+  GateLimits gate;
 };
 
 /// True for 127.0.0.0/8, ::1 and "localhost".

@@ -16,6 +16,16 @@ add_test(NAME serve_safety
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/serve_safety.py
     $<TARGET_FILE:cookgraph> ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json)
 set_tests_properties(serve_safety PROPERTIES TIMEOUT 180)
+# Header floods, slow-loris and half-sent requests: the normal build measures
+# the server's own memory (under 100 MB); scripts/test-sanitizers.sh runs it
+# under ThreadSanitizer too.
+if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
+  add_test(NAME serve_flood
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/tools/serve_flood.py
+      $<TARGET_FILE:cookgraph> ${PROJECT_SOURCE_DIR}/examples/touchdesigner_feedback.json)
+  set_tests_properties(serve_flood PROPERTIES TIMEOUT 180)
+  cookgraph_plain_test(serve_flood)
+endif()
 
 if(NOT CMAKE_BUILD_TYPE STREQUAL "Sanitize")
   set(browser_artifacts ${PROJECT_BINARY_DIR}/test-artifacts/browser)

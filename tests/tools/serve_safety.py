@@ -3,8 +3,20 @@
 
 usage: serve_safety.py COOKGRAPH INPUT
 
-Starts the server on a free loopback port and checks, with raw HTTP requests
-(http.client, so that Host and Origin are whatever the test says):
+Starts the server on a free loopback port (with --no-token, then with its
+token) and checks, with raw HTTP requests (http.client, so that Host and
+Origin are whatever the test says):
+  - on loopback, by default, every route answers 401 without the token; the
+    printed address carries it (?token=), which on the page's address sets
+    an HttpOnly SameSite=Strict cookie and redirects to / (303); the cookie
+    and Authorization: Bearer are accepted; --no-token serves without one,
+    and is refused off loopback (exit 2);
+  - a request head over 64 KiB or 100 header lines is refused with 431 and a
+    JSON body; a chunked body with 411; the request line and every header
+    checked before the token;
+  - a parameter given twice, or not UTF-8 once percent-decoded, is 400 with
+    a JSON error; a media type that only starts with application/json
+    (application/jsonx) is 415; a body over 4 MiB is 413 with a JSON body;
   - a foreign Host (DNS rebinding) is refused (403), on the page and the API;
     127.0.0.1, localhost and [::1] with the right port are served;
   - a foreign, "null" or other-port Origin is refused (403), and so is
@@ -73,10 +85,112 @@ def request(port, method, path, headers=None, body=None, host=None, raw_host=Non
     return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
 
 
+def raw(port, data, read=True):
+    """Sends bytes on a new connection; returns the reply's first line and body."""
+    c = socket.create_connection(("127.0.0.1", port), timeout=20)
+    try:
+        c.sendall(data)
+    except OSError:
+        pass  # refused mid-send: the reply is still there to read
+    reply = b""
+    while read:
+        try:
+            piece = c.recv(65536)
+        except OSError:
+            break
+        if not piece:
+            break
+        reply += piece
+    c.close()
+    head, _, body = reply.partition(b"\r\n\r\n")
+    return head.split(b"\r\n")[0].decode("latin-1"), body
+
+
+def errors_as_documented(port):
+    """The statuses of docs/commands.md's API errors, each with a JSON body."""
+    def json_error(b):
+        try:
+            return "error" in json.loads(b)
+        except ValueError:
+            return False
+    for path in ("/api/v/0/search?q=%ff", "/api/v/0/node?id=%ff", "/api/v/0/node?id=%c3%28",
+                 "/api/v/0/nodes?sort=score&sort=gain", "/api/v/0/node?id=a&id=b",
+                 "/api/v/0/search?q=a&q=b", "/api/v/0/frames?x=1&x=2"):
+        s, _, b = request(port, "GET", path)
+        check(s == 400 and json_error(b), f"GET {path}: {s} {b[:80]!r}, expected 400 with a JSON error")
+    for ctype in ("application/jsonx", "application/json-seq", "text/plain; application/json"):
+        s, _, b = request(port, "POST", "/api/v/0/prompt", {"Content-Type": ctype}, b'{"question": "hi"}')
+        check(s == 415 and json_error(b), f"POST prompt as {ctype}: {s}")
+    s, _, b = request(port, "POST", "/api/v/0/prompt", {"Content-Type": "Application/JSON; charset=utf-8"},
+                      b'{"question": "hi"}')
+    check(s in (200, 400) and s != 415, f"POST prompt as Application/JSON; charset=utf-8: {s}")
+    big = b"x" * ((4 << 20) + 1)
+    line, body = raw(port, b"POST /api/v/0/ask HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n" % (port, len(big)) + big)
+    check(line.startswith("HTTP/1.1 413") and json_error(body), f"a body over 4 MiB: {line!r} {body[:80]!r}")
+    # The request head: bounded in bytes and lines, refused with 431 and a JSON body.
+    start = b"GET /api/index HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+    for what, head in (("101 header lines", start + b"X-a: b\r\n" * 101 + b"\r\n"),
+                       ("a 70 KB head", start + (b"X-" + b"a" * 4000 + b": b\r\n") * 18 + b"\r\n"),
+                       ("70 KB without a line end", start + b"X-a: " + b"b" * 70000)):
+        line, body = raw(port, head)
+        check(line.startswith("HTTP/1.1 431") and json_error(body), f"{what}: {line!r} {body[:80]!r}")
+    line, body = raw(port, start + b"Connection: close\r\n" + b"X-a: b\r\n" * 98 + b"\r\n")
+    check(line.startswith("HTTP/1.1 200"), f"100 header lines: {line!r}, not served")
+    line, body = raw(port, b"POST /api/v/0/prompt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" % port)
+    check(line.startswith("HTTP/1.1 411") and json_error(body), f"a chunked body: {line!r}")
+    # Two requests in one write (pipelined): two answers, in order.
+    get = b"GET /api/v/0/summary HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port
+    line, body = raw(port, get + get.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
+    check(line.startswith("HTTP/1.1 200") and body.count(b"HTTP/1.1 200 OK") == 1,
+          f"two pipelined requests: {line!r}, {body.count(b'HTTP/1.1 200 OK')} more answers")
+    # Expect: 100-continue: answered once, then the request is served.
+    line, body = raw(port, b"POST /api/v/0/prompt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                     b"Expect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}" % port)
+    check(line.startswith("HTTP/1.1 100"), f"Expect: 100-continue: {line!r}")
+    check(body.count(b"HTTP/1.1 100") == 0 and body.startswith(b"HTTP/1.1 "), f"a second 100 Continue: {body[:60]!r}")
+
+
+def token_on_loopback(cookgraph, example):
+    """The default on loopback: a token, as Jupyter's servers have."""
+    p, port, url = start(cookgraph, [example, "--port", "0"])
+    try:
+        m = re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=([0-9a-f]{32})", url)
+        check(m is not None, f"loopback: no token in {url}")
+        token = m.group(1) if m else ""
+        for method, path in (("GET", "/"), ("GET", "/assets/app.js"), ("GET", "/favicon.ico"),
+                             ("GET", "/api/index"), ("GET", "/api/v/0/summary"), ("GET", "/api/live"),
+                             ("GET", "/api/v/0/prompt?q=hi"), ("POST", "/api/v/0/ask"),
+                             ("POST", "/api/v/0/prompt"), ("GET", "/no/such/route"),
+                             ("GET", "/?token=" + "0" * 32), ("GET", "/api/index?token=")):
+            body = b'{"question": "hi"}' if method == "POST" else None
+            s, _, b = request(port, method, path, {"Content-Type": "application/json"}, body)
+            check(s == 401 and b"token" in b, f"loopback without the token: {method} {path}: {s}")
+            s, _, _ = request(port, method, path, {"Cookie": f"cookgraph_token={token[:-1]}0"}, body)
+            check(s == 401, f"loopback with a wrong cookie: {method} {path}: {s}")
+        s, h, _ = request(port, "GET", "/?token=" + token)
+        cookie = h.get("set-cookie", "")
+        check(s == 303 and h.get("location") == "/" and f"cookgraph_token={token}" in cookie
+              and "HttpOnly" in cookie and "SameSite=Strict" in cookie, f"loopback ?token=: {s} {cookie!r}")
+        s, _, b = request(port, "GET", "/", {"Cookie": f"cookgraph_token={token}"})
+        check(s == 200 and b"<canvas" in b, f"loopback, the page with the cookie: {s}")
+        s, _, _ = request(port, "GET", "/api/index", {"Authorization": f"Bearer {token}"})
+        check(s == 200, f"loopback, Authorization: Bearer: {s}")
+        s, _, _ = request(port, "GET", "/api/index?token=" + token)
+        check(s == 200, f"loopback, ?token= on the API: {s}")
+        # The gate reads the head before the token: a flood without it is 431.
+        line, _ = raw(port, b"GET /api/index HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port + b"X-a: b\r\n" * 500)
+        check(line.startswith("HTTP/1.1 431"), f"loopback, 500 header lines without the token: {line!r}")
+    finally:
+        p.terminate()
+        p.wait(timeout=20)
+
+
 def main():
     cookgraph, example = sys.argv[1], sys.argv[2]
     repo_files = [b"cmake_minimum_required", b"root:x:0:0", b"namespace cookgraph"]
-    p, port, _ = start(cookgraph, [example, "--port", "0"])
+    p, port, _ = start(cookgraph, [example, "--port", "0", "--no-token"])
     try:
         s, h, b = request(port, "GET", "/")
         check(s == 200 and b"<canvas id=\"graph\">" in b, f"the page: {s}")
@@ -139,6 +253,7 @@ def main():
             check(s == want, f"GET {path}: {s}, expected {want}")
             if s != 404 or path != "/api/v/0/nothing":
                 check(b.startswith(b"{") and b"error" in b, f"GET {path}: not a JSON error: {b[:80]!r}")
+        errors_as_documented(port)
         s, _, _ = request(port, "GET", "/api/index")
         check(s == 200, "the server stopped serving after the bad requests")
 
@@ -170,7 +285,7 @@ def main():
             c.close()
         # A second server on the same port: one line naming the port, exit 2.
         try:
-            r = subprocess.run([cookgraph, "serve", example, "--port", str(port)],
+            r = subprocess.run([cookgraph, "serve", example, "--port", str(port), "--no-token"],
                                capture_output=True, text=True, timeout=30)
         except subprocess.TimeoutExpired:  # it bound the same port and served
             r = subprocess.CompletedProcess([], -1, "", "still serving after 30 s")
@@ -188,7 +303,13 @@ def main():
     check(r.returncode == 2 and r.stdout == "" and "/no/such/file.json" in r.stderr,
           f"a missing input: exit {r.returncode}, {r.stderr!r}")
 
+    token_on_loopback(cookgraph, example)
+
     # Off loopback.
+    r = subprocess.run([cookgraph, "serve", example, "--listen", "0.0.0.0", "--port", "0",
+                        "--allow-remote", "--no-token"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and "--no-token" in r.stderr and r.stdout == "",
+          f"--no-token off loopback: exit {r.returncode}, {r.stderr!r}")
     r = subprocess.run([cookgraph, "serve", example, "--listen", "0.0.0.0", "--port", "0"],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 2, f"--listen 0.0.0.0 without --allow-remote: exit {r.returncode}")
@@ -204,7 +325,8 @@ def main():
         check(s == 401, f"a wrong token: {s}")
         s, h, b = request(port, "GET", "/?token=" + token)
         cookie = h.get("set-cookie", "")
-        check(s == 200 and "HttpOnly" in cookie and "SameSite=Strict" in cookie, f"?token=: {s} {cookie!r}")
+        check(s == 303 and h.get("location") == "/" and "HttpOnly" in cookie and "SameSite=Strict" in cookie,
+              f"?token=: {s} {cookie!r}")
         s, _, _ = request(port, "GET", "/api/index", {"Cookie": f"cookgraph_token={token}"})
         check(s == 200, f"the cookie: {s}")
         s, _, _ = request(port, "GET", "/api/index", {"Authorization": f"Bearer {token}"})
