@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "adapters/input_files.h"
+#include "base/text.h"
 #include "metrics/diff.h"
 #include "pipeline/batch.h"
 #include "pipeline/score.h"
@@ -29,7 +30,7 @@ py::list Warnings(const std::vector<std::pair<std::string, std::string>>& warnin
   py::list list;
   for (const auto& [file, message] : warnings) {
     py::dict w;
-    w["file"] = Text(file);
+    w["file"] = FileName(file);
     w["message"] = Text(message);
     list.append(w);
   }
@@ -37,7 +38,9 @@ py::list Warnings(const std::vector<std::pair<std::string, std::string>>& warnin
 }
 
 // ExpandInputs: the inputs (each one path, or a GStreamer dump and its log,
-// or the ranks of one job), the arguments that gave none, and warnings.
+// or the ranks of one job), the arguments that gave none, and warnings. The
+// inputs' paths are bytes: a name found in a folder need not be UTF-8, and
+// score_inputs takes them back as they are.
 py::tuple Expand(const std::vector<std::string>& paths) {
   InputList list;
   {
@@ -45,7 +48,11 @@ py::tuple Expand(const std::vector<std::string>& paths) {
     list = ExpandInputs(paths);
   }
   py::list inputs, errors;
-  for (const Input& input : list.inputs) inputs.append(py::cast(input.paths));
+  for (const Input& input : list.inputs) {
+    py::list input_paths;
+    for (const std::string& path : input.paths) input_paths.append(py::bytes(path));
+    inputs.append(input_paths);
+  }
   for (const Error& e : list.errors) errors.append(ErrorDict(e));
   std::vector<std::pair<std::string, std::string>> warnings;
   for (const Error& w : list.warnings) warnings.emplace_back(w.file, w.message);
@@ -118,6 +125,24 @@ py::tuple ScoreInputs(const std::vector<std::vector<std::string>>& input_paths,
   return py::make_tuple(Columns(table), errors, Warnings(warnings));
 }
 
+// `name` with each byte that is not part of valid UTF-8 replaced by U+FFFD, as
+// the JSON writers' strings replace it (AppendJsonString): the diff's JSON
+// renderer refuses a file name that is not UTF-8.
+std::string JsonSafe(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size();) {
+    const size_t n = Utf8Length(name, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(name.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 // One side of a comparison: a path to read, or a snapshot already loaded.
 using Side = std::variant<std::string, std::shared_ptr<LoadedSnapshot>>;
 
@@ -175,7 +200,8 @@ py::tuple Diff(const Side& before_side, const Side& after_side, std::optional<do
     for (const std::string& w : before.a->warnings) warnings.emplace_back(before.file, w);
     for (const std::string& w : after.a->warnings) warnings.emplace_back(after.file, w);
     const SnapshotDiff diff = CompareSnapshots(*before.s, *before.a, *after.s, *after.a, options);
-    const DiffInput input{before.file, after.file, *before.s, *after.s, diff};
+    const std::string before_name = JsonSafe(before.file), after_name = JsonSafe(after.file);
+    const DiffInput input{before_name, after_name, *before.s, *after.s, diff};
     table = DiffRows(input);
     json = RenderDiff(DiffFormat::kJson, input, {});
   }

@@ -28,7 +28,7 @@ void Raise(const RaisedError& raised) {
   PyObject* type = ClassOf(raised.kind);
   const Error& e = raised.error;
   py::object exception = py::reinterpret_borrow<py::object>(type)(Text(e.Format()));
-  exception.attr("file") = Text(e.file);
+  exception.attr("file") = FileName(e.file);
   exception.attr("line") = OrNone(e.line);
   exception.attr("column") = OrNone(e.column);
   exception.attr("where") = Text(e.where);
@@ -74,9 +74,21 @@ py::str Text(std::string_view s) {
   return py::reinterpret_steal<py::str>(text);
 }
 
+py::str FileName(std::string_view name) {
+  PyObject* text =
+      PyUnicode_DecodeFSDefaultAndSize(name.data(), static_cast<Py_ssize_t>(name.size()));
+  if (text == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(text);
+}
+
+void Throw(PyObject* type, std::string_view message) {
+  PyErr_SetObject(type, Text(message).ptr());
+  throw py::error_already_set();
+}
+
 py::dict ErrorDict(const Error& error) {
   py::dict d;
-  d["file"] = Text(error.file);
+  d["file"] = FileName(error.file);
   d["line"] = OrNone(error.line);
   d["column"] = OrNone(error.column);
   d["where"] = Text(error.where);

@@ -26,7 +26,8 @@ enum class ErrorKind : uint8_t {
 /// Thrown by the bindings (with or without the GIL held); the module's
 /// translator raises it as the class of `kind`, whose str() is
 /// Error::Format(), the CLI's one line after "cookgraph: error: ", and whose
-/// attributes are file, line, column (None when unknown), where and message.
+/// attributes are file, line, column (None when unknown), where and message
+/// (as ErrorDict gives them).
 struct RaisedError {
   ErrorKind kind;
   Error error;
@@ -40,9 +41,20 @@ void AddErrors(py::module_& m);
 /// U+FFFD (as the JSON writers replace them).
 py::str Text(std::string_view s);
 
+/// A file name (bytes, as the C++ side has it) as os.fsdecode gives it: bytes
+/// that are not UTF-8 become surrogate escapes, so that the str names the
+/// same file when passed back to open() or cookgraph.load().
+py::str FileName(std::string_view name);
+
+/// Raises the Python exception `type` (PyExc_ValueError, PyExc_KeyError) with
+/// Text(message): unlike py::value_error, a message holding a file name that
+/// is not UTF-8 does not turn into a UnicodeDecodeError.
+[[noreturn]] void Throw(PyObject* type, std::string_view message);
+
 /// An error collected rather than raised (score's errors="collect"):
 /// {"file", "line", "column", "where", "message", "error"}, "error" being
-/// Error::Format().
+/// Error::Format(); "file" is FileName(), the texts Text() (as the CLI prints
+/// them: a byte that is not UTF-8 is U+FFFD).
 py::dict ErrorDict(const Error& error);
 
 }  // namespace cookgraph::python

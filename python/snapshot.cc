@@ -84,7 +84,7 @@ py::dict Info(const LoadedSnapshot& s) {
   const Snapshot& snap = s.judged.snapshot;
   const Analysis& a = s.judged.analysis;
   py::dict info;
-  info["file"] = Text(s.file);
+  info["file"] = FileName(s.file);
   info["engine"] = Text(snap.info.engine);
   info["name"] = Text(snap.info.name);
   info["source"] = TextList(snap.info.source);
@@ -222,7 +222,7 @@ py::dict CriticalPathColumns(const LoadedSnapshot& s, std::optional<int64_t> ste
     const std::vector<int64_t>& index = snap.samples.frame_index();
     auto at = std::find(index.begin(), index.end(), *step);
     if (at == index.end()) {
-      throw py::value_error("step " + std::to_string(*step) + ": no such step in " + s.file);
+      Throw(PyExc_ValueError, "step " + std::to_string(*step) + ": no such step in " + s.file);
     }
     std::string warning;
     py::gil_scoped_release released;
@@ -299,7 +299,7 @@ py::array_t<double> Series(const LoadedSnapshot& s, const std::string& id,
   if (!node) {
     std::string message = "no node '" + id + "' in " + s.file;
     if (auto close = ClosestId(snap.network, id)) message += "; did you mean '" + *close + "'?";
-    throw py::key_error(message);
+    Throw(PyExc_KeyError, message);
   }
   const size_t frames = snap.samples.frame_count();
   std::span<const double> values = snap.samples.series(*node, *metric);
@@ -370,7 +370,7 @@ SnapshotClass BindSnapshot(py::module_& m) {
       m, "Snapshot",
       "One input read and analysed (cookgraph.Snapshot wraps it; see docs/python.md).");
   cls.def_property_readonly(
-         "file", [](const LoadedSnapshot& s) { return Text(s.file); },
+         "file", [](const LoadedSnapshot& s) { return FileName(s.file); },
          "The input as given: its path, or the paths joined by ' + '.")
       .def("info", &Info, "The snapshot's metadata and frame-time summary, as a dict.")
       .def_property_readonly(
