@@ -18,11 +18,16 @@ cookgraph.Error subclasses whose str() is the CLI's one-line message.
 from __future__ import annotations
 
 import json
+import math
+import numbers
+import operator
 import os
+import sys
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
+import numpy as np
 import pandas as pd
 
 # The installed package carries the built-in knowledge packs beside itself
@@ -46,16 +51,131 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 Paths = Union[PathLike, Sequence[PathLike]]
 Limits = Mapping[str, Union[int, str]]
 
+# The arguments' checks (docs/python.md#options): a wrong type is a TypeError,
+# a wrong value a ValueError, each message starting with the argument's name.
+# The values that the CLI checks (budget_ms's, alpha's, a regex, a sort key)
+# the C++ half checks, with the CLI's messages; these check the rest.
 
-def _paths(paths: Paths) -> List[str]:
-    """One path or several, as the list of str the C++ side takes."""
-    if isinstance(paths, (str, bytes, os.PathLike)):
-        return [os.fsdecode(paths)]
-    return [os.fsdecode(p) for p in paths]
+
+def _type(value: Any) -> str:
+    return type(value).__name__
+
+
+def _shown(value: Any) -> str:
+    """`value` for a message: its repr, cut at 40 characters."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**40:
+        # repr() of a huge int is long (and refused past 4300 digits).
+        digits = int(math.log10(abs(value))) + 1
+        digits += (10**digits <= abs(value)) - (10**(digits - 1) > abs(value))
+        return f"{'-' if value < 0 else ''}an int of {digits} digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def _path(value: Any, name: str) -> bytes:
+    """A path as the bytes the C++ half takes (os.fsencode): a str (also one
+    with os.fsdecode's surrogate escapes for bytes that are not UTF-8), bytes,
+    or an os.PathLike giving either."""
+    try:
+        path = os.fsencode(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected str, bytes or os.PathLike, got {_type(value)}") from None
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{name}: not a file name ({e.reason}), got {_shown(value)}") from None
+    if b"\0" in path:
+        raise ValueError(f"{name}: embedded null byte, got {_shown(value)}")
+    return path
+
+
+def _paths(paths: Any, name: str = "path") -> List[bytes]:
+    """One path or several (any iterable of paths), as the list of bytes the
+    C++ half takes."""
+    if isinstance(paths, (str, bytes, os.PathLike)) or not hasattr(paths, "__iter__"):
+        return [_path(paths, name)]
+    return [_path(p, f"{name}[{i}]") for i, p in enumerate(paths)]
+
+
+def _optional_path(value: Any, name: str) -> Optional[bytes]:
+    return None if value is None else _path(value, name)
+
+
+def _int(value: Any, name: str, minimum: int, maximum: Optional[int] = None) -> Optional[int]:
+    """An int option (None = not given) within [minimum, maximum]."""
+    if value is None:
+        return None
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected an int, got {_type(value)}") from None
+    if number < minimum or (maximum is not None and number > maximum):
+        rule = f"at least {minimum}" if maximum is None else f"{minimum} to {maximum}"
+        raise ValueError(f"{name}: must be {rule}, got {_shown(number)}")
+    return number
+
+
+# The float options and what their values must be (the CLI's checks, which
+# the C++ half makes: these are for a number too large for a float).
+_REAL_RULES = {
+    "budget_ms": "must be a number of milliseconds > 0",
+    "alpha": "must be in [1e-300, 0.5]",
+    "min_change": "must be a percentage in [0, 1000000]",
+}
+
+
+def _real(value: Any, name: str) -> Optional[float]:
+    """A float option (None = not given): a real number (int, float, NumPy's)."""
+    if value is None:
+        return None
+    kind = type(value)
+    if isinstance(value, (str, bytes, bytearray)) or not (hasattr(kind, "__float__")
+                                                           or hasattr(kind, "__index__")):
+        raise TypeError(f"{name}: expected a number, got {_type(value)}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name}: {_REAL_RULES[name]}, got {_shown(value)}") from None
+
+
+def _text(value: Any, name: str, optional: bool = True) -> Optional[str]:
+    """A str option (None = not given, where `optional`)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected str, got {_type(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{name}: not UTF-8 text ({e.reason}), got {_shown(value)}") from None
+    return value
+
+
+def _flag(value: Any, name: str) -> Optional[bool]:
+    if value is None:
+        return None
+    if not isinstance(value, (bool, np.bool_, numbers.Integral)):
+        raise TypeError(f"{name}: expected bool, got {_type(value)}")
+    return bool(value)
+
+
+def _limits(limits: Any) -> Optional[Dict[Any, Any]]:
+    if limits is None:
+        return None
+    if not isinstance(limits, Mapping):
+        raise TypeError(f"limits: expected a dict of limit to value, got {_type(limits)}")
+    return dict(limits)
+
+
+def _read_options(budget_ms: Any, frame_marker: Any, format_in: Any,
+                  limits: Any) -> Dict[str, Any]:
+    """The options of every read (load, score, diff) checked, as keywords of
+    the C++ half."""
+    return {"budget_ms": _real(budget_ms, "budget_ms"),
+            "frame_marker": _text(frame_marker, "frame_marker"),
+            "format_in": _text(format_in, "format_in"), "limits": _limits(limits)}
 
 
 def _raise(error: Mapping[str, Any]) -> None:
@@ -68,7 +188,10 @@ def _raise(error: Mapping[str, Any]) -> None:
 
 
 def _check_errors(errors: str) -> bool:
-    """True for errors="raise"; ValueError for anything but "raise" and "collect"."""
+    """True for errors="raise"; TypeError for a non-str, ValueError for anything
+    but "raise" and "collect"."""
+    if not isinstance(errors, str):
+        raise TypeError(f"errors: expected 'raise' or 'collect', got {_type(errors)}")
     if errors not in ("raise", "collect"):
         raise ValueError(f"errors: expected 'raise' or 'collect', got {errors!r}")
     return errors == "raise"
@@ -145,12 +268,12 @@ class Snapshot:
             (the predicted mean frame ms saved by halving the node; adds gain_ms).
         top: rows to keep; None or 0 = all.
         """
-        return pd.DataFrame(self._core.nodes(sort, top))
+        return pd.DataFrame(self._core.nodes(_text(sort, "sort", optional=False), _top(top)))
 
     def containers(self, top: Optional[int] = None) -> pd.DataFrame:
         """One row per container (COMP, bin, module), costliest first: the
         rows of `cookgraph score FILE --format csv --group-by container`."""
-        return pd.DataFrame(self._core.nodes("score", top, "container"))
+        return pd.DataFrame(self._core.nodes("score", _top(top), "container"))
 
     def frames(self) -> pd.DataFrame:
         """One row per frame, indexed by the engine's frame number ("frame"):
@@ -165,7 +288,8 @@ class Snapshot:
         """One node's per-frame values of `metric` (cook_ms, gpu_ms,
         cpu_mem_mb, gpu_mem_mb, cooks, latency_ms or inclusive_ms), indexed like frames(); NaN where the
         node did not cook. KeyError for an id the network does not have."""
-        values = self._core.series(node_id, metric)
+        values = self._core.series(_text(node_id, "node_id", optional=False),
+                                   _text(metric, "metric", optional=False))
         index = pd.Index(self._core.frames()["frame"], name="frame")
         return pd.Series(values, index=index, name=node_id)
 
@@ -174,7 +298,7 @@ class Snapshot:
         file `pack`, as `cookgraph report` lists them: rule, severity, title,
         nodes (ids, most important first), numbers (the evidence, name ->
         value) and suggestion. InputError for a pack that cannot be read."""
-        rows = self._core.findings("" if pack is None else os.fsdecode(pack))
+        rows = self._core.findings(b"" if pack is None else _path(pack, "pack"))
         columns = ["rule", "severity", "title", "nodes", "numbers", "suggestion"]
         return pd.DataFrame(rows, columns=columns)
 
@@ -203,7 +327,7 @@ class Snapshot:
         return CriticalPath(self._json["critical_path"], self._critical_path_events)
 
     def _critical_path_events(self, step: Optional[int]) -> pd.DataFrame:
-        return pd.DataFrame(self._core.critical_path_events(step))
+        return pd.DataFrame(self._core.critical_path_events(_step(step)))
 
     # -- traces, as HTA's DataFrames ----------------------------------------
 
@@ -216,7 +340,7 @@ class Snapshot:
         the trace's own clock), step (None outside every step), correlation,
         and gpu_counted (a GPU event the GPU analyses count: HTA leaves out
         those of the last step). Empty for inputs without a timeline."""
-        return pd.DataFrame(self._core.timeline(step))
+        return pd.DataFrame(self._core.timeline(_step(step)))
 
     def launches(self) -> pd.DataFrame:
         """The launches the launch statistics are over (HTA's
@@ -305,10 +429,10 @@ class Snapshot:
         --no-tools` prints, as a dict. Settings not given are resolved as the CLI resolves
         them (COOKGRAPH_MODEL, ./cookgraph.yaml, ..., else the default model
         gpt-4o-mini)."""
-        body = self._core.prompt(question, persona=persona, model=model,
-                                 budget_tokens=budget_tokens,
-                                 tokenizer=None if tokenizer is None else os.fsdecode(tokenizer),
-                                 pack=None if pack is None else os.fsdecode(pack), stream=stream)
+        body = self._core.prompt(_text(question, "question", optional=False),
+                                 **_advice_options(model=model, persona=persona,
+                                                   budget_tokens=budget_tokens,
+                                                   tokenizer=tokenizer, pack=pack, stream=stream))
         return json.loads(body)
 
     def ask(self, question: str, *, on_token: Optional[Callable[[str], Any]] = None,
@@ -323,10 +447,13 @@ class Snapshot:
         configured (OPENAI_API_KEY alone means OpenAI's). An exception raised
         by on_token (or Ctrl-C) is raised once the answer has been read to its
         end."""
-        result = self._core.ask(question, on_token=on_token, base_url=base_url, model=model,
-                                persona=persona, budget_tokens=budget_tokens,
-                                tokenizer=None if tokenizer is None else os.fsdecode(tokenizer),
-                                pack=None if pack is None else os.fsdecode(pack), stream=stream)
+        if on_token is not None and not callable(on_token):
+            raise TypeError(f"on_token: expected a callable, got {_type(on_token)}")
+        result = self._core.ask(_text(question, "question", optional=False), on_token=on_token,
+                                base_url=_text(base_url, "base_url"),
+                                **_advice_options(model=model, persona=persona,
+                                                  budget_tokens=budget_tokens,
+                                                  tokenizer=tokenizer, pack=pack, stream=stream))
         return Answer(**result)
 
     def __repr__(self) -> str:
@@ -352,23 +479,46 @@ def load(path: Paths, *, budget_ms: Optional[float] = None, frame_marker: Option
     --frame-marker, --format-in and --limit KEY=VALUE (limits={"depth": 512,
     "input_size": "1G"}).
 
-    The GIL is released while the input is read and analysed. InputError
-    (str() = the CLI's message) when it cannot be read; ValueError for a bad
-    option.
+    A path is a str (also one with os.fsdecode's surrogate escapes), bytes
+    or an os.PathLike. The GIL is released while the input is read and
+    analysed. InputError (str() = the CLI's message) when it cannot be read;
+    TypeError for an argument of the wrong type, ValueError for a bad value.
     """
-    core = _cookgraph.load(_paths(path), budget_ms=budget_ms, frame_marker=frame_marker,
-                           format_in=format_in, limits=None if limits is None else dict(limits))
+    core = _cookgraph.load(_paths(path), **_read_options(budget_ms, frame_marker, format_in,
+                                                         limits))
     return Snapshot(core)
+
+
+def _top(top: Any) -> Optional[int]:
+    # More rows than a size_t counts are all the rows.
+    top = _int(top, "top", 0)
+    return None if top is None else min(top, sys.maxsize)
+
+
+def _step(step: Any) -> Optional[int]:
+    return _int(step, "step", -2**63, 2**63 - 1)
+
+
+def _advice_options(*, model, persona, budget_tokens, tokenizer, pack, stream) -> Dict[str, Any]:
+    """prompt()'s and ask()'s options, checked, as the C++ half takes them."""
+    return {"model": _text(model, "model"), "persona": _text(persona, "persona"),
+            "budget_tokens": _int(budget_tokens, "budget_tokens", 1, 10_000_000),
+            "tokenizer": _optional_path(tokenizer, "tokenizer"),
+            "pack": _optional_path(pack, "pack"), "stream": _flag(stream, "stream")}
 
 
 def _score_options(budget_ms, frame_marker, format_in, limits, sort, top, group_by,
                    baseline) -> Dict[str, Any]:
-    """score()'s options as _cookgraph.score_inputs takes them (also sent to
-    Dask workers by cookgraph.dask)."""
-    return {"budget_ms": budget_ms, "frame_marker": frame_marker, "format_in": format_in,
-            "limits": None if limits is None else dict(limits), "sort": sort, "top": top,
-            "group_by": group_by,
-            "baseline": None if baseline is None else os.fsdecode(baseline)}
+    """score()'s options, checked, as _cookgraph.score_inputs takes them (also
+    sent to Dask workers by cookgraph.dask)."""
+    return {**_read_options(budget_ms, frame_marker, format_in, limits),
+            "sort": _text(sort, "sort", optional=False), "top": _top(top),
+            "group_by": _text(group_by, "group_by"),
+            "baseline": _optional_path(baseline, "baseline")}
+
+
+def _jobs(jobs: Any) -> Optional[int]:
+    return _int(jobs, "jobs", 1, 1024)
 
 
 def _frame(columns: Mapping[str, Any], errors: List[Dict[str, Any]],
@@ -394,13 +544,18 @@ def score(paths: Paths, *, jobs: Optional[int] = None, errors: str = "raise",
     errors="collect": bad inputs are skipped, as the CLI skips them, and listed
     in df.attrs["errors"] (dicts: file, line, column, where, message, error =
     the CLI's line). df.attrs["warnings"] holds the warnings ({file, message}).
+    An error's "file" is the path as os.fsdecode gives it (open() takes it).
+
+    TypeError for an argument of the wrong type, ValueError for a bad value.
     """
     raise_first = _check_errors(errors)
-    inputs, expand_errors, expand_warnings = _cookgraph.expand_inputs(_paths(paths))
-    if raise_first and expand_errors:
-        _raise(expand_errors[0])
+    paths = _paths(paths, "paths")
+    jobs = _jobs(jobs)
     options = _score_options(budget_ms, frame_marker, format_in, limits, sort, top, group_by,
                              baseline)
+    inputs, expand_errors, expand_warnings = _cookgraph.expand_inputs(paths)
+    if raise_first and expand_errors:
+        _raise(expand_errors[0])
     columns, score_errors, warnings = _cookgraph.score_inputs(
         inputs, jobs=jobs, stop_at_error=raise_first, **options)
     if raise_first and score_errors:
@@ -424,15 +579,22 @@ def diff(before: Union[PathLike, Snapshot], after: Union[PathLike, Snapshot], *,
     "min_change_pct", "test", "warnings" (the comparison's), and
     "input_warnings" ({file, message}: the analyses' warnings).
 
-    A Snapshot is compared as loaded (with its own budget_ms); a path is read
-    and analysed as the CLI reads it.
+    A Snapshot is compared as loaded (with its own budget_ms); a path (str,
+    bytes or os.PathLike) is read and analysed as the CLI reads it.
     """
-    def side(x):
-        return x._core if isinstance(x, Snapshot) else os.fsdecode(x)
+    def side(x, name):
+        if isinstance(x, Snapshot):
+            return x._core
+        if isinstance(x, (str, bytes, os.PathLike)):
+            return _path(x, name)
+        raise TypeError(f"{name}: expected str, bytes, os.PathLike or cookgraph.Snapshot, "
+                        f"got {_type(x)}")
 
+    options = _read_options(None, frame_marker, format_in, limits)
+    del options["budget_ms"]
     columns, text, warnings = _cookgraph.diff(
-        side(before), side(after), alpha=alpha, min_change=min_change, frame_marker=frame_marker,
-        format_in=format_in, limits=None if limits is None else dict(limits))
+        side(before, "before"), side(after, "after"), alpha=_real(alpha, "alpha"),
+        min_change=_real(min_change, "min_change"), **options)
     frame = pd.DataFrame(columns)
     document = json.loads(text)
     for key, value in document.items():

@@ -28,8 +28,8 @@ import pandas as pd
 from dask.base import tokenize
 from distributed import Client, get_client
 
-from . import Limits, Paths, PathLike, _check_errors, _cookgraph, _frame, _paths, _raise, \
-    _score_options
+from . import Limits, Paths, PathLike, _check_errors, _cookgraph, _frame, _int, _jobs, _paths, \
+    _raise, _score_options
 
 __all__ = ["score"]
 
@@ -39,7 +39,7 @@ _TASKS_PER_THREAD = 8
 _MAX_BATCH = 100
 
 
-def _score_batch(inputs: List[List[str]], options: Dict[str, Any],
+def _score_batch(inputs: List[List[bytes]], options: Dict[str, Any],
                  jobs: int) -> Tuple[pd.DataFrame, List[Dict[str, Any]], List[Dict[str, Any]]]:
     """Runs on a worker: one batch of inputs scored, its errors collected."""
     columns, errors, warnings = _cookgraph.score_inputs(inputs, jobs=jobs, stop_at_error=False,
@@ -47,7 +47,7 @@ def _score_batch(inputs: List[List[str]], options: Dict[str, Any],
     return pd.DataFrame(columns), errors, warnings
 
 
-def _stamp(path: str) -> Tuple[str, int, int]:
+def _stamp(path: bytes) -> Tuple[bytes, int, int]:
     """A path with its size and modification time, for the task's key."""
     try:
         st = os.stat(path)
@@ -83,14 +83,16 @@ def score(paths: Paths, client: Optional[Client] = None, *, batch_size: Optional
     df.attrs["errors"], as cookgraph.score() does.
     """
     raise_first = _check_errors(errors)
-    if batch_size is not None and batch_size < 1:
-        raise ValueError(f"batch_size: must be >= 1, got {batch_size}")
-    client = client if client is not None else get_client()
-    inputs, expand_errors, expand_warnings = _cookgraph.expand_inputs(_paths(paths))
-    if raise_first and expand_errors:
-        _raise(expand_errors[0])
+    paths = _paths(paths, "paths")
+    batch_size = _int(batch_size, "batch_size", 1)
+    jobs = _jobs(jobs)
+    retries = _int(retries, "retries", 0)
     options = _score_options(budget_ms, frame_marker, format_in, limits, sort, top, group_by,
                              baseline)
+    client = client if client is not None else get_client()
+    inputs, expand_errors, expand_warnings = _cookgraph.expand_inputs(paths)
+    if raise_first and expand_errors:
+        _raise(expand_errors[0])
     # Scoring no input checks the options here, before any task is sent, and
     # gives the columns of an empty result.
     empty, _, _ = _cookgraph.score_inputs([], jobs=1, **options)

@@ -13,6 +13,7 @@ Python threads run while it reads.
 import glob
 import json
 import os
+import pathlib
 import re
 import subprocess
 import threading
@@ -577,3 +578,234 @@ def test_repr_and_info():
                           "budget 16.667 ms, 15 over>")
     assert snap.file == "examples/touchdesigner_feedback.json"
     assert snap.info["edges"] > snap.info["nodes"] / 2 and isinstance(snap.warnings, list)
+
+
+# Issue 40: paths of every kind, and arguments checked by name.
+
+class BytesPath:
+    """An os.PathLike whose __fspath__ gives bytes."""
+
+    def __init__(self, path):
+        self.path = os.fsencode(path)
+
+    def __fspath__(self):
+        return self.path
+
+
+def write_bytes(path, data):
+    """Writes `data` at `path` (bytes: the name need not be UTF-8)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def cli_bytes(*args):
+    """`cookgraph ARGS...` (bytes arguments allowed) as bytes: (stdout, error lines)."""
+    proc = subprocess.run([COOKGRAPH, *args], capture_output=True)
+    prefix = b"cookgraph: error: "
+    lines = [line[len(prefix):] for line in proc.stderr.splitlines() if line.startswith(prefix)]
+    return proc.stdout, lines
+
+
+def test_score_names_a_file_whose_name_is_not_utf8(tmp_path):
+    # A folder holding a bad input whose name is not UTF-8 (b"b\xff_truncated.json"), and a
+    # good one (b"c\xfe_good.json"): the good rows come back, the bad one is named.
+    good = open(os.path.join(ROOT, EXAMPLES[0]), "rb").read()
+    folder = os.fsencode(tmp_path)
+    write_bytes(folder + b"/a_good.json", good)
+    write_bytes(folder + b"/b\xff_truncated.json", good[: len(good) // 3])
+    write_bytes(folder + b"/c\xfe_good.json", good)
+    bad = os.fsdecode(folder + b"/b\xff_truncated.json")
+    frame = cookgraph.score(str(tmp_path), errors="collect")
+    stdout, cli_errors = cli_bytes(b"score", folder, b"--format", b"csv")
+    # The CSV's file cells keep the bytes; the DataFrame's text cells have U+FFFD for them.
+    assert_equal_to_csv(frame, stdout.decode("utf-8", "replace"))
+    assert sorted(set(frame["file"])) == [f"{tmp_path}/a_good.json",
+                                          f"{tmp_path}/c\ufffd_good.json"]
+    errors = frame.attrs["errors"]
+    assert [e["file"] for e in errors] == [bad]
+    assert open(errors[0]["file"], "rb").read() == good[: len(good) // 3]  # open() takes it
+    # The error's line is the CLI's, which prints U+FFFD for the byte that is not UTF-8.
+    assert [e["error"] for e in errors] == [line.decode() for line in cli_errors]
+    assert "b\ufffd_truncated.json:" in errors[0]["error"]
+    # errors="raise": the same error, raised.
+    with pytest.raises(cookgraph.InputError) as raised:
+        cookgraph.score(folder)
+    assert raised.value.file == bad and str(raised.value) == errors[0]["error"]
+    # The input whose name is not UTF-8 loads, under the name the errors give.
+    good_name = os.fsdecode(folder + b"/c\xfe_good.json")
+    assert cookgraph.load(good_name).file == good_name
+
+
+def test_load_takes_str_bytes_and_path_likes(tmp_path):
+    example = EXAMPLES[0]
+    want = cookgraph.load(example).nodes()
+    for path in (example.encode(), pathlib.Path(example), BytesPath(example),
+                 [pathlib.Path(example)]):
+        snap = cookgraph.load(path)
+        assert snap.file == example, path
+        pd.testing.assert_frame_equal(snap.nodes(), want)
+    # A copy whose name is not UTF-8, given as os.fsdecode gives it, as bytes or as a Path.
+    name = os.fsencode(tmp_path) + b"/copy\xff\xfe.json"
+    write_bytes(name, open(example, "rb").read())
+    shown = os.fsdecode(name)
+    for path in (shown, name, pathlib.Path(shown), BytesPath(name)):
+        snap = cookgraph.load(path)
+        assert snap.file == shown and snap.info["file"] == shown, path
+        assert snap.nodes().drop(columns="file").equals(want.drop(columns="file"))
+        assert repr(snap).startswith(f"<cookgraph.Snapshot {shown!r}")
+    # A dump and its log as bytes and a Path; and score() of the copy.
+    dot, log = GSTREAMER[0]
+    pd.testing.assert_frame_equal(cookgraph.load([dot.encode(), pathlib.Path(log)]).nodes(),
+                                  cookgraph.load([dot, log]).nodes())
+    frame = cookgraph.score([shown, example.encode()], errors="collect")
+    assert len(frame) == 2 * len(want) and frame.attrs["errors"] == []
+
+
+def test_every_path_argument_takes_bytes_and_path_likes(tmp_path, clean_settings, monkeypatch):
+    # findings(pack), prompt(pack), score(baseline) and diff(before, after).
+    snap = cookgraph.load(EXAMPLES[-1])
+    pack = os.path.join("advisor", "packs", "touchdesigner.yaml")
+    copy = os.fsencode(tmp_path) + b"/pack\xff.yaml"
+    write_bytes(copy, open(pack, "rb").read())
+    want = snap.findings(pack)
+    for path in (pack.encode(), pathlib.Path(pack), copy, os.fsdecode(copy), BytesPath(copy)):
+        pd.testing.assert_frame_equal(snap.findings(path), want)
+    monkeypatch.chdir(clean_settings)
+    pack = os.path.join(ROOT, pack)
+    body = snap.prompt("why?", model="m", pack=pack)
+    assert snap.prompt("why?", model="m", pack=pathlib.Path(os.fsdecode(copy))) == body
+    monkeypatch.chdir(ROOT)
+    baseline = EXAMPLES[-1]
+    want = cookgraph.score(EXAMPLES, baseline=baseline)
+    for path in (baseline.encode(), pathlib.Path(baseline), BytesPath(baseline)):
+        pd.testing.assert_frame_equal(cookgraph.score(EXAMPLES, baseline=path), want)
+    before, after, _ = diff_pair(tmp_path)
+    want = cookgraph.diff(before, after)
+    renamed = os.fsencode(tmp_path) + b"/after\xff.json"
+    os.rename(after, renamed)
+    changes = cookgraph.diff(pathlib.Path(before), renamed)
+    pd.testing.assert_frame_equal(changes, want)
+    assert changes.attrs["after"]["file"] == renamed.decode("utf-8", "replace")  # as JSON has it
+
+
+def test_errors_carry_the_file_as_given(tmp_path):
+    missing = os.fsencode(tmp_path) + b"/missing\xff.json"
+    _, cli_errors = cli_bytes(b"score", missing, b"--format", b"csv")
+    for path in (missing, os.fsdecode(missing), pathlib.Path(os.fsdecode(missing)),
+                 BytesPath(missing)):
+        with pytest.raises(cookgraph.InputError) as raised:
+            cookgraph.load(path)
+        assert raised.value.file == os.fsdecode(missing)
+        assert [str(raised.value)] == [line.decode() for line in cli_errors]
+        assert "missing\ufffd.json" in str(raised.value)
+    # A message that names a file whose name is not UTF-8 is no UnicodeDecodeError.
+    name = os.fsencode(tmp_path) + b"/td\xff.json"
+    write_bytes(name, open(EXAMPLES[-1], "rb").read())
+    snap = cookgraph.load(name)
+    with pytest.raises(KeyError, match="no node '/nowhere' in .*td\ufffd\\.json"):
+        snap.series("/nowhere")
+    trace = os.fsencode(tmp_path) + b"/trace\xff.json"
+    write_bytes(trace, open(TRACES[1], "rb").read())
+    with pytest.raises(ValueError, match="step 123456789: no such step in .*trace\ufffd\\.json"):
+        cookgraph.load(trace).critical_path(123456789)
+
+
+def no_client(paths=EXAMPLES[0], **options):
+    import cookgraph.dask
+    return cookgraph.dask.score(paths, **options)  # checked before a client is asked for
+
+
+ARGUMENT_CHECKS = [
+    (lambda: cookgraph.load(None), TypeError,
+     "path: expected str, bytes or os.PathLike, got NoneType"),
+    (lambda: cookgraph.load(3), TypeError, "path: expected str, bytes or os.PathLike, got int"),
+    (lambda: cookgraph.load([EXAMPLES[0], None]), TypeError,
+     "path[1]: expected str, bytes or os.PathLike, got NoneType"),
+    (lambda: cookgraph.load("a\0b.json"), ValueError, "path: embedded null byte"),
+    (lambda: cookgraph.load("a\ud800.json"), ValueError, "path: not a file name"),
+    (lambda: cookgraph.load(EXAMPLES[0], budget_ms=10**400), ValueError,
+     "budget_ms: must be a number of milliseconds > 0, got an int of 401 digits"),
+    (lambda: cookgraph.load(EXAMPLES[0], budget_ms="16"), TypeError,
+     "budget_ms: expected a number, got str"),
+    (lambda: cookgraph.load(EXAMPLES[0], frame_marker=1), TypeError,
+     "frame_marker: expected str, got int"),
+    (lambda: cookgraph.load(EXAMPLES[0], format_in=b"native"), TypeError,
+     "format_in: expected str, got bytes"),
+    (lambda: cookgraph.load(EXAMPLES[0], limits=5), TypeError,
+     "limits: expected a dict of limit to value, got int"),
+    (lambda: cookgraph.score(None), TypeError,
+     "paths: expected str, bytes or os.PathLike, got NoneType"),
+    (lambda: cookgraph.score(EXAMPLES[0], jobs=-1), ValueError, "jobs: must be 1 to 1024, got -1"),
+    (lambda: cookgraph.score(EXAMPLES[0], jobs=0), ValueError, "jobs: must be 1 to 1024, got 0"),
+    (lambda: cookgraph.score(EXAMPLES[0], jobs=2.0), TypeError, "jobs: expected an int, got float"),
+    (lambda: cookgraph.score(EXAMPLES[0], top=-1), ValueError, "top: must be at least 0, got -1"),
+    (lambda: cookgraph.score(EXAMPLES[0], top="x"), TypeError, "top: expected an int, got str"),
+    (lambda: cookgraph.score(EXAMPLES[0], budget_ms=10**400), ValueError,
+     "budget_ms: must be a number of milliseconds > 0"),
+    (lambda: cookgraph.score(EXAMPLES[0], errors=None), TypeError,
+     "errors: expected 'raise' or 'collect', got NoneType"),
+    (lambda: cookgraph.score(EXAMPLES[0], sort=None), TypeError,
+     "sort: expected str, got NoneType"),
+    (lambda: cookgraph.score(EXAMPLES[0], group_by=1), TypeError,
+     "group_by: expected str, got int"),
+    (lambda: cookgraph.score(EXAMPLES[0], baseline=1), TypeError,
+     "baseline: expected str, bytes or os.PathLike, got int"),
+    (lambda: cookgraph.diff(None, EXAMPLES[0]), TypeError,
+     "before: expected str, bytes, os.PathLike or cookgraph.Snapshot, got NoneType"),
+    (lambda: cookgraph.diff(EXAMPLES[0], 3), TypeError,
+     "after: expected str, bytes, os.PathLike or cookgraph.Snapshot, got int"),
+    (lambda: cookgraph.diff(EXAMPLES[0], EXAMPLES[0], alpha=10**400), ValueError,
+     "alpha: must be in [1e-300, 0.5], got an int of 401 digits"),
+    (lambda: cookgraph.diff(EXAMPLES[0], EXAMPLES[0], alpha="0.05"), TypeError,
+     "alpha: expected a number, got str"),
+    (lambda: cookgraph.diff(EXAMPLES[0], EXAMPLES[0], min_change=-1), ValueError,
+     "min_change: must be a percentage in [0, 1000000]"),
+    (lambda: cookgraph.load(EXAMPLES[0]).nodes(top=-1), ValueError,
+     "top: must be at least 0, got -1"),
+    (lambda: cookgraph.load(EXAMPLES[0]).nodes(sort=1), TypeError, "sort: expected str, got int"),
+    (lambda: cookgraph.load(EXAMPLES[0]).containers(top=-2), ValueError,
+     "top: must be at least 0, got -2"),
+    (lambda: cookgraph.load(EXAMPLES[0]).series(None), TypeError,
+     "node_id: expected str, got NoneType"),
+    (lambda: cookgraph.load(EXAMPLES[0]).series("/x", metric=1), TypeError,
+     "metric: expected str, got int"),
+    (lambda: cookgraph.load(TRACES[1]).timeline(step="1"), TypeError,
+     "step: expected an int, got str"),
+    (lambda: cookgraph.load(TRACES[1]).critical_path(10**30), ValueError,
+     "step: must be -9223372036854775808 to 9223372036854775807"),
+    (lambda: cookgraph.load(EXAMPLES[0]).findings(pack=5), TypeError,
+     "pack: expected str, bytes or os.PathLike, got int"),
+    (lambda: cookgraph.load(EXAMPLES[0]).prompt(None), TypeError,
+     "question: expected str, got NoneType"),
+    (lambda: cookgraph.load(EXAMPLES[0]).prompt("q", budget_tokens=-1), ValueError,
+     "budget_tokens: must be 1 to 10000000, got -1"),
+    (lambda: cookgraph.load(EXAMPLES[0]).prompt("q", budget_tokens="9"), TypeError,
+     "budget_tokens: expected an int, got str"),
+    (lambda: cookgraph.load(EXAMPLES[0]).prompt("q", tokenizer=1.5), TypeError,
+     "tokenizer: expected str, bytes or os.PathLike, got float"),
+    (lambda: cookgraph.load(EXAMPLES[0]).prompt("q", stream="no"), TypeError,
+     "stream: expected bool, got str"),
+    (lambda: cookgraph.load(EXAMPLES[0]).ask("q", on_token="print"), TypeError,
+     "on_token: expected a callable, got str"),
+    (lambda: cookgraph.load(EXAMPLES[0]).ask("q", base_url=1), TypeError,
+     "base_url: expected str, got int"),
+    (lambda: no_client(batch_size=0), ValueError, "batch_size: must be at least 1, got 0"),
+    (lambda: no_client(jobs=-1), ValueError, "jobs: must be 1 to 1024, got -1"),
+    (lambda: no_client(retries=-1), ValueError, "retries: must be at least 0, got -1"),
+    (lambda: no_client(top=-1), ValueError, "top: must be at least 0, got -1"),
+    (lambda: no_client(paths=None), TypeError,
+     "paths: expected str, bytes or os.PathLike, got NoneType"),
+]
+
+
+@pytest.mark.parametrize("call,error,text", ARGUMENT_CHECKS,
+                         ids=[f"{n:02} {text}" for n, (_, _, text) in enumerate(ARGUMENT_CHECKS)])
+def test_arguments_are_checked_by_name(call, error, text):
+    # A wrong type is a TypeError, a wrong value a ValueError; the message names the argument.
+    with pytest.raises(error) as raised:
+        call()
+    assert type(raised.value) is error, repr(raised.value)
+    assert str(raised.value).startswith(text), str(raised.value)
