@@ -27,6 +27,10 @@ using score_internal::NodeValues;
 using score_internal::Value;
 
 // NaN and infinities are null in JSON (as `score --format json` writes them).
+// A document as JSON text; bytes that are not UTF-8 (a file name, a name from
+// an input) become U+FFFD, never an exception.
+std::string Dump(const json& doc) { return doc.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 json Num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 json Num(const std::optional<double>& v) { return v ? Num(*v) : json(nullptr); }
 
@@ -241,11 +245,11 @@ namespace {
 ApiReply Reply(const Result<std::string>& doc) {
   if (doc) return ApiReply{.body = *doc};
   return ApiReply{.status = doc.error().where == kNotFound ? 404 : 400,
-                  .body = nlohmann::json{{"error", doc.error().message}}.dump()};
+                  .body = Dump(json{{"error", doc.error().message}})};
 }
 
 ApiReply Refuse(std::string message) {
-  return ApiReply{.status = 400, .body = nlohmann::json{{"error", std::move(message)}}.dump()};
+  return ApiReply{.status = 400, .body = Dump(json{{"error", std::move(message)}})};
 }
 
 }  // namespace
@@ -270,7 +274,7 @@ ApiReply ViewDocument(const Explorer& ex, size_t v, std::string_view what,
     if (!frame) return Refuse("frame: give a frame position (0, 1, ...)");
     return Reply(ex.TimelineJson(v, *frame));
   }
-  return ApiReply{.status = 404, .body = nlohmann::json{{"error", "no such page"}}.dump()};
+  return ApiReply{.status = 404, .body = Dump(json{{"error", "no such page"}})};
 }
 
 Explorer::Explorer(Dataset data, AskHooks hooks)
@@ -324,7 +328,7 @@ std::string Explorer::IndexJson() const {
               {"ask", {{"configured", hooks_.not_configured.empty() && hooks_.ask != nullptr},
                        {"help", hooks_.not_configured}}},
               {"views", std::move(views)}};
-  return doc.dump();
+  return Dump(doc);
 }
 
 Result<std::string> Explorer::SummaryJson(size_t index) const {
@@ -413,7 +417,7 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
                                : "dependency"},
               {"first_fixes", std::move(first_fixes)},
               {"warnings", v.analysis.warnings}};
-  return doc.dump();
+  return Dump(doc);
 }
 
 Result<std::string> Explorer::GraphJson(size_t index, std::string_view container) const {
@@ -619,7 +623,7 @@ Result<std::string> Explorer::GraphJson(size_t index, std::string_view container
   out += fmt::format("{{\"view\":{},\"container\":", index);
   AppendJsonString(out, here);
   out += fmt::format(",\"breadcrumb\":{},\"width\":{},\"height\":{},\"items\":{{\"n\":{}",
-                     crumbs.dump(), column * kColumnWidth, height, k);
+                     Dump(crumbs), column * kColumnWidth, height, k);
   strings("id", [&](size_t i) { return item_id[i]; });
   strings("name", [&](size_t i) { return ShortName(item_id[i]); });
   strings("type", [&](size_t i) -> std::string_view {
@@ -686,7 +690,7 @@ Result<std::string> Explorer::NodeJson(size_t index, std::string_view id) const 
   const std::string parent =
       found ? v.parents[*found] : v.containers[container->second].parent;
   doc["parent"] = parent;
-  if (!found) return doc.dump();
+  if (!found) return Dump(doc);
   const NodeIndex n = *found;
   const Node& node = net.node(n);
 
@@ -754,7 +758,7 @@ Result<std::string> Explorer::NodeJson(size_t index, std::string_view id) const 
   for (size_t f : v.analysis.frames.over_budget) over.push_back(f);
   doc["over_budget"] = std::move(over);
   doc["findings"] = std::move(findings);
-  return doc.dump();
+  return Dump(doc);
 }
 
 Result<std::string> Explorer::SearchJson(size_t index, std::string_view query) const {
@@ -804,7 +808,7 @@ Result<std::string> Explorer::SearchJson(size_t index, std::string_view query) c
                        {"parent", v.parents[n]},
                        {"score", Num(v.analysis.stats[n].score)}});
   }
-  return json{{"query", std::string(query)}, {"total", total}, {"results", std::move(results)}}.dump();
+  return Dump(json{{"query", std::string(query)}, {"total", total}, {"results", std::move(results)}});
 }
 
 Result<std::string> Explorer::FramesJson(size_t index) const {
@@ -835,7 +839,7 @@ Result<std::string> Explorer::FramesJson(size_t index) const {
               {"mean_ms", Num(f.mean_ms)},
               {"p95_ms", Num(f.p95_ms)},
               {"max_ms", Num(f.max_ms)}};
-  return doc.dump();
+  return Dump(doc);
 }
 
 namespace {
@@ -1091,7 +1095,7 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
               {"other_streams", other_streams},
               {"names", std::move(names)},
               {"lanes", std::move(jl)}};
-  return doc.dump();
+  return Dump(doc);
 }
 
 Result<std::string> Explorer::FindingsJson(size_t index) const {
@@ -1110,7 +1114,7 @@ Result<std::string> Explorer::FindingsJson(size_t index) const {
                     {"numbers", std::move(numbers)},
                     {"suggestion", f.suggestion}});
   }
-  return json{{"view", index}, {"findings", std::move(list)}}.dump();
+  return Dump(json{{"view", index}, {"findings", std::move(list)}});
 }
 
 Result<std::string> Explorer::DiffJson() const {
@@ -1151,7 +1155,7 @@ Result<std::string> Explorer::DiffJson() const {
               {"added", diff.added},
               {"removed", diff.removed},
               {"warnings", diff.warnings}};
-  return doc.dump();
+  return Dump(doc);
 }
 
 Result<double> ParseWhatIfFactor(std::string_view text) {
@@ -1246,9 +1250,8 @@ Result<std::string> Explorer::NodesJson(size_t index, std::string_view sort, siz
          {"gain_ms", n < a.gain_ms.size() ? Num(a.gain_ms[n]) : json(nullptr)},
          {"waiting", n < a.waiting.size() && a.waiting[n]}});
   }
-  return json{{"view", index},       {"sort", SortKeyName(*key)},   {"cooked", cooked},
-              {"nodes", net.size()}, {"gains", !a.gain_ms.empty()}, {"rows", std::move(rows)}}
-      .dump();
+  return Dump(json{{"view", index},       {"sort", SortKeyName(*key)},   {"cooked", cooked},
+                   {"nodes", net.size()}, {"gains", !a.gain_ms.empty()}, {"rows", std::move(rows)}});
 }
 
 Result<std::string> Explorer::WhatIfJson(size_t index, std::string_view id,
@@ -1299,7 +1302,7 @@ Result<std::string> Explorer::WhatIfJson(size_t index, std::string_view id,
               {"before_ms", series(w.frame_ms())},
               {"after_ms", series(p.frame_ms)},
               {"warnings", w.warnings()}};
-  return doc.dump();
+  return Dump(doc);
 }
 
 }  // namespace cookgraph::server

@@ -106,7 +106,8 @@ std::string RenderJson(const DiffInput& in) {
   doc["improvements"] = diff.improvements;
   doc["regressed"] = diff.regressed();
   doc["warnings"] = diff.warnings;
-  return doc.dump() + "\n";
+  // A name that is not UTF-8 (a file's) becomes U+FFFD, as in the other JSON documents.
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 // The rows of the table and Markdown: every regression and improvement, then

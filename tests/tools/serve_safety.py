@@ -43,9 +43,11 @@ import http.client
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 failures = []
@@ -150,6 +152,29 @@ def errors_as_documented(port):
                      b"Expect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}" % port)
     check(line.startswith("HTTP/1.1 100"), f"Expect: 100-continue: {line!r}")
     check(body.count(b"HTTP/1.1 100") == 0 and body.startswith(b"HTTP/1.1 "), f"a second 100 Continue: {body[:60]!r}")
+
+
+def names_not_utf8(cookgraph, example):
+    """A folder holding a file whose name is not UTF-8: every document is JSON
+    with U+FFFD in the name, none is a 500."""
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(example, os.path.join(os.fsencode(folder), b"bad\xff.json"))
+        shutil.copy(example, os.path.join(folder, "good.json"))
+        p, port, _ = start(cookgraph, [folder, "--port", "0", "--no-token"])
+        try:
+            for path in ("/api/index", "/api/v/0/summary", "/api/v/1/summary", "/api/v/0/findings"):
+                s, _, b = request(port, "GET", path)
+                ok = s == 200
+                try:
+                    json.loads(b)
+                except ValueError:
+                    ok = False
+                check(ok, f"a file name that is not UTF-8: GET {path}: {s} {b[:80]!r}")
+            s, _, b = request(port, "GET", "/api/index")
+            check("bad\ufffd.json" in b.decode("utf-8", "replace"), f"the index does not name bad\\xff.json: {b[:200]!r}")
+        finally:
+            p.terminate()
+            p.wait(timeout=20)
 
 
 def token_on_loopback(cookgraph, example):
@@ -304,6 +329,7 @@ def main():
           f"a missing input: exit {r.returncode}, {r.stderr!r}")
 
     token_on_loopback(cookgraph, example)
+    names_not_utf8(cookgraph, example)
 
     # Off loopback.
     r = subprocess.run([cookgraph, "serve", example, "--listen", "0.0.0.0", "--port", "0",

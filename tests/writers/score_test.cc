@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "metrics/diff.h"
+#include "writers/diff_formats.h"
 #include "metrics/rollup.h"
 
 namespace cookgraph {
@@ -580,6 +581,21 @@ TEST(ScoreCsv, NegativeNumbersStayNumbers) {
   }
   EXPECT_TRUE(negative);
   EXPECT_EQ(out.find("\"'-"), std::string::npos) << "a number was quoted as text:\n" << out;
+}
+
+// `diff --format json` of a file whose name is not UTF-8 (a Linux file name
+// may hold any byte): the name with U+FFFD, never an exception.
+TEST(DiffJson, AFileNameThatIsNotUtf8IsWrittenWithReplacementCharacters) {
+  Scored before(MakeSnapshot());
+  Scored after(MakeSnapshot());
+  const SnapshotDiff diff =
+      CompareSnapshots(before.snapshot, before.analysis, after.snapshot, after.analysis);
+  const std::string before_file = "before.json", after_file = "after\xff.json";
+  const std::string out = RenderDiff(
+      DiffFormat::kJson, {before_file, after_file, before.snapshot, after.snapshot, diff}, {});
+  const json doc = json::parse(out);
+  EXPECT_EQ(doc["after"]["file"], "after\xEF\xBF\xBD.json");
+  EXPECT_EQ(doc["before"]["file"], "before.json");
 }
 
 TEST(ScoreTable, PlainWithoutColorAndColouredWithIt) {
