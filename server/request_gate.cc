@@ -165,6 +165,7 @@ struct GatedServer::Gate {
     Clock::time_point deadline;
     Clock::time_point waiting_since;  // for choosing whom to close when full
     size_t served = 0;
+    bool eof = false;  // the client shut its side: no request after this one
 
     void NextRequest(Clock::time_point now, Clock::duration idle) {
       scanned = lines = head_end = body = 0;
@@ -289,13 +290,17 @@ struct GatedServer::Gate {
         want = std::min(want, need - c->in.size());
       }
       const ssize_t n = recv(fd, buffer, want, MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-        return Close(fd);  // the client left (mid-request or not)
+      if (n == 0) {  // the client is done sending: a whole request is still served
+        c->eof = true;
+        break;
       }
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return Close(fd);
       if (n < 0) break;
       if (c->phase != Conn::Phase::kDraining) c->in.append(buffer, static_cast<size_t>(n));
     }
-    Advance(c);
+    const bool eof = c->eof;
+    Advance(c);  // may dispatch it, which takes it out of `conns`
+    if (eof && conns.count(fd) != 0) Close(fd);
   }
 
   // Moves a connection on with what it holds: refused, dispatched, or waiting.
@@ -421,7 +426,6 @@ struct GatedServer::Gate {
   void Dispatch(int fd) {
     auto it = conns.find(fd);
     epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nullptr);
-    buffered -= it->second->body;
     {
       std::lock_guard<std::mutex> lock(mutex);
       ready.push_back(std::move(it->second));
@@ -441,8 +445,10 @@ struct GatedServer::Gate {
         c = std::move(ready.front());
         ready.pop_front();
       }
-      const bool last = ++c->served >= limits.requests_per_connection;
-      if (!server.Serve(c->fd, c->in, last) || stop) {
+      const bool last = ++c->served >= limits.requests_per_connection || c->eof;
+      const bool keep = server.Serve(c->fd, c->in, last);
+      buffered -= c->body;  // read, queued and served
+      if (!keep || stop) {
         close(c->fd);
         continue;
       }
@@ -459,7 +465,8 @@ struct GatedServer::Gate {
   std::thread reader;
   std::vector<std::thread> workers;
   std::unordered_map<int, std::unique_ptr<Conn>> conns;  // the reading thread's
-  size_t buffered = 0;  // declared body bytes of the requests being read; the reading thread's
+  // Declared body bytes of the requests being read, queued or served.
+  std::atomic<size_t> buffered{0};
   std::mutex mutex;
   std::deque<std::unique_ptr<Conn>> incoming;  // guarded by mutex
   std::deque<std::unique_ptr<Conn>> ready;     // guarded by mutex

@@ -87,11 +87,14 @@ def request(port, method, path, headers=None, body=None, host=None, raw_host=Non
     return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
 
 
-def raw(port, data, read=True):
-    """Sends bytes on a new connection; returns the reply's first line and body."""
+def raw(port, data, read=True, half_close=False):
+    """Sends bytes on a new connection (then shuts its side, with half_close);
+    returns the reply's first line and body."""
     c = socket.create_connection(("127.0.0.1", port), timeout=20)
     try:
         c.sendall(data)
+        if half_close:
+            c.shutdown(socket.SHUT_WR)
     except OSError:
         pass  # refused mid-send: the reply is still there to read
     reply = b""
@@ -147,6 +150,32 @@ def errors_as_documented(port):
     line, body = raw(port, get + get.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
     check(line.startswith("HTTP/1.1 200") and body.count(b"HTTP/1.1 200 OK") == 1,
           f"two pipelined requests: {line!r}, {body.count(b'HTTP/1.1 200 OK')} more answers")
+    # Bodies being read are bounded together (64 MiB): 16 of 4 MiB announced
+    # and not sent, then a 17th is 503; once they close, one is read again.
+    post = (b"POST /api/v/0/prompt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % (port, 4 << 20))
+    held = []
+    for _ in range(16):
+        held.append(socket.create_connection(("127.0.0.1", port), timeout=20))
+        held[-1].sendall(post)
+    time.sleep(0.3)
+    line, body = raw(port, post)
+    check(line.startswith("HTTP/1.1 503") and json_error(body), f"a 17th 4 MiB body: {line!r}")
+    for c in held:
+        c.close()
+    time.sleep(0.3)
+    c = socket.create_connection(("127.0.0.1", port), timeout=20)
+    c.sendall(post)
+    c.settimeout(0.5)
+    try:
+        early = c.recv(100)
+    except OSError:
+        early = b""  # nothing yet: the body is awaited, as it should be
+    c.close()
+    check(early == b"", f"a 4 MiB body after the others closed: {early!r}, not awaited")
+    # A client that shuts its side after a whole request (nc -N) is answered.
+    line, body = raw(port, get, half_close=True)
+    check(line.startswith("HTTP/1.1 200"), f"a request then the client's side shut: {line!r}")
     # Expect: 100-continue: answered once, then the request is served.
     line, body = raw(port, b"POST /api/v/0/prompt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
                      b"Expect: 100-continue\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}" % port)
