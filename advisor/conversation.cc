@@ -1,6 +1,9 @@
 #include "advisor/conversation.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -11,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "base/text.h"
 #include "writers/atomic_file.h"
@@ -356,6 +360,56 @@ Result<Session> LoadSession(const std::string& path) {
 
 Status SaveSession(const std::string& path, const Session& session) {
   return WriteFileAtomically(path, SessionJson(session));
+}
+
+Status AppendSessionTurns(const std::string& path, const std::string& input,
+                          const std::string& model, const std::vector<Turn>& turns,
+                          std::chrono::milliseconds wait) {
+  // The lock is a separate file that stays: the session file itself is
+  // replaced by every save (a rename), so a lock on it would be on a file
+  // that is gone; and removing the lock file after use would let a writer
+  // that opened the old one and a writer that created a new one hold "the"
+  // lock at once. Its existence means nothing: flock(2) is held by an open
+  // descriptor and let go when the process ends, however it ends.
+  const std::string lock_path = path + ".lock";
+  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0 && (errno == EACCES || errno == EROFS)) {
+    fd = open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);  // flock needs no write access
+  }
+  if (fd < 0) {
+    return Error{.file = path,
+                 .message = fmt::format("cannot open the session's lock file {}: {}", lock_path,
+                                        std::strerror(errno))};
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }  // also lets go of the lock
+  } closer{fd};
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) {
+      return Error{.file = path,
+                   .message = fmt::format("cannot lock the session's lock file {}: {}", lock_path,
+                                          std::strerror(errno))};
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Error{
+          .file = path,
+          .message = fmt::format(
+              "another process held the session's lock ({}) for {:g} s, so this turn was not "
+              "saved; ask again when it is done",
+              lock_path, std::chrono::duration<double>(wait).count())};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Under the lock: what the file holds now, which other runs may have added to.
+  Result<Session> current = LoadSession(path);
+  if (!current) return current.error();
+  current->input = input;
+  current->model = model;
+  current->turns.insert(current->turns.end(), turns.begin(), turns.end());
+  return SaveSession(path, *current);
 }
 
 size_t MessageTokens(const TokenCounter& counter, const ChatMessage& message) {

@@ -15,6 +15,7 @@
 // by CountRequestTokens never exceeds the budget.
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -75,6 +76,20 @@ Result<Session> LoadSession(const std::string& path);
 
 /// Writes the session file atomically (nothing half-written is ever left).
 Status SaveSession(const std::string& path, const Session& session);
+
+/// How long AppendSessionTurns waits for another writer of the same file.
+inline constexpr std::chrono::milliseconds kSessionLockWait{10000};
+
+/// Adds `turns` to the session file at `path` without losing what others
+/// added since it was read (docs/commands.md#conversations): under an
+/// exclusive flock(2) on `path` + ".lock" (created when missing, never
+/// removed), the file is read again, `turns` are appended to the turns it
+/// holds now, its input and model become `input` and `model`, and it is
+/// written atomically (SaveSession). A second writer waits for the lock at most
+/// `wait`, then fails with an error naming the file; nothing is written then.
+Status AppendSessionTurns(const std::string& path, const std::string& input,
+                          const std::string& model, const std::vector<Turn>& turns,
+                          std::chrono::milliseconds wait = kSessionLockWait);
 
 /// A message's tokens by the rule of docs/formats.md#token-counts: 3, its role
 /// and content, a tool message's tool_call_id, and for each call 3, its id,

@@ -326,7 +326,11 @@ class Asker {
     // What the endpoint echoed of the key is not kept (nor sent again).
     session_.turns.push_back(Redacted(std::move(outcome.turn), s_.endpoint.api_key));
     if (!args_.session_path.empty()) {
-      if (Status saved = SaveSession(args_.session_path, session_); !saved) {
+      // Only this turn is added, to what the file holds now: other runs on the
+      // same file may have added theirs since it was read.
+      if (Status saved = AppendSessionTurns(args_.session_path, session_.input, session_.model,
+                                            {session_.turns.back()});
+          !saved) {
         PrintError(saved.error());
         exit_code = kExitInput;
         return false;

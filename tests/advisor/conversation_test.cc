@@ -3,8 +3,12 @@
 // and this turn's function calls share the budget.
 #include "advisor/conversation.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -57,6 +61,55 @@ TEST(SessionFile, SavesAtomicallyAndLoadsAMissingFileAsEmpty) {
   Result<Session> loaded = LoadSession(path);
   ASSERT_TRUE(loaded) << loaded.error().Format();
   EXPECT_EQ(SessionJson(*loaded), SessionJson(Sample()));
+}
+
+// A turn is added to what the file holds at the time of saving, under the
+// lock file; a writer that cannot get the lock waits, then fails naming the
+// file, and writes nothing.
+TEST(SessionFile, AppendingAddsToWhatTheFileHoldsNowUnderABoundedLock) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/chat.json";
+  const Turn mine{.question = "Mine?", .answer = "Yes."};
+  ASSERT_TRUE(AppendSessionTurns(path, "a.json", "m1", {mine}));
+  // Another run saved its turns since this one read the file.
+  Session other = Sample();
+  other.turns.insert(other.turns.begin(), mine);
+  ASSERT_TRUE(SaveSession(path, other));
+  ASSERT_TRUE(AppendSessionTurns(path, "b.json", "m2", {mine, mine}));
+  Result<Session> loaded = LoadSession(path);
+  ASSERT_TRUE(loaded) << loaded.error().Format();
+  EXPECT_EQ(loaded->input, "b.json");
+  EXPECT_EQ(loaded->model, "m2");
+  ASSERT_EQ(loaded->turns.size(), 5u);
+  EXPECT_EQ(loaded->turns[1].question, "What should I fix first?");
+  EXPECT_EQ(loaded->turns[4].question, "Mine?");
+  const std::string before = SessionJson(*loaded);
+
+  const int held = open((path + ".lock").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(held, 0) << "the lock file stays";
+  ASSERT_EQ(flock(held, LOCK_EX), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const Status busy =
+      AppendSessionTurns(path, "b.json", "m2", {mine}, std::chrono::milliseconds(300));
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(busy);
+  EXPECT_EQ(busy.error().file, path);
+  EXPECT_NE(busy.error().message.find("held the session's lock (" + path + ".lock) for 0.3 s"),
+            std::string::npos)
+      << busy.error().message;
+  EXPECT_NE(busy.error().message.find("this turn was not saved"), std::string::npos);
+  EXPECT_GE(waited, 0.3);
+  EXPECT_LT(waited, 5.0);
+  Result<Session> unchanged = LoadSession(path);
+  ASSERT_TRUE(unchanged);
+  EXPECT_EQ(SessionJson(*unchanged), before);
+
+  close(held);  // lets go of the lock
+  ASSERT_TRUE(AppendSessionTurns(path, "b.json", "m2", {mine}, std::chrono::milliseconds(300)));
+  Result<Session> after = LoadSession(path);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->turns.size(), 6u);
 }
 
 TEST(SessionFile, ErrorsNameTheFileAndTheMember) {

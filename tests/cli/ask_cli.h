@@ -62,14 +62,19 @@ class AskCli : public FakeServerSuite {
     std::filesystem::create_directories(work_.path());
   }
 
-  // Runs cookgraph ARGS in the test's own folder with only `env` set.
-  AskRun Cookgraph(const std::string& args, const std::map<std::string, std::string>& env = {}) {
-    std::string command = "cd " + Quote(work_.path()) +
-                          " && env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u COOKGRAPH_BASE_URL "
+  // The `env ...` that runs a command with only `env` set (and HOME, no proxy).
+  std::string CleanEnv(const std::map<std::string, std::string>& env) const {
+    std::string command = "env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u COOKGRAPH_BASE_URL "
                           "-u COOKGRAPH_MODEL -u TIKTOKEN_CACHE_DIR -u DATA_GYM_CACHE_DIR "
                           "NO_COLOR=1 no_proxy=127.0.0.1 NO_PROXY=127.0.0.1 HOME=" +
                           Quote(home_.path()) + " XDG_CONFIG_HOME=" + Quote(home_ / "config");
     for (const auto& [name, value] : env) command += " " + name + "=" + Quote(value);
+    return command;
+  }
+
+  // Runs cookgraph ARGS in the test's own folder with only `env` set.
+  AskRun Cookgraph(const std::string& args, const std::map<std::string, std::string>& env = {}) {
+    std::string command = "cd " + Quote(work_.path()) + " && " + CleanEnv(env);
     // The run's peak memory, where GNU time is installed (scripts/install-deps.sh).
     const bool timed = access("/usr/bin/time", X_OK) == 0;
     if (timed) command += " /usr/bin/time -q -f %M -o " + Quote(out_ / "peak");

@@ -6,10 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -220,6 +224,52 @@ TEST_F(AskCli, UsageErrorsExitTwoWithOneLine) {
   EXPECT_EQ(bad_config.exit_code, 2);
   EXPECT_NE(bad_config.err.find("cookgraph.yaml:2:3: llm: unknown key 'modle'"), std::string::npos)
       << bad_config.err;
+}
+
+// ---- sessions ------------------------------------------------------------------------
+
+// Eight runs at once on one session file: each adds its turn to what the file
+// holds when it saves (under the file's lock), so none is lost. Saving the
+// session each run read at its start kept about two of the eight.
+TEST_F(AskCli, ConcurrentRunsOnOneSessionFileLoseNoTurn) {
+  constexpr int kRuns = 8;
+  const std::map<std::string, std::string> env = Endpoint("echo-question");
+  std::string command = "cd " + Quote(work_.path()) + " || exit 1; ";
+  for (int i = 1; i <= kRuns; ++i) {
+    const std::string n = std::to_string(i);
+    command += "(" + CleanEnv(env) + " timeout -k 5 " + std::to_string(kHardLimitS) + " " +
+               Quote(kBinary) + " ask " + Quote(kExample) + " 'question " + n +
+               "' --session conc.json </dev/null >" + Quote(out_ / ("out" + n)) + " 2>" +
+               Quote(out_ / ("err" + n)) + "; echo $? >" + Quote(out_ / ("rc" + n)) + ") & ";
+  }
+  command += "wait";
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (int i = 1; i <= kRuns; ++i) {
+    const std::string n = std::to_string(i);
+    EXPECT_EQ(Slurp(out_ / ("rc" + n)), "0\n") << Slurp(out_ / ("err" + n));
+    EXPECT_EQ(Slurp(out_ / ("out" + n)), "question " + n + "\n");
+    EXPECT_EQ(ErrorLines(Slurp(out_ / ("err" + n))), 0u) << Slurp(out_ / ("err" + n));
+  }
+  const json session = json::parse(Slurp(work_ / "conc.json"));
+  ASSERT_EQ(session["turns"].size(), static_cast<size_t>(kRuns)) << session.dump(1);
+  std::set<std::string> questions;
+  for (const json& turn : session["turns"]) {
+    EXPECT_EQ(turn["answer"], turn["question"].get<std::string>() + "\n");
+    questions.insert(turn["question"].get<std::string>());
+  }
+  EXPECT_EQ(questions.size(), static_cast<size_t>(kRuns));
+  EXPECT_EQ(Requests("echo-question").size(), static_cast<size_t>(kRuns));
+  // The lock file stays (docs/commands.md#conversations); no temporary file does.
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(work_.path())) {
+    left.push_back(entry.path().filename().string());
+  }
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"conc.json", "conc.json.lock", "cookgraph.yaml"}));
+  EXPECT_LT(seconds, 30);
 }
 
 // ---- report with advice ------------------------------------------------------------
