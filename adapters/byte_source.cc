@@ -245,6 +245,40 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
   return source;
 }
 
+std::string NotAFileReason(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);  // follows links; opens nothing
+  if (ec) {
+    std::error_code link_ec;
+    if (fs::is_symlink(fs::symlink_status(path, link_ec))) {
+      if (ec == std::errc::no_such_file_or_directory) {
+        const fs::path target = fs::read_symlink(path, link_ec);
+        return link_ec ? std::string("a symbolic link to a missing file")
+                       : "a symbolic link to a missing file (" + target.string() + ")";
+      }
+      if (ec == std::errc::too_many_symbolic_link_levels) return "a symbolic link that loops";
+    }
+    return "cannot be examined (" + ec.message() + ")";
+  }
+  switch (status.type()) {
+    case fs::file_type::regular:
+      return "";
+    case fs::file_type::directory:
+      return "a folder";
+    case fs::file_type::fifo:
+      return "not a regular file but a FIFO (never opened: reading it could block)";
+    case fs::file_type::socket:
+      return "not a regular file but a socket";
+    case fs::file_type::character:
+      return "not a regular file but a character device";
+    case fs::file_type::block:
+      return "not a regular file but a block device";
+    default:
+      return "not a regular file";
+  }
+}
+
 std::unique_ptr<ByteSource> ByteSource::FromString(std::string_view text, std::string name,
                                                    const InputLimits& limits) {
   std::unique_ptr<ByteSource> source(new ByteSource());

@@ -163,6 +163,15 @@ class ByteSource {
   std::string error_;
 };
 
+/// Why a folder's entry at `path` is not read as a file, for a search of
+/// folders that must name every entry it passes over (docs/commands.md#folders-of-inputs):
+/// "" for a regular file or a symbolic link to one; else "not a regular file
+/// but a FIFO (never opened: reading it could block)", "... a socket", "... a
+/// character device", "a symbolic link to a missing file (TARGET)", "a
+/// symbolic link that loops", or "cannot be examined (REASON)". Never opens
+/// the entry; a folder is "a folder".
+std::string NotAFileReason(const std::string& path);
+
 }  // namespace cookgraph
 
 #endif  // COOKGRAPH_ADAPTERS_BYTE_SOURCE_H_

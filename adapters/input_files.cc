@@ -147,9 +147,14 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
     // read is an error naming it, not a silent gap in a batch. Links to folders
     // are not followed (as find(1) does not), so link cycles cannot loop. A
     // folder holding a GStreamer dump is one recording: not searched further.
+    // An entry named as an input (or a dump) that is not a regular file, a
+    // dangling link say, is an error naming it, never passed over in silence;
+    // a FIFO is never opened (reading it could block). A link to a folder,
+    // not followed, is a warning naming it.
     std::vector<Input> found;
+    std::vector<Error> passed_over, links;  // sorted by path below, as `found` is
     std::vector<fs::path> folders = {arg};
-    bool unreadable = false;
+    bool reported = false;  // an error names what was not read
     while (!folders.empty()) {
       fs::path folder = std::move(folders.back());
       folders.pop_back();
@@ -161,19 +166,40 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
       for (fs::directory_iterator it(folder, walk), end; !walk && it != end; it.increment(walk)) {
         std::error_code type;
         fs::file_status link = it->symlink_status(type);
+        const std::string path = it->path().string();
         if (fs::is_directory(link)) {
           folders.push_back(it->path());
-        } else if (it->is_regular_file(type) && HasSnapshotExtension(it->path().string())) {
-          found.push_back({{it->path().string()}});
+          continue;
+        }
+        const bool input = HasSnapshotExtension(path);
+        const bool named = input || EndsWith(path, ".dot") || EndsWith(path, ".dot.gz");
+        if (!named && !fs::is_symlink(link)) continue;  // not an input, by its name
+        const std::string why = NotAFileReason(path);
+        if (why == "a folder") {
+          links.push_back(Error{
+              .file = path,
+              .message = "passed over: a symbolic link to a folder, not followed (name the "
+                         "folder itself to read it)"});
+        } else if (named && !why.empty()) {
+          passed_over.push_back(Error{.file = path, .message = "passed over: " + why});
+          reported = true;
+        } else if (input && why.empty()) {
+          found.push_back({{path}});
         }
       }
       if (walk) {
         list.errors.push_back(
             Error{.file = folder.string(), .message = "cannot read directory: " + walk.message()});
-        unreadable = true;
+        reported = true;
       }
     }
-    if (unreadable && found.empty()) continue;
+    for (std::vector<Error>* errors : {&passed_over, &links}) {
+      std::sort(errors->begin(), errors->end(),
+                [](const Error& a, const Error& b) { return a.file < b.file; });
+    }
+    list.errors.insert(list.errors.end(), passed_over.begin(), passed_over.end());
+    list.warnings.insert(list.warnings.end(), links.begin(), links.end());
+    if (reported && found.empty()) continue;
     if (found.empty()) {
       list.errors.push_back(Error{
           .file = arg,

@@ -32,7 +32,11 @@ struct InputList {
 /// is one input (a recording); other folders are searched recursively for
 /// files cookgraph reads (.json, .yaml, .yml, plain or .gz, and folders with a
 /// GStreamer dump), sorted by path. "-" is standard input. A missing path or a
-/// folder with nothing to read is an error for that argument.
+/// folder with nothing to read is an error for that argument. An entry named
+/// as an input (or a .dot dump) that is not a regular file (a FIFO, never
+/// opened; a socket; a link to a missing file or that loops) is an error
+/// naming it and why (NotAFileReason), and a link to a folder (not followed)
+/// a warning naming it: nothing in a folder is passed over unnamed.
 InputList ExpandInputs(const std::vector<std::string>& args);
 
 /// True when `path` ends with an extension of the JSON/YAML formats cookgraph reads.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "adapters/byte_source.h"
@@ -64,19 +65,29 @@ std::optional<Result<Snapshot>> ReadJob(const std::vector<std::string>& paths, b
   if (options.format && *options.format != InputFormat::kChromeTrace) return std::nullopt;
   std::vector<std::string> files = paths;
   std::string name = paths[0];
+  std::optional<Error> passed_over;  // the first trace-named entry that is not a file
   if (folder) {
     files.clear();
     std::error_code ec;
     for (std::filesystem::directory_iterator it(paths[0], ec), end; !ec && it != end;
          it.increment(ec)) {
       std::error_code type;
-      if (it->is_regular_file(type)) files.push_back(it->path().string());
+      if (it->is_regular_file(type)) {
+        files.push_back(it->path().string());
+      } else if (const std::string file = it->path().string(); HasSnapshotExtension(file)) {
+        const std::string why = NotAFileReason(file);
+        if (!why.empty() && why != "a folder" && (!passed_over || file < passed_over->file)) {
+          passed_over = Error{.file = file, .message = "passed over: " + why};
+        }
+      }
     }
     std::sort(files.begin(), files.end());
     while (name.size() > 1 && name.back() == '/') name.pop_back();
   }
   const std::vector<std::vector<std::string>> jobs = GroupJobs(files);
   if (jobs.size() != 1 || (!folder && jobs[0].size() != paths.size())) return std::nullopt;
+  // A rank whose file is a dangling link would leave the job without it, unseen.
+  if (passed_over) return Result<Snapshot>(*passed_over);
   if (!folder) name = std::filesystem::path(paths[0]).parent_path().filename().string();
   if (name.empty()) name = "job";
   std::vector<Snapshot> ranks;

@@ -183,10 +183,28 @@ Result<GstreamerInputs> FindGstreamerInputs(const std::vector<std::string>& path
     }
     if (fs::is_directory(status)) {
       std::vector<std::string> files;
-      for (const auto& entry : fs::directory_iterator(path, ec)) {
-        if (entry.is_regular_file(ec)) files.push_back(entry.path().string());
+      std::vector<Error> passed_over;
+      for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code type;
+        if (it->symlink_status(type).type() == fs::file_type::directory) continue;
+        const std::string file = it->path().string();
+        const std::string why = NotAFileReason(file);
+        if (why.empty()) {
+          files.push_back(file);
+        } else if (why != "a folder") {
+          // It could be the dump or the log: the recording would lose it unseen.
+          passed_over.push_back(Error{
+              .file = file,
+              .message = "cannot be read: " + why +
+                         "; every file of a recording's folder is read, so give the .dot "
+                         "dump and the tracer log by name instead"});
+        }
       }
       if (ec) return Error{.file = path, .message = "cannot list the directory: " + ec.message()};
+      if (!passed_over.empty()) {
+        return *std::min_element(passed_over.begin(), passed_over.end(),
+                                 [](const Error& a, const Error& b) { return a.file < b.file; });
+      }
       std::sort(files.begin(), files.end());
       for (const std::string& file : files) {
         // A file that cannot be read (a corrupt trace.log.gz) is an error,

@@ -2,6 +2,7 @@
 // formats, batches, and the facts planted in the examples.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/cli/cli_run.h"
 #include "tests/temp_dir.h"
@@ -522,6 +525,86 @@ TEST(CliBadInput, AnUnreadableFolderInABatchIsAnErrorNotAGap) {
   EXPECT_NE(Slurp(dir / "err").find(dir / "locked: cannot read directory"), std::string::npos);
   EXPECT_EQ(json::parse(Slurp(dir / "out"))["snapshots"].size(), 1u);
   fs::permissions(dir / "locked", fs::perms::all);
+}
+
+// A folder's entries that are named as inputs but are not regular files are
+// each an error naming the entry and why (exit 2, the rest still scored); a
+// FIFO is never opened (the run would block on it: `timeout` ends the test
+// instead of hanging it); a link to a folder, not followed, is a warning.
+// Before, each of them was passed over in silence with exit 0.
+TEST(CliBadInput, EveryEntryAFolderSearchPassesOverIsNamed) {
+  TempDir dir, out;
+  const std::string batch = dir / "batch";
+  fs::create_directories(batch + "/sub");
+  fs::create_directories(dir / "elsewhere");
+  fs::copy_file(kSource + "/examples/pytorch_model.json", batch + "/good.json");
+  fs::copy_file(kSource + "/examples/pytorch_model.json", dir / "elsewhere/far.json");
+  fs::create_symlink("missing.json", batch + "/dangling.json");
+  fs::create_symlink("loop.yaml", batch + "/loop.yaml");
+  fs::create_symlink(dir / "elsewhere", batch + "/linked");
+  fs::create_symlink("good.json", batch + "/alias.json");  // a link to a file is read
+  ASSERT_EQ(mkfifo((batch + "/sub/pipe.json").c_str(), 0644), 0);
+  ASSERT_EQ(mkfifo((batch + "/sub/pipeline.dot").c_str(), 0644), 0);
+  std::ofstream(batch + "/notes.txt") << "not an input, by its name\n";
+  auto timed = [&](const std::string& args) {
+    const std::string command = "cd '" + kSource + "' && NO_COLOR=1 timeout -k 5 30 '" + kBinary +
+                                "' " + args + " </dev/null >'" + out / "out" + "' 2>'" +
+                                out / "err" + "'";
+    const int status = std::system(command.c_str());
+    return CliRun{.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                  .out = Slurp(out / "out"),
+                  .err = Slurp(out / "err")};
+  };
+  const CliRun run = timed("score '" + batch + "' --format json");
+  ASSERT_EQ(run.exit_code, 2) << run.err;
+  const std::vector<std::pair<std::string, std::string>> named = {
+      {"/dangling.json", "passed over: a symbolic link to a missing file (missing.json)"},
+      {"/loop.yaml", "passed over: a symbolic link that loops"},
+      {"/sub/pipe.json",
+       "passed over: not a regular file but a FIFO (never opened: reading it could block)"},
+      {"/sub/pipeline.dot",
+       "passed over: not a regular file but a FIFO (never opened: reading it could block)"}};
+  const json doc = json::parse(run.out);
+  ASSERT_EQ(doc["errors"].size(), named.size()) << doc["errors"].dump(1);
+  for (size_t i = 0; i < named.size(); ++i) {
+    EXPECT_EQ(doc["errors"][i]["file"], batch + named[i].first);
+    EXPECT_EQ(doc["errors"][i]["message"], batch + named[i].first + ": " + named[i].second);
+    EXPECT_NE(run.err.find("cookgraph: error: " + batch + named[i].first + ": " + named[i].second +
+                           "\n"),
+              std::string::npos)
+        << run.err;
+  }
+  EXPECT_NE(run.err.find("cookgraph: warning: " + batch +
+                         "/linked: passed over: a symbolic link to a folder, not followed (name "
+                         "the folder itself to read it)\n"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(Lines(run.err), named.size() + 1) << run.err;  // nothing else, notes.txt unnamed
+  ASSERT_EQ(doc["snapshots"].size(), 2u);
+  EXPECT_EQ(doc["snapshots"][0]["file"], batch + "/alias.json");
+  EXPECT_EQ(doc["snapshots"][1]["file"], batch + "/good.json");
+
+  // A folder holding only a FIFO: its error alone, not "holds nothing" besides.
+  const CliRun fifo_only = timed("score '" + batch + "/sub'");
+  EXPECT_EQ(fifo_only.exit_code, 2);
+  EXPECT_EQ(Lines(fifo_only.err), 2u) << fifo_only.err;
+  EXPECT_EQ(fifo_only.err.find("holds nothing"), std::string::npos) << fifo_only.err;
+
+  // A recording's folder reads every file: a log that is a FIFO is an error
+  // naming it, not a recording silently without its samples.
+  const std::string recording = dir / "recording";
+  fs::create_directories(recording);
+  fs::copy_file(kSource + "/tests/data/gstreamer/tee_bin.dot", recording + "/pipeline.dot");
+  ASSERT_EQ(mkfifo((recording + "/trace.log").c_str(), 0644), 0);
+  for (const std::string& command : {std::string("score"), std::string("graph")}) {
+    const CliRun gst = timed(command + " '" + recording + "'");
+    EXPECT_EQ(gst.exit_code, 2) << command << ": " << gst.err;
+    EXPECT_EQ(gst.err, "cookgraph: error: " + recording +
+                           "/trace.log: cannot be read: not a regular file but a FIFO (never "
+                           "opened: reading it could block); every file of a recording's folder "
+                           "is read, so give the .dot dump and the tracer log by name instead\n")
+        << command;
+  }
 }
 
 TEST(CliBadInput, ABatchWithOneBadFileStillReportsTheGoodOnes) {
