@@ -44,6 +44,7 @@ int RunHistory(const HistoryArgs& args) {
     PrintError(store.error());
     return kExitInput;
   }
+  for (const Error& w : (*store)->warnings()) PrintWarning(w.file, w.message);
   Result<std::vector<StoredRun>> runs = (*store)->ReadRuns();
   if (!runs) {
     PrintError(runs.error());

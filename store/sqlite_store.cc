@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -100,14 +101,53 @@ std::string Placeholders(size_t n) {
   return out;
 }
 
+// `path` as an SQLite URI filename (file:...), every byte but the unreserved
+// ones and '/' percent-encoded, so that '?', '#' and '%' in a name stay the name.
+std::string FileUri(const std::string& path) {
+  std::string uri = path.starts_with('/') ? "file://" : "file:";
+  for (const unsigned char c : path) {
+    if (std::isalnum(c) != 0 || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += fmt::format("%{:02X}", c);
+    }
+  }
+  return uri;
+}
+
+// What tells a file's contents changed: its size and modification time.
+std::optional<std::pair<uintmax_t, std::filesystem::file_time_type>> FileStamp(
+    const std::string& path) {
+  std::error_code size_ec, time_ec;
+  const uintmax_t size = std::filesystem::file_size(path, size_ec);
+  const auto time = std::filesystem::last_write_time(path, time_ec);
+  if (size_ec || time_ec) return std::nullopt;
+  return std::make_pair(size, time);
+}
+
+// True when `path` + "-wal" holds frames: changes not yet in the database file.
+bool WalHoldsChanges(const std::string& path) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path + "-wal", ec);
+  return !ec && size > 0;
+}
+
 class SqliteStore final : public RunStore {
  public:
-  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  // `immutable_uri`: the URI the file was opened by with immutable=1; "" = a
+  // normal connection.
+  SqliteStore(sqlite3* db, std::string path, std::string immutable_uri = "")
+      : db_(db), path_(std::move(path)), immutable_uri_(std::move(immutable_uri)) {}
   ~SqliteStore() override { sqlite3_close_v2(db_); }
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
 
   Status Init(StoreAccess access);
+  // The extended result code of the last failure (SQLITE_READONLY_DIRECTORY, ...).
+  int failed_code() const { return failed_code_; }
+  // True when SQLite opened the file read-only although writing was asked for.
+  bool read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
+  void Warn(std::string message) { warnings_.push_back(Message(std::move(message))); }
   Result<int64_t> BeginRun(const RunInfo& info) override;
   Status AddSnapshot(int64_t run, const StoredSnapshot& snapshot) override;
   Status FinishRun(int64_t run) override;
@@ -124,6 +164,7 @@ class SqliteStore final : public RunStore {
   // Steps `s` to its end (a statement without rows).
   Status Run(const Statement& s, std::string_view doing);
   Result<store_schema::SchemaState> ReadState();
+  Result<std::vector<StoredRun>> ReadRunsOnce();
   Status UseWal();
   // BEGIN IMMEDIATE (a write) or BEGIN (a read); ROLLBACK undoes it.
   Status Begin(bool write) {
@@ -143,10 +184,13 @@ class SqliteStore final : public RunStore {
 
   sqlite3* db_;
   std::string path_;
+  std::string immutable_uri_;  // opened with immutable=1: SQLite takes no locks
+  mutable int failed_code_ = SQLITE_OK;
 };
 
 Error SqliteStore::Fail(std::string_view doing) const {
   const int code = sqlite3_errcode(db_);
+  failed_code_ = sqlite3_extended_errcode(db_);
   const std::string what = sqlite3_errmsg(db_);
   switch (code) {
     case SQLITE_BUSY:
@@ -155,6 +199,12 @@ Error SqliteStore::Fail(std::string_view doing) const {
     case SQLITE_NOTADB:
       return Message("is not an SQLite database, so not a cookgraph history (" + what + ")");
     case SQLITE_READONLY:
+      if (failed_code_ == SQLITE_READONLY_DIRECTORY) {
+        return Message(fmt::format(
+            "{}: cannot write: no write permission for its folder, where SQLite keeps the "
+            "write-ahead log beside it ({}-wal, {}-shm) ({})",
+            doing, path_, path_, what));
+      }
       return Message(fmt::format("{}: cannot write the file ({})", doing, what));
     default:
       return Message(fmt::format("{}: {}", doing, what));
@@ -356,6 +406,31 @@ Status SqliteStore::FinishRun(int64_t run) {
 }
 
 Result<std::vector<StoredRun>> SqliteStore::ReadRuns() {
+  if (immutable_uri_.empty()) return ReadRunsOnce();
+  // Without locks, a writer could change the file under the read: it is read
+  // again, on a new connection (no page cached from before), when its size or
+  // time moved, or a write-ahead log appeared.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (attempt > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      sqlite3_close_v2(db_);
+      db_ = nullptr;
+      if (sqlite3_open_v2(immutable_uri_.c_str(), &db_,
+                          SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX,
+                          nullptr) != SQLITE_OK) {
+        return Fail("opening it again");
+      }
+    }
+    const auto before = FileStamp(path_);
+    Result<std::vector<StoredRun>> runs = ReadRunsOnce();
+    if (!before || (before == FileStamp(path_) && !WalHoldsChanges(path_))) return runs;
+  }
+  return Message(
+      "changed three times while it was read without locks (read-only, no write permission "
+      "for its folder); try again when no run is being stored");
+}
+
+Result<std::vector<StoredRun>> SqliteStore::ReadRunsOnce() {
   std::optional<Result<std::vector<StoredRun>>> runs;
   Status s = InTransaction(false, [&]() -> Status {
     const char* doing = "reading the runs";
@@ -426,16 +501,55 @@ Result<std::unique_ptr<RunStore>> OpenSqliteStore(const std::string& path, Store
   } else {
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   }
-  sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string what = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    sqlite3_close_v2(db);
-    return Error{.file = path, .message = "cannot open the history database (" + what + ")"};
+  auto connect = [&](const std::string& name, int with,
+                     bool immutable) -> Result<std::unique_ptr<SqliteStore>> {
+    sqlite3* db = nullptr;
+    const int rc = sqlite3_open_v2(name.c_str(), &db, with, nullptr);
+    if (rc != SQLITE_OK) {
+      std::string what = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+      sqlite3_close_v2(db);
+      return Error{.file = path, .message = "cannot open the history database (" + what + ")"};
+    }
+    return std::make_unique<SqliteStore>(db, path, immutable ? name : "");
+  };
+  Result<std::unique_ptr<SqliteStore>> store = connect(path, flags, false);
+  if (!store) return store.error();
+  if (access == StoreAccess::kWrite && (*store)->read_only()) {
+    return Error{.file = path,
+                 .message = "cannot store runs here: no write permission for the file (SQLite "
+                            "opened it read-only); `cookgraph history` can still read it"};
   }
-  auto store = std::make_unique<SqliteStore>(db, path);
-  if (Status s = store->Init(access); !s) return s.error();
-  return std::unique_ptr<RunStore>(std::move(store));
+  Status init = (*store)->Init(access);
+  // A WAL database whose folder the reader may not write: SQLite cannot make
+  // the shared-memory index (-shm) a reader needs, and says "attempt to write
+  // a readonly database". Without a -wal holding changes, the file alone is
+  // the whole history: it is read as immutable (no -shm, no locks).
+  const int failed = (*store)->failed_code() & 0xff;
+  if (!init && access == StoreAccess::kRead &&
+      (failed == SQLITE_READONLY || failed == SQLITE_CANTOPEN)) {
+    if (WalHoldsChanges(path)) {
+      return Error{
+          .file = path,
+          .message = fmt::format(
+              "cannot be read: its write-ahead log {}-wal holds changes not yet in the file, "
+              "and SQLite cannot make or use the index {}-shm that reading them takes ({}); "
+              "read it as a user who may write its folder, or once the writer has closed it",
+              path, path, init.error().message)};
+    }
+    if (failed != SQLITE_READONLY) return init.error();
+    const bool folder = (*store)->failed_code() == SQLITE_READONLY_DIRECTORY;
+    store = connect(FileUri(path) + "?immutable=1", flags | SQLITE_OPEN_URI, true);
+    if (!store) return store.error();
+    init = (*store)->Init(access);
+    if (init) {
+      (*store)->Warn(fmt::format(
+          "opened read-only ({}): read as an unchanging file, without locks",
+          folder ? "no write permission for its folder, so SQLite cannot make " + path + "-shm"
+                 : "without write permission SQLite cannot use " + path + "-shm"));
+    }
+  }
+  if (!init) return init.error();
+  return std::unique_ptr<RunStore>(std::move(*store));
 }
 
 }  // namespace cookgraph

@@ -60,6 +60,14 @@ class RunStore {
   /// writer storing at the same time is seen before or after a snapshot,
   /// never half-way).
   virtual Result<std::vector<StoredRun>> ReadRuns() = 0;
+
+  /// What the user should be told about how the store was opened, one line
+  /// each naming the database: an SQLite history read as an unchanging file
+  /// because its folder cannot be written (docs/commands.md#cookgraph-history).
+  const std::vector<Error>& warnings() const { return warnings_; }
+
+ protected:
+  std::vector<Error> warnings_;
 };
 
 /// What OpenRunStore may do to the database.

@@ -607,6 +607,74 @@ TEST(CliBadInput, EveryEntryAFolderSearchPassesOverIsNamed) {
   }
 }
 
+// `history` on a write-ahead-log database in a folder the user may not write
+// (SQLite cannot make its -shm there, and a plain read-only open fails with
+// "attempt to write a readonly database"): read as an unchanging file, with
+// one warning line; `score --store` on it fails with one line. As root, whom
+// permissions do not bind, cookgraph runs as nobody (setpriv).
+TEST(Cli, HistoryReadsAWalDatabaseItMayNotWrite) {
+  const bool root = geteuid() == 0;
+  if (root && std::system("setpriv --version >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "running as root, whom permissions do not bind, and setpriv (util-linux) is "
+                    "missing to run cookgraph as another user";
+  }
+  TempDir dir;
+  fs::permissions(dir.path(), fs::perms::all);
+  const std::string folder = dir / "ro", db = dir / "ro/runs.db";
+  fs::create_directories(folder);
+  for (int run = 1; run <= 2; ++run) {
+    const CliRun stored = Cookgraph("score examples/touchdesigner_feedback.json --store '" + db +
+                                    "' --label run-" + std::to_string(run) + " --format json");
+    ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  }
+  ASSERT_FALSE(fs::exists(db + "-wal"));  // the last writer checkpointed it away
+  ASSERT_FALSE(fs::exists(db + "-shm"));
+  ASSERT_EQ(Slurp(db).substr(18, 2), std::string("\x02\x02"));  // WAL: file format 2
+  fs::permissions(db, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                              fs::perms::group_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
+  std::string binary = kBinary, as_user;
+  if (root) {
+    // A copy the other user can surely run, whatever the checkout's permissions.
+    binary = dir / "cookgraph";
+    fs::copy_file(kBinary, binary);
+    fs::permissions(binary, fs::perms::all);
+    as_user = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  }
+  auto run = [&](const std::string& args) {
+    const std::string command = "cd '" + dir.path() + "' && NO_COLOR=1 " + as_user + "'" + binary +
+                                "' " + args + " </dev/null >'" + dir / "out" + "' 2>'" +
+                                dir / "err" + "'";
+    const int status = std::system(command.c_str());
+    return CliRun{.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                  .out = Slurp(dir / "out"),
+                  .err = Slurp(dir / "err")};
+  };
+  const CliRun history = run("history ro/runs.db --format json");
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  EXPECT_EQ(history.err,
+            "cookgraph: warning: ro/runs.db: opened read-only (no write permission for its "
+            "folder, so SQLite cannot make ro/runs.db-shm): read as an unchanging file, without "
+            "locks\n");
+  const json doc = json::parse(history.out);
+  EXPECT_EQ(doc["stored_runs"], 2);
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  EXPECT_EQ(doc["runs"][1]["label"], "run-2");
+  EXPECT_EQ(doc["runs"][1]["complete"], true);
+
+  const CliRun store = run("score " + kSource +
+                           "/examples/touchdesigner_feedback.json --store ro/runs.db");
+  EXPECT_EQ(store.exit_code, 2) << store.err;
+  EXPECT_EQ(store.err,
+            "cookgraph: error: ro/runs.db: cannot store runs here: no write permission for the "
+            "file (SQLite opened it read-only); `cookgraph history` can still read it\n");
+  EXPECT_TRUE(store.out.empty());
+  fs::permissions(folder, fs::perms::owner_all);
+  EXPECT_FALSE(fs::exists(db + "-shm"));
+  EXPECT_FALSE(fs::exists(db + "-wal"));
+}
+
 TEST(CliBadInput, ABatchWithOneBadFileStillReportsTheGoodOnes) {
   CliRun run = Cookgraph("score examples tests/data/bad/unknown_id.json --format json");
   EXPECT_EQ(run.exit_code, 2);
