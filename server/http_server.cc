@@ -513,6 +513,9 @@ Status ExplorerServer::Start() {
     impl->running = false;
     impl->stopped.notify_all();
   });
+  // cpp-httplib's stop() does nothing until its loop runs: a Stop() right
+  // after Start() (Ctrl-C at once, a test) would otherwise wait forever.
+  while (!http.is_running() && running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return {};
 }
 

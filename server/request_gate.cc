@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -33,6 +35,7 @@ namespace cookgraph::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Ms = std::chrono::milliseconds;
 
 // A response written by the gate itself: a JSON error, then the connection
 // closes (docs/commands.md#the-explorers-safety).
@@ -45,37 +48,57 @@ std::string RefusalBytes(int status, std::string_view reason, const std::string&
       status, reason, body.size(), body);
 }
 
-// cpp-httplib's view of a complete request held in memory: reads come from
-// the gate's buffer, writes go to the socket (non-blocking, waited for).
+bool WouldBlock() { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR; }
+
+// cpp-httplib's view of one complete request held in memory: reads end at
+// the request's last byte (what the route leaves unread, such as the body
+// of a refused request, is dropped, never read as the next request); writes
+// go to the socket, and what a slow client does not take at once is left
+// for the reading thread to send, within bounds, so that the worker is free.
 class GateStream : public httplib::Stream {
  public:
-  GateStream(int fd, std::string& bytes, std::chrono::milliseconds write_timeout)
-      : fd_(fd), bytes_(bytes), write_timeout_(write_timeout) {}
+  struct Bounds {
+    Ms stall;
+    size_t unsent;        // per connection
+    size_t unsent_total;  // across connections
+  };
+  GateStream(int fd, const std::string& bytes, size_t end, std::string& unsent,
+             std::atomic<size_t>& unsent_total, Bounds bounds)
+      : fd_(fd), bytes_(bytes), end_(end), unsent_(unsent), unsent_total_(unsent_total),
+        bounds_(bounds), stall_left_(bounds.stall) {}
 
-  bool is_readable() const override { return at_ < bytes_.size(); }
+  bool is_readable() const override { return at_ < end_; }
   bool is_writable() const override {
-    pollfd p{.fd = fd_, .events = POLLOUT, .revents = 0};
-    if (poll(&p, 1, static_cast<int>(write_timeout_.count())) != 1 || (p.revents & (POLLERR | POLLHUP))) {
-      return false;
-    }
+    if (!SendUnsent()) return false;
+    if (!unsent_.empty() && unsent_.size() >= bounds_.unsent && !(Wait() && SendUnsent())) return false;
     char c;  // a peer that closed reads as end of file
     return recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT) != 0;
   }
   ssize_t read(char* ptr, size_t size) override {
-    // The request is whole: past it is the end (a chunked body was refused).
-    const size_t n = std::min(size, bytes_.size() - at_);
+    const size_t n = std::min(size, end_ - at_);
     std::memcpy(ptr, bytes_.data() + at_, n);
     at_ += n;
     return static_cast<ssize_t>(n);
   }
   ssize_t write(const char* ptr, size_t size) override {
-    const Clock::time_point end = Clock::now() + write_timeout_;
+    const size_t whole = size;
     for (;;) {
-      const ssize_t n = send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return n;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
-      pollfd p{.fd = fd_, .events = POLLOUT, .revents = 0};
-      if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) != 1) return -1;
+      if (!SendUnsent()) return -1;
+      if (unsent_.empty()) {
+        const ssize_t n = send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && !WouldBlock()) return -1;
+        const size_t sent = n > 0 ? static_cast<size_t>(n) : 0;
+        ptr += sent;
+        size -= sent;
+        if (size == 0) return static_cast<ssize_t>(whole);
+      }
+      if (unsent_.size() + size <= bounds_.unsent &&
+          unsent_total_.fetch_add(size) + size <= bounds_.unsent_total) {
+        unsent_.append(ptr, size);
+        return static_cast<ssize_t>(whole);
+      }
+      if (unsent_.size() + size <= bounds_.unsent) unsent_total_ -= size;  // not taken
+      if (!Wait()) return -1;
     }
   }
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
@@ -86,10 +109,27 @@ class GateStream : public httplib::Stream {
   }
   socket_t socket() const override { return fd_; }
 
-  /// The bytes after this request (a pipelined next one), moved to the front.
-  void KeepRest() { bytes_.erase(0, at_); }
-
  private:
+  // Sends what was left unsent, as much as the socket takes now; false on
+  // an error (the client has gone).
+  bool SendUnsent() const {
+    while (!unsent_.empty()) {
+      const ssize_t n = send(fd_, unsent_.data(), unsent_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0) return WouldBlock();
+      unsent_.erase(0, static_cast<size_t>(n));
+      unsent_total_ -= static_cast<size_t>(n);
+    }
+    return true;
+  }
+  // Waits for the socket to take more, out of the request's stall budget.
+  bool Wait() const {
+    if (stall_left_.count() <= 0) return false;
+    const Clock::time_point start = Clock::now();
+    pollfd p{.fd = fd_, .events = POLLOUT, .revents = 0};
+    const int ready = poll(&p, 1, static_cast<int>(stall_left_.count()));
+    stall_left_ -= std::chrono::duration_cast<Ms>(Clock::now() - start) + Ms(1);
+    return ready == 1 && !(p.revents & (POLLERR | POLLHUP));
+  }
   void Address(int (*get)(int, sockaddr*, socklen_t*), std::string& ip, int& port) const {
     sockaddr_storage a{};
     socklen_t len = sizeof a;
@@ -110,9 +150,13 @@ class GateStream : public httplib::Stream {
   }
 
   int fd_;
-  std::string& bytes_;
+  const std::string& bytes_;
   size_t at_ = 0;
-  std::chrono::milliseconds write_timeout_;
+  size_t end_;
+  std::string& unsent_;
+  std::atomic<size_t>& unsent_total_;
+  Bounds bounds_;
+  mutable Ms stall_left_;
 };
 
 // cpp-httplib's accept loop runs each task it is given at once: the task
@@ -127,36 +171,57 @@ class InlineQueue : public httplib::TaskQueue {
   std::function<void()> on_shutdown_;
 };
 
-// The value of header `name` (lower case) in a request head, each one found.
-std::vector<std::string_view> HeaderValues(std::string_view head, std::string_view name) {
-  std::vector<std::string_view> values;
-  size_t at = head.find('\n');  // past the request line
-  while (at != std::string_view::npos && at + 1 < head.size()) {
-    const size_t start = at + 1;
-    size_t end = head.find('\n', start);
-    if (end == std::string_view::npos) end = head.size();
-    std::string_view line = head.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    const size_t colon = line.find(':');
-    if (colon != std::string_view::npos && AsciiLower(line.substr(0, colon)) == name) {
-      std::string_view value = line.substr(colon + 1);
-      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-      while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-      values.push_back(value);
+// A request head's header lines, each as name and value, or why it cannot
+// be read as cpp-httplib reads it: every line must end in CRLF, and a name
+// must be a token (no space before the colon: RFC 9112 §5.1).
+struct HeadLines {
+  std::vector<std::pair<std::string, std::string_view>> fields;  // lower-case name
+  std::string problem;
+};
+
+HeadLines ParseHead(std::string_view head) {
+  HeadLines out;
+  size_t at = 0;
+  bool first = true;
+  while (at < head.size()) {
+    const size_t end = head.find('\n', at);
+    if (end == std::string_view::npos || end == at || head[end - 1] != '\r') {
+      out.problem = "a header line does not end in CRLF";
+      return out;
     }
-    at = end;
+    const std::string_view line = head.substr(at, end - 1 - at);
+    at = end + 1;
+    if (first || line.empty()) {
+      first = false;
+      continue;
+    }
+    const size_t colon = line.find(':');
+    const std::string_view name = line.substr(0, colon);
+    if (colon == std::string_view::npos || name.empty() ||
+        name.find_first_of(" \t") != std::string_view::npos) {
+      out.problem = "a header line is not NAME: VALUE";
+      return out;
+    }
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    out.fields.emplace_back(AsciiLower(name), value);
   }
-  return values;
+  return out;
 }
+
+// The most bytes read from one connection before the others get their turn.
+constexpr size_t kReadTurnBytes = 256 << 10;
 
 }  // namespace
 
 struct GatedServer::Gate {
   // One client connection while the gate holds it.
   struct Conn {
-    enum class Phase { kIdle, kHead, kBody, kDraining };
+    enum class Phase { kIdle, kHead, kBody, kDraining, kFlushing };
     int fd = -1;
     std::string in;       // bytes received and not yet served
+    std::string unsent;   // response bytes the client has not taken yet
     size_t scanned = 0;   // bytes of `in` searched for the head's blank line
     size_t lines = 0;     // line ends among them
     size_t head_end = 0;  // past the blank line; 0 while the head is incomplete
@@ -165,9 +230,12 @@ struct GatedServer::Gate {
     Clock::time_point deadline;
     Clock::time_point waiting_since;  // for choosing whom to close when full
     size_t served = 0;
-    bool eof = false;  // the client shut its side: no request after this one
+    bool eof = false;    // the client shut its side: no request after those it sent
+    bool last = false;   // closes once `unsent` is sent
 
     void NextRequest(Clock::time_point now, Clock::duration idle) {
+      in.erase(0, head_end + body);
+      if (in.capacity() > (64 << 10)) in.shrink_to_fit();  // a large body's room goes back
       scanned = lines = head_end = body = 0;
       phase = Phase::kIdle;
       deadline = now + idle;
@@ -175,7 +243,13 @@ struct GatedServer::Gate {
     }
   };
 
-  Gate(GatedServer& owner, const GateLimits& given) : server(owner), limits(given) {}
+  Gate(GatedServer& owner, const GateLimits& given) : server(owner), limits(given) {
+    rlimit files{};
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+      const size_t room = files.rlim_cur > 128 ? files.rlim_cur - 64 : 64;
+      limits.max_connections = std::min(limits.max_connections, room);
+    }
+  }
 
   void Start() {
     epoll = epoll_create1(EPOLL_CLOEXEC);
@@ -187,23 +261,28 @@ struct GatedServer::Gate {
   }
 
   void Stop() {
-    stop = true;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+      // Requests being served end at their next write (an open stream too).
+      for (int fd : serving) shutdown(fd, SHUT_RDWR);
+    }
     Wake();
     ready_cv.notify_all();
     if (reader.joinable()) reader.join();
     for (std::thread& w : workers) w.join();
     workers.clear();
     // A worker may have handed a connection back after the reader ended.
-    for (std::unique_ptr<Conn>& c : ready) close(c->fd);
-    for (std::unique_ptr<Conn>& c : incoming) close(c->fd);
+    for (std::unique_ptr<Conn>& c : ready) Drop(c->fd);
+    for (std::unique_ptr<Conn>& c : incoming) Drop(c->fd);
     ready.clear();
     incoming.clear();
     close(epoll);
     close(wake);
   }
 
-  // From the accept loop, or a worker done with a request: the connection
-  // waits for its next request.
+  // From the accept loop (counted in `open` already), or a worker done with
+  // a request.
   void Hand(std::unique_ptr<Conn> c) {
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -217,7 +296,13 @@ struct GatedServer::Gate {
     [[maybe_unused]] const ssize_t n = write(wake, &one, sizeof one);
   }
 
-  // The reading thread: every connection that waits for (the rest of) a request.
+  void Drop(int fd) {
+    close(fd);
+    --open;
+  }
+
+  // The reading thread: every connection that waits for (the rest of) a
+  // request, or is being sent the rest of a response.
   void Read() {
     std::vector<epoll_event> events(64);
     while (!stop) {
@@ -230,16 +315,21 @@ struct GatedServer::Gate {
           continue;
         }
         auto it = conns.find(fd);
-        if (it != conns.end()) Receive(it->second);
+        if (it == conns.end()) continue;
+        if (it->second->phase == Conn::Phase::kFlushing) {
+          Flush(it->second);
+        } else {
+          Receive(it->second);
+        }
       }
       TakeIncoming();
       Expire(Clock::now());
     }
-    for (auto& [fd, c] : conns) close(fd);
+    for (auto& [fd, c] : conns) {
+      unsent_total -= c->unsent.size();
+      Drop(fd);
+    }
     conns.clear();
-    std::lock_guard<std::mutex> lock(mutex);
-    for (std::unique_ptr<Conn>& c : incoming) close(c->fd);
-    incoming.clear();
   }
 
   void TakeIncoming() {
@@ -249,40 +339,86 @@ struct GatedServer::Gate {
       taken.swap(incoming);
     }
     for (std::unique_ptr<Conn>& c : taken) {
-      if (conns.size() >= limits.max_connections) CloseLongestWaiting();
+      if (c->served == 0 && open > limits.max_connections && !CloseLongestWaiting()) {
+        const std::string reply = RefusalBytes(503, "Service Unavailable", "too many connections: try again shortly");
+        [[maybe_unused]] const ssize_t n = send(c->fd, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        Drop(c->fd);
+        continue;
+      }
       const int fd = c->fd;
-      epoll_event e{.events = EPOLLIN | EPOLLRDHUP, .data = {.fd = fd}};
+      const bool flushing = !c->unsent.empty();
+      if (flushing) {
+        c->phase = Conn::Phase::kFlushing;
+        c->deadline = Clock::now() + limits.flush_timeout;
+      }
+      epoll_event e{.events = flushing ? static_cast<uint32_t>(EPOLLOUT) : EPOLLIN | EPOLLRDHUP,
+                    .data = {.fd = fd}};
       if (epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &e) != 0) {
-        close(fd);
+        unsent_total -= c->unsent.size();
+        Drop(fd);
         continue;
       }
       std::unique_ptr<Conn>& held = conns[fd] = std::move(c);
-      Advance(held);  // a pipelined request may be whole already
+      const bool eof = held->eof;
+      if (flushing) {
+        Flush(held);
+      } else {
+        Advance(held);  // a pipelined request may be whole already (and dispatched)
+        if (eof && conns.count(fd) != 0) Close(fd);  // nothing more will come
+      }
     }
   }
 
-  void CloseLongestWaiting() {
+  // Closes the connection that has waited longest for a request; false when
+  // none is waiting.
+  bool CloseLongestWaiting() {
     auto oldest = conns.end();
     for (auto it = conns.begin(); it != conns.end(); ++it) {
       if (oldest == conns.end() || it->second->waiting_since < oldest->second->waiting_since) oldest = it;
     }
-    if (oldest != conns.end()) Close(oldest->first);
+    if (oldest == conns.end()) return false;
+    Close(oldest->first);
+    return true;
   }
 
   void Close(int fd) {
     auto it = conns.find(fd);
     if (it == conns.end()) return;
     if (it->second->phase == Conn::Phase::kBody) buffered -= it->second->body;
+    unsent_total -= it->second->unsent.size();
     epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nullptr);
-    close(fd);
+    Drop(fd);
     conns.erase(it);
   }
 
-  // Reads what the socket has, up to what the request needs.
+  // Sends the rest of a response to a slow client, then waits for its next
+  // request (or closes).
+  void Flush(std::unique_ptr<Conn>& c) {
+    const int fd = c->fd;
+    while (!c->unsent.empty()) {
+      const ssize_t n = send(fd, c->unsent.data(), c->unsent.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && WouldBlock()) return;
+      if (n < 0) return Close(fd);
+      c->unsent.erase(0, static_cast<size_t>(n));
+      unsent_total -= static_cast<size_t>(n);
+    }
+    c->unsent.shrink_to_fit();
+    if (c->last) return Close(fd);
+    c->phase = Conn::Phase::kIdle;
+    c->deadline = Clock::now() + limits.idle_timeout;
+    epoll_event e{.events = EPOLLIN | EPOLLRDHUP, .data = {.fd = fd}};
+    epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &e);
+    const bool eof = c->eof;
+    Advance(c);  // may dispatch it
+    if (eof && conns.count(fd) != 0) Close(fd);
+  }
+
+  // Reads what the socket has, up to what the request needs, and at most a
+  // turn's worth before the other connections.
   void Receive(std::unique_ptr<Conn>& c) {
     char buffer[16 << 10];
     const int fd = c->fd;
-    for (;;) {
+    for (size_t turn = 0; turn < kReadTurnBytes;) {
       size_t want = sizeof buffer;
       if (c->phase != Conn::Phase::kDraining) {
         const size_t need = c->head_end == 0 ? limits.max_head_bytes + 1 : c->head_end + c->body;
@@ -290,12 +426,13 @@ struct GatedServer::Gate {
         want = std::min(want, need - c->in.size());
       }
       const ssize_t n = recv(fd, buffer, want, MSG_DONTWAIT);
-      if (n == 0) {  // the client is done sending: a whole request is still served
+      if (n == 0) {  // the client is done sending: whole requests are still served
         c->eof = true;
         break;
       }
-      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return Close(fd);
+      if (n < 0 && !WouldBlock()) return Close(fd);
       if (n < 0) break;
+      turn += static_cast<size_t>(n);
       if (c->phase != Conn::Phase::kDraining) c->in.append(buffer, static_cast<size_t>(n));
     }
     const bool eof = c->eof;
@@ -323,13 +460,14 @@ struct GatedServer::Gate {
   // the headers.
   bool TooManyLines(const Conn& c) const { return c.lines > limits.max_head_lines + 2; }
 
-  bool FindHeadEnd(Conn& c) {
+  bool FindHeadEnd(Conn& c) const {
     const size_t end = std::min(c.in.size(), limits.max_head_bytes);
     for (; c.scanned < end; ++c.scanned) {
       if (c.in[c.scanned] != '\n') continue;
       ++c.lines;
       const size_t i = c.scanned;
       if (TooManyLines(c)) return false;
+      // The blank line; a bare LF is refused when the head is read.
       if ((i >= 1 && c.in[i - 1] == '\n') || (i >= 2 && c.in[i - 1] == '\r' && c.in[i - 2] == '\n')) {
         c.head_end = i + 1;
         ++c.scanned;
@@ -341,31 +479,37 @@ struct GatedServer::Gate {
 
   void TooLarge(std::unique_ptr<Conn>& c) {
     Refuse(c, 431, "Request Header Fields Too Large",
-           fmt::format("the request head is over {} bytes or {} lines", limits.max_head_bytes,
+           fmt::format("the request head is over {} bytes or {} header lines", limits.max_head_bytes,
                        limits.max_head_lines));
   }
 
-  // The head is whole: its body's length, checked. False when refused.
+  // The head is whole: checked, and its body's length read. False when refused.
   bool ReadHead(std::unique_ptr<Conn>& c, Clock::time_point now) {
     if (TooManyLines(*c)) {
       TooLarge(c);
       return false;
     }
-    std::string_view head(c->in.data(), c->head_end);
-    if (!HeaderValues(head, "transfer-encoding").empty()) {
-      Refuse(c, 411, "Length Required", "send the body with a Content-Length (a chunked body is not read)");
+    const HeadLines head = ParseHead(std::string_view(c->in.data(), c->head_end));
+    if (!head.problem.empty()) {
+      Refuse(c, 400, "Bad Request", head.problem);
       return false;
     }
-    const std::vector<std::string_view> lengths = HeaderValues(head, "content-length");
+    std::vector<std::string_view> lengths;
+    for (const auto& [name, value] : head.fields) {
+      if (name == "transfer-encoding") {
+        Refuse(c, 411, "Length Required", "send the body with a Content-Length (a chunked body is not read)");
+        return false;
+      }
+      if (name == "content-length") lengths.push_back(value);
+    }
     size_t length = 0;
     for (std::string_view v : lengths) {
       const bool digits = !v.empty() && v.size() <= 18 && v.find_first_not_of("0123456789") == std::string_view::npos;
-      const size_t value = digits ? std::stoull(std::string(v)) : 0;
-      if (!digits || (v != lengths.front())) {
+      if (!digits || v != lengths.front()) {
         Refuse(c, 400, "Bad Request", "Content-Length: not one whole number");
         return false;
       }
-      length = value;
+      length = std::stoull(std::string(v));
     }
     if (length > limits.max_body_bytes) {
       Refuse(c, 413, "Payload Too Large", fmt::format("the body is over {} bytes", limits.max_body_bytes));
@@ -375,14 +519,14 @@ struct GatedServer::Gate {
       Refuse(c, 503, "Service Unavailable", "the server is reading other bodies: send it again shortly");
       return false;
     }
-    for (std::string_view v : HeaderValues(head, "expect")) {
-      if (length > 0 && AsciiLower(v) == "100-continue") {
+    for (const auto& [name, value] : head.fields) {
+      if (name == "expect" && length > 0 && AsciiLower(value) == "100-continue") {
         // Answered here, where the body is read; cpp-httplib would answer it
         // again, so the header's name is changed in place ("Xxpect").
         static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
         [[maybe_unused]] const ssize_t n =
             send(c->fd, kContinue.data(), kContinue.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        const size_t at = static_cast<size_t>(v.data() - c->in.data());
+        const size_t at = static_cast<size_t>(value.data() - c->in.data());
         c->in[c->in.rfind('\n', at) + 1] = 'X';
       }
     }
@@ -418,7 +562,7 @@ struct GatedServer::Gate {
         Refuse(c, 408, "Request Timeout",
                fmt::format("the request did not arrive within {} s", limit.count() / 1000.0));
       } else {
-        Close(fd);  // idle, or drained
+        Close(fd);  // idle, drained, or too slow to take its response
       }
     }
   }
@@ -444,12 +588,25 @@ struct GatedServer::Gate {
         if (stop) return;
         c = std::move(ready.front());
         ready.pop_front();
+        serving.insert(c->fd);
       }
-      const bool last = ++c->served >= limits.requests_per_connection || c->eof;
-      const bool keep = server.Serve(c->fd, c->in, last);
+      c->last = ++c->served >= limits.requests_per_connection;
+      GateStream stream(c->fd, c->in, c->head_end + c->body, c->unsent, unsent_total,
+                        {.stall = limits.stall_timeout,
+                         .unsent = limits.max_unsent_bytes,
+                         .unsent_total = limits.max_unsent_total_bytes});
+      const bool keep = server.Serve(stream, c->last);
       buffered -= c->body;  // read, queued and served
-      if (!keep || stop) {
-        close(c->fd);
+      c->last = c->last || !keep;
+      bool stopping;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        serving.erase(c->fd);
+        stopping = stop;
+      }
+      if (stopping || (c->last && c->unsent.empty())) {
+        unsent_total -= c->unsent.size();
+        Drop(c->fd);
         continue;
       }
       c->NextRequest(Clock::now(), limits.idle_timeout);
@@ -458,22 +615,28 @@ struct GatedServer::Gate {
   }
 
   GatedServer& server;
-  const GateLimits limits;
+  GateLimits limits;
   int epoll = -1;
   int wake = -1;
-  std::atomic<bool> stop{false};
   std::thread reader;
   std::vector<std::thread> workers;
   std::unordered_map<int, std::unique_ptr<Conn>> conns;  // the reading thread's
   // Declared body bytes of the requests being read, queued or served.
   std::atomic<size_t> buffered{0};
+  std::atomic<size_t> unsent_total{0};  // response bytes left to send, in all
+  std::atomic<size_t> open{0};          // connections open, wherever they are
   std::mutex mutex;
+  std::atomic<bool> stop{false};               // set under mutex (no worker misses it)
   std::deque<std::unique_ptr<Conn>> incoming;  // guarded by mutex
   std::deque<std::unique_ptr<Conn>> ready;     // guarded by mutex
+  std::set<int> serving;                       // guarded by mutex: sockets in a worker
   std::condition_variable ready_cv;
 };
 
 GatedServer::GatedServer(GateLimits limits) : limits_(limits) {
+  // What cpp-httplib announces in Keep-Alive: the gate's own figures.
+  set_keep_alive_timeout(std::chrono::duration_cast<std::chrono::seconds>(limits.idle_timeout).count());
+  set_keep_alive_max_count(limits.requests_per_connection);
   new_task_queue = [this] {
     gate_ = std::make_shared<Gate>(*this, limits_);
     gate_->Start();
@@ -488,16 +651,16 @@ bool GatedServer::process_and_close_socket(socket_t sock) {
   fcntl(sock, F_SETFL, flags | O_NONBLOCK);
   auto c = std::make_unique<Gate::Conn>();
   c->fd = sock;
-  c->NextRequest(Clock::now(), limits_.idle_timeout);
+  c->waiting_since = Clock::now();
+  c->deadline = c->waiting_since + limits_.idle_timeout;
+  ++gate_->open;
   gate_->Hand(std::move(c));
   return true;
 }
 
-bool GatedServer::Serve(int fd, std::string& bytes, bool last) {
-  GateStream stream(fd, bytes, limits_.write_timeout);
+bool GatedServer::Serve(httplib::Stream& stream, bool last) {
   bool closed = false;
   const bool ok = process_request(stream, last, closed, nullptr);
-  stream.KeepRest();
   return ok && !closed && !last;
 }
 

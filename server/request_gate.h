@@ -26,10 +26,18 @@ struct GateLimits {
   std::chrono::milliseconds body_timeout{30'000};
   /// A kept-alive connection waiting for its next request.
   std::chrono::milliseconds idle_timeout{30'000};
-  /// A worker's wait to write (a page that stopped reading).
-  std::chrono::milliseconds write_timeout{5'000};
-  /// Open connections; a new one past it closes the one that has waited
-  /// longest for a complete request.
+  /// The most a response may wait, in all, for a client to read it (a page
+  /// that stopped reading, or reads a few bytes at a time).
+  std::chrono::milliseconds stall_timeout{10'000};
+  /// What a worker leaves for the reading thread to send when the client
+  /// reads slowly: per connection and in all. Past them, the worker waits.
+  size_t max_unsent_bytes = 1 << 20;
+  size_t max_unsent_total_bytes = 64 << 20;
+  /// How long the reading thread sends that to a slow client.
+  std::chrono::milliseconds flush_timeout{30'000};
+  /// Open connections (held by the gate, queued, served or being sent to;
+  /// at most the open-file limit less 64); a new one past it closes the one
+  /// that has waited longest for a complete request, or is refused (503).
   size_t max_connections = 512;
   size_t workers = 12;
   size_t requests_per_connection = 100;
@@ -47,7 +55,7 @@ class GatedServer : public httplib::Server {
   // the gate's reading thread and returns.
   bool process_and_close_socket(socket_t sock) override;
   // A worker: cpp-httplib's request processing over a complete request.
-  bool Serve(int fd, std::string& bytes, bool last);
+  bool Serve(httplib::Stream& stream, bool last);
 
   GateLimits limits_;
   std::shared_ptr<Gate> gate_;  // while listening

@@ -12,7 +12,10 @@ normal client asks for /api/index (with the token) every 100 ms:
   2. 40 slow-loris connections (a header line every 2 s, never the blank
      line) and 40 half-sent requests (a head announcing 1,000 bytes of body,
      10 of them sent), held for 12 s: the slow-loris ones get 408 after the
-     10 s deadline for a request head.
+     10 s deadline for a request head;
+  3. 24 connections that ask for the node table and never read it (a 4 KiB
+     receive buffer), held for 3 s: what they do not take waits in the
+     gate, not in a worker.
 Throughout, every one of the normal client's requests must be answered 200
 within 1 s. Exits 1 with one line per failed check. Standard library only.
 """
@@ -160,6 +163,19 @@ def main():
             c.close()
         check(timed_out == 40, f"slow-loris: {timed_out} of 40 were answered 408 after the head deadline")
         for c in half:
+            c.close()
+
+        # 3. Clients that do not read their answers.
+        readers = []
+        for _ in range(24):
+            c = socket.socket()
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            c.connect(("127.0.0.1", port))
+            c.sendall(b"GET /api/v/0/nodes?top=5000 HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                      b"Authorization: Bearer %s\r\n\r\n" % (port, token.encode()))
+            readers.append(c)
+        time.sleep(3)
+        for c in readers:
             c.close()
     finally:
         watch.stop.set()

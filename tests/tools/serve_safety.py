@@ -87,10 +87,11 @@ def request(port, method, path, headers=None, body=None, host=None, raw_host=Non
     return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
 
 
-def raw(port, data, read=True, half_close=False):
+def raw(port, data, read=True, half_close=False, timeout=20):
     """Sends bytes on a new connection (then shuts its side, with half_close);
-    returns the reply's first line and body."""
-    c = socket.create_connection(("127.0.0.1", port), timeout=20)
+    returns the reply's first line and the rest, read until the server closes
+    or `timeout` seconds pass without a byte."""
+    c = socket.create_connection(("127.0.0.1", port), timeout=timeout)
     try:
         c.sendall(data)
         if half_close:
@@ -173,6 +174,22 @@ def errors_as_documented(port):
         early = b""  # nothing yet: the body is awaited, as it should be
     c.close()
     check(early == b"", f"a 4 MiB body after the others closed: {early!r}, not awaited")
+    # A refused request's body is dropped with it, never read as the next
+    # request (a cross-site no-cors POST must not smuggle a same-origin one).
+    inner = json.dumps({"question": "hi"}).encode()
+    smuggled = (b"POST /api/v/0/prompt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n" % (port, len(inner)) + inner)
+    line, rest = raw(port, b"POST /api/v/0/ask HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://evil.example\r\n"
+                     b"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n" % (port, len(smuggled)) + smuggled,
+                     timeout=1.5)
+    check(line.startswith("HTTP/1.1 403") and b"HTTP/1.1 " not in rest,
+          f"a refused POST's body: {line!r}, then {rest.count(b'HTTP/1.1 ')} more answers")
+    # Heads cpp-httplib would read otherwise than the gate: 400.
+    for what, head in (("a bare LF", b"GET /api/index HTTP/1.1\nHost: 127.0.0.1:%d\n\n" % port),
+                       ("a space before the colon", b"POST /api/v/0/prompt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                        b"Content-Length : 5\r\n\r\nhello" % port)):
+        line, body = raw(port, head)
+        check(line.startswith("HTTP/1.1 400") and json_error(body), f"{what} in the head: {line!r}")
     # A client that shuts its side after a whole request (nc -N) is answered.
     line, body = raw(port, get, half_close=True)
     check(line.startswith("HTTP/1.1 200"), f"a request then the client's side shut: {line!r}")
