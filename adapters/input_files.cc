@@ -136,7 +136,10 @@ InputList ExpandInputs(const std::vector<std::string>& args) {
       continue;
     }
     if (!fs::is_directory(status)) {
-      if (!HasSnapshotExtension(arg) && GstreamerKind(arg) != GstKind::kNone) {
+      // A pipe (`<(zcat trace.json.gz)`, a FIFO) is read once: it is never
+      // opened to look for a GStreamer file first, which would use up its data.
+      if (fs::is_regular_file(status) && !HasSnapshotExtension(arg) &&
+          GstreamerKind(arg) != GstKind::kNone) {
         gst_files[fs::path(arg).parent_path().string()].paths.push_back(arg);
       } else {
         list.inputs.push_back({{arg}});
