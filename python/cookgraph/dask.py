@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+import numpy as np
 import pandas as pd
 from dask.base import tokenize
 from distributed import Client, get_client
@@ -45,6 +46,56 @@ def _score_batch(inputs: List[List[bytes]], options: Dict[str, Any],
     columns, errors, warnings = _cookgraph.score_inputs(inputs, jobs=jobs, stop_at_error=False,
                                                         **options)
     return pd.DataFrame(columns), errors, warnings
+
+
+def _cells(column: pd.Series) -> Set[str]:
+    """What the cells of one batch's column hold (_cookgraph's Columns, which
+    gave the column its dtype from them): "text", "float", "int", "bool",
+    "empty". A float64 column of an int column with empty cells says "float"
+    and "empty", which decide the same dtype as "int" and "empty"."""
+    if column.dtype == np.int64:
+        return {"int"} if len(column) else set()
+    if column.dtype == np.bool_:
+        return {"bool"} if len(column) else set()
+    if column.dtype == np.float64:
+        missing = column.isna().to_numpy()
+        return ({"empty"} if missing.any() else set()) | \
+            ({"float"} if not missing.all() else set())
+    cells: Set[str] = set()
+    for value in column.tolist():
+        if isinstance(value, str):
+            cells.add("text")
+        elif isinstance(value, bool):
+            cells.add("bool")
+        elif isinstance(value, int):
+            cells.add("int")
+        elif value != value:  # NaN: an empty cell
+            cells.add("empty")
+        else:
+            cells.add("float")
+    return cells
+
+
+def _concat(tables: Sequence[pd.DataFrame], names: Sequence[str]) -> Dict[str, Any]:
+    """The columns `names` of the batches' `tables` (at least one) joined,
+    each with the dtype that _cookgraph's Columns gives the whole table, so
+    that the result equals score()'s. pd.concat would decide from the
+    batches' dtypes instead: the float64 columns of a batch without rows
+    (all its inputs bad) would make ints and bools float64, and a column whose
+    cells are all empty would make bools float64 where score() has object. Object columns keep their Python
+    values (bool, int, float, str), as Columns makes them."""
+    columns: Dict[str, Any] = {}
+    for name in names:
+        parts = [table[name] for table in tables]
+        cells = set().union(*map(_cells, parts))
+        number = "float" in cells or "int" in cells
+        if "text" in cells or ("bool" in cells and (number or "empty" in cells)):
+            columns[name] = [v for part in parts for v in part.tolist()]
+            continue
+        dtype = np.bool_ if "bool" in cells else \
+            np.int64 if cells == {"int"} else np.float64
+        columns[name] = np.concatenate([part.to_numpy(dtype=dtype) for part in parts])
+    return columns
 
 
 def _stamp(path: bytes) -> Tuple[bytes, int, int]:
@@ -111,7 +162,5 @@ def score(paths: Paths, client: Optional[Client] = None, *, batch_size: Optional
     warnings = [w for _, _, warnings_ in results for w in warnings_]
     if raise_first and score_errors:
         _raise(score_errors[0])
-    frame = pd.concat([table for table, _, _ in results], ignore_index=True)
-    frame.attrs["errors"] = expand_errors + score_errors
-    frame.attrs["warnings"] = expand_warnings + warnings
-    return frame
+    return _frame(_concat([table for table, _, _ in results], list(empty)),
+                  expand_errors + score_errors, expand_warnings + warnings)

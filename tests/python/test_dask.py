@@ -5,7 +5,9 @@
 scored into one DataFrame that must equal `cookgraph score DIR --format csv`
 row for row; then again while one worker process is killed (SIGKILL) in the
 middle of the run: the scheduler runs its tasks again elsewhere, and no
-snapshot may be lost or doubled.
+snapshot may be lost or doubled. With errors="collect" and batches of which
+some, or all, hold only bad inputs, the result must equal cookgraph.score()'s,
+dtypes included.
 """
 
 import importlib.util
@@ -16,6 +18,7 @@ import signal
 import threading
 import time
 
+import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 
@@ -104,3 +107,42 @@ def test_a_killed_worker_loses_no_snapshot(snapshots, expected):
         assert killed["pid"] not in client.run(os.getpid).values()
     assert frame["file"].nunique() == COUNT
     assert_equal_to_csv(frame, expected)
+
+
+def mixed_folder(folder, good, bad):
+    """`good` small snapshots and `bad` bad inputs (truncated, not a format),
+    named so that the bad ones sort together between the good ones."""
+    os.makedirs(folder)
+    generate = _load_generator()
+    for i in range(good):
+        prefix = "a" if i < good // 2 else "c"
+        generate.write_big(24, 12, os.path.join(folder, f"{prefix}_good_{i}.json"), i)
+    text = open(os.path.join(ROOT, "examples", "touchdesigner_feedback.json")).read()
+    for i in range(bad):
+        with open(os.path.join(folder, f"b_bad_{i}.json"), "w") as f:
+            f.write(text[: len(text) // 2] if i % 2 == 0 else "hello\n")
+    return folder
+
+
+@pytest.mark.filterwarnings("error::FutureWarning")
+def test_batches_of_bad_inputs_give_score_s_dtypes(tmp_path):
+    mixed = mixed_folder(str(tmp_path / "mixed"), 4, 2)  # batch_size 2: b_bad_* a batch alone
+    good = mixed_folder(str(tmp_path / "good"), 4, 0)
+    bad = mixed_folder(str(tmp_path / "bad"), 0, 3)
+    with local_cluster() as cluster, Client(cluster) as client:
+        for folder, sizes in ((mixed, (1, 2, 3, 6)), (good, (1, 3)), (bad, (1, 2))):
+            for options in ({}, {"group_by": "container"}):
+                want = cookgraph.score(folder, errors="collect", **options)
+                for size in sizes:
+                    got = cookgraph.dask.score(folder, client, batch_size=size,
+                                               errors="collect", **options)
+                    where = (folder, size, options)
+                    pd.testing.assert_frame_equal(got, want, check_exact=True, obj=str(where))
+                    assert got.attrs == want.attrs, where
+        assert len(cookgraph.score(mixed, errors="collect")) == 4 * 24
+        assert len(cookgraph.score(bad, errors="collect").attrs["errors"]) == 3
+        with pytest.raises(cookgraph.InputError) as raised:
+            cookgraph.score(mixed)
+        with pytest.raises(cookgraph.InputError) as dask_raised:
+            cookgraph.dask.score(mixed, client, batch_size=2)
+        assert str(dask_raised.value) == str(raised.value)
