@@ -14,6 +14,7 @@
 
 #include "advisor/gains.h"
 #include "advisor/pack_schema.h"
+#include "base/text.h"
 
 namespace cookgraph {
 namespace {
@@ -32,13 +33,6 @@ struct Subject {
   std::vector<NodeIndex> gain_nodes;
   GainSubject gain_subject;
 };
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 std::optional<double> ParseNumber(std::string_view s) {
   const std::string text(s);
@@ -88,18 +82,18 @@ bool CompareParam(const Comparison& cmp, const std::string& value) {
   switch (cmp.op) {
     case Comparison::Op::kIn:
       return std::any_of(cmp.texts.begin(), cmp.texts.end(),
-                         [&](const std::string& t) { return Lower(t) == Lower(value); });
+                         [&](const std::string& t) { return AsciiLower(t) == AsciiLower(value); });
     case Comparison::Op::kMatches:
       return PatternMatches(Pattern{cmp.texts[0], std::nullopt}, value);
     case Comparison::Op::kIs: {
-      const std::string v = Lower(value);
+      const std::string v = AsciiLower(value);
       const bool on = v == "on" || v == "true" || v == "1" || v == "yes";
       return on == (*cmp.number != 0);
     }
     case Comparison::Op::kEq:
     case Comparison::Op::kNe:
       if (!cmp.texts.empty() && !(cmp.number && number)) {
-        return (Lower(cmp.texts[0]) == Lower(value)) == (cmp.op == Comparison::Op::kEq);
+        return (AsciiLower(cmp.texts[0]) == AsciiLower(value)) == (cmp.op == Comparison::Op::kEq);
       }
       [[fallthrough]];
     default:
@@ -409,7 +403,7 @@ class NodeFacts {
   // a GStreamer type (the type lower case, without its "Gst" prefix).
   static std::string Factory(std::string_view type) {
     if (type.starts_with("Gst")) type.remove_prefix(3);
-    return Lower(type);
+    return AsciiLower(type);
   }
 
   // The caps (`<pad>::caps` params of the GStreamer reader) out of `node`:

@@ -78,24 +78,17 @@ std::string Clip(std::string_view s, size_t bytes) {
   return std::string(s.substr(0, end)) + "\xE2\x80\xA6";
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // A text to find: a glob when it holds '*' or '?' (the whole text must match;
 // '*' any run of bytes, '/' included; '?' one byte), else a substring; both
 // ignoring ASCII case.
 class Matcher {
  public:
-  explicit Matcher(std::string_view text) : text_(Lower(text)) {
+  explicit Matcher(std::string_view text) : text_(AsciiLower(text)) {
     glob_ = text_.find_first_of("*?") != std::string::npos;
   }
   bool operator()(std::string_view s) const {
-    const std::string lower = Lower(s);
+    const std::string lower = AsciiLower(s);
     return glob_ ? Glob(text_, lower) : lower.find(text_) != std::string::npos;
   }
 

@@ -217,6 +217,25 @@ std::string EscapeHtml(std::string_view s) {
   return out;
 }
 
+std::string ReplaceInvalidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const size_t bad = FirstInvalidUtf8(text);
+    if (bad == std::string_view::npos) break;
+    out.append(text.substr(0, bad)).append(kReplacement);
+    text.remove_prefix(bad + 1);
+  }
+  return out.append(text);
+}
+
+std::string_view TrimSpace(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\r\n\v\f";
+  const size_t first = s.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
+}
+
 std::string AsciiLower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {

@@ -34,6 +34,10 @@ size_t Utf8Length(std::string_view s, size_t i);
 /// std::string_view::npos when all of it is valid.
 size_t FirstInvalidUtf8(std::string_view text);
 
+/// `text` with each byte that is not part of valid UTF-8 replaced by U+FFFD,
+/// as the JSON writers replace it.
+std::string ReplaceInvalidUtf8(std::string_view text);
+
 /// Whether JSON `text` nests brackets ({ and [ outside strings) more than
 /// `depth` levels deep: checked before parsing, so that no input reaches a
 /// parser's limits.
@@ -62,6 +66,9 @@ std::string EscapeHtml(std::string_view s);
 /// `s` with the ASCII letters A-Z made lower case; every other byte as it is
 /// (case-insensitive matching of HTTP headers and search text).
 std::string AsciiLower(std::string_view s);
+
+/// `s` without the ASCII white space (space, tab, CR, LF, VT, FF) at either end.
+std::string_view TrimSpace(std::string_view s);
 
 /// `n` with a comma between groups of three digits: 1234567 -> "1,234,567".
 std::string Thousands(uint64_t n);

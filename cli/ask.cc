@@ -124,19 +124,6 @@ Turn Redacted(Turn turn, const std::string& key) {
   return turn;
 }
 
-/// `text` with each byte that is not part of valid UTF-8 replaced by U+FFFD,
-/// as the request body would send it: a question is kept as it is sent, so
-/// that a resumed session sends the same bytes.
-std::string ValidUtf8(std::string_view text) {
-  std::string out;
-  while (!text.empty()) {
-    const size_t bad = FirstInvalidUtf8(text);
-    if (bad == std::string_view::npos) break;
-    out.append(text.substr(0, bad)).append("\xEF\xBF\xBD");
-    text.remove_prefix(bad + 1);
-  }
-  return out.append(text);
-}
 
 /// Everything one `ask` runs with.
 class Asker {
@@ -204,7 +191,8 @@ class Asker {
 
   int DryRun() {
     PromptInput input = base_;
-    input.question = ValidUtf8(args_.question);
+    // Kept as the request body sends it, so that a resumed session sends the same bytes.
+    input.question = ReplaceInvalidUtf8(args_.question);
     Result<TurnRequest> request =
         BuildTurnRequest(input, session_.turns, {}, Specs(), s_, counter_, limits_);
     if (!request) {
@@ -240,7 +228,7 @@ class Asker {
   /// Asks one question as the next turn; false when it could not be answered
   /// (the reason printed). `exit_code` gets the code of the failure.
   bool Ask(const std::string& raw_question, bool stoppable, int& exit_code) {
-    const std::string question = ValidUtf8(raw_question);
+    const std::string question = ReplaceInvalidUtf8(raw_question);
     const size_t turn_number = session_.turns.size() + 1;
     size_t request_number = 0;
     const Clock::time_point start = Clock::now();

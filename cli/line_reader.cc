@@ -8,17 +8,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "base/text.h"
+
 namespace cookgraph::cli {
-namespace {
-
-std::string Trim(const std::string& line) {
-  const size_t first = line.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  const size_t last = line.find_last_not_of(" \t\r\n");
-  return line.substr(first, last - first + 1);
-}
-
-}  // namespace
 
 LineReader::LineReader(bool terminal) : terminal_(terminal) {
   if (terminal_) {
@@ -45,7 +37,7 @@ std::optional<std::string> LineReader::Read(const std::string& prompt) {
     } else if (!std::getline(std::cin, line)) {
       return std::nullopt;
     }
-    line = Trim(line);
+    line = std::string(TrimSpace(line));
     if (line.empty()) continue;
     if (terminal_) add_history(line.c_str());
     return line;

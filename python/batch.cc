@@ -125,23 +125,6 @@ py::tuple ScoreInputs(const std::vector<std::vector<std::string>>& input_paths,
   return py::make_tuple(Columns(table), errors, Warnings(warnings));
 }
 
-// `name` with each byte that is not part of valid UTF-8 replaced by U+FFFD, as
-// the JSON writers' strings replace it (AppendJsonString): the diff's JSON
-// renderer refuses a file name that is not UTF-8.
-std::string JsonSafe(std::string_view name) {
-  std::string out;
-  for (size_t i = 0; i < name.size();) {
-    const size_t n = Utf8Length(name, i);
-    if (n == 0) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    } else {
-      out.append(name.substr(i, n));
-      i += n;
-    }
-  }
-  return out;
-}
 
 // One side of a comparison: a path to read, or a snapshot already loaded.
 using Side = std::variant<std::string, std::shared_ptr<LoadedSnapshot>>;
@@ -200,7 +183,9 @@ py::tuple Diff(const Side& before_side, const Side& after_side, std::optional<do
     for (const std::string& w : before.a->warnings) warnings.emplace_back(before.file, w);
     for (const std::string& w : after.a->warnings) warnings.emplace_back(after.file, w);
     const SnapshotDiff diff = CompareSnapshots(*before.s, *before.a, *after.s, *after.a, options);
-    const std::string before_name = JsonSafe(before.file), after_name = JsonSafe(after.file);
+    // Names with U+FFFD for bytes that are not UTF-8, as the CLI's JSON shows them.
+    const std::string before_name = ReplaceInvalidUtf8(before.file);
+    const std::string after_name = ReplaceInvalidUtf8(after.file);
     const DiffInput input{before_name, after_name, *before.s, *after.s, diff};
     table = DiffRows(input);
     json = RenderDiff(DiffFormat::kJson, input, {});

@@ -160,8 +160,8 @@ class Parser {
 
   Result<DotPipeline> Parse() {
     if (!Advance()) return *error_;
-    if (tok_.kind == Tok::kId && Lower(tok_.text) == "strict" && !Advance()) return *error_;
-    if (tok_.kind != Tok::kId || Lower(tok_.text) != "digraph") {
+    if (tok_.kind == Tok::kId && AsciiLower(tok_.text) == "strict" && !Advance()) return *error_;
+    if (tok_.kind != Tok::kId || AsciiLower(tok_.text) != "digraph") {
       return Fail(
           "not a GStreamer .dot dump: it should start with `digraph pipeline {` (written "
           "by gst-launch-1.0 under GST_DEBUG_DUMP_DOT_DIR)");
@@ -210,7 +210,7 @@ class Parser {
       }
       std::string_view id;
       bool subgraph = tok_.kind == Tok::kPunct && tok_.text == "{";
-      if (tok_.kind == Tok::kId && Lower(tok_.text) == "subgraph") {
+      if (tok_.kind == Tok::kId && AsciiLower(tok_.text) == "subgraph") {
         if (!Advance()) return false;
         if (tok_.kind == Tok::kId || tok_.kind == Tok::kString) {
           id = tok_.text;
@@ -450,12 +450,6 @@ class Parser {
 
   static bool EndsWithText(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-  }
-
-  static std::string Lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
   }
 
   bool Advance() {

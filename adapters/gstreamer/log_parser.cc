@@ -33,6 +33,7 @@
 #include <unordered_map>
 
 #include "adapters/gstreamer/records.h"
+#include "base/text.h"
 
 namespace cookgraph::gst {
 namespace {
@@ -126,12 +127,6 @@ std::optional<uint64_t> Field(std::string_view s, std::string_view key) {
   const size_t end = rest.find_first_of(",;");
   if (end == std::string_view::npos) return std::nullopt;
   return Number(rest.substr(0, end));
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // The work in each element-latency record (LogRecord::work_ms), apart from
@@ -393,7 +388,7 @@ class LogReader {
   std::optional<uint32_t> ThreadOf(std::string_view pointer, int64_t number) {
     if (pointer.empty()) return kNoThread;
     if (!NamesFit({{"thread", pointer}}, number)) return std::nullopt;
-    std::string key = Lower(pointer);
+    std::string key = AsciiLower(pointer);
     auto it = threads_.find(key);
     if (it == threads_.end()) {
       if (!ThreadsFit(out_.threads.size(), "records of more threads than", number)) {
@@ -453,12 +448,12 @@ class LogReader {
       return;
     }
     // By sink pad, not by source: see LogPair.
-    std::string key = Lower(*sink_id) + ' ' + std::string(*sink_pad);
+    std::string key = AsciiLower(*sink_id) + ' ' + std::string(*sink_pad);
     auto [it, added] = pairs_.try_emplace(std::move(key), out_.pairs.size());
     if (added) {
-      out_.pairs.push_back(LogPair{.src_id = Lower(*src_id),
+      out_.pairs.push_back(LogPair{.src_id = AsciiLower(*src_id),
                                    .src_name = std::string(*src_name),
-                                   .sink_id = Lower(*sink_id),
+                                   .sink_id = AsciiLower(*sink_id),
                                    .sink_name = std::string(*sink_name),
                                    .sink_pad = std::string(*sink_pad)});
     }
@@ -471,7 +466,7 @@ class LogReader {
     auto it = elements_.find(id);
     if (it == elements_.end()) {
       // Pointers are printed by %p: lower case on glibc, but compare without case.
-      std::string key = Lower(id);
+      std::string key = AsciiLower(id);
       it = elements_.find(key);
       if (it == elements_.end()) {
         if (out_.elements.size() >= source_.limits().nodes) {

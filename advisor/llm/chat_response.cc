@@ -13,12 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 /// `text` on one line: runs of whitespace become one space, control bytes '?',
 /// at most `max_chars` code points (the rest becomes "…").
 std::string OneLine(std::string_view raw, std::string_view secret, size_t max_chars) {
@@ -44,7 +38,7 @@ std::string OneLine(std::string_view raw, std::string_view secret, size_t max_ch
 
 /// An HTML page's <title>, else its text without the tags.
 std::string HtmlText(std::string_view html) {
-  const std::string lower = Lower(html);
+  const std::string lower = AsciiLower(html);
   if (size_t open = lower.find("<title"); open != std::string::npos) {
     const size_t start = lower.find('>', open);
     const size_t end = lower.find("</title", open);
@@ -78,7 +72,7 @@ std::string InvalidUtf8(std::string_view where, std::string_view whole, std::str
 bool LooksLikeHtml(std::string_view body) {
   const size_t first = body.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || body[first] != '<') return false;
-  const std::string head = Lower(body.substr(first, 512));
+  const std::string head = AsciiLower(body.substr(first, 512));
   return head.find("<html") != std::string::npos || head.find("<!doctype") != std::string::npos ||
          head.find("<head") != std::string::npos || head.find("<title") != std::string::npos ||
          head.find("<body") != std::string::npos;

@@ -12,6 +12,7 @@
 #include "advisor/llm/curl_problem.h"
 #include "advisor/llm/rate_floor.h"
 #include "advisor/llm/sse.h"
+#include "base/text.h"
 
 namespace cookgraph {
 namespace {
@@ -36,11 +37,6 @@ struct SlistDeleter {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
 
-std::string Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
 
 long OsErrno(CURL* easy) {
   long os_errno = 0;
@@ -121,14 +117,14 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     // "HTTP/1.1 404 Not Found": the reason follows the second space.
     const size_t first = line.find(' ');
     const size_t second = first == std::string_view::npos ? first : line.find(' ', first + 1);
-    t.reason = second == std::string_view::npos ? "" : Trim(line.substr(second + 1));
+    t.reason = second == std::string_view::npos ? "" : std::string(TrimSpace(line.substr(second + 1)));
     return line.size();
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return line.size();
   std::string name(line.substr(0, colon));
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::string value = Trim(line.substr(colon + 1));
+  std::string value(TrimSpace(line.substr(colon + 1)));
   if (name == "x-should-retry") {
     t.retry.should_retry = value;
   } else if (name == "retry-after-ms") {

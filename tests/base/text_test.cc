@@ -20,6 +20,27 @@ TEST(EscapeHtml, ControlsAndInvalidUtf8AreMadePrintableFirst) {
   EXPECT_EQ(EscapeHtml("a\x1b[31m<b>\xff caf\xc3\xa9"), "a?[31m&lt;b&gt;\xef\xbf\xbd caf\xc3\xa9");
 }
 
+TEST(AsciiLower, OnlyAsciiLettersChange) {
+  EXPECT_EQ(AsciiLower("Content-TYPE: Application/JSON"), "content-type: application/json");
+  EXPECT_EQ(AsciiLower("\xC3\x89T\xC9"), "\xC3\x89t\xC9");  // É and a Latin-1 byte stay
+  EXPECT_EQ(AsciiLower(""), "");
+}
+
+TEST(TrimSpace, AsciiWhiteSpaceAtEitherEnd) {
+  EXPECT_EQ(TrimSpace(" \t\r\n\v\fa b\f\v\n\r\t "), "a b");
+  EXPECT_EQ(TrimSpace(" \t "), "");
+  EXPECT_EQ(TrimSpace("x"), "x");
+  EXPECT_EQ(TrimSpace("\xC2\xA0x\xC2\xA0"), "\xC2\xA0x\xC2\xA0");  // no-break space is not ASCII
+}
+
+TEST(ReplaceInvalidUtf8, EachBadByteBecomesOneReplacementCharacter) {
+  EXPECT_EQ(ReplaceInvalidUtf8("ok \xC3\xA9"), "ok \xC3\xA9");
+  EXPECT_EQ(ReplaceInvalidUtf8("a\xFF\xFE" "b"), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");
+  EXPECT_EQ(ReplaceInvalidUtf8("\xC3"), "\xEF\xBF\xBD");           // cut short
+  EXPECT_EQ(ReplaceInvalidUtf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  EXPECT_EQ(ReplaceInvalidUtf8(""), "");
+}
+
 TEST(Thousands, GroupsOfThreeDigits) {
   EXPECT_EQ(Thousands(0), "0");
   EXPECT_EQ(Thousands(999), "999");
