@@ -192,57 +192,12 @@ class StreamSlot {
   bool ok_ = false;
 };
 
-}  // namespace
 
-namespace {
-
-GateLimits LimitsOf(const ServeOptions& o) {
-  GateLimits limits = o.gate;
-  limits.max_body_bytes = o.max_body_bytes;
-  // Streams hold a worker each: enough workers that the page's other
-  // requests are still answered with every stream open.
-  limits.workers = o.max_streams + 8;
-  return limits;
-}
-
-}  // namespace
-
-ExplorerServer::ExplorerServer(Explorer& explorer, ServeOptions options)
-    : explorer_(explorer), options_(std::move(options)), impl_(std::make_unique<Impl>(LimitsOf(options_))) {}
-
-ExplorerServer::~ExplorerServer() { Stop(); }
-
-std::string ExplorerServer::Url() const {
-  const std::string host = options_.host.find(':') != std::string::npos ? "[" + options_.host + "]"
-                                                                         : options_.host;
-  std::string url = fmt::format("http://{}:{}/", host, port_);
-  if (!options_.token.empty()) url += "?token=" + options_.token;
-  return url;
-}
-
-Status ExplorerServer::Start() {
-  GatedServer& http = impl_->http;
-  Impl* impl = impl_.get();
-  const ServeOptions& o = options_;
-  Explorer& ex = explorer_;
-  int* bound_port = &port_;
-
-  // SO_REUSEADDR (a restart binds at once past TIME_WAIT), never
-  // cpp-httplib's default SO_REUSEPORT: with it a second server on the same
-  // port would bind too and take half of the connections.
-  http.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  http.set_payload_max_length(o.max_body_bytes);
-  http.set_default_headers(kSecurityHeaders);
-  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    SendError(res, 500, "internal error");
-  });
-
-  // Every request: the Host must name this server (a page elsewhere that
-  // rebinds its name to 127.0.0.1 sends its own); an Origin, when sent, must
-  // be this server's; a cross-site fetch is refused; off loopback, the token.
+// Every request: the Host must name this server (a page elsewhere that
+// rebinds its name to 127.0.0.1 sends its own); an Origin, when sent, must
+// be this server's; a cross-site fetch is refused; the token, when there is
+// one; a query read exactly.
+void GuardEveryRequest(GatedServer& http, const ServeOptions& o, const int* bound_port) {
   http.set_pre_routing_handler([&o, bound_port](const httplib::Request& req,
                                                  httplib::Response& res) {
     const std::string host = AsciiLower(req.get_header_value("Host"));
@@ -289,6 +244,10 @@ Status ExplorerServer::Start() {
     return httplib::Server::HandlerResponse::Unhandled;
   });
 
+}
+
+// The page and its assets, built in.
+void AddPageRoutes(GatedServer& http) {
   auto asset = [](const std::string& name, httplib::Response& res) {
     const Asset* a = FindAsset(name);
     if (a == nullptr) {
@@ -306,6 +265,10 @@ Status ExplorerServer::Start() {
   // Browsers ask for it on their own: no icon, and no error in the console.
   http.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
 
+}
+
+// The API's documents, and the prompt of a question.
+void AddDocumentRoutes(GatedServer& http, Explorer& ex, const ServeOptions& o) {
   http.Get("/api/index", [&ex](const httplib::Request&, httplib::Response& res) {
     SendJson(res, 200, ex.IndexJson());
   });
@@ -357,11 +320,13 @@ Status ExplorerServer::Start() {
     if (!p) return SendError(res, 400, p.error().Format());
     SendJson(res, 200, PreviewJson(*p));
   });
+}
 
-  // The ask box: POST {"question": "...", "history": [...]}; the answer
-  // streams back as server-sent events "piece" ({"text"}) and "tool" ({"name",
-  // "arguments"}), then "done" ({"nodes", "tokens", "earlier_left_out", ...})
-  // or "error" ({"message"}); a comment whenever nothing was sent for a second.
+// The ask box: POST {"question": "...", "history": [...]}; the answer
+// streams back as server-sent events "piece" ({"text"}) and "tool" ({"name",
+// "arguments"}), then "done" ({"nodes", "tokens", "earlier_left_out", ...})
+// or "error" ({"message"}); a comment whenever nothing was sent for a second.
+void AddAskRoute(GatedServer& http, Explorer& ex, const ServeOptions& o, ExplorerServer::Impl* impl) {
   http.Post(R"(/api/v/([0-9]+)/ask)", [&ex, &o, impl](const httplib::Request& req,
                                                       httplib::Response& res) {
     const std::optional<size_t> v = ViewNumber(req.matches[1].str());
@@ -457,9 +422,11 @@ Status ExplorerServer::Start() {
       return true;
     });
   });
+}
 
-  // The live view: an event "version" whenever the data changes (and once at
-  // the start), a comment every 10 s so that proxies keep it open.
+// The live view: an event "version" whenever the data changes (and once at
+// the start), a comment every 10 s so that proxies keep it open.
+void AddLiveRoute(GatedServer& http, Explorer& ex, const ServeOptions& o, ExplorerServer::Impl* impl) {
   http.Get("/api/live", [&ex, &o, impl](const httplib::Request&, httplib::Response& res) {
     auto slot = std::make_shared<StreamSlot>(impl->streams, o.max_streams);
     if (!slot->ok()) return SendError(res, 503, "too many open streams: close a tab or wait");
@@ -489,6 +456,61 @@ Status ExplorerServer::Start() {
           return true;
         });
   });
+}
+
+}  // namespace
+
+namespace {
+
+GateLimits LimitsOf(const ServeOptions& o) {
+  GateLimits limits = o.gate;
+  limits.max_body_bytes = o.max_body_bytes;
+  // Streams hold a worker each: enough workers that the page's other
+  // requests are still answered with every stream open.
+  limits.workers = o.max_streams + 8;
+  return limits;
+}
+
+}  // namespace
+
+ExplorerServer::ExplorerServer(Explorer& explorer, ServeOptions options)
+    : explorer_(explorer), options_(std::move(options)), impl_(std::make_unique<Impl>(LimitsOf(options_))) {}
+
+ExplorerServer::~ExplorerServer() { Stop(); }
+
+std::string ExplorerServer::Url() const {
+  const std::string host = options_.host.find(':') != std::string::npos ? "[" + options_.host + "]"
+                                                                         : options_.host;
+  std::string url = fmt::format("http://{}:{}/", host, port_);
+  if (!options_.token.empty()) url += "?token=" + options_.token;
+  return url;
+}
+
+Status ExplorerServer::Start() {
+  GatedServer& http = impl_->http;
+  Impl* impl = impl_.get();
+  const ServeOptions& o = options_;
+  Explorer& ex = explorer_;
+  int* bound_port = &port_;
+
+  // SO_REUSEADDR (a restart binds at once past TIME_WAIT), never
+  // cpp-httplib's default SO_REUSEPORT: with it a second server on the same
+  // port would bind too and take half of the connections.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  http.set_payload_max_length(o.max_body_bytes);
+  http.set_default_headers(kSecurityHeaders);
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    SendError(res, 500, "internal error");
+  });
+
+  GuardEveryRequest(http, o, bound_port);
+  AddPageRoutes(http);
+  AddDocumentRoutes(http, ex, o);
+  AddAskRoute(http, ex, o, impl);
+  AddLiveRoute(http, ex, o, impl);
 
   const std::string bind_host = o.host;
   if (o.port == 0) {
