@@ -85,10 +85,8 @@ std::string QueryProblem(const httplib::Request& req) {
 // Whether a request's body is declared JSON: the media type exactly
 // (parameters such as charset allowed).
 bool IsJsonBody(const httplib::Request& req) {
-  std::string type = AsciiLower(req.get_header_value("Content-Type"));
-  type = type.substr(0, type.find(';'));
-  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
-  return type == "application/json";
+  const std::string type = AsciiLower(req.get_header_value("Content-Type"));
+  return TrimSpace(std::string_view(type).substr(0, type.find(';'))) == "application/json";
 }
 
 std::string SseEvent(std::string_view event, const json& data) {

@@ -651,8 +651,7 @@ bool GatedServer::process_and_close_socket(socket_t sock) {
   fcntl(sock, F_SETFL, flags | O_NONBLOCK);
   auto c = std::make_unique<Gate::Conn>();
   c->fd = sock;
-  c->waiting_since = Clock::now();
-  c->deadline = c->waiting_since + limits_.idle_timeout;
+  c->NextRequest(Clock::now(), limits_.idle_timeout);
   ++gate_->open;
   gate_->Hand(std::move(c));
   return true;
