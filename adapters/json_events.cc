@@ -146,9 +146,14 @@ class JsonReader {
   bool Refill(size_t keep, bool may_pause = false);
   // Skips whitespace, counting lines. False at the end of the input (or at a
   // split parse's stop, when `may_pause`). Most tokens follow another with no
-  // blank between: that case is decided here, inline.
+  // blank or one space between: those cases are decided here, inline.
   bool SkipBlank(bool may_pause = false) {
     if (pos_ != end_ && static_cast<unsigned char>(buf_[pos_]) > ' ') return true;
+    // One space, as after a ':' or ',' (the byte after the data is a zero).
+    if (buf_[pos_] == ' ' && static_cast<unsigned char>(buf_[pos_ + 1]) > ' ') {
+      ++pos_;
+      return true;
+    }
     return SkipBlanks(may_pause);
   }
   bool SkipBlanks(bool may_pause);
@@ -282,18 +287,29 @@ bool JsonReader::Refill(size_t keep, bool may_pause) {
 }
 
 bool JsonReader::SkipBlanks(bool may_pause) {
+  // Sixteen bytes at a time: pretty-printed traces are a quarter indentation.
+  // The zeros after the data are not blank, so a scan stops at end_.
+  const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+  const __m128i cr = _mm_set1_epi8('\r'), lf = _mm_set1_epi8('\n');
   for (;;) {
     const char* b = buf_.data();
     while (pos_ < end_) {
-      char c = b[pos_];
-      if (c == ' ' || c == '\t' || c == '\r') {
-        ++pos_;
-      } else if (c == '\n') {
-        ++pos_;
-        ++line_;
-        line_start_ = base_ + pos_;
-      } else {
-        return true;
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + pos_));
+      const __m128i newline = _mm_cmpeq_epi8(v, lf);
+      const __m128i blank =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab)),
+                       _mm_or_si128(_mm_cmpeq_epi8(v, cr), newline));
+      const auto not_blank = static_cast<unsigned>(~_mm_movemask_epi8(blank) & 0xFFFF);
+      const size_t run = not_blank == 0 ? 16 : static_cast<size_t>(__builtin_ctz(not_blank));
+      if (auto lines = static_cast<unsigned>(_mm_movemask_epi8(newline)) &
+                       ((1u << run) - 1)) {  // the line breaks within the run
+        line_ += __builtin_popcount(lines);
+        line_start_ = base_ + pos_ + static_cast<size_t>(31 - __builtin_clz(lines)) + 1;
+      }
+      pos_ += run;
+      if (run < 16) {
+        if (pos_ < end_) return true;
+        break;
       }
     }
     if (!Refill(pos_, may_pause)) return false;

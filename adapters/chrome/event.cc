@@ -84,34 +84,54 @@ Field EventField(std::string_view key) {
 }
 
 void Tokenizer::ArgKey(std::string_view key) {
-  // Classified once here, not at each use: most args are none of these.
+  // Every key of every event's args comes here, a dozen per event and most
+  // of them read by nothing: the key's length picks the one to three names
+  // it can be, from a table made at compile time out of kNumberArgs,
+  // kParamArgs and the few others.
+  struct Name {
+    std::string_view key;
+    Arg arg;
+    uint8_t index;
+  };
+  static constexpr size_t kLongest = 40;
+  static constexpr auto kNames = [] {
+    std::array<Name, kNumberArgs.size() + kParamArgs.size() + 3> names{};
+    size_t n = 0;
+    names[n++] = {"name", Arg::kName, 0};
+    names[n++] = {"op_name", Arg::kOpName, 0};
+    names[n++] = {"thread_scheduling_stats", Arg::kPool, 0};
+    for (size_t k = 0; k < kNumberArgs.size(); ++k)
+      names[n++] = {kNumberArgs[k], Arg::kNumber, static_cast<uint8_t>(k)};
+    for (size_t k = 0; k < kParamArgs.size(); ++k)
+      names[n++] = {kParamArgs[k].first, Arg::kParam, static_cast<uint8_t>(k)};
+    return names;
+  }();
+  // Per length, the indexes into kNames of the names that long (0xFF ends).
+  static constexpr auto kByLength = [] {
+    std::array<std::array<uint8_t, 4>, kLongest + 1> by{};
+    for (auto& slot : by) slot.fill(0xFF);
+    for (size_t i = 0; i < kNames.size(); ++i) {
+      auto& slot = by[kNames[i].key.size()];  // a name over kLongest fails to compile
+      size_t free = 0;
+      while (slot[free] != 0xFF) ++free;  // more than three of a length fails to compile
+      slot[free] = static_cast<uint8_t>(i);
+    }
+    return by;
+  }();
   arg_ = Arg::kOther;
-  if (key == "name") {
-    arg_ = Arg::kName;
-  } else if (key == "op_name") {
-    arg_ = Arg::kOpName;
-  } else if (IsInputKey(key)) {
-    arg_ = Arg::kInput;
-    arg_key_ = key;  // for its message
-  } else if (!key.empty() &&
-             (key[0] == 'c' || key[0] == 'D' || key[0] == 'B' || key[0] == 'T' || key[0] == 'w')) {
-    for (size_t k = 0; k < kNumberArgs.size(); ++k) {
-      if (key == kNumberArgs[k]) {
-        arg_ = Arg::kNumber;
-        arg_index_ = static_cast<uint8_t>(k);
+  if (key.size() <= kLongest) {
+    for (uint8_t i : kByLength[key.size()]) {
+      if (i == 0xFF) break;
+      if (std::memcmp(key.data(), kNames[i].key.data(), key.size()) == 0) {
+        arg_ = kNames[i].arg;
+        arg_index_ = kNames[i].index;
+        return;
       }
     }
   }
-  if (arg_ != Arg::kOther) return;
-  if (key == "thread_scheduling_stats") {
-    arg_ = Arg::kPool;
-    return;
-  }
-  for (size_t k = 0; k < kParamArgs.size(); ++k) {
-    if (key == kParamArgs[k].first) {
-      arg_ = Arg::kParam;
-      arg_index_ = static_cast<uint8_t>(k);
-    }
+  if (IsInputKey(key)) {
+    arg_ = Arg::kInput;
+    arg_key_ = key;  // for its message
   }
 }
 

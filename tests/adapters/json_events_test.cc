@@ -406,6 +406,53 @@ TEST(JsonEvents, PlacesAreLineAndColumnInBytes) {
   EXPECT_EQ(r.places[4].column, 8);
 }
 
+
+TEST(JsonEvents, PlacesAfterRunsOfBlanksAreCountedByteByByte) {
+  // Runs of 0 to 40 blanks (spaces, tabs, CRs and line breaks, as indented
+  // traces have them) between numbers, over more than one read block and in
+  // both modes: each number's place must be its line and column counted one
+  // byte at a time, here.
+  std::mt19937 random(20261130);
+  std::string text = "[";
+  std::vector<size_t> starts;
+  while (text.size() < (size_t{5} << 19)) {
+    if (starts.size() > 0) text += ',';
+    const int run = static_cast<int>(random() % 41);
+    for (int k = 0; k < run; ++k) text += " \t\r\n"[random() % 4];
+    starts.push_back(text.size());
+    text += std::to_string(random() % 100000);
+  }
+  text += "]";
+  std::vector<Location> expected;
+  int64_t line = 1;
+  size_t line_start = 0, next = 0;
+  for (size_t i = 0; i < text.size() && next < starts.size(); ++i) {
+    if (i == starts[next]) {
+      expected.push_back({line, static_cast<int64_t>(i - line_start) + 1});
+      ++next;
+    }
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  for (JsonThreads threads : {JsonThreads::kOne, JsonThreads::kTwo}) {
+    auto source = ByteSource::FromString(text, "t.json");
+    Recorder r;
+    ASSERT_TRUE(ParseJsonEvents(*source, r, nullptr, threads));
+    ASSERT_EQ(r.places.size(), starts.size() + 2);  // [ numbers ]
+    for (size_t k = 0; k < starts.size(); ++k) {
+      ASSERT_EQ(r.places[k + 1].line, expected[k].line) << "number " << k;
+      ASSERT_EQ(r.places[k + 1].column, expected[k].column) << "number " << k;
+    }
+  }
+  // A perturbed text fails where the byte-by-byte count says.
+  text.back() = 'x';
+  Outcome bad = Ours(text);
+  ASSERT_FALSE(bad.ok);
+  EXPECT_EQ(bad.error.line, line);
+  EXPECT_EQ(bad.error.column, static_cast<int64_t>(text.size() - 1 - line_start) + 1);
+}
 TEST(JsonEvents, ErrorsSayWhatAndWhere) {
   EXPECT_EQ(Ours("[1,\n 2,]").error.message, "invalid JSON: unexpected ']'; expected a value (an object, array, string, number, true, false or null)");
   Outcome cut = Ours("{\"a\": [1, 2");
