@@ -529,8 +529,9 @@ bool JsonReader::ScanNumber() {
                                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     uint64_t mantissa = 0;
     const size_t digits = (int_to - int_from) + (frac_to - frac_from);
-    if ((Muted() || !doubles_) && digits <= 15 && scale >= -22 && scale <= 22) {
-      // Not read, and a finite double whatever its digits (below 2^53 × 10^22).
+    if ((Muted() || !doubles_) && static_cast<int64_t>(digits) + scale <= 308) {
+      // Not read, and a finite double whatever its digits: below
+      // 10^digits × 10^scale <= 10^308 (an underflow to zero is no error).
       return Muted() || handler_.Number(0.0, text, integer, at);
     }
     if (digits <= 19) {
