@@ -6,6 +6,7 @@
 #include <exception>
 #include <map>
 
+#include "base/lazy_library.h"
 #include "cli/command.h"
 
 namespace cookgraph::cli {
@@ -83,6 +84,8 @@ int main(int argc, char** argv) {
     return cookgraph::cli::Main(argc, argv);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "cookgraph: error: out of memory\n");
+  } catch (const cookgraph::LibraryMissing& e) {  // libcurl, libpq, Graphviz: loaded on use
+    std::fprintf(stderr, "cookgraph: error: %s\n", e.what());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cookgraph: internal error: %s\n", e.what());
   }

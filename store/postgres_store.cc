@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "base/lazy_library.h"
 #include "store/run_builder.h"
 #include "store/schema.h"
 
@@ -31,8 +32,58 @@ constexpr int64_t kSchemaLock = 0x636F6F6B67726170;
 // How long a connection attempt may take, unless the URL says otherwise.
 constexpr const char* kConnectTimeoutS = "10";
 
+// libpq's functions, from libpq.so.5 opened on first use (base/lazy_library.h):
+// a command that never opens a postgresql:// history does not load libpq and
+// the Kerberos, LDAP and TLS libraries it brings. Throws LibraryMissing.
+struct PqApi {
+  decltype(&PQclear) clear;
+  decltype(&PQcmdTuples) cmdTuples;
+  decltype(&PQconnectdbParams) connectdbParams;
+  decltype(&PQerrorMessage) errorMessage;
+  decltype(&PQexec) exec;
+  decltype(&PQexecParams) execParams;
+  decltype(&PQfinish) finish;
+  decltype(&PQgetResult) getResult;
+  decltype(&PQgetisnull) getisnull;
+  decltype(&PQgetlength) getlength;
+  decltype(&PQgetvalue) getvalue;
+  decltype(&PQntuples) ntuples;
+  decltype(&PQputCopyData) putCopyData;
+  decltype(&PQputCopyEnd) putCopyEnd;
+  decltype(&PQresultErrorField) resultErrorField;
+  decltype(&PQresultStatus) resultStatus;
+  decltype(&PQsetNoticeProcessor) setNoticeProcessor;
+  decltype(&PQstatus) status;
+};
+const PqApi& Pq() {
+  static const PqApi api = [] {
+    static const LazyLibrary library("libpq.so.5", "libpq5");
+    PqApi a{};
+    library.Load(a.clear, "PQclear");
+    library.Load(a.cmdTuples, "PQcmdTuples");
+    library.Load(a.connectdbParams, "PQconnectdbParams");
+    library.Load(a.errorMessage, "PQerrorMessage");
+    library.Load(a.exec, "PQexec");
+    library.Load(a.execParams, "PQexecParams");
+    library.Load(a.finish, "PQfinish");
+    library.Load(a.getResult, "PQgetResult");
+    library.Load(a.getisnull, "PQgetisnull");
+    library.Load(a.getlength, "PQgetlength");
+    library.Load(a.getvalue, "PQgetvalue");
+    library.Load(a.ntuples, "PQntuples");
+    library.Load(a.putCopyData, "PQputCopyData");
+    library.Load(a.putCopyEnd, "PQputCopyEnd");
+    library.Load(a.resultErrorField, "PQresultErrorField");
+    library.Load(a.resultStatus, "PQresultStatus");
+    library.Load(a.setNoticeProcessor, "PQsetNoticeProcessor");
+    library.Load(a.status, "PQstatus");
+    return a;
+  }();
+  return api;
+}
+
 struct ResultDeleter {
-  void operator()(PGresult* r) const { PQclear(r); }
+  void operator()(PGresult* r) const { Pq().clear(r); }
 };
 using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
 
@@ -82,9 +133,9 @@ void AppendCopyField(std::string& out, std::string_view text) {
 }
 
 ScoreValue ParseCell(const PGresult* r, int row, int column, Kind kind) {
-  if (PQgetisnull(r, row, column)) return {};
-  const char* text = PQgetvalue(r, row, column);
-  const std::string_view s(text, static_cast<size_t>(PQgetlength(r, row, column)));
+  if (Pq().getisnull(r, row, column)) return {};
+  const char* text = Pq().getvalue(r, row, column);
+  const std::string_view s(text, static_cast<size_t>(Pq().getlength(r, row, column)));
   switch (kind) {
     case Kind::kText:
       return std::string(s);
@@ -117,8 +168,8 @@ std::vector<ScoreValue> ParseCells(const PGresult* r, int row, int first,
 
 int64_t ParseId(const PGresult* r, int row, int column) {
   int64_t v = 0;
-  const char* text = PQgetvalue(r, row, column);
-  std::from_chars(text, text + PQgetlength(r, row, column), v);
+  const char* text = Pq().getvalue(r, row, column);
+  std::from_chars(text, text + Pq().getlength(r, row, column), v);
   return v;
 }
 
@@ -139,7 +190,7 @@ std::string TimeText(std::string_view column) {
 class PostgresStore final : public RunStore {
  public:
   PostgresStore(PGconn* conn, std::string url) : conn_(conn), url_(std::move(url)) {}
-  ~PostgresStore() override { PQfinish(conn_); }
+  ~PostgresStore() override { Pq().finish(conn_); }
   PostgresStore(const PostgresStore&) = delete;
   PostgresStore& operator=(const PostgresStore&) = delete;
 
@@ -172,7 +223,7 @@ class PostgresStore final : public RunStore {
     if (s) {
       if (Result<PgResult> r = Exec("COMMIT", "committing"); !r) s = r.error();
     }
-    if (!s) PgResult(PQexec(conn_, "ROLLBACK"));
+    if (!s) PgResult(Pq().exec(conn_, "ROLLBACK"));
     return s;
   }
 
@@ -183,13 +234,13 @@ class PostgresStore final : public RunStore {
 Error PostgresStore::Fail(std::string_view doing, const PGresult* r) const {
   std::string what;
   if (r != nullptr) {
-    const char* primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+    const char* primary = Pq().resultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
     if (primary != nullptr) what = primary;
-    if (const char* detail = PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL))
+    if (const char* detail = Pq().resultErrorField(r, PG_DIAG_MESSAGE_DETAIL))
       what += std::string(" (") + detail + ")";
   }
-  if (what.empty()) what = PQerrorMessage(conn_);
-  if (PQstatus(conn_) == CONNECTION_BAD) what = "the connection to the server was lost: " + what;
+  if (what.empty()) what = Pq().errorMessage(conn_);
+  if (Pq().status(conn_) == CONNECTION_BAD) what = "the connection to the server was lost: " + what;
   return Message(fmt::format("{}: {}", doing, OneLine(what)));
 }
 
@@ -199,10 +250,10 @@ Result<PgResult> PostgresStore::Exec(const std::string& sql, std::string_view do
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-  PgResult r(params.empty() ? PQexec(conn_, sql.c_str())
-                            : PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
+  PgResult r(params.empty() ? Pq().exec(conn_, sql.c_str())
+                            : Pq().execParams(conn_, sql.c_str(), static_cast<int>(values.size()),
                                            nullptr, values.data(), nullptr, nullptr, 0));
-  if (!r || PQresultStatus(r.get()) != expect) return Fail(doing, r.get());
+  if (!r || Pq().resultStatus(r.get()) != expect) return Fail(doing, r.get());
   return r;
 }
 
@@ -214,13 +265,13 @@ Status PostgresStore::Copy(const std::string& sql, const std::string& data,
   bool sent = true;
   for (size_t at = 0; at < data.size() && sent; at += kPiece) {
     const size_t n = std::min(kPiece, data.size() - at);
-    sent = PQputCopyData(conn_, data.data() + at, static_cast<int>(n)) == 1;
+    sent = Pq().putCopyData(conn_, data.data() + at, static_cast<int>(n)) == 1;
   }
-  if (PQputCopyEnd(conn_, sent ? nullptr : "cookgraph could not send the rows") != 1) sent = false;
+  if (Pq().putCopyEnd(conn_, sent ? nullptr : "cookgraph could not send the rows") != 1) sent = false;
   Status status;
-  while (PGresult* raw = PQgetResult(conn_)) {
+  while (PGresult* raw = Pq().getResult(conn_)) {
     PgResult r(raw);
-    if (status && PQresultStatus(raw) != PGRES_COMMAND_OK) status = Fail(doing, raw);
+    if (status && Pq().resultStatus(raw) != PGRES_COMMAND_OK) status = Fail(doing, raw);
   }
   if (status && !sent) status = Fail(doing, nullptr);
   return status;
@@ -233,15 +284,15 @@ Result<store_schema::SchemaState> PostgresStore::ReadState() {
       "ON n.oid = c.relnamespace WHERE n.nspname = 'cookgraph' AND c.relkind IN ('r', 'p')",
       "reading the schema");
   if (!tables) return tables.error();
-  for (int i = 0; i < PQntuples(tables->get()); ++i) {
+  for (int i = 0; i < Pq().ntuples(tables->get()); ++i) {
     state.empty = false;
-    if (std::string_view(PQgetvalue(tables->get(), i, 0)) == "meta") state.has_meta = true;
+    if (std::string_view(Pq().getvalue(tables->get(), i, 0)) == "meta") state.has_meta = true;
   }
   if (!state.has_meta) return state;
   Result<PgResult> meta = Query("SELECT key, value FROM cookgraph.meta", "reading the meta table");
   if (!meta) return meta.error();
-  for (int i = 0; i < PQntuples(meta->get()); ++i) {
-    state.meta[PQgetvalue(meta->get(), i, 0)] = PQgetvalue(meta->get(), i, 1);
+  for (int i = 0; i < Pq().ntuples(meta->get()); ++i) {
+    state.meta[Pq().getvalue(meta->get(), i, 0)] = Pq().getvalue(meta->get(), i, 1);
   }
   return state;
 }
@@ -307,9 +358,9 @@ Status PostgresStore::AddSnapshot(int64_t run, const StoredSnapshot& snapshot) {
         Query("SELECT finished_at IS NOT NULL FROM cookgraph.runs WHERE id = $1", doing,
               {std::to_string(run)});
     if (!owner) return owner.error();
-    if (PQntuples(owner->get()) == 0)
+    if (Pq().ntuples(owner->get()) == 0)
       return Message(fmt::format("{}: run {} is not in the history", doing, run));
-    if (std::string_view(PQgetvalue(owner->get(), 0, 0)) == "t") {
+    if (std::string_view(Pq().getvalue(owner->get(), 0, 0)) == "t") {
       return Message(fmt::format("{}: run {} is already finished", doing, run));
     }
     const auto columns = store_schema::SnapshotColumns();
@@ -326,7 +377,7 @@ Status PostgresStore::AddSnapshot(int64_t run, const StoredSnapshot& snapshot) {
     if (!inserted) return inserted.error();
     if (nodes->empty()) return {};
     // The nodes in COPY's text format: tab-separated, \N for NULL.
-    const std::string id = PQgetvalue(inserted->get(), 0, 0);
+    const std::string id = Pq().getvalue(inserted->get(), 0, 0);
     std::string data;
     for (size_t r = 0; r < nodes->size(); ++r) {
       data += id;
@@ -354,7 +405,7 @@ Status PostgresStore::FinishRun(int64_t run) {
       "NULL",
       "finishing a run", {store_schema::UtcNow(), std::to_string(run)});
   if (!r) return r.error();
-  if (std::string_view(PQcmdTuples(r->get())) != "1") {
+  if (std::string_view(Pq().cmdTuples(r->get())) != "1") {
     return Message(fmt::format("finishing run {}: no such unfinished run", run));
   }
   return {};
@@ -371,11 +422,11 @@ Result<std::vector<StoredRun>> PostgresStore::ReadRuns() {
         doing);
     if (!selected) return selected.error();
     const PGresult* r = selected->get();
-    for (int i = 0; i < PQntuples(r); ++i) {
+    for (int i = 0; i < Pq().ntuples(r); ++i) {
       builder.AddRun({.id = ParseId(r, i, 0),
-                      .started_at = PQgetvalue(r, i, 1),
-                      .finished_at = PQgetvalue(r, i, 2),  // "" for NULL
-                      .info = {PQgetvalue(r, i, 3), PQgetvalue(r, i, 4), PQgetvalue(r, i, 5)}});
+                      .started_at = Pq().getvalue(r, i, 1),
+                      .finished_at = Pq().getvalue(r, i, 2),  // "" for NULL
+                      .info = {Pq().getvalue(r, i, 3), Pq().getvalue(r, i, 4), Pq().getvalue(r, i, 5)}});
     }
 
     const auto summary_columns = store_schema::SnapshotColumns();
@@ -385,7 +436,7 @@ Result<std::vector<StoredRun>> PostgresStore::ReadRuns() {
               doing);
     if (!snapshots) return snapshots.error();
     r = snapshots->get();
-    for (int i = 0; i < PQntuples(r); ++i) {
+    for (int i = 0; i < Pq().ntuples(r); ++i) {
       Status added = builder.AddSnapshot(ParseId(r, i, 0), ParseId(r, i, 1),
                                          ParseCells(r, i, 2, summary_columns));
       if (!added) return Message(added.error().message);
@@ -398,7 +449,7 @@ Result<std::vector<StoredRun>> PostgresStore::ReadRuns() {
         doing);
     if (!nodes) return nodes.error();
     r = nodes->get();
-    for (int i = 0; i < PQntuples(r); ++i)
+    for (int i = 0; i < Pq().ntuples(r); ++i)
       builder.AddNode(ParseId(r, i, 0), ParseCells(r, i, 1, node_columns));
     runs = std::move(builder).Finish();
     return {};
@@ -419,16 +470,21 @@ Result<std::unique_ptr<RunStore>> OpenPostgresStore(const std::string& url, Stor
   const char* keywords[] = {"connect_timeout", "fallback_application_name", "client_encoding",
                             "dbname", nullptr};
   const char* values[] = {kConnectTimeoutS, "cookgraph", "UTF8", url.c_str(), nullptr};
-  PGconn* conn = PQconnectdbParams(keywords, values, 1);
+  try {
+    Pq();
+  } catch (const LibraryMissing& missing) {
+    return Error{.file = DisplayTarget(url), .message = missing.what()};
+  }
+  PGconn* conn = Pq().connectdbParams(keywords, values, 1);
   if (conn == nullptr)
     return Error{.file = DisplayTarget(url), .message = "cannot connect: out of memory"};
-  if (PQstatus(conn) != CONNECTION_OK) {
-    std::string what = OneLine(PQerrorMessage(conn));
-    PQfinish(conn);
+  if (Pq().status(conn) != CONNECTION_OK) {
+    std::string what = OneLine(Pq().errorMessage(conn));
+    Pq().finish(conn);
     return Error{.file = DisplayTarget(url),
                  .message = "cannot connect: " + HidePassword(what, url)};
   }
-  PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);
+  Pq().setNoticeProcessor(conn, IgnoreNotice, nullptr);
   auto store = std::make_unique<PostgresStore>(conn, url);
   if (Status s = store->Init(access); !s) return s.error();
   return std::unique_ptr<RunStore>(std::move(store));

@@ -1,14 +1,13 @@
 #include "advisor/llm/chat_transfer.h"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <memory>
-#include <mutex>
 
+#include "advisor/llm/curl_api.h"
 #include "advisor/llm/curl_problem.h"
 #include "advisor/llm/rate_floor.h"
 #include "advisor/llm/sse.h"
@@ -22,25 +21,20 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxErrorBody = size_t{1} << 20;  // bytes kept of an error body
 constexpr long kPollMs = 50;  // how often the idle clock is checked while nothing happens
 
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 struct EasyDeleter {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
+  void operator()(CURL* h) const { Curl().easy_cleanup(h); }
 };
 struct MultiDeleter {
-  void operator()(CURLM* h) const { curl_multi_cleanup(h); }
+  void operator()(CURLM* h) const { Curl().multi_cleanup(h); }
 };
 struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+  void operator()(curl_slist* l) const { Curl().slist_free_all(l); }
 };
 
 
 long OsErrno(CURL* easy) {
   long os_errno = 0;
-  curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
+  Curl().easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
   return os_errno;
 }
 
@@ -144,7 +138,7 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   const std::string_view bytes(data, size * count);
   if (!t.Arrived(bytes.size())) return 0;  // ends the transfer with CURLE_WRITE_ERROR
   if (t.mode == Transfer::Mode::kUndecided) {
-    curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.status);
+    Curl().easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.status);
     // A stream request answered with one JSON document (servers that ignore
     // "stream") is read as a whole answer; any other success type as events.
     const bool events = t.status >= 200 && t.status < 300 && t.stream_requested &&
@@ -182,13 +176,13 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t ulnow)
 /// `idle` set.
 CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle, const std::atomic<bool>* stop,
              bool& stopped) {
-  std::unique_ptr<CURLM, MultiDeleter> multi(curl_multi_init());
-  if (!multi || curl_multi_add_handle(multi.get(), easy) != CURLM_OK) return CURLE_OUT_OF_MEMORY;
+  std::unique_ptr<CURLM, MultiDeleter> multi(Curl().multi_init());
+  if (!multi || Curl().multi_add_handle(multi.get(), easy) != CURLM_OK) return CURLE_OUT_OF_MEMORY;
   // idle_s <= 0: no idle timeout; the loop then only polls.
   const auto idle_limit = std::chrono::duration<double>(idle_s > 0 ? idle_s : 1.0);
   CURLcode result = CURLE_OK;
   for (int running = 1; running;) {
-    if (curl_multi_perform(multi.get(), &running) != CURLM_OK) {
+    if (Curl().multi_perform(multi.get(), &running) != CURLM_OK) {
       result = CURLE_FAILED_INIT;
       break;
     }
@@ -200,7 +194,7 @@ CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle, const std::atom
     }
     const auto now = Clock::now();
     curl_off_t pretransfer = 0;
-    curl_easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
+    Curl().easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
     // Before the request goes out the connect timeout is in charge.
     if (pretransfer == 0) t.last_activity = now;
     const std::chrono::duration<double> left =
@@ -213,16 +207,16 @@ CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle, const std::atom
     }
     const long left_ms =
         static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(left).count());
-    curl_multi_poll(multi.get(), nullptr, 0, static_cast<int>(std::clamp(left_ms + 1, 1L, kPollMs)),
+    Curl().multi_poll(multi.get(), nullptr, 0, static_cast<int>(std::clamp(left_ms + 1, 1L, kPollMs)),
                     nullptr);
   }
   if (!idle && !stopped) {
     int left = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi.get(), &left)) {
+    while (CURLMsg* msg = Curl().multi_info_read(multi.get(), &left)) {
       if (msg->msg == CURLMSG_DONE && msg->easy_handle == easy) result = msg->data.result;
     }
   }
-  curl_multi_remove_handle(multi.get(), easy);
+  Curl().multi_remove_handle(multi.get(), easy);
   return result;
 }
 
@@ -232,9 +226,8 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
                                const std::string& body, bool stream,
                                const std::function<void(std::string_view)>& on_content,
                                const std::atomic<bool>* stop) {
-  GlobalInit();
   ChatAttempt attempt;
-  std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
+  std::unique_ptr<CURL, EasyDeleter> easy(Curl().easy_init());
   if (!easy) {
     attempt.problem = "could not start libcurl";
     return attempt;
@@ -248,44 +241,44 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
   t.on_content = on_content ? &on_content : &no_callback;
 
   curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, "Content-Type: application/json");
+  headers = Curl().slist_append(headers, "Content-Type: application/json");
   headers =
-      curl_slist_append(headers, stream ? "Accept: text/event-stream" : "Accept: application/json");
-  headers = curl_slist_append(headers, "Expect:");  // no 100-continue wait for long prompts
+      Curl().slist_append(headers, stream ? "Accept: text/event-stream" : "Accept: application/json");
+  headers = Curl().slist_append(headers, "Expect:");  // no 100-continue wait for long prompts
   if (!endpoint.api_key.empty()) {
     const std::string auth =
         (endpoint.azure ? "api-key: " : "Authorization: Bearer ") + endpoint.api_key;
-    headers = curl_slist_append(headers, auth.c_str());
+    headers = Curl().slist_append(headers, auth.c_str());
   }
   std::unique_ptr<curl_slist, SlistDeleter> header_list(headers);
 
   char error_buffer[CURL_ERROR_SIZE] = {};
   CURL* h = easy.get();
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_POST, 1L);
-  curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, header_list.get());
-  curl_easy_setopt(h, CURLOPT_USERAGENT, "cookgraph");
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+  Curl().easy_setopt(h, CURLOPT_URL, url.c_str());
+  Curl().easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  Curl().easy_setopt(h, CURLOPT_POST, 1L);
+  Curl().easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+  Curl().easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  Curl().easy_setopt(h, CURLOPT_HTTPHEADER, header_list.get());
+  Curl().easy_setopt(h, CURLOPT_USERAGENT, "cookgraph");
+  Curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  Curl().easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  Curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(std::max(1.0, endpoint.connect_timeout_s * 1000)));
   // TLS verification stays as libcurl sets it: on. Only the trusted CAs may change.
-  if (endpoint.ca_bundle) curl_easy_setopt(h, CURLOPT_CAINFO, endpoint.ca_bundle->c_str());
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, OnProgress);
-  curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
-  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+  if (endpoint.ca_bundle) Curl().easy_setopt(h, CURLOPT_CAINFO, endpoint.ca_bundle->c_str());
+  Curl().easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
+  Curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, OnHeader);
+  Curl().easy_setopt(h, CURLOPT_HEADERDATA, &t);
+  Curl().easy_setopt(h, CURLOPT_WRITEFUNCTION, OnBody);
+  Curl().easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  Curl().easy_setopt(h, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  Curl().easy_setopt(h, CURLOPT_XFERINFODATA, &t);
+  Curl().easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 
   bool idle = false, stopped = false;
   const CURLcode code = Run(h, t, endpoint.idle_timeout_s, idle, stop, stopped);
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t.status);
+  Curl().easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t.status);
   attempt.status = t.status;
   attempt.retry = t.retry;
   attempt.location = t.location;

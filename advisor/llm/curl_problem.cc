@@ -5,12 +5,14 @@
 #include <cerrno>
 #include <memory>
 
+#include "advisor/llm/curl_api.h"
+
 namespace cookgraph {
 namespace {
 
 /// libcurl's text for the failure: its error buffer, else the code's name.
 std::string Detail(const CurlFailure& f) {
-  return f.detail.empty() ? curl_easy_strerror(f.code) : f.detail;
+  return f.detail.empty() ? Curl().easy_strerror(f.code) : f.detail;
 }
 
 std::string ConnectFailure(const CurlFailure& f) {
@@ -125,16 +127,16 @@ std::string Seconds(double s) { return fmt::format("{:g} s", s); }
 
 std::string UrlHost(const std::string& url) {
   struct Deleter {
-    void operator()(CURLU* u) const { curl_url_cleanup(u); }
+    void operator()(CURLU* u) const { Curl().url_cleanup(u); }
   };
-  std::unique_ptr<CURLU, Deleter> handle(curl_url());
+  std::unique_ptr<CURLU, Deleter> handle(Curl().url());
   char* host = nullptr;
-  if (!handle || curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK ||
-      curl_url_get(handle.get(), CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+  if (!handle || Curl().url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK ||
+      Curl().url_get(handle.get(), CURLUPART_HOST, &host, 0) != CURLUE_OK) {
     return "";
   }
   std::string result(host);
-  curl_free(host);
+  Curl().free(host);
   return result;
 }
 

@@ -1,10 +1,10 @@
 #include "advisor/llm/retry_policy.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+
+#include "advisor/llm/curl_api.h"
 
 namespace cookgraph {
 namespace {
@@ -41,7 +41,7 @@ std::optional<double> ServerRetryAfter(const RetryHeaders& headers, std::time_t 
     seconds = Number(*headers.retry_after);
     if (!seconds) {
       // curl_getdate reads the three HTTP date forms (RFC 9110 §5.6.7).
-      const std::time_t date = curl_getdate(headers.retry_after->c_str(), nullptr);
+      const std::time_t date = Curl().getdate(headers.retry_after->c_str(), nullptr);
       if (date != -1) seconds = static_cast<double>(date - now);
     }
   }

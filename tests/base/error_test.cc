@@ -1,9 +1,13 @@
-// Errors as values (base/error.h): the one line a user reads.
+// Errors as values (base/error.h): the one line a user reads; and the one
+// line a library opened on use (base/lazy_library.h) gives when it is missing.
 #include "base/error.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <string>
+
+#include "base/lazy_library.h"
 
 namespace cookgraph {
 namespace {
@@ -36,6 +40,37 @@ TEST(Result, HoldsAValueOrAnError) {
   Status failed = Error{.message = "no"};
   EXPECT_FALSE(failed);
   EXPECT_EQ(failed.error().message, "no");
+}
+
+TEST(LazyLibrary, LoadsAFunctionThatWorksAsTheLinkedOne) {
+  const LazyLibrary z("libz.so.1", "zlib1g");
+  decltype(&zlibVersion) version = nullptr;
+  z.Load(version, "zlibVersion");
+  ASSERT_NE(version, nullptr);
+  EXPECT_STREQ(version(), zlibVersion());
+}
+
+TEST(LazyLibrary, AMissingLibraryOrFunctionIsOneLineNamingIt) {
+  try {
+    const LazyLibrary missing("libcookgraph-none.so.9", "cookgraph-none");
+    FAIL() << "a missing library loaded";
+  } catch (const LibraryMissing& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("cannot load libcookgraph-none.so.9 (install Debian's cookgraph-none): ", 0),
+              0u)
+        << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  const LazyLibrary z("libz.so.1", "zlib1g");
+  decltype(&zlibVersion) none = nullptr;
+  try {
+    z.Load(none, "cookgraphNoSuchFunction");
+    FAIL() << "a missing function loaded";
+  } catch (const LibraryMissing& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("libz.so.1 has no cookgraphNoSuchFunction (install Debian's zlib1g): ", 0), 0u)
+        << e.what();
+  }
+  EXPECT_EQ(none, nullptr);
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
 #include "writers/heatmap/graphviz.h"
 
 #include <fmt/format.h>
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
 
 #include <algorithm>
 #include <deque>
@@ -11,9 +9,40 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/lazy_library.h"
 #include "base/text.h"
+#include "writers/heatmap/graphviz_api.h"
 
 namespace cookgraph {
+
+const GraphvizApi& Graphviz() {
+  static const GraphvizApi api = [] {
+    static const LazyLibrary cgraph("libcgraph.so.6", "libcgraph6");
+    static const LazyLibrary gvc("libgvc.so.6", "libgvc6");
+    GraphvizApi a{};
+    cgraph.Load(a.agopen, "agopen");
+    cgraph.Load(a.agclose, "agclose");
+    cgraph.Load(a.agattr, "agattr");
+    cgraph.Load(a.agsafeset, "agsafeset");
+    cgraph.Load(a.agnode, "agnode");
+    cgraph.Load(a.agedge, "agedge");
+    cgraph.Load(a.agsubg, "agsubg");
+    cgraph.Load(a.agstrdup_html, "agstrdup_html");
+    cgraph.Load(a.agstrfree, "agstrfree");
+    cgraph.Load(a.agseterrf, "agseterrf");
+    cgraph.Load(a.Agdirected, "Agdirected");
+    cgraph.Load(a.AgMemDisc, "AgMemDisc");
+    cgraph.Load(a.AgIoDisc, "AgIoDisc");
+    gvc.Load(a.gvContext, "gvContext");
+    gvc.Load(a.gvLayout, "gvLayout");
+    gvc.Load(a.gvFreeLayout, "gvFreeLayout");
+    gvc.Load(a.gvRenderData, "gvRenderData");
+    gvc.Load(a.gvFreeRenderData, "gvFreeRenderData");
+    return a;
+  }();
+  return api;
+}
+
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -39,8 +68,8 @@ int CollectMessage(char* text) {
 
 GVC_t* Context() {
   static GVC_t* const context = [] {
-    agseterrf(CollectMessage);
-    return gvContext();
+    Graphviz().agseterrf(CollectMessage);
+    return Graphviz().gvContext();
   }();
   return context;
 }
@@ -114,7 +143,6 @@ void IdClose(void* state) { delete static_cast<SequentialIds*>(state); }
 void IdRegister(void*, int, void*) {}
 
 Agiddisc_t kSequentialIdDisc = {IdOpen, IdMap, IdAlloc, IdFree, IdPrint, IdClose, IdRegister};
-Agdisc_t kDiscipline = {&AgMemDisc, &kSequentialIdDisc, &AgIoDisc};
 
 // ---------------------------------------------------------------------------
 // Closing what was opened, on every path out.
@@ -123,13 +151,13 @@ struct GraphCloser {
   GVC_t* gvc;
   bool laid_out = false;
   void operator()(Agraph_t* g) const {
-    if (laid_out) gvFreeLayout(gvc, g);
-    agclose(g);
+    if (laid_out) Graphviz().gvFreeLayout(gvc, g);
+    Graphviz().agclose(g);
   }
 };
 
 struct RenderDataFree {
-  void operator()(char* data) const { gvFreeRenderData(data); }
+  void operator()(char* data) const { Graphviz().gvFreeRenderData(data); }
 };
 
 }  // namespace
@@ -148,20 +176,26 @@ Result<DotRendering> RenderDotSvg(const std::string& file,
     if (!lines.empty()) message += ": " + lines.front();
     return Error{.file = file, .message = message};
   };
+  try {
+    Graphviz();
+  } catch (const LibraryMissing& missing) {
+    return Error{.file = file, .message = missing.what()};
+  }
   GVC_t* gvc = Context();
   if (gvc == nullptr) return fail("start (gvContext failed)");
+  Agdisc_t discipline = {Graphviz().AgMemDisc, &kSequentialIdDisc, Graphviz().AgIoDisc};
   GraphCloser closer{gvc};
   std::unique_ptr<Agraph_t, GraphCloser&> graph(
-      agopen(const_cast<char*>("cookgraph"), Agdirected, &kDiscipline), closer);
+      Graphviz().agopen(const_cast<char*>("cookgraph"), *Graphviz().Agdirected, &discipline), closer);
   if (graph == nullptr) return fail("create a graph");
   build(graph.get());
-  if (gvLayout(gvc, graph.get(), "dot") != 0) {
+  if (Graphviz().gvLayout(gvc, graph.get(), "dot") != 0) {
     return fail("lay out the network (is its dot layout plugin installed?)");
   }
   closer.laid_out = true;
   char* data = nullptr;
   unsigned int length = 0;
-  const int rendered = gvRenderData(gvc, graph.get(), "svg", &data, &length);
+  const int rendered = Graphviz().gvRenderData(gvc, graph.get(), "svg", &data, &length);
   std::unique_ptr<char, RenderDataFree> owned(data);
   if (rendered != 0 || data == nullptr) {
     return fail("render the network as SVG (is its core plugin installed?)");

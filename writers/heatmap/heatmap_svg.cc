@@ -1,7 +1,6 @@
 #include "writers/heatmap/heatmap_svg.h"
 
 #include <fmt/format.h>
-#include <graphviz/cgraph.h>
 
 #include <algorithm>
 #include <charconv>
@@ -13,6 +12,7 @@
 #include "graph/containers.h"
 #include "writers/heatmap/color_scale.h"
 #include "writers/heatmap/graphviz.h"
+#include "writers/heatmap/graphviz_api.h"
 
 namespace cookgraph {
 namespace {
@@ -185,35 +185,35 @@ class HeatmapBuilder {
   }
 
   void Defaults(const std::string& title) {
-    agattr(g_, AGRAPH, C("rankdir"), C("LR"));
-    agattr(g_, AGRAPH, C("fontname"), C("Helvetica"));
-    agattr(g_, AGRAPH, C("fontsize"), C("12"));
-    agattr(g_, AGRAPH, C("labelloc"), C("t"));
-    agattr(g_, AGRAPH, C("labeljust"), C("l"));
-    agattr(g_, AGRAPH, C("nodesep"), C("0.12"));
-    agattr(g_, AGRAPH, C("ranksep"), C("0.35"));
-    agattr(g_, AGRAPH, C("style"), C("rounded"));
-    agattr(g_, AGRAPH, C("color"), C("#a0a0a0"));
-    agattr(g_, AGRAPH, C("id"), C(""));
-    agattr(g_, AGRAPH, C("label"), C(GvText(title)));
-    agattr(g_, AGNODE, C("shape"), C("box"));
-    agattr(g_, AGNODE, C("style"), C("rounded,filled"));
-    agattr(g_, AGNODE, C("fontname"), C("Helvetica"));
-    agattr(g_, AGNODE, C("fontsize"), C("10"));
-    agattr(g_, AGNODE, C("margin"), C("0.06,0.03"));
-    agattr(g_, AGNODE, C("height"), C("0.3"));
-    agattr(g_, AGNODE, C("color"), C("#505050"));
-    agattr(g_, AGNODE, C("penwidth"), C("1"));
+    Graphviz().agattr(g_, AGRAPH, C("rankdir"), C("LR"));
+    Graphviz().agattr(g_, AGRAPH, C("fontname"), C("Helvetica"));
+    Graphviz().agattr(g_, AGRAPH, C("fontsize"), C("12"));
+    Graphviz().agattr(g_, AGRAPH, C("labelloc"), C("t"));
+    Graphviz().agattr(g_, AGRAPH, C("labeljust"), C("l"));
+    Graphviz().agattr(g_, AGRAPH, C("nodesep"), C("0.12"));
+    Graphviz().agattr(g_, AGRAPH, C("ranksep"), C("0.35"));
+    Graphviz().agattr(g_, AGRAPH, C("style"), C("rounded"));
+    Graphviz().agattr(g_, AGRAPH, C("color"), C("#a0a0a0"));
+    Graphviz().agattr(g_, AGRAPH, C("id"), C(""));
+    Graphviz().agattr(g_, AGRAPH, C("label"), C(GvText(title)));
+    Graphviz().agattr(g_, AGNODE, C("shape"), C("box"));
+    Graphviz().agattr(g_, AGNODE, C("style"), C("rounded,filled"));
+    Graphviz().agattr(g_, AGNODE, C("fontname"), C("Helvetica"));
+    Graphviz().agattr(g_, AGNODE, C("fontsize"), C("10"));
+    Graphviz().agattr(g_, AGNODE, C("margin"), C("0.06,0.03"));
+    Graphviz().agattr(g_, AGNODE, C("height"), C("0.3"));
+    Graphviz().agattr(g_, AGNODE, C("color"), C("#505050"));
+    Graphviz().agattr(g_, AGNODE, C("penwidth"), C("1"));
     for (const char* name : {"label", "tooltip", "fillcolor", "fontcolor", "class", "id"}) {
-      agattr(g_, AGNODE, C(name), C(""));
+      Graphviz().agattr(g_, AGNODE, C(name), C(""));
     }
-    agattr(g_, AGEDGE, C("arrowsize"), C("0.6"));
-    agattr(g_, AGEDGE, C("penwidth"), C("1"));
-    agattr(g_, AGEDGE, C("constraint"), C("true"));
-    agattr(g_, AGEDGE, C("fontname"), C("Helvetica"));
-    agattr(g_, AGEDGE, C("fontsize"), C("9"));
+    Graphviz().agattr(g_, AGEDGE, C("arrowsize"), C("0.6"));
+    Graphviz().agattr(g_, AGEDGE, C("penwidth"), C("1"));
+    Graphviz().agattr(g_, AGEDGE, C("constraint"), C("true"));
+    Graphviz().agattr(g_, AGEDGE, C("fontname"), C("Helvetica"));
+    Graphviz().agattr(g_, AGEDGE, C("fontsize"), C("9"));
     for (const char* name : {"style", "color", "arrowhead", "tooltip", "class"}) {
-      agattr(g_, AGEDGE, C(name), C(""));
+      Graphviz().agattr(g_, AGEDGE, C(name), C(""));
     }
   }
 
@@ -249,9 +249,9 @@ class HeatmapBuilder {
   Agraph_t* Subgraph(size_t i) {
     if (subgraph_[i] != nullptr) return subgraph_[i];
     Agraph_t* outer = parent_[i] == SIZE_MAX ? g_ : Subgraph(parent_[i]);
-    Agraph_t* sub = agsubg(outer, C(fmt::format("cluster_{}", i)), 1);
-    agsafeset(sub, C("label"), C(GvText(TruncateMiddle(Printable(containers_[i].id), 48))), C(""));
-    agsafeset(sub, C("id"), C(fmt::format("container-{}", i)), C(""));
+    Agraph_t* sub = Graphviz().agsubg(outer, C(fmt::format("cluster_{}", i)), 1);
+    Graphviz().agsafeset(sub, C("label"), C(GvText(TruncateMiddle(Printable(containers_[i].id), 48))), C(""));
+    Graphviz().agsafeset(sub, C("id"), C(fmt::format("container-{}", i)), C(""));
     subgraph_[i] = sub;
     return sub;
   }
@@ -260,7 +260,7 @@ class HeatmapBuilder {
     node_.assign(net_.size(), nullptr);
     for (NodeIndex n : selection_.nodes) {
       Agraph_t* where = cluster_of_node_[n] != nullptr ? cluster_of_node_[n] : g_;
-      Agnode_t* v = agnode(where, C(fmt::format("n{}", n)), 1);
+      Agnode_t* v = Graphviz().agnode(where, C(fmt::format("n{}", n)), 1);
       node_[n] = v;
       const Node& node = net_.node(n);
       const NodeStats* s = Stats(n);
@@ -281,26 +281,26 @@ class HeatmapBuilder {
         tooltip += "\\nwaiting, not work: back-pressure from the slow element downstream";
       }
       std::string cls = waiting ? "waiting" : cooked ? "cooked" : "uncooked";
-      agsafeset(v, C("label"), C(label), C(""));
-      agsafeset(v, C("tooltip"), C(tooltip), C(""));
-      agsafeset(v, C("id"), C(fmt::format("node-{}", n)), C(""));
+      Graphviz().agsafeset(v, C("label"), C(label), C(""));
+      Graphviz().agsafeset(v, C("tooltip"), C(tooltip), C(""));
+      Graphviz().agsafeset(v, C("id"), C(fmt::format("node-{}", n)), C(""));
       if (waiting) {
-        agsafeset(v, C("fillcolor"), C(kWaitingFill), C(""));
-        agsafeset(v, C("fontcolor"), C("#404040"), C(""));
+        Graphviz().agsafeset(v, C("fillcolor"), C(kWaitingFill), C(""));
+        Graphviz().agsafeset(v, C("fontcolor"), C("#404040"), C(""));
       } else if (cooked) {
         const double t = scale_(s->score);
-        agsafeset(v, C("fillcolor"), C(Viridis(t)), C(""));
-        agsafeset(v, C("fontcolor"), C(ViridisWantsDarkText(t) ? "#000000" : "#ffffff"), C(""));
+        Graphviz().agsafeset(v, C("fillcolor"), C(Viridis(t)), C(""));
+        Graphviz().agsafeset(v, C("fontcolor"), C(ViridisWantsDarkText(t) ? "#000000" : "#ffffff"), C(""));
       } else {
-        agsafeset(v, C("fillcolor"), C(kUncookedFill), C(""));
-        agsafeset(v, C("fontcolor"), C("#606060"), C(""));
+        Graphviz().agsafeset(v, C("fillcolor"), C(kUncookedFill), C(""));
+        Graphviz().agsafeset(v, C("fontcolor"), C("#606060"), C(""));
       }
       if (OnCriticalPath(n)) {
-        agsafeset(v, C("color"), C(kCriticalColor), C(""));
-        agsafeset(v, C("penwidth"), C("3"), C(""));
+        Graphviz().agsafeset(v, C("color"), C(kCriticalColor), C(""));
+        Graphviz().agsafeset(v, C("penwidth"), C("3"), C(""));
         cls += " critical";
       }
-      agsafeset(v, C("class"), C(cls), C(""));
+      Graphviz().agsafeset(v, C("class"), C(cls), C(""));
     }
   }
 
@@ -315,39 +315,39 @@ class HeatmapBuilder {
       if (kinds & bit) continue;
       kinds |= bit;
       kinds_drawn_ |= bit;
-      Agedge_t* a = agedge(g_, node_[e.from], node_[e.to], nullptr, 1);
+      Agedge_t* a = Graphviz().agedge(g_, node_[e.from], node_[e.to], nullptr, 1);
       StyleEdge(a, e.kind, critical_(e));
     }
   }
 
   void StyleEdge(Agedge_t* a, EdgeKind kind, bool critical) {
     const EdgeStyle style = StyleOf(kind);
-    agsafeset(a, C("style"), C(style.style), C(""));
-    agsafeset(a, C("arrowhead"), C(style.arrowhead), C(""));
-    agsafeset(a, C("tooltip"), C(std::string(EdgeKindName(kind))), C(""));
+    Graphviz().agsafeset(a, C("style"), C(style.style), C(""));
+    Graphviz().agsafeset(a, C("arrowhead"), C(style.arrowhead), C(""));
+    Graphviz().agsafeset(a, C("tooltip"), C(std::string(EdgeKindName(kind))), C(""));
     std::string cls = "kind-" + std::string(EdgeKindName(kind));
     if (critical) {
       critical_drawn_ = true;
-      agsafeset(a, C("color"), C(kCriticalColor), C(""));
-      agsafeset(a, C("penwidth"), C("3"), C(""));
+      Graphviz().agsafeset(a, C("color"), C(kCriticalColor), C(""));
+      Graphviz().agsafeset(a, C("penwidth"), C("3"), C(""));
       cls += " critical";
     } else {
-      agsafeset(a, C("color"), C(style.color), C(""));
+      Graphviz().agsafeset(a, C("color"), C(style.color), C(""));
     }
     // A feedback edge runs backwards on purpose; it must not bend the layout.
     if (kind == EdgeKind::kFeedback || kind == EdgeKind::kFwdBwd) {
-      agsafeset(a, C("constraint"), C("false"), C(""));
+      Graphviz().agsafeset(a, C("constraint"), C("false"), C(""));
     }
-    agsafeset(a, C("class"), C(cls), C(""));
+    Graphviz().agsafeset(a, C("class"), C(cls), C(""));
   }
 
   // A cluster with the colour scale (an HTML-like table Graphviz lays out),
   // what was left out, and one sample of each kind of edge drawn.
   void Legend() {
-    Agraph_t* legend = agsubg(g_, C("cluster_legend"), 1);
-    agsafeset(legend, C("id"), C("legend"), C(""));
-    agsafeset(legend, C("label"), C("legend"), C(""));
-    agsafeset(legend, C("class"), C("legend"), C(""));
+    Agraph_t* legend = Graphviz().agsubg(g_, C("cluster_legend"), 1);
+    Graphviz().agsafeset(legend, C("id"), C("legend"), C(""));
+    Graphviz().agsafeset(legend, C("label"), C("legend"), C(""));
+    Graphviz().agsafeset(legend, C("class"), C("legend"), C(""));
 
     constexpr int kSwatches = 11;
     std::string table =
@@ -385,13 +385,13 @@ class HeatmapBuilder {
           "and their neighbours)</TD></TR>";
     }
     table += "</TABLE>";
-    Agnode_t* key = agnode(legend, C("legend_scale"), 1);
-    agsafeset(key, C("shape"), C("plain"), C(""));
-    agsafeset(key, C("style"), C(""), C(""));
-    agsafeset(key, C("id"), C("legend-scale"), C(""));
-    char* html = agstrdup_html(g_, C(table));
-    agsafeset(key, C("label"), html, C(""));
-    agstrfree(g_, html);
+    Agnode_t* key = Graphviz().agnode(legend, C("legend_scale"), 1);
+    Graphviz().agsafeset(key, C("shape"), C("plain"), C(""));
+    Graphviz().agsafeset(key, C("style"), C(""), C(""));
+    Graphviz().agsafeset(key, C("id"), C("legend-scale"), C(""));
+    char* html = Graphviz().agstrdup_html(g_, C(table));
+    Graphviz().agsafeset(key, C("label"), html, C(""));
+    Graphviz().agstrfree(g_, html);
 
     // One sample edge per kind drawn (and for the critical path), from an
     // invisible point to the kind's name. Not an edge label: one labelled edge
@@ -401,33 +401,33 @@ class HeatmapBuilder {
     // neighbours in a rank fix their order (dot keeps the tail of an edge
     // within a rank before its head), so the samples run parallel instead of
     // crossing.
-    Agraph_t* tails = agsubg(legend, C("legend_tails"), 1);
-    Agraph_t* heads = agsubg(legend, C("legend_heads"), 1);
-    for (Agraph_t* rank : {tails, heads}) agsafeset(rank, C("rank"), C("same"), C(""));
+    Agraph_t* tails = Graphviz().agsubg(legend, C("legend_tails"), 1);
+    Agraph_t* heads = Graphviz().agsubg(legend, C("legend_heads"), 1);
+    for (Agraph_t* rank : {tails, heads}) Graphviz().agsafeset(rank, C("rank"), C("same"), C(""));
     Agnode_t* last_tail = nullptr;
     Agnode_t* last_head = nullptr;
     auto order = [&](Agnode_t* before, Agnode_t* after) {
       if (before == nullptr) return;
-      Agedge_t* e = agedge(legend, before, after, nullptr, 1);
-      agsafeset(e, C("style"), C("invis"), C(""));
-      agsafeset(e, C("class"), C("legend-edge"), C(""));
+      Agedge_t* e = Graphviz().agedge(legend, before, after, nullptr, 1);
+      Graphviz().agsafeset(e, C("style"), C("invis"), C(""));
+      Graphviz().agsafeset(e, C("class"), C("legend-edge"), C(""));
     };
     auto sample = [&](const std::string& name, EdgeKind kind, bool critical) {
-      Agnode_t* a = agnode(tails, C("legend_" + name + "_from"), 1);
-      agsafeset(a, C("shape"), C("point"), C(""));
-      agsafeset(a, C("width"), C("0.02"), C(""));
-      agsafeset(a, C("style"), C("invis"), C(""));
-      Agnode_t* b = agnode(heads, C("legend_" + name), 1);
-      agsafeset(b, C("shape"), C("plaintext"), C(""));
-      agsafeset(b, C("style"), C(""), C(""));
-      agsafeset(b, C("label"), C(name), C(""));
+      Agnode_t* a = Graphviz().agnode(tails, C("legend_" + name + "_from"), 1);
+      Graphviz().agsafeset(a, C("shape"), C("point"), C(""));
+      Graphviz().agsafeset(a, C("width"), C("0.02"), C(""));
+      Graphviz().agsafeset(a, C("style"), C("invis"), C(""));
+      Agnode_t* b = Graphviz().agnode(heads, C("legend_" + name), 1);
+      Graphviz().agsafeset(b, C("shape"), C("plaintext"), C(""));
+      Graphviz().agsafeset(b, C("style"), C(""), C(""));
+      Graphviz().agsafeset(b, C("label"), C(name), C(""));
       std::string id = "legend-" + name;
       std::replace(id.begin(), id.end(), ' ', '-');
-      agsafeset(b, C("id"), C(id), C(""));
-      Agedge_t* e = agedge(legend, a, b, nullptr, 1);
+      Graphviz().agsafeset(b, C("id"), C(id), C(""));
+      Agedge_t* e = Graphviz().agedge(legend, a, b, nullptr, 1);
       StyleEdge(e, kind, critical);
-      agsafeset(e, C("constraint"), C("true"), C(""));  // a feedback sample too
-      agsafeset(e, C("class"), C("legend-edge"), C(""));
+      Graphviz().agsafeset(e, C("constraint"), C("true"), C(""));  // a feedback sample too
+      Graphviz().agsafeset(e, C("class"), C("legend-edge"), C(""));
       order(last_tail, a);
       order(last_head, b);
       last_tail = a;
