@@ -303,8 +303,8 @@ bool JsonReader::SkipBlanks(bool may_pause) {
       const size_t run = not_blank == 0 ? 16 : static_cast<size_t>(__builtin_ctz(not_blank));
       if (auto lines = static_cast<unsigned>(_mm_movemask_epi8(newline)) &
                        ((1u << run) - 1)) {  // the line breaks within the run
-        line_ += __builtin_popcount(lines);
         line_start_ = base_ + pos_ + static_cast<size_t>(31 - __builtin_clz(lines)) + 1;
+        for (; lines != 0; lines &= lines - 1) ++line_;  // one or two: no popcnt call
       }
       pos_ += run;
       if (run < 16) {

@@ -585,6 +585,49 @@ std::string TraceLike(size_t bytes) {
   return text + "{}]";
 }
 
+TEST(ByteSource, ReadKeepsLinesAndColumnsAsAdvanceDoes) {
+  // Reads of random sizes over text with lines of 0 to 40 bytes: after each,
+  // line(), column() and PositionBack() of the last byte and of a byte on the
+  // line before agree with a count one byte at a time.
+  std::mt19937 random(7);
+  std::string text;
+  while (text.size() < 300000) {
+    text.append(random() % 41, 'x');
+    text += '\n';
+  }
+  std::vector<int64_t> line_of(text.size() + 1), column_of(text.size() + 1);
+  int64_t line = 1, column = 1;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    line_of[i] = line;
+    column_of[i] = column;
+    if (i < text.size() && text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  auto source = ByteSource::FromString(text, "t.txt");
+  std::vector<char> out(5000);
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t n = source->Read(out.data(), 1 + random() % 4000);
+    ASSERT_GT(n, 0u);
+    at += n;
+    ASSERT_EQ(source->line(), line_of[at]) << at;
+    ASSERT_EQ(source->column(), column_of[at]) << at;
+    const auto [last_line, last_column] = source->PositionBack(1);
+    ASSERT_EQ(last_line, line_of[at - 1]) << at;
+    ASSERT_EQ(last_column, column_of[at - 1]) << at;
+    const auto back = static_cast<uint64_t>(column_of[at]);  // the previous line's line break
+    if (at >= back && line_of[at] > 1) {
+      const auto [prev_line, prev_column] = source->PositionBack(back);
+      ASSERT_EQ(prev_line, line_of[at - back]) << at;
+      ASSERT_EQ(prev_column, column_of[at - back]) << at;
+    }
+  }
+}
+
 TEST(ByteSource, ASmallGzipFileIsInflatedWholeToTheSameBytes) {
   cookgraph::testing::TempDir dir;
   const std::string text = TraceLike(3 << 20);
