@@ -35,7 +35,7 @@ MARKER = re.compile(r"^\s*size:\s*(\S.{9,})")
 
 IDENT_START = re.compile(r"[A-Za-z_$]")
 IDENT = re.compile(r"[A-Za-z0-9_$]*")
-PP_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|)*")
+PP_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.']|)*")  # with separators: 1'000
 JS_NUMBER = re.compile(r"\.?[0-9][0-9A-Za-z_.]*")
 RAW_PREFIXES = {"R", "u8R", "uR", "UR", "LR"}
 LITERAL_PREFIXES = {"u8", "u", "U", "L"}
@@ -63,9 +63,11 @@ class Scan:
         self.comment_lines = set()
 
 
-def _skip_quoted(text, i, quote, line):
-    """Index after the closing quote of the literal starting at text[i], and the line."""
-    i += 1
+def _scan_quoted(text, i, quote, line, template=False):
+    """From text[i], inside a literal that `quote` closes: the index after its
+    end, the line, and whether it ended at a "${" (a template literal's
+    substitution). An unterminated literal ends at its line's end; a template
+    literal spans lines."""
     n = len(text)
     while i < n:
         c = text[i]
@@ -75,11 +77,44 @@ def _skip_quoted(text, i, quote, line):
             i += 2
             continue
         if c == quote:
-            return i + 1, line
-        if c == "\n":  # an unterminated literal ends at the line's end
-            return i, line
+            return i + 1, line, False
+        if c == "\n":
+            if not template:
+                return i, line, False
+            line += 1
+        elif template and c == "$" and i + 1 < n and text[i + 1] == "{":
+            return i + 2, line, True
         i += 1
+    return i, line, False
+
+
+def _skip_quoted(text, i, quote, line):
+    """Index after the closing quote of the literal starting at text[i], and the line."""
+    i, line, _ = _scan_quoted(text, i + 1, quote, line)
     return i, line
+
+
+def _literal(scan, text, i, line, number):
+    """A number (matched by `number`) or a quoted string at text[i]: adds its
+    token and returns the index after it and the line; None for neither."""
+    c = text[i]
+    if c.isdigit() or (c == "." and i + 1 < len(text) and text[i + 1].isdigit()):
+        j = number.match(text, i).end()
+        scan.tokens.append(Token(text[i:j], line, "number"))
+        return j, line
+    if c in "\"'":
+        j, end_line = _skip_quoted(text, i, c, line)
+        scan.tokens.append(Token('""', line, "string"))
+        return j, end_line
+    return None
+
+
+def _punctuator(scan, text, i, line, pairs):
+    """Adds the punctuator at text[i], one of `pairs` or else one character;
+    returns the index after it."""
+    size = 2 if text[i:i + 2] in pairs else 1
+    scan.tokens.append(Token(text[i:i + size], line, "punct"))
+    return i + size
 
 
 def _comment(scan, text, i, line):
@@ -164,26 +199,11 @@ def scan_cpp(text):
             scan.tokens.append(Token(word, line, "word"))
             i = j
             continue
-        if c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
-            j = PP_NUMBER.match(text, i).end()  # digit separators (1'000) included
-            scan.tokens.append(Token(text[i:j], line, "number"))
-            i = j
+        literal = _literal(scan, text, i, line, PP_NUMBER)
+        if literal:
+            i, line = literal
             continue
-        if c in "\"'":
-            start = line
-            i, line = _skip_quoted(text, i, c, line)
-            scan.tokens.append(Token('""', start, "string"))
-            continue
-        if c == ":" and i + 1 < n and text[i + 1] == ":":
-            scan.tokens.append(Token("::", line, "punct"))
-            i += 2
-            continue
-        if c == "-" and i + 1 < n and text[i + 1] == ">":
-            scan.tokens.append(Token("->", line, "punct"))
-            i += 2
-            continue
-        scan.tokens.append(Token(c, line, "punct"))
-        i += 1
+        i = _punctuator(scan, text, i, line, ("::", "->"))
     return scan
 
 
@@ -204,21 +224,9 @@ def scan_js(text):
 
     def template(i, line):
         """Scans a template literal's text from text[i] to its end or its next "${"."""
-        while i < n:
-            c = text[i]
-            if c == "\\":
-                if i + 1 < n and text[i + 1] == "\n":
-                    line += 1
-                i += 2
-                continue
-            if c == "\n":
-                line += 1
-            elif c == "`":
-                return i + 1, line
-            elif c == "$" and i + 1 < n and text[i + 1] == "{":
-                braces.append("${")
-                return i + 2, line
-            i += 1
+        i, line, substitution = _scan_quoted(text, i, "`", line, template=True)
+        if substitution:
+            braces.append("${")
         return i, line
 
     while i < n:
@@ -240,15 +248,9 @@ def scan_js(text):
             scan.tokens.append(Token(text[i:j], line, "word"))
             i = j
             continue
-        if c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
-            j = JS_NUMBER.match(text, i).end()
-            scan.tokens.append(Token(text[i:j], line, "number"))
-            i = j
-            continue
-        if c in "\"'":
-            start = line
-            i, line = _skip_quoted(text, i, c, line)
-            scan.tokens.append(Token('""', start, "string"))
+        literal = _literal(scan, text, i, line, JS_NUMBER)
+        if literal:
+            i, line = literal
             continue
         if c == "`":
             scan.tokens.append(Token('""', line, "string"))
@@ -280,12 +282,7 @@ def scan_js(text):
                 continue
             if braces:
                 braces.pop()
-        if c == "=" and i + 1 < n and text[i + 1] == ">":
-            scan.tokens.append(Token("=>", line, "punct"))
-            i += 2
-            continue
-        scan.tokens.append(Token(c, line, "punct"))
-        i += 1
+        i = _punctuator(scan, text, i, line, ("=>",))
     return scan
 
 
