@@ -77,101 +77,171 @@ SnapshotSummary FailedSummary(const std::string& file, const Error& error) {
   return s;
 }
 
-int RunScore(const ScoreArgs& args) {
-  ScoreFormat format = ScoreFormat::kTable;
-  std::optional<SummaryFormat> summary;
-  if (args.format == "json") format = ScoreFormat::kJson;
-  else if (args.format == "csv") format = ScoreFormat::kCsv;
-  else if (args.format == "md") format = ScoreFormat::kMarkdown;
-  else if (args.format == "summary") summary = SummaryFormat::kTable;
-  else if (args.format == "summary-csv") summary = SummaryFormat::kCsv;
-  else if (args.format == "summary-json") summary = SummaryFormat::kJson;
+// The table formats of --format (the summary ones are SummaryFormatOf's).
+ScoreFormat ScoreFormatOf(const std::string& format) {
+  if (format == "json") return ScoreFormat::kJson;
+  if (format == "csv") return ScoreFormat::kCsv;
+  if (format == "md") return ScoreFormat::kMarkdown;
+  return ScoreFormat::kTable;
+}
 
+std::optional<SummaryFormat> SummaryFormatOf(const std::string& format) {
+  if (format == "summary") return SummaryFormat::kTable;
+  if (format == "summary-csv") return SummaryFormat::kCsv;
+  if (format == "summary-json") return SummaryFormat::kJson;
+  return std::nullopt;
+}
+
+// --name and --label name what --store keeps: an error without it.
+bool StoreNamesHaveAStore(const ScoreArgs& args) {
+  if (!args.series.empty() && args.store.empty()) {
+    PrintError(Error{.where = "--name", .message = "names a stored series: give --store DB too"});
+    return false;
+  }
+  if (!args.label.empty() && args.store.empty()) {
+    PrintError(Error{.where = "--label", .message = "names a stored run: give --store DB too"});
+    return false;
+  }
+  return true;
+}
+
+// --baseline FILE, read and analysed once (workers only read it) into
+// `baseline`; false (the error printed) when it cannot be.
+bool ReadBaselineArg(const ScoreArgs& args, const AnalysisOptions& analysis_options,
+                     ScoreOptions& options, std::optional<pipeline::Baseline>& baseline) {
+  if (args.baseline.empty()) return true;
+  if (options.group_by_container) {
+    PrintError(Error{.where = "--baseline",
+                     .message = "compares nodes, not containers: leave out --group-by"});
+    return false;
+  }
+  Result<pipeline::Baseline> read =
+      pipeline::ReadBaseline(args.baseline, args.input.options(), analysis_options);
+  if (!read) {
+    PrintError(read.error());
+    return false;
+  }
+  baseline = std::move(*read);
+  options.baseline_file = args.baseline;
+  return true;
+}
+
+// --shard I/N: this part's slice of `files` and its record (JSON) in
+// `shard_json`; errors of arguments that gave no input belong to the first
+// shard alone, so that the merged parts report each once, as one unsharded
+// run does. False (the error printed) when the spec is wrong.
+bool TakeShard(const ScoreArgs& args, std::vector<Input>& files, std::vector<Error>& errors,
+               std::string& shard_json) {
+  if (args.shard.empty()) return true;
+  Result<ShardSpec> shard =
+      ParseShard(args.shard, [](const char* name) { return std::getenv(name); });
+  if (!shard) {
+    PrintError(shard.error());
+    return false;
+  }
+  shard_json = ShardRecordJson(ShardRecord{.shard = *shard,
+                                           .inputs = files.size(),
+                                           .list = ListDigest(files),
+                                           .options = OptionsText(args)});
+  if (shard->index != 0) errors.clear();
+  files = Slice(files, *shard);
+  return true;
+}
+
+// Opens --store DB and begins the run, before any work, so that a wrong DB
+// fails fast: kExitOk, or the exit code (the error printed).
+int BeginStoredRun(const ScoreArgs& args, std::unique_ptr<RunStore>& store, int64_t& run_id) {
+  if (args.store.empty()) return kExitOk;
+  Result<std::unique_ptr<RunStore>> opened = OpenRunStore(args.store);
+  if (!opened) {
+    PrintError(opened.error());
+    return kExitInput;
+  }
+  store = std::move(*opened);
+  Result<int64_t> begun = store->BeginRun(RunInfo{
+      .label = args.label, .options = OptionsText(args), .version = COOKGRAPH_VERSION});
+  if (!begun) {
+    PrintError(begun.error());
+    return kExitInternal;
+  }
+  run_id = *begun;
+  return kExitOk;
+}
+
+// The series a stored snapshot joins in the history: --name, or for a trace
+// PyTorch named WORKER.TIMESTAMP.pt.trace.json, its folder and named worker.
+void NameSeries(const ScoreArgs& args, StoredSnapshot& stored) {
+  std::optional<std::string> series = KinetoSeries(stored.summary.file);
+  if (!args.series.empty()) series = args.series;
+  if (!series) return;
+  stored.summary.name = *series;
+  // Each node row repeats the snapshot's name (score --format csv's "name").
+  const auto column = std::find(stored.nodes.columns.begin(), stored.nodes.columns.end(), "name");
+  if (column != stored.nodes.columns.end()) {
+    const auto at = static_cast<size_t>(column - stored.nodes.columns.begin());
+    for (std::vector<ScoreValue>& row : stored.nodes.rows) {
+      if (at < row.size()) row[at] = *series;
+    }
+  }
+}
+
+// The inputs the arguments name into `files` and the arguments' errors into
+// `errors`, both printed with the warnings; false when --name is given for
+// more than one input.
+bool ExpandScoreInputs(const ScoreArgs& args, std::vector<Input>& files,
+                       std::vector<Error>& errors) {
+  InputList inputs = ExpandInputs(args.inputs);
+  for (const Error& e : inputs.errors) PrintError(e);
+  for (const Error& w : inputs.warnings) PrintWarning(w.file, w.message);
+  files = std::move(inputs.inputs);
+  if (!args.series.empty() && files.size() + inputs.errors.size() > 1) {
+    PrintError(Error{.where = "--name",
+                     .message = fmt::format("names the series of one input; {} were given (each "
+                                            "series is a snapshot run after run)",
+                                            files.size() + inputs.errors.size())});
+    return false;
+  }
+  errors = inputs.errors;
+  return true;
+}
+
+// The table's options: the format's default --top, colour at a terminal.
+ScoreOptions ScoreOptionsOf(const ScoreArgs& args, ScoreFormat format, bool summary) {
   ScoreOptions options;
   options.sort = *ParseSortKey(args.sort);  // CLI11 checked the choice
   const bool human = format == ScoreFormat::kTable || format == ScoreFormat::kMarkdown;
   options.top = args.top >= 0 ? static_cast<size_t>(args.top) : (human ? 20 : 0);
   options.group_by_container = args.group_by == "container";
   options.color = !summary && format == ScoreFormat::kTable && UseColor();
+  return options;
+}
+
+AnalysisOptions AnalysisOptionsOf(const ScoreArgs& args, SortKey sort) {
   AnalysisOptions analysis_options;
   analysis_options.budget_ms = args.budget_ms;
-  analysis_options.gains = options.sort == SortKey::kGain;
+  analysis_options.gains = sort == SortKey::kGain;
   analysis_options.path_window = args.window;
-  if (!args.series.empty() && args.store.empty()) {
-    PrintError(Error{.where = "--name", .message = "names a stored series: give --store DB too"});
-    return kExitInput;
-  }
-  if (!args.label.empty() && args.store.empty()) {
-    PrintError(Error{.where = "--label", .message = "names a stored run: give --store DB too"});
-    return kExitInput;
-  }
+  return analysis_options;
+}
 
-  // The baseline is read and analysed once; workers only read it.
+int RunScore(const ScoreArgs& args) {
+  const ScoreFormat format = ScoreFormatOf(args.format);
+  const std::optional<SummaryFormat> summary = SummaryFormatOf(args.format);
+  ScoreOptions options = ScoreOptionsOf(args, format, summary.has_value());
+  const AnalysisOptions analysis_options = AnalysisOptionsOf(args, options.sort);
+  if (!StoreNamesHaveAStore(args)) return kExitInput;
   std::optional<pipeline::Baseline> baseline;
-  if (!args.baseline.empty()) {
-    if (options.group_by_container) {
-      PrintError(Error{.where = "--baseline",
-                       .message = "compares nodes, not containers: leave out --group-by"});
-      return kExitInput;
-    }
-    Result<pipeline::Baseline> read =
-        pipeline::ReadBaseline(args.baseline, args.input.options(), analysis_options);
-    if (!read) {
-      PrintError(read.error());
-      return kExitInput;
-    }
-    baseline = std::move(*read);
-    options.baseline_file = args.baseline;
-  }
+  if (!ReadBaselineArg(args, analysis_options, options, baseline)) return kExitInput;
 
-  InputList inputs = ExpandInputs(args.inputs);
-  for (const Error& e : inputs.errors) PrintError(e);
-  for (const Error& w : inputs.warnings) PrintWarning(w.file, w.message);
-  std::vector<Input> files = std::move(inputs.inputs);
-  if (!args.series.empty() && files.size() + inputs.errors.size() > 1) {
-    PrintError(Error{.where = "--name",
-                     .message = fmt::format("names the series of one input; {} were given (each "
-                                            "series is a snapshot run after run)",
-                                            files.size() + inputs.errors.size())});
-    return kExitInput;
-  }
-  // Errors of arguments that gave no input belong to the first shard alone,
-  // so that the merged parts report each once, as one unsharded run does.
-  std::vector<Error> errors = inputs.errors;
+  std::vector<Input> files;
+  std::vector<Error> errors;
+  if (!ExpandScoreInputs(args, files, errors)) return kExitInput;
   std::string shard_json;  // the shard's record in JSON and CSV output
-  if (!args.shard.empty()) {
-    Result<ShardSpec> shard =
-        ParseShard(args.shard, [](const char* name) { return std::getenv(name); });
-    if (!shard) {
-      PrintError(shard.error());
-      return kExitInput;
-    }
-    shard_json = ShardRecordJson(ShardRecord{.shard = *shard,
-                                             .inputs = files.size(),
-                                             .list = ListDigest(files),
-                                             .options = OptionsText(args)});
-    if (shard->index != 0) errors.clear();
-    files = Slice(files, *shard);
-  }
+  if (!TakeShard(args, files, errors, shard_json)) return kExitInput;
 
-  // The history store is opened before any work, so that a wrong DB fails fast.
   std::unique_ptr<RunStore> store;
   int64_t run_id = 0;
-  if (!args.store.empty()) {
-    Result<std::unique_ptr<RunStore>> opened = OpenRunStore(args.store);
-    if (!opened) {
-      PrintError(opened.error());
-      return kExitInput;
-    }
-    store = std::move(*opened);
-    Result<int64_t> begun = store->BeginRun(RunInfo{
-        .label = args.label, .options = OptionsText(args), .version = COOKGRAPH_VERSION});
-    if (!begun) {
-      PrintError(begun.error());
-      return kExitInternal;
-    }
-    run_id = *begun;
-  }
+  if (const int begun = BeginStoredRun(args, store, run_id); begun != kExitOk) return begun;
   pipeline::PackCache packs;
   const pipeline::ScoreRequest request{
       .read = args.input.options(),
@@ -211,21 +281,7 @@ int RunScore(const ScoreArgs& args) {
   std::optional<Error> store_failed;
   auto keep = [&](StoredSnapshot stored) {
     if (!store || store_failed) return;
-    // The series it joins in the history: --name, or for a trace PyTorch
-    // named WORKER.TIMESTAMP.pt.trace.json, its folder and named worker.
-    std::optional<std::string> series = KinetoSeries(stored.summary.file);
-    if (!args.series.empty()) series = args.series;
-    if (series) {
-      stored.summary.name = *series;
-      // Each node row repeats the snapshot's name (score --format csv's "name").
-      const auto column = std::find(stored.nodes.columns.begin(), stored.nodes.columns.end(), "name");
-      if (column != stored.nodes.columns.end()) {
-        const auto at = static_cast<size_t>(column - stored.nodes.columns.begin());
-        for (std::vector<ScoreValue>& row : stored.nodes.rows) {
-          if (at < row.size()) row[at] = *series;
-        }
-      }
-    }
+    NameSeries(args, stored);
     Status added = store->AddSnapshot(run_id, stored);
     if (!added) {
       store_failed = added.error();

@@ -76,6 +76,79 @@ std::string NowIso8601() {
   return text;
 }
 
+// Where to listen: --listen, else watch.listen of the settings; nullopt (the
+// error printed, naming the place it came from) when neither gives a valid URL.
+std::optional<ListenAddress> WhereToListen(const WatchArgs& args,
+                                           const AdvisorSettings& settings) {
+  const std::string listen = !args.listen.empty() ? args.listen : settings.watch.listen;
+  if (listen.empty()) {
+    PrintError(Error{.where = "--listen",
+                     .message = "where to listen is not given: --listen udp://HOST:PORT (e.g. "
+                                "udp://127.0.0.1:9000), or watch.listen in ./cookgraph.yaml"});
+    return std::nullopt;
+  }
+  Result<ListenAddress> address = ParseListenUrl(listen);
+  if (!address) {
+    Error error = address.error();
+    if (args.listen.empty()) {  // it came from the config file: name that place
+      error.where = "watch.listen";
+      if (!settings.files_read.empty()) error.file = settings.files_read.back();
+    }
+    PrintError(error);
+    return std::nullopt;
+  }
+  return std::move(*address);
+}
+
+// The line on standard error that says where the frames go and what is watched.
+void AnnounceListening(const std::string& where, const UdpReceiver& socket, size_t window,
+                       double budget_ms, const AlertThresholds& thresholds) {
+  // The kernel reports twice the size asked for (its bookkeeping); less than
+  // that means net.core.rmem_max capped it (not root).
+  std::string buffer_text = std::to_string(socket.receive_buffer() / 1024) + " KiB";
+  if (socket.receive_buffer() < kDefaultReceiveBuffer) {
+    buffer_text += ", less than the " + std::to_string(kDefaultReceiveBuffer / 1024) +
+                   " KiB asked for: raise it with sysctl -w net.core.rmem_max=" +
+                   std::to_string(kDefaultReceiveBuffer);
+  }
+  char node_text[64] = "";
+  if (thresholds.node_ms) {
+    std::snprintf(node_text, sizeof node_text, ", node alert over %.3f ms", *thresholds.node_ms);
+  }
+  std::fprintf(stderr,
+               "cookgraph: listening on %s (receive buffer %s), window %zu frames, budget "
+               "%.3f ms%s; JSON lines or OSC bundles (cookgraph watch --help); Ctrl-C stops\n",
+               where.c_str(), buffer_text.c_str(), window, budget_ms, node_text);
+  std::fflush(stderr);
+}
+
+// --serve: the explorer on the rolling window, redrawn as frames arrive
+// (docs/commands.md#watch---serve); the page is told within 250 ms. False
+// (the error printed) when the server cannot start.
+bool ServeTheWindow(const WatchArgs& args, const AdvisorSettings& settings,
+                    const std::string& where, std::unique_ptr<server::Explorer>& explorer,
+                    std::unique_ptr<server::ExplorerServer>& web) {
+  ServeFlags flags = args.serve_flags;
+  flags.port = *args.serve;
+  flags.listen_flag = "--serve-listen";
+  Result<server::ServeOptions> options = MakeServeOptions(flags);
+  if (!options) {
+    PrintError(options.error());
+    return false;
+  }
+  explorer = std::make_unique<server::Explorer>(
+      server::Dataset{.live = true, .status = "waiting for frames on " + where},
+      MakeAskHooks(settings));
+  web = std::make_unique<server::ExplorerServer>(*explorer, *options);
+  std::signal(SIGPIPE, SIG_IGN);  // a page that leaves mid-stream
+  if (Status started = web->Start(); !started) {
+    PrintError(started.error());
+    return false;
+  }
+  AnnounceServer(*web, flags.open);
+  return true;
+}
+
 int RunWatch(const WatchArgs& args) {
   Result<AdvisorSettings> settings = LoadSettings(ProcessEnvironment());
   if (!settings) {
@@ -83,23 +156,8 @@ int RunWatch(const WatchArgs& args) {
     return kExitInput;
   }
   const WatchSettings& config = settings->watch;
-  const std::string listen = !args.listen.empty() ? args.listen : config.listen;
-  if (listen.empty()) {
-    PrintError(Error{.where = "--listen",
-                     .message = "where to listen is not given: --listen udp://HOST:PORT (e.g. "
-                                "udp://127.0.0.1:9000), or watch.listen in ./cookgraph.yaml"});
-    return kExitInput;
-  }
-  Result<ListenAddress> address = ParseListenUrl(listen);
-  if (!address) {
-    Error error = address.error();
-    if (args.listen.empty()) {  // it came from the config file: name that place
-      error.where = "watch.listen";
-      if (!settings->files_read.empty()) error.file = settings->files_read.back();
-    }
-    PrintError(error);
-    return kExitInput;
-  }
+  const std::optional<ListenAddress> address = WhereToListen(args, *settings);
+  if (!address) return kExitInput;
   Result<std::unique_ptr<UdpReceiver>> receiver = UdpReceiver::Open(*address);
   if (!receiver) {
     PrintError(receiver.error());
@@ -126,23 +184,7 @@ int RunWatch(const WatchArgs& args) {
   info.source = {where};
   info.captured = NowIso8601();
   info.frame_budget_ms = budget_ms;
-  // The kernel reports twice the size asked for (its bookkeeping); less than
-  // that means net.core.rmem_max capped it (not root).
-  std::string buffer_text = std::to_string(socket.receive_buffer() / 1024) + " KiB";
-  if (socket.receive_buffer() < kDefaultReceiveBuffer) {
-    buffer_text += ", less than the " + std::to_string(kDefaultReceiveBuffer / 1024) +
-                   " KiB asked for: raise it with sysctl -w net.core.rmem_max=" +
-                   std::to_string(kDefaultReceiveBuffer);
-  }
-  char node_text[64] = "";
-  if (thresholds.node_ms) {
-    std::snprintf(node_text, sizeof node_text, ", node alert over %.3f ms", *thresholds.node_ms);
-  }
-  std::fprintf(stderr,
-               "cookgraph: listening on %s (receive buffer %s), window %zu frames, budget "
-               "%.3f ms%s; JSON lines or OSC bundles (cookgraph watch --help); Ctrl-C stops\n",
-               where.c_str(), buffer_text.c_str(), window, budget_ms, node_text);
-  std::fflush(stderr);
+  AnnounceListening(where, socket, window, budget_ms, thresholds);
 
   WatchSession watcher({.url = where,
                         .window = window,
@@ -153,30 +195,9 @@ int RunWatch(const WatchArgs& args) {
                         .json = args.format == "json",
                         .top = args.top,
                         .sort = args.sort});
-  // --serve: the explorer on the rolling window, redrawn as frames arrive
-  // (docs/commands.md#watch---serve); the page is told within 250 ms.
   std::unique_ptr<server::Explorer> explorer;
   std::unique_ptr<server::ExplorerServer> web;
-  if (args.serve) {
-    ServeFlags flags = args.serve_flags;
-    flags.port = *args.serve;
-    flags.listen_flag = "--serve-listen";
-    Result<server::ServeOptions> options = MakeServeOptions(flags);
-    if (!options) {
-      PrintError(options.error());
-      return kExitInput;
-    }
-    explorer = std::make_unique<server::Explorer>(
-        server::Dataset{.live = true, .status = "waiting for frames on " + where},
-        MakeAskHooks(*settings));
-    web = std::make_unique<server::ExplorerServer>(*explorer, *options);
-    std::signal(SIGPIPE, SIG_IGN);  // a page that leaves mid-stream
-    if (Status started = web->Start(); !started) {
-      PrintError(started.error());
-      return kExitInput;
-    }
-    AnnounceServer(*web, flags.open);
-  }
+  if (args.serve && !ServeTheWindow(args, *settings, where, explorer, web)) return kExitInput;
   const auto publish_every = std::chrono::milliseconds(250);
   Clock::time_point next_publish = Clock::now();
   auto publish = [&] {

@@ -43,6 +43,60 @@ double KeyValue(const Analysis& analysis, NodeIndex node, SortKey key) {
   return 0.0;
 }
 
+// The loops of the network, costliest first, and which nodes are in one.
+void AddLoops(const Network& network, const Adjacency& adjacency,
+              const Condensation& condensation, Analysis& analysis) {
+  const size_t n = network.size();
+  analysis.in_loop.assign(n, false);
+  for (Loop& loop : FindLoops(network, adjacency, condensation)) {
+    LoopReport report{.loop = std::move(loop)};
+    for (NodeIndex node : report.loop.nodes) {
+      if (node >= n) continue;
+      analysis.in_loop[node] = true;
+      report.per_frame_ms += analysis.stats[node].per_frame_ms;
+    }
+    analysis.loops.push_back(std::move(report));
+  }
+  auto first_node = [](const LoopReport& r) {
+    return r.loop.nodes.empty() ? NodeIndex{0} : r.loop.nodes.front();
+  };
+  std::stable_sort(analysis.loops.begin(), analysis.loops.end(),
+                   [&](const LoopReport& a, const LoopReport& b) {
+                     if (a.per_frame_ms != b.per_frame_ms) return a.per_frame_ms > b.per_frame_ms;
+                     if (a.loop.kind != b.loop.kind) return a.loop.kind < b.loop.kind;
+                     return first_node(a) < first_node(b);
+                   });
+}
+
+// A trace's summary, and its critical path in place of the network's.
+void AddTrace(const Snapshot& snapshot, const AnalysisOptions& options, Analysis& analysis) {
+  const size_t n = snapshot.network.size();
+  const Samples& samples = snapshot.samples;
+  analysis.trace = SummariseTrace(snapshot.timelines, samples, analysis.frames.frame_ms,
+                                  options.path_window);
+  if (snapshot.info.engine == "onnxruntime") {
+    analysis.trace->outside = TimeOutsideNodes(snapshot.timelines);
+    analysis.trace->intra_op = IntraOpThreads(snapshot.timelines);
+  }
+  for (const std::string& w : analysis.trace->warnings) analysis.warnings.push_back(w);
+  // A trace's critical path is the events' (docs/architecture.md#event-critical-path),
+  // never the chain of merged nodes: its nodes, and its length in ms.
+  analysis.critical_path = Path{};
+  analysis.critical_route = Path{};
+  analysis.on_critical_path.assign(n, false);
+  if (analysis.trace->path) {
+    const StepPath& p = *analysis.trace->path;
+    analysis.critical_path.nodes.clear();
+    for (NodeIndex node : p.nodes) {
+      if (node < n) analysis.critical_path.nodes.push_back(node);
+    }
+    analysis.critical_path.weight = p.length_ms;
+    analysis.critical_route = analysis.critical_path;
+    analysis.on_critical_path.assign(n, false);
+    for (NodeIndex node : analysis.critical_path.nodes) analysis.on_critical_path[node] = true;
+  }
+}
+
 }  // namespace
 
 std::string_view SortKeyName(SortKey key) { return kSortKeyNames[static_cast<size_t>(key)]; }
@@ -124,25 +178,7 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
     if (node < n) analysis.on_critical_path[node] = true;
   }
 
-  analysis.in_loop.assign(n, false);
-  for (Loop& loop : FindLoops(network, adjacency, condensation)) {
-    LoopReport report{.loop = std::move(loop)};
-    for (NodeIndex node : report.loop.nodes) {
-      if (node >= n) continue;
-      analysis.in_loop[node] = true;
-      report.per_frame_ms += analysis.stats[node].per_frame_ms;
-    }
-    analysis.loops.push_back(std::move(report));
-  }
-  auto first_node = [](const LoopReport& r) {
-    return r.loop.nodes.empty() ? NodeIndex{0} : r.loop.nodes.front();
-  };
-  std::stable_sort(analysis.loops.begin(), analysis.loops.end(),
-                   [&](const LoopReport& a, const LoopReport& b) {
-                     if (a.per_frame_ms != b.per_frame_ms) return a.per_frame_ms > b.per_frame_ms;
-                     if (a.loop.kind != b.loop.kind) return a.loop.kind < b.loop.kind;
-                     return first_node(a) < first_node(b);
-                   });
+  AddLoops(network, adjacency, condensation, analysis);
 
   analysis.dead.assign(n, false);
   if (network.has_outputs()) {
@@ -165,31 +201,7 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   }
   analysis.spikes = AttributeSpikes(samples, analysis.frames, analysis.stats, options.spike_limit,
                                     no_spikes);
-  if (!snapshot.timelines.empty()) {
-    analysis.trace = SummariseTrace(snapshot.timelines, samples, analysis.frames.frame_ms,
-                                    options.path_window);
-    if (snapshot.info.engine == "onnxruntime") {
-      analysis.trace->outside = TimeOutsideNodes(snapshot.timelines);
-      analysis.trace->intra_op = IntraOpThreads(snapshot.timelines);
-    }
-    for (const std::string& w : analysis.trace->warnings) analysis.warnings.push_back(w);
-    // A trace's critical path is the events' (docs/architecture.md#event-critical-path),
-    // never the chain of merged nodes: its nodes, and its length in ms.
-    analysis.critical_path = Path{};
-    analysis.critical_route = Path{};
-    analysis.on_critical_path.assign(n, false);
-    if (analysis.trace->path) {
-      const StepPath& p = *analysis.trace->path;
-      analysis.critical_path.nodes.clear();
-      for (NodeIndex node : p.nodes) {
-        if (node < n) analysis.critical_path.nodes.push_back(node);
-      }
-      analysis.critical_path.weight = p.length_ms;
-      analysis.critical_route = analysis.critical_path;
-      analysis.on_critical_path.assign(n, false);
-      for (NodeIndex node : analysis.critical_path.nodes) analysis.on_critical_path[node] = true;
-    }
-  }
+  if (!snapshot.timelines.empty()) AddTrace(snapshot, options, analysis);
   if (options.gains) {
     const WhatIf whatif = WhatIf::Build(snapshot, analysis);
     // Its warnings (a model that approximates) are said where predictions

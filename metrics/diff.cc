@@ -90,6 +90,29 @@ std::optional<double> DirectionalP(const WelchResult& test, double before, doubl
   return after < before ? 1.0 - *test.p_slower : *test.p_slower;
 }
 
+// Ops whose inputs changed (shapes, dtypes): their times measure other work.
+void WarnOfChangedInputs(const Network& bn, const Network& an, SnapshotDiff& diff) {
+  static constexpr std::array<std::string_view, 4> kInputParams = {
+      "input_dims", "input_types", "input_type_shape", "output_type_shape"};
+  size_t changed = 0;
+  std::string first;
+  for (const NodeDiff& d : diff.nodes) {
+    for (std::string_view key : kInputParams) {
+      const std::string* was = FindParam(bn.node(d.before), key);
+      const std::string* is = FindParam(an.node(d.after), key);
+      if (was == nullptr || is == nullptr || *was == *is) continue;
+      if (changed++ == 0) first = fmt::format("{} {} {} → {}", d.id, key, *was, *is);
+      break;
+    }
+  }
+  if (changed > 0) {
+    diff.warnings.push_back(fmt::format(
+        "the inputs changed: {} op(s) were given other shapes or types, so their times measure "
+        "other work (first: {})",
+        changed, first));
+  }
+}
+
 }  // namespace
 
 std::optional<double> NodeDiff::p_value() const {
@@ -185,26 +208,7 @@ SnapshotDiff CompareSnapshots(const Snapshot& before, const Analysis& before_ana
                : NoTestNote(f.test, m0, m1, "frame time");
   Judge(f.test, f.change_pct, options, f.regression, f.improvement);
 
-  // Ops whose inputs changed (shapes, dtypes): their times measure other work.
-  static constexpr std::array<std::string_view, 4> kInputParams = {
-      "input_dims", "input_types", "input_type_shape", "output_type_shape"};
-  size_t changed = 0;
-  std::string first;
-  for (const NodeDiff& d : diff.nodes) {
-    for (std::string_view key : kInputParams) {
-      const std::string* was = FindParam(bn.node(d.before), key);
-      const std::string* is = FindParam(after.network.node(d.after), key);
-      if (was == nullptr || is == nullptr || *was == *is) continue;
-      if (changed++ == 0) first = fmt::format("{} {} {} → {}", d.id, key, *was, *is);
-      break;
-    }
-  }
-  if (changed > 0) {
-    diff.warnings.push_back(fmt::format(
-        "the inputs changed: {} op(s) were given other shapes or types, so their times measure "
-        "other work (first: {})",
-        changed, first));
-  }
+  WarnOfChangedInputs(bn, an, diff);
   const std::string threads_before = ThreadSettings(before, before_analysis);
   const std::string threads_after = ThreadSettings(after, after_analysis);
   if (threads_before != threads_after && !threads_before.empty() && !threads_after.empty()) {

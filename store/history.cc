@@ -167,6 +167,106 @@ HistoryFlag FlagOf(const Member& m, const std::string& key, const std::string& n
   return f;
 }
 
+// A run the history shows: --since RUN and --since TIME.
+bool Shown(const StoredRun& r, const HistoryOptions& options) {
+  return r.id >= options.since_run &&
+         (options.since_time.empty() || r.started_at >= options.since_time);
+}
+
+// The flags of a snapshot's runs shown, each against the run before it.
+std::vector<HistoryFlag> FlagsOf(const std::vector<Member>& list, const std::string& key,
+                                 const HistoryOptions& options) {
+  // Pass 1: the flags of every node, so that a flagged node that is not a top node joins the
+  // series.
+  std::vector<HistoryFlag> flags;
+  for (const Member& m : list) {
+    if (!m.usable() || m.before == nullptr || !Shown(*m.run, options)) continue;
+    HistoryPoint frame;
+    const Figures before_frame = FrameFigures(m.before->snapshot->summary);
+    Compare(&before_frame, m.before->run->id, FrameFigures(m.snapshot->summary), options.test,
+            frame);
+    if (frame.flagged) flags.push_back(FlagOf(m, key, "", frame));
+    std::vector<HistoryFlag> node_flags;
+    for (size_t r = 0; r < m.nodes.size(); ++r) {
+      if (!m.nodes.IdentifiedAt(r)) continue;
+      const std::string& id = m.nodes.IdAt(r);
+      if (!options.node.empty() && id != options.node) continue;
+      if (!m.before->nodes.Has(id)) continue;  // new in this run: not a regression
+      HistoryPoint point;
+      const Figures before = m.before->nodes.Of(id);
+      Compare(&before, m.before->run->id, m.nodes.At(r), options.test, point);
+      if (point.flagged) node_flags.push_back(FlagOf(m, key, id, point));
+    }
+    std::sort(
+        node_flags.begin(), node_flags.end(), [](const HistoryFlag& a, const HistoryFlag& b) {
+          return a.change_pct != b.change_pct ? a.change_pct > b.change_pct : a.node < b.node;
+        });
+    flags.insert(flags.end(), node_flags.begin(), node_flags.end());
+  }
+  return flags;
+}
+
+void ChooseSeries(const std::vector<Member>& list, const std::vector<HistoryFlag>& flags,
+                  const HistoryOptions& options, SnapshotHistory& sh) {
+  // The series: --node, or the top nodes of the latest run that can be judged
+  // (else of the latest run at all), then the flagged ones.
+  if (!options.node.empty()) {
+    sh.nodes = {options.node};
+    sh.top = 1;
+  } else if (!list.empty()) {
+    const Member* latest = &list.back();
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+      if (it->usable()) {
+        latest = &*it;
+        break;
+      }
+    }
+    std::vector<std::pair<double, std::string>> ranked;
+    for (size_t r = 0; r < latest->nodes.size(); ++r) {
+      if (!latest->nodes.IdentifiedAt(r)) continue;
+      const Figures f = latest->nodes.At(r);
+      if (f.score) ranked.emplace_back(*f.score, latest->nodes.IdAt(r));
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    for (size_t i = 0; i < ranked.size() && i < options.top; ++i)
+      sh.nodes.push_back(ranked[i].second);
+    sh.top = sh.nodes.size();
+    for (const HistoryFlag& f : flags) {
+      if (!f.node.empty() &&
+          std::find(sh.nodes.begin(), sh.nodes.end(), f.node) == sh.nodes.end()) {
+        sh.nodes.push_back(f.node);
+      }
+    }
+  }
+}
+
+void AddTrend(const std::vector<Member>& list, const HistoryOptions& options,
+              SnapshotHistory& sh) {
+  // Pass 2: the trend of the runs shown.
+  for (const Member& m : list) {
+    if (!Shown(*m.run, options)) continue;
+    HistoryEntry e;
+    e.run = m.run->id;
+    e.file = m.snapshot->summary.file;
+    e.error = m.snapshot->summary.error;
+    e.complete = m.run->complete();
+    const bool judged = m.usable() && m.before != nullptr;
+    const int64_t before_run = judged ? m.before->run->id : 0;
+    const Figures before_frame = judged ? FrameFigures(m.before->snapshot->summary) : Figures{};
+    Compare(judged ? &before_frame : nullptr, before_run, FrameFigures(m.snapshot->summary),
+            options.test, e.frame);
+    for (const std::string& id : sh.nodes) {
+      HistoryPoint& point = e.nodes.emplace_back();
+      const bool compared = judged && m.before->nodes.Has(id);
+      const Figures before = compared ? m.before->nodes.Of(id) : Figures{};
+      Compare(compared ? &before : nullptr, before_run, m.nodes.Of(id), options.test, point);
+    }
+    sh.entries.push_back(std::move(e));
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> KinetoSeries(const std::string& file) {
@@ -187,10 +287,7 @@ Result<History> AnalyseHistory(const std::vector<StoredRun>& runs, const History
   History h;
   h.options = options;
   h.stored_runs = runs.size();
-  auto shown = [&](const StoredRun& r) {
-    return r.id >= options.since_run &&
-           (options.since_time.empty() || r.started_at >= options.since_time);
-  };
+  auto shown = [&](const StoredRun& r) { return Shown(r, options); };
 
   // Members by snapshot key, in the order keys first appear.
   std::vector<std::string> keys;
@@ -252,88 +349,9 @@ Result<History> AnalyseHistory(const std::vector<StoredRun>& runs, const History
     }
     SnapshotHistory sh;
     sh.key = key;
-    // Pass 1: the flags of every node, so that a flagged node that is not a top node joins the
-    // series.
-    std::vector<HistoryFlag> flags;
-    for (const Member& m : list) {
-      if (!m.usable() || m.before == nullptr || !shown(*m.run)) continue;
-      HistoryPoint frame;
-      const Figures before_frame = FrameFigures(m.before->snapshot->summary);
-      Compare(&before_frame, m.before->run->id, FrameFigures(m.snapshot->summary), options.test,
-              frame);
-      if (frame.flagged) flags.push_back(FlagOf(m, key, "", frame));
-      std::vector<HistoryFlag> node_flags;
-      for (size_t r = 0; r < m.nodes.size(); ++r) {
-        if (!m.nodes.IdentifiedAt(r)) continue;
-        const std::string& id = m.nodes.IdAt(r);
-        if (!options.node.empty() && id != options.node) continue;
-        if (!m.before->nodes.Has(id)) continue;  // new in this run: not a regression
-        HistoryPoint point;
-        const Figures before = m.before->nodes.Of(id);
-        Compare(&before, m.before->run->id, m.nodes.At(r), options.test, point);
-        if (point.flagged) node_flags.push_back(FlagOf(m, key, id, point));
-      }
-      std::sort(
-          node_flags.begin(), node_flags.end(), [](const HistoryFlag& a, const HistoryFlag& b) {
-            return a.change_pct != b.change_pct ? a.change_pct > b.change_pct : a.node < b.node;
-          });
-      flags.insert(flags.end(), node_flags.begin(), node_flags.end());
-    }
-
-    // The series: --node, or the top nodes of the latest run that can be judged
-    // (else of the latest run at all), then the flagged ones.
-    if (!options.node.empty()) {
-      sh.nodes = {options.node};
-      sh.top = 1;
-    } else if (!list.empty()) {
-      const Member* latest = &list.back();
-      for (auto it = list.rbegin(); it != list.rend(); ++it) {
-        if (it->usable()) {
-          latest = &*it;
-          break;
-        }
-      }
-      std::vector<std::pair<double, std::string>> ranked;
-      for (size_t r = 0; r < latest->nodes.size(); ++r) {
-        if (!latest->nodes.IdentifiedAt(r)) continue;
-        const Figures f = latest->nodes.At(r);
-        if (f.score) ranked.emplace_back(*f.score, latest->nodes.IdAt(r));
-      }
-      std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first > b.first : a.second < b.second;
-      });
-      for (size_t i = 0; i < ranked.size() && i < options.top; ++i)
-        sh.nodes.push_back(ranked[i].second);
-      sh.top = sh.nodes.size();
-      for (const HistoryFlag& f : flags) {
-        if (!f.node.empty() &&
-            std::find(sh.nodes.begin(), sh.nodes.end(), f.node) == sh.nodes.end()) {
-          sh.nodes.push_back(f.node);
-        }
-      }
-    }
-
-    // Pass 2: the trend of the runs shown.
-    for (const Member& m : list) {
-      if (!shown(*m.run)) continue;
-      HistoryEntry e;
-      e.run = m.run->id;
-      e.file = m.snapshot->summary.file;
-      e.error = m.snapshot->summary.error;
-      e.complete = m.run->complete();
-      const bool judged = m.usable() && m.before != nullptr;
-      const int64_t before_run = judged ? m.before->run->id : 0;
-      const Figures before_frame = judged ? FrameFigures(m.before->snapshot->summary) : Figures{};
-      Compare(judged ? &before_frame : nullptr, before_run, FrameFigures(m.snapshot->summary),
-              options.test, e.frame);
-      for (const std::string& id : sh.nodes) {
-        HistoryPoint& point = e.nodes.emplace_back();
-        const bool compared = judged && m.before->nodes.Has(id);
-        const Figures before = compared ? m.before->nodes.Of(id) : Figures{};
-        Compare(compared ? &before : nullptr, before_run, m.nodes.Of(id), options.test, point);
-      }
-      sh.entries.push_back(std::move(e));
-    }
+    const std::vector<HistoryFlag> flags = FlagsOf(list, key, options);
+    ChooseSeries(list, flags, options, sh);
+    AddTrend(list, options, sh);
     h.flags.insert(h.flags.end(), flags.begin(), flags.end());
     h.snapshots.push_back(std::move(sh));
   }

@@ -65,8 +65,10 @@ def main(argv):
     scripts = [
         script_text((root / "web" / "page.js").read_text()),
         script_text((assets / "vendor" / "markdown-it.min.js").read_text()),
-        script_text((assets / "app.js").read_text()),
     ]
+    # The explorer's scripts, in the order index.html loads them.
+    explorer = re.findall(r'<script src="/assets/((?!vendor-)[\w.]+\.js)" defer></script>\n', html)
+    scripts += [script_text((assets / name).read_text()) for name in explorer]
     worker = script_text(glue.read_text() + "\n" + (root / "web" / "worker.js").read_text())
 
     def replace_once(text, old, new):
@@ -76,7 +78,8 @@ def main(argv):
 
     html = replace_once(html, '<link rel="stylesheet" href="/assets/app.css">', "<style>\n" + css + "</style>")
     html = replace_once(html, '<script src="/assets/vendor-markdown-it.min.js" defer></script>\n', "")
-    html = replace_once(html, '<script src="/assets/app.js" defer></script>\n', "")
+    for name in explorer:
+        html = replace_once(html, f'<script src="/assets/{name}" defer></script>\n', "")
     html = replace_once(html, "<title>cookgraph explorer</title>", "<title>cookgraph</title>")
     html = replace_once(html, '<span id="live" hidden></span>',
                         '<span id="live" hidden></span>\n  <button id="open-again" title="Open another input">Open&hellip;</button>')

@@ -350,6 +350,39 @@ void Tokenizer::AddMemory() {
   r_.memory.push_back(m);
 }
 
+// A begin or complete event's args: a node key's inputs and params (from its
+// first event), its wait and its thread pool's args.
+void Tokenizer::AddArgs(uint32_t index, uint32_t name, uint32_t label) {
+  if (!e_.inputs.empty() || e_.param_count > 0) {
+    // Only a node key's first event gives its args: a table by interned id
+    // says which keys have them, without a hash lookup per event.
+    const uint32_t key = label != kNone ? label : name;
+    if (key >= has_extras_.size())
+      has_extras_.resize(std::max<size_t>(key + 1, 2 * has_extras_.size()));
+    if (!has_extras_[key]) {
+      has_extras_[key] = true;
+      // Records joined from a split parse's second half may hold the key.
+      auto [it, added] = r_.extras.try_emplace(key);
+      if (added) {
+        it->second.inputs = e_.inputs;
+        it->second.params.assign(e_.params.begin(),
+                                 e_.params.begin() + static_cast<ptrdiff_t>(e_.param_count));
+      }
+    }
+  }
+  if (e_.has_number[kWaitOnStream] || e_.has_number[kWaitOnRecord]) {
+    r_.waits.push_back(
+        WaitMark{.event = index,
+                 .wait_on_stream = e_.has_number[kWaitOnStream] ? e_.numbers[kWaitOnStream] : -1,
+                 .wait_on_record = e_.has_number[kWaitOnRecord] ? e_.numbers[kWaitOnRecord] : -1});
+  }
+  if (e_.has_pool) {
+    e_.pool.event = index;
+    e_.pool.pool = r_.strings.Intern(e_.pool_name);
+    r_.pools.push_back(e_.pool);
+  }
+}
+
 void Tokenizer::EndEvent() {
   const auto index = static_cast<uint32_t>(r_.events);
   ++r_.events;
@@ -410,34 +443,7 @@ void Tokenizer::EndEvent() {
   const uint32_t name = r_.strings.Intern(e_.has_name ? e_.name : std::string_view());
   const uint32_t label = e_.has_label ? r_.strings.Intern(e_.label) : kNone;
   const uint32_t type = e_.has_type ? r_.strings.Intern(e_.type) : kNone;
-  if (ph != 'E' && (!e_.inputs.empty() || e_.param_count > 0)) {
-    // Only a node key's first event gives its args: a table by interned id
-    // says which keys have them, without a hash lookup per event.
-    const uint32_t key = label != kNone ? label : name;
-    if (key >= has_extras_.size())
-      has_extras_.resize(std::max<size_t>(key + 1, 2 * has_extras_.size()));
-    if (!has_extras_[key]) {
-      has_extras_[key] = true;
-      // Records joined from a split parse's second half may hold the key.
-      auto [it, added] = r_.extras.try_emplace(key);
-      if (added) {
-        it->second.inputs = e_.inputs;
-        it->second.params.assign(e_.params.begin(),
-                                 e_.params.begin() + static_cast<ptrdiff_t>(e_.param_count));
-      }
-    }
-  }
-  if (ph != 'E' && (e_.has_number[kWaitOnStream] || e_.has_number[kWaitOnRecord])) {
-    r_.waits.push_back(
-        WaitMark{.event = index,
-                 .wait_on_stream = e_.has_number[kWaitOnStream] ? e_.numbers[kWaitOnStream] : -1,
-                 .wait_on_record = e_.has_number[kWaitOnRecord] ? e_.numbers[kWaitOnRecord] : -1});
-  }
-  if (ph != 'E' && e_.has_pool) {
-    e_.pool.event = index;
-    e_.pool.pool = r_.strings.Intern(e_.pool_name);
-    r_.pools.push_back(e_.pool);
-  }
+  if (ph != 'E') AddArgs(index, name, label);
   uint32_t target = kNone;
   if (ph == 'X') {
     const int64_t start = *e_.ts;

@@ -29,6 +29,119 @@ std::optional<int64_t> NumberAfter(std::string_view object, std::string_view key
   return value;
 }
 
+// The ranks' networks as one, nodes by id in rank order, into `job`; per rank,
+// its node -> the job's in `to_job` (one list per rank). An error when a
+// node cannot be added.
+std::optional<Error> MergeNetworks(const std::vector<Snapshot>& ranks, Snapshot& job,
+                                   std::vector<std::vector<NodeIndex>>& to_job) {
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    for (const Node& node : ranks[r].network.nodes()) {
+      std::optional<NodeIndex> have = job.network.Find(node.id);
+      if (!have) {
+        Node copy = node;
+        copy.output = false;
+        auto added = job.network.AddNode(std::move(copy));
+        if (!added) return added.error();
+        have = *added;
+      }
+      to_job[r].push_back(*have);
+    }
+  }
+  std::vector<bool> output(job.network.size(), false);
+  std::set<std::tuple<NodeIndex, NodeIndex, int>> edges;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const Network& net = ranks[r].network;
+    for (NodeIndex n = 0; n < net.size(); ++n) output[to_job[r][n]] = output[to_job[r][n]] || net.node(n).output;
+    for (const Edge& e : net.edges()) {
+      edges.emplace(to_job[r][e.from], to_job[r][e.to], static_cast<int>(e.kind));
+    }
+  }
+  // Outputs are set on the nodes: rebuild the network with them.
+  {
+    Network network;
+    network.Reserve(job.network.size(), edges.size());
+    for (NodeIndex n = 0; n < job.network.size(); ++n) {
+      Node node = job.network.node(n);
+      node.output = output[n];
+      auto added = network.AddNode(std::move(node));
+      if (!added) return added.error();
+    }
+    for (const auto& [from, to, kind] : edges) network.AddEdge(from, to, static_cast<EdgeKind>(kind));
+    job.network = std::move(network);
+  }
+  return std::nullopt;
+}
+
+// Every node's series of every metric, per step the mean over the ranks that
+// have the step (`rank_count`), at the job's step positions (`step_pos`).
+void MergeSeries(const std::vector<Snapshot>& ranks,
+                 const std::vector<std::vector<NodeIndex>>& to_job,
+                 std::map<int64_t, size_t>& step_pos, const std::vector<double>& rank_count,
+                 Snapshot& job) {
+  const size_t frames = rank_count.size();
+  for (Metric metric : {Metric::kCookMs, Metric::kGpuMs, Metric::kCpuMemMb, Metric::kGpuMemMb,
+                        Metric::kCooks, Metric::kInclusiveMs}) {
+    std::vector<std::vector<double>> sum(job.network.size());
+    std::vector<std::vector<bool>> any(job.network.size());
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const Samples& samples = ranks[r].samples;
+      const auto& idx = samples.frame_index();
+      for (NodeIndex n = 0; n < samples.node_count() && n < to_job[r].size(); ++n) {
+        std::span<const double> series = samples.series(n, metric);
+        if (series.empty()) continue;
+        const NodeIndex j = to_job[r][n];
+        if (sum[j].empty()) {
+          sum[j].assign(frames, 0.0);
+          any[j].assign(frames, false);
+        }
+        for (size_t f = 0; f < series.size() && f < idx.size(); ++f) {
+          if (IsMissing(series[f])) continue;
+          const size_t pos = step_pos[idx[f]];
+          sum[j][pos] += series[f];
+          any[j][pos] = any[j][pos] || metric != Metric::kCooks || series[f] > 0;
+        }
+      }
+    }
+    for (NodeIndex j = 0; j < job.network.size(); ++j) {
+      if (sum[j].empty()) continue;
+      std::vector<double> values(frames, metric == Metric::kCooks ? 0.0 : kMissing);
+      for (size_t f = 0; f < frames; ++f) {
+        if (any[j][f]) values[f] = sum[j][f] / rank_count[f];
+      }
+      job.samples.SetSeries(j, metric, std::move(values));
+    }
+  }
+}
+
+// Each rank's timeline in the job's terms: its events' nodes are the job's
+// nodes, its frames the job's steps (a rank may lack some of them).
+void MergeTimelines(std::vector<Snapshot>& ranks, const std::vector<std::vector<NodeIndex>>& to_job,
+                    std::map<int64_t, size_t>& step_pos, const std::vector<int64_t>& index,
+                    Snapshot& job) {
+  const size_t frames = index.size();
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    Snapshot& s = ranks[r];
+    const std::string& file = s.info.source.empty() ? s.info.name : s.info.source[0];
+    for (std::string& warning : s.warnings) job.warnings.push_back(file + ": " + warning);
+    const auto& idx = s.samples.frame_index();
+    for (Timeline& t : s.timelines) {
+      for (TimelineEvent& e : t.events) {
+        if (e.node != kNoIndex) e.node = e.node < to_job[r].size() ? to_job[r][e.node] : kNoIndex;
+        if (e.frame != kNoIndex) {
+          e.frame = e.frame < idx.size() ? static_cast<uint32_t>(step_pos[idx[e.frame]]) : kNoIndex;
+        }
+      }
+      std::vector<uint32_t> markers(frames, kNoIndex);
+      for (size_t f = 0; f < t.markers.size() && f < idx.size(); ++f) {
+        markers[step_pos[idx[f]]] = t.markers[f];
+      }
+      t.markers = std::move(markers);
+      t.steps = index;
+      job.timelines.push_back(std::move(t));
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<RankInfo> FindDistributedInfo(std::string_view head) {
@@ -99,41 +212,7 @@ Result<Snapshot> MergeRanks(std::vector<Snapshot> ranks, const std::string& name
 
   // Nodes by id, in rank order; per rank, its node -> the job's.
   std::vector<std::vector<NodeIndex>> to_job(ranks.size());
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    for (const Node& node : ranks[r].network.nodes()) {
-      std::optional<NodeIndex> have = job.network.Find(node.id);
-      if (!have) {
-        Node copy = node;
-        copy.output = false;
-        auto added = job.network.AddNode(std::move(copy));
-        if (!added) return added.error();
-        have = *added;
-      }
-      to_job[r].push_back(*have);
-    }
-  }
-  std::vector<bool> output(job.network.size(), false);
-  std::set<std::tuple<NodeIndex, NodeIndex, int>> edges;
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    const Network& net = ranks[r].network;
-    for (NodeIndex n = 0; n < net.size(); ++n) output[to_job[r][n]] = output[to_job[r][n]] || net.node(n).output;
-    for (const Edge& e : net.edges()) {
-      edges.emplace(to_job[r][e.from], to_job[r][e.to], static_cast<int>(e.kind));
-    }
-  }
-  // Outputs are set on the nodes: rebuild the network with them.
-  {
-    Network network;
-    network.Reserve(job.network.size(), edges.size());
-    for (NodeIndex n = 0; n < job.network.size(); ++n) {
-      Node node = job.network.node(n);
-      node.output = output[n];
-      auto added = network.AddNode(std::move(node));
-      if (!added) return added.error();
-    }
-    for (const auto& [from, to, kind] : edges) network.AddEdge(from, to, static_cast<EdgeKind>(kind));
-    job.network = std::move(network);
-  }
+  if (std::optional<Error> error = MergeNetworks(ranks, job, to_job)) return *error;
 
   // Steps: the union of the ranks' step numbers.
   std::map<int64_t, size_t> step_pos;
@@ -164,62 +243,9 @@ Result<Snapshot> MergeRanks(std::vector<Snapshot> ranks, const std::string& name
   if (std::any_of(frame_ms.begin(), frame_ms.end(), [](double v) { return !IsMissing(v); })) {
     job.samples.SetFrameMs(frame_ms);
   }
-  for (Metric metric : {Metric::kCookMs, Metric::kGpuMs, Metric::kCpuMemMb, Metric::kGpuMemMb,
-                        Metric::kCooks, Metric::kInclusiveMs}) {
-    std::vector<std::vector<double>> sum(job.network.size());
-    std::vector<std::vector<bool>> any(job.network.size());
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      const Samples& samples = ranks[r].samples;
-      const auto& idx = samples.frame_index();
-      for (NodeIndex n = 0; n < samples.node_count() && n < to_job[r].size(); ++n) {
-        std::span<const double> series = samples.series(n, metric);
-        if (series.empty()) continue;
-        const NodeIndex j = to_job[r][n];
-        if (sum[j].empty()) {
-          sum[j].assign(frames, 0.0);
-          any[j].assign(frames, false);
-        }
-        for (size_t f = 0; f < series.size() && f < idx.size(); ++f) {
-          if (IsMissing(series[f])) continue;
-          const size_t pos = step_pos[idx[f]];
-          sum[j][pos] += series[f];
-          any[j][pos] = any[j][pos] || metric != Metric::kCooks || series[f] > 0;
-        }
-      }
-    }
-    for (NodeIndex j = 0; j < job.network.size(); ++j) {
-      if (sum[j].empty()) continue;
-      std::vector<double> values(frames, metric == Metric::kCooks ? 0.0 : kMissing);
-      for (size_t f = 0; f < frames; ++f) {
-        if (any[j][f]) values[f] = sum[j][f] / rank_count[f];
-      }
-      job.samples.SetSeries(j, metric, std::move(values));
-    }
-  }
+  MergeSeries(ranks, to_job, step_pos, rank_count, job);
 
-  // Each rank's timeline in the job's terms: its events' nodes are the job's
-  // nodes, its frames the job's steps (a rank may lack some of them).
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    Snapshot& s = ranks[r];
-    const std::string& file = s.info.source.empty() ? s.info.name : s.info.source[0];
-    for (std::string& warning : s.warnings) job.warnings.push_back(file + ": " + warning);
-    const auto& idx = s.samples.frame_index();
-    for (Timeline& t : s.timelines) {
-      for (TimelineEvent& e : t.events) {
-        if (e.node != kNoIndex) e.node = e.node < to_job[r].size() ? to_job[r][e.node] : kNoIndex;
-        if (e.frame != kNoIndex) {
-          e.frame = e.frame < idx.size() ? static_cast<uint32_t>(step_pos[idx[e.frame]]) : kNoIndex;
-        }
-      }
-      std::vector<uint32_t> markers(frames, kNoIndex);
-      for (size_t f = 0; f < t.markers.size() && f < idx.size(); ++f) {
-        markers[step_pos[idx[f]]] = t.markers[f];
-      }
-      t.markers = std::move(markers);
-      t.steps = index;
-      job.timelines.push_back(std::move(t));
-    }
-  }
+  MergeTimelines(ranks, to_job, step_pos, index, job);
   if (ranks.size() > 1) {
     const uint32_t world = job.timelines.front().world_size.value_or(0);
     if (world > 0 && ranks.size() < world) {

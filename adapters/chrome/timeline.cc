@@ -36,41 +36,14 @@ int64_t WholeNumber(std::string_view text) {
   return ec == std::errc() && end == text.data() + text.size() ? value : -1;
 }
 
-}  // namespace
-
-Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames& frames,
-                       const std::vector<uint32_t>& launcher, const std::vector<uint32_t>& order,
-                       const std::string& file, std::vector<uint32_t>& event_of) {
+// Tracks: CPU threads, then GPU streams, each by (pid, tid) as numbers
+// where they are numbers.
+// Interned thread -> track; a table, as every slice looks its thread up.
+// A track is a GPU stream when its first slice in file order is GPU-side.
+// Returns the track of each interned thread (kNoIndex: none), the tracks in
+// their order in `t`.
+std::vector<uint32_t> MakeTracks(const TraceRecords& r, const Classified& c, Timeline& t) {
   const std::vector<Slice>& slices = r.slices;
-  Timeline t;
-  t.file = file;
-  if (r.rank && *r.rank >= 0 && *r.rank < int64_t{kNoIndex})
-    t.rank = static_cast<uint32_t>(*r.rank);
-  if (r.world_size && *r.world_size > 0 && *r.world_size < int64_t{kNoIndex}) {
-    t.world_size = static_cast<uint32_t>(*r.world_size);
-  }
-  for (const DeviceMark& d : r.devices) {
-    t.devices.push_back(Device{.id = d.id, .name = d.name, .total_memory = d.total_memory});
-  }
-
-  // Which slices, and the kind of each distinct category.
-  std::vector<int8_t> kind_of_cat(r.strings.size() + 1, -1);
-  std::vector<uint8_t> python_cat(r.strings.size() + 1, 0);  // the family is python_function
-  auto kind = [&](uint32_t i) {
-    const Slice& s = slices[i];
-    if (c.role[i] == Role::kMarker) return EventKind::kMarker;
-    const size_t key = s.cat == kNone ? r.strings.size() : s.cat;
-    if (kind_of_cat[key] < 0) {
-      const std::string family = FamilyOf(c.producer, s.cat == kNone ? "" : r.strings.str(s.cat));
-      kind_of_cat[key] = static_cast<int8_t>(KindOf(c.role[i], family));
-      python_cat[key] = family == "python_function";
-    }
-    return static_cast<EventKind>(kind_of_cat[key]);
-  };
-  // Tracks: CPU threads, then GPU streams, each by (pid, tid) as numbers
-  // where they are numbers.
-  // Interned thread -> track; a table, as every slice looks its thread up.
-  // A track is a GPU stream when its first slice in file order is GPU-side.
   std::vector<uint32_t> track_of(r.strings.size(), kNoIndex);
   for (uint32_t i = 0; i < slices.size(); ++i) {
     if (c.role[i] == Role::kIgnored) continue;
@@ -120,6 +93,115 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
   for (uint32_t& track : track_of) {
     if (track != kNoIndex) track = renumber[track];
   }
+  return track_of;
+}
+
+// Wait and pool args, by the event they are on (the file's index to the timeline's).
+void AddWaitsAndPools(const TraceRecords& r, Timeline& t) {
+  if (!r.waits.empty() || !r.pools.empty()) {
+    std::vector<uint32_t> by_source(r.events, kNoIndex);  // 4 bytes a traceEvent
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+      if (t.events[i].source < by_source.size()) by_source[t.events[i].source] = i;
+    }
+    auto event = [&](uint32_t source) {
+      return source < by_source.size() ? by_source[source] : kNoIndex;
+    };
+    for (const WaitMark& w : r.waits) {
+      if (event(w.event) == kNoIndex) continue;
+      t.waits.push_back(WaitArgs{.event = event(w.event),
+                                 .wait_on_stream = w.wait_on_stream,
+                                 .wait_on_record = w.wait_on_record});
+    }
+    std::sort(t.waits.begin(), t.waits.end(),
+              [](const WaitArgs& a, const WaitArgs& b) { return a.event < b.event; });
+    std::unordered_map<uint32_t, uint32_t> pool_index;  // interned name to pool_names
+    for (const PoolMark& p : r.pools) {
+      if (event(p.event) == kNoIndex) continue;
+      auto [it, added] = pool_index.try_emplace(p.pool, static_cast<uint32_t>(t.pool_names.size()));
+      if (added) t.pool_names.push_back(r.strings.str(p.pool));
+      t.pools.push_back(PoolArgs{.event = event(p.event),
+                                 .pool = it->second,
+                                 .run_us = p.run_us,
+                                 .wait_us = p.wait_us,
+                                 .distribution_us = p.distribution_us,
+                                 .parallel_sections = p.parallel_sections,
+                                 .helpers = p.helpers,
+                                 .helper_runs = p.helper_runs});
+    }
+    std::sort(t.pools.begin(), t.pools.end(),
+              [](const PoolArgs& a, const PoolArgs& b) { return a.event < b.event; });
+  }
+}
+
+// [memory] events, by time, each bound to the innermost op around it.
+void BindMemory(const TraceRecords& r, const std::vector<uint32_t>& track_of, Timeline& t) {
+  std::vector<std::pair<uint32_t, uint32_t>> range(t.tracks.size(), {0, 0});
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    if (i == 0 || t.events[i - 1].track != t.events[i].track) range[t.events[i].track].first = i;
+    range[t.events[i].track].second = i + 1;
+  }
+  t.memory.reserve(r.memory.size());
+  for (const MemoryMark& m : r.memory) {
+    MemoryEvent out{.ts_ns = m.ts,
+                    .bytes = m.bytes,
+                    .total_allocated = m.total_allocated,
+                    .total_reserved = m.total_reserved,
+                    .device_type = m.device_type,
+                    .device = m.device};
+    if (m.thread < track_of.size() && track_of[m.thread] != kNoIndex) {
+      const auto [lo, hi] = range[track_of[m.thread]];
+      auto first = t.events.begin() + lo, last = t.events.begin() + hi;
+      auto after = std::partition_point(first, last,
+                                        [&](const TimelineEvent& e) { return e.start_ns <= m.ts; });
+      uint32_t e = after == first ? kNoIndex : static_cast<uint32_t>(after - t.events.begin() - 1);
+      // Up the nesting to the innermost op open at the event; a crafted chain
+      // of thousands of ended ancestors is cut short (the event then counts in
+      // the memory timeline only), so binding stays linear.
+      for (int hops = 0;
+           e != kNoIndex && (t.events[e].end_ns() < m.ts || t.events[e].kind != EventKind::kCpuOp);
+           ++hops) {
+        e = hops < 256 ? t.events[e].parent : kNoIndex;
+      }
+      out.op = e;
+    }
+    t.memory.push_back(out);
+  }
+  std::stable_sort(t.memory.begin(), t.memory.end(),
+                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.ts_ns < b.ts_ns; });
+}
+
+}  // namespace
+
+Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames& frames,
+                       const std::vector<uint32_t>& launcher, const std::vector<uint32_t>& order,
+                       const std::string& file, std::vector<uint32_t>& event_of) {
+  const std::vector<Slice>& slices = r.slices;
+  Timeline t;
+  t.file = file;
+  if (r.rank && *r.rank >= 0 && *r.rank < int64_t{kNoIndex})
+    t.rank = static_cast<uint32_t>(*r.rank);
+  if (r.world_size && *r.world_size > 0 && *r.world_size < int64_t{kNoIndex}) {
+    t.world_size = static_cast<uint32_t>(*r.world_size);
+  }
+  for (const DeviceMark& d : r.devices) {
+    t.devices.push_back(Device{.id = d.id, .name = d.name, .total_memory = d.total_memory});
+  }
+
+  // Which slices, and the kind of each distinct category.
+  std::vector<int8_t> kind_of_cat(r.strings.size() + 1, -1);
+  std::vector<uint8_t> python_cat(r.strings.size() + 1, 0);  // the family is python_function
+  auto kind = [&](uint32_t i) {
+    const Slice& s = slices[i];
+    if (c.role[i] == Role::kMarker) return EventKind::kMarker;
+    const size_t key = s.cat == kNone ? r.strings.size() : s.cat;
+    if (kind_of_cat[key] < 0) {
+      const std::string family = FamilyOf(c.producer, s.cat == kNone ? "" : r.strings.str(s.cat));
+      kind_of_cat[key] = static_cast<int8_t>(KindOf(c.role[i], family));
+      python_cat[key] = family == "python_function";
+    }
+    return static_cast<EventKind>(kind_of_cat[key]);
+  };
+  const std::vector<uint32_t> track_of = MakeTracks(r, c, t);
 
   // `order` is by thread, then start: the same by track, once each thread's
   // run is moved to its track's place (a stable counting sort).
@@ -173,40 +255,7 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     TimelineEvent& call = t.events[from];
     if (call.link == kNoIndex || t.events[call.link].start_ns > t.events[e].start_ns) call.link = e;
   }
-  // Wait and pool args, by the event they are on (the file's index to the timeline's).
-  if (!r.waits.empty() || !r.pools.empty()) {
-    std::vector<uint32_t> by_source(r.events, kNoIndex);  // 4 bytes a traceEvent
-    for (uint32_t i = 0; i < t.events.size(); ++i) {
-      if (t.events[i].source < by_source.size()) by_source[t.events[i].source] = i;
-    }
-    auto event = [&](uint32_t source) {
-      return source < by_source.size() ? by_source[source] : kNoIndex;
-    };
-    for (const WaitMark& w : r.waits) {
-      if (event(w.event) == kNoIndex) continue;
-      t.waits.push_back(WaitArgs{.event = event(w.event),
-                                 .wait_on_stream = w.wait_on_stream,
-                                 .wait_on_record = w.wait_on_record});
-    }
-    std::sort(t.waits.begin(), t.waits.end(),
-              [](const WaitArgs& a, const WaitArgs& b) { return a.event < b.event; });
-    std::unordered_map<uint32_t, uint32_t> pool_index;  // interned name to pool_names
-    for (const PoolMark& p : r.pools) {
-      if (event(p.event) == kNoIndex) continue;
-      auto [it, added] = pool_index.try_emplace(p.pool, static_cast<uint32_t>(t.pool_names.size()));
-      if (added) t.pool_names.push_back(r.strings.str(p.pool));
-      t.pools.push_back(PoolArgs{.event = event(p.event),
-                                 .pool = it->second,
-                                 .run_us = p.run_us,
-                                 .wait_us = p.wait_us,
-                                 .distribution_us = p.distribution_us,
-                                 .parallel_sections = p.parallel_sections,
-                                 .helpers = p.helpers,
-                                 .helper_runs = p.helper_runs});
-    }
-    std::sort(t.pools.begin(), t.pools.end(),
-              [](const PoolArgs& a, const PoolArgs& b) { return a.event < b.event; });
-  }
+  AddWaitsAndPools(r, t);
   // Per frame, its marker; markers take their frame from their start.
   t.markers.assign(frames.start_ns.size(), kNoIndex);
   t.steps = frames.index;
@@ -221,40 +270,7 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     t.events[e].frame = static_cast<uint32_t>(f);
   }
 
-  // [memory] events, by time, each bound to the innermost op around it.
-  std::vector<std::pair<uint32_t, uint32_t>> range(t.tracks.size(), {0, 0});
-  for (uint32_t i = 0; i < t.events.size(); ++i) {
-    if (i == 0 || t.events[i - 1].track != t.events[i].track) range[t.events[i].track].first = i;
-    range[t.events[i].track].second = i + 1;
-  }
-  t.memory.reserve(r.memory.size());
-  for (const MemoryMark& m : r.memory) {
-    MemoryEvent out{.ts_ns = m.ts,
-                    .bytes = m.bytes,
-                    .total_allocated = m.total_allocated,
-                    .total_reserved = m.total_reserved,
-                    .device_type = m.device_type,
-                    .device = m.device};
-    if (m.thread < track_of.size() && track_of[m.thread] != kNoIndex) {
-      const auto [lo, hi] = range[track_of[m.thread]];
-      auto first = t.events.begin() + lo, last = t.events.begin() + hi;
-      auto after = std::partition_point(first, last,
-                                        [&](const TimelineEvent& e) { return e.start_ns <= m.ts; });
-      uint32_t e = after == first ? kNoIndex : static_cast<uint32_t>(after - t.events.begin() - 1);
-      // Up the nesting to the innermost op open at the event; a crafted chain
-      // of thousands of ended ancestors is cut short (the event then counts in
-      // the memory timeline only), so binding stays linear.
-      for (int hops = 0;
-           e != kNoIndex && (t.events[e].end_ns() < m.ts || t.events[e].kind != EventKind::kCpuOp);
-           ++hops) {
-        e = hops < 256 ? t.events[e].parent : kNoIndex;
-      }
-      out.op = e;
-    }
-    t.memory.push_back(out);
-  }
-  std::stable_sort(t.memory.begin(), t.memory.end(),
-                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.ts_ns < b.ts_ns; });
+  BindMemory(r, track_of, t);
   return t;
 }
 

@@ -193,6 +193,7 @@ class Tokenizer final : public EventHandler {
   void CaptureSeparator(bool key);
   void EndEvent();
   void AddMemory();
+  void AddArgs(uint32_t index, uint32_t name, uint32_t label);  // EndEvent's, but for 'E'
   // args.correlation of the current event, or kNone.
   uint32_t Correlation() const;
   std::string Where() const { return fmt::format("traceEvents[{}]", r_.events); }

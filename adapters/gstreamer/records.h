@@ -99,7 +99,7 @@ struct LogRecord {
   int64_t entry_ns = -1;       // ts - time: when the buffer entered the element; -1 = unknown
   /// The element's own time in the record, its work: the CPU time its thread
   /// spent up to its last hook before the record's push, and all the time
-  /// from there (see CpuWindows in log_parser.cc); the rest is waiting. NaN =
+  /// from there (see CpuWindows in cpu_windows.h); the rest is waiting. NaN =
   /// unknown (no thread-rusage records of the thread, or no entry time).
   double work_ms = NAN;
   int64_t line = 0;  // in the log

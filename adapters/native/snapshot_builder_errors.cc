@@ -77,6 +77,42 @@ std::string SeriesLengthMessage(Metric metric, size_t count, size_t frames) {
 
 }  // namespace builder_internal
 
+namespace {
+
+// What belongs under a key at the top of a snapshot.
+const char* TopLevelWant(Field field) {
+  const char* want = "";
+  switch (field) {
+    case Field::kVersion:
+      want = "the number 1";
+      break;
+    case Field::kEngine:
+    case Field::kName:
+    case Field::kCaptured:
+      want = "a string";
+      break;
+    case Field::kFps:
+    case Field::kBudget:
+      want = "a number";
+      break;
+    case Field::kSource:
+      want = "a list of file names";
+      break;
+    case Field::kNodes:
+      want = "a list of nodes";
+      break;
+    case Field::kFrames:
+      want = "an object with index, frame_ms and series";
+      break;
+    default:
+      want = "a known key";
+      break;
+  }
+  return want;
+}
+
+}  // namespace
+
 // A value where the format has no place for it, or of the wrong type.
 bool SnapshotBuilder::Unexpected(Got got, Location at) {
   const char* got_text = "a value";
@@ -111,34 +147,7 @@ bool SnapshotBuilder::Unexpected(Got got, Location at) {
   switch (s.top()) {
     case Ctx::kTop: {
       const char* key = FieldName(s.field);
-      const char* want = "";
-      switch (s.field) {
-        case Field::kVersion:
-          want = "the number 1";
-          break;
-        case Field::kEngine:
-        case Field::kName:
-        case Field::kCaptured:
-          want = "a string";
-          break;
-        case Field::kFps:
-        case Field::kBudget:
-          want = "a number";
-          break;
-        case Field::kSource:
-          want = "a list of file names";
-          break;
-        case Field::kNodes:
-          want = "a list of nodes";
-          break;
-        case Field::kFrames:
-          want = "an object with index, frame_ms and series";
-          break;
-        default:
-          want = "a known key";
-          break;
-      }
-      return Fail(at, key, expected(want));
+      return Fail(at, key, expected(TopLevelWant(s.field)));
     }
     case Ctx::kSource:
       return Fail(at, "source", expected("a file name"));

@@ -220,6 +220,49 @@ CURLcode Run(CURL* easy, Transfer& t, double idle_s, bool& idle, const std::atom
   return result;
 }
 
+// The request's headers: JSON in, the answer streamed or whole, the key.
+curl_slist* RequestHeaders(const Endpoint& endpoint, bool stream) {
+  curl_slist* headers = nullptr;
+  headers = Curl().slist_append(headers, "Content-Type: application/json");
+  headers =
+      Curl().slist_append(headers, stream ? "Accept: text/event-stream" : "Accept: application/json");
+  headers = Curl().slist_append(headers, "Expect:");  // no 100-continue wait for long prompts
+  if (!endpoint.api_key.empty()) {
+    const std::string auth =
+        (endpoint.azure ? "api-key: " : "Authorization: Bearer ") + endpoint.api_key;
+    headers = Curl().slist_append(headers, auth.c_str());
+  }
+  return headers;
+}
+
+// The request on `h`: POST `body` to `url`, the endpoint's timeouts and CAs,
+// the transfer `t`'s callbacks, errors into `error_buffer`.
+void SetRequestOptions(CURL* h, const Endpoint& endpoint, const std::string& url,
+                       const std::string& body, curl_slist* headers, char* error_buffer,
+                       Transfer& t) {
+  Curl().easy_setopt(h, CURLOPT_URL, url.c_str());
+  Curl().easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  Curl().easy_setopt(h, CURLOPT_POST, 1L);
+  Curl().easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+  Curl().easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  Curl().easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  Curl().easy_setopt(h, CURLOPT_USERAGENT, "cookgraph");
+  Curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  Curl().easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  Curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::max(1.0, endpoint.connect_timeout_s * 1000)));
+  // TLS verification stays as libcurl sets it: on. Only the trusted CAs may change.
+  if (endpoint.ca_bundle) Curl().easy_setopt(h, CURLOPT_CAINFO, endpoint.ca_bundle->c_str());
+  Curl().easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
+  Curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, OnHeader);
+  Curl().easy_setopt(h, CURLOPT_HEADERDATA, &t);
+  Curl().easy_setopt(h, CURLOPT_WRITEFUNCTION, OnBody);
+  Curl().easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  Curl().easy_setopt(h, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  Curl().easy_setopt(h, CURLOPT_XFERINFODATA, &t);
+  Curl().easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+}
+
 }  // namespace
 
 ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
@@ -240,41 +283,11 @@ ChatAttempt PerformChatAttempt(const Endpoint& endpoint, const std::string& url,
   const std::function<void(std::string_view)> no_callback;
   t.on_content = on_content ? &on_content : &no_callback;
 
-  curl_slist* headers = nullptr;
-  headers = Curl().slist_append(headers, "Content-Type: application/json");
-  headers =
-      Curl().slist_append(headers, stream ? "Accept: text/event-stream" : "Accept: application/json");
-  headers = Curl().slist_append(headers, "Expect:");  // no 100-continue wait for long prompts
-  if (!endpoint.api_key.empty()) {
-    const std::string auth =
-        (endpoint.azure ? "api-key: " : "Authorization: Bearer ") + endpoint.api_key;
-    headers = Curl().slist_append(headers, auth.c_str());
-  }
-  std::unique_ptr<curl_slist, SlistDeleter> header_list(headers);
+  std::unique_ptr<curl_slist, SlistDeleter> header_list(RequestHeaders(endpoint, stream));
 
   char error_buffer[CURL_ERROR_SIZE] = {};
   CURL* h = easy.get();
-  Curl().easy_setopt(h, CURLOPT_URL, url.c_str());
-  Curl().easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  Curl().easy_setopt(h, CURLOPT_POST, 1L);
-  Curl().easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
-  Curl().easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  Curl().easy_setopt(h, CURLOPT_HTTPHEADER, header_list.get());
-  Curl().easy_setopt(h, CURLOPT_USERAGENT, "cookgraph");
-  Curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  Curl().easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-  Curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(std::max(1.0, endpoint.connect_timeout_s * 1000)));
-  // TLS verification stays as libcurl sets it: on. Only the trusted CAs may change.
-  if (endpoint.ca_bundle) Curl().easy_setopt(h, CURLOPT_CAINFO, endpoint.ca_bundle->c_str());
-  Curl().easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
-  Curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, OnHeader);
-  Curl().easy_setopt(h, CURLOPT_HEADERDATA, &t);
-  Curl().easy_setopt(h, CURLOPT_WRITEFUNCTION, OnBody);
-  Curl().easy_setopt(h, CURLOPT_WRITEDATA, &t);
-  Curl().easy_setopt(h, CURLOPT_XFERINFOFUNCTION, OnProgress);
-  Curl().easy_setopt(h, CURLOPT_XFERINFODATA, &t);
-  Curl().easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+  SetRequestOptions(h, endpoint, url, body, header_list.get(), error_buffer, t);
 
   bool idle = false, stopped = false;
   const CURLcode code = Run(h, t, endpoint.idle_timeout_s, idle, stop, stopped);
