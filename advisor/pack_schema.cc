@@ -113,7 +113,7 @@ constexpr std::array<std::string_view, 2> kFrameText = {"worst_nodes", "engine"}
 constexpr std::array<std::string_view, 6> kGpuText = {"rank",   "host_ops", "device",
                                                       "engine", "straggler_step", "memory_device"};
 
-// Per GStreamer streaming thread (metrics/streaming.h).
+// Per GStreamer streaming thread (model/gstreamer_threads.h).
 constexpr std::array<FactInfo, 10> kThreadFacts = {{
     {"busy_ms_per_buffer", U::kMs},  // first: the default order_by
     {"buffer_period_ms", U::kMs},

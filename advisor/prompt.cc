@@ -415,7 +415,7 @@ class PromptWriter {
     return out;
   }
 
-  // A GStreamer recording's streaming threads and latency (metrics/streaming.h):
+  // A GStreamer recording's streaming threads and latency (model/gstreamer_threads.h):
   // frame time there is the slowest thread's work per buffer.
   std::string StreamingLines(const Streaming& st) const {
     std::string out;

@@ -484,7 +484,7 @@ class NodeFacts {
   std::vector<const StreamingThread*> thread_of_;  // GStreamer: node -> its thread
 };
 
-// One subject per GStreamer streaming thread with work (metrics/streaming.h).
+// One subject per GStreamer streaming thread with work (model/gstreamer_threads.h).
 std::vector<Subject> ThreadSubjects(const Snapshot& snapshot, const Analysis& a,
                                     const std::string& engine) {
   if (!snapshot.streaming) return {};

@@ -9,7 +9,7 @@
 #include "advisor/findings.h"
 #include "advisor/pack.h"
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "metrics/whatif.h"
 
 namespace cookgraph {

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "metrics/timeline.h"
+#include "model/timeline.h"
 
 namespace cookgraph {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "metrics/timeline.h"
+#include "model/timeline.h"
 
 namespace cookgraph {
 

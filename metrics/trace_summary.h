@@ -15,8 +15,8 @@
 #include "metrics/gpu_time.h"
 #include "metrics/intra_op.h"
 #include "metrics/outside_nodes.h"
-#include "metrics/samples.h"
-#include "metrics/timeline.h"
+#include "model/samples.h"
+#include "model/timeline.h"
 
 namespace cookgraph {
 

@@ -320,7 +320,7 @@ std::vector<double> WhatIf::FrameTimes(std::span<const WhatIfChange> changes) co
       break;
     case WhatIfModel::kStreaming: {
       // Per buffer: the slowest thread's work, each changed element's k-th
-      // cook in the thread scaled (metrics/streaming.h, the reader's frame
+      // cook in the thread scaled (model/gstreamer_threads.h, the reader's frame
       // time). The frame loses what the slowest thread's time loses, so a
       // frame keeps its measured value when nothing in it changes.
       const std::vector<StreamingThread>& threads = snapshot_->streaming->threads;

@@ -15,7 +15,7 @@
 #include "adapters/gstreamer/records.h"
 #include "base/text.h"
 #include "metrics/percentile.h"
-#include "metrics/streaming.h"
+#include "model/gstreamer_threads.h"
 
 namespace cookgraph::gst {
 namespace {

@@ -28,7 +28,7 @@
 //   `*queue*` say); "mixer" for an element with two or more linked sink pads
 //   and a src pad (compositor, audiomixer, muxers), whose time holds the wait
 //   for its other inputs; "element" for the others. Queues and mixers keep
-//   their numbers but are waiting (IsWaitingFamily, metrics/snapshot.h): the
+//   their numbers but are waiting (IsWaitingFamily, model/snapshot.h): the
 //   advisor's back-pressure rule names the costliest element downstream of a
 //   queue as the cause (advisor/rules.cc).
 // - Outputs: leaf elements with sink pads and no src pads (sinks), and every
@@ -66,7 +66,7 @@
 //   time: Snapshot::streaming holds their statistics. fps: the framerate of
 //   the caps feeding the outputs, else the fastest video anywhere, else raw
 //   audio's buffers per second.
-// - Threads (Snapshot::streaming, metrics/streaming.h): the third field of a
+// - Threads (Snapshot::streaming, model/gstreamer_threads.h): the third field of a
 //   log line is the thread that logged it; a thread's elements, work per
 //   buffer, buffer period (from the caps), bottleneck, and CPU load from
 //   `thread-rusage` / `proc-rusage` records (docs/formats.md#threads-work-and-latency).
@@ -94,7 +94,7 @@
 
 #include "adapters/input_limits.h"
 #include "base/error.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/timeline.h"
+#include "model/timeline.h"
 
 namespace cookgraph::testing_timeline {
 

@@ -1,5 +1,5 @@
-#ifndef COOKGRAPH_METRICS_STREAMING_H_
-#define COOKGRAPH_METRICS_STREAMING_H_
+#ifndef COOKGRAPH_MODEL_GSTREAMER_THREADS_H_
+#define COOKGRAPH_MODEL_GSTREAMER_THREADS_H_
 
 // The streaming threads of a GStreamer recording and the pipeline's latency
 // (docs/formats.md#gstreamer, "Threads, work and latency"): what the GStreamer
@@ -109,4 +109,4 @@ std::optional<size_t> BottleneckThread(const std::vector<StreamingThread>& threa
 
 }  // namespace cookgraph
 
-#endif  // COOKGRAPH_METRICS_STREAMING_H_
+#endif  // COOKGRAPH_MODEL_GSTREAMER_THREADS_H_

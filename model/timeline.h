@@ -1,5 +1,5 @@
-#ifndef COOKGRAPH_METRICS_TIMELINE_H_
-#define COOKGRAPH_METRICS_TIMELINE_H_
+#ifndef COOKGRAPH_MODEL_TIMELINE_H_
+#define COOKGRAPH_MODEL_TIMELINE_H_
 
 // The timeline of a trace (docs/architecture.md#the-timeline): every event of
 // one rank, on its track (a CPU thread or a GPU stream), with its node, start,
@@ -149,4 +149,4 @@ inline double BytesToMb(int64_t bytes) { return static_cast<double>(bytes) / (10
 
 }  // namespace cookgraph
 
-#endif  // COOKGRAPH_METRICS_TIMELINE_H_
+#endif  // COOKGRAPH_MODEL_TIMELINE_H_
