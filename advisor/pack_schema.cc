@@ -78,7 +78,7 @@ constexpr std::array<FactInfo, 12> kFrameFacts = {{
     {"node_threads", U::kCount},
 }};
 
-// Per rank with GPU work (metrics/gpu_time.h, metrics/trace_summary.h).
+// Per rank with GPU work (metrics/hta_breakdown.h, metrics/trace_summary.h).
 constexpr std::array<FactInfo, 20> kGpuFacts = {{
     {"idle_ms", U::kMs},  // first: the default order_by
     {"kernel_span_ms", U::kMs},

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/critical_path.h"
+#include "graph/network_critical_path.h"
 #include "graph/loops.h"
 #include "metrics/frame_budget.h"
 #include "metrics/node_stats.h"

@@ -12,7 +12,7 @@
 //   streaming thread, the sum of its working elements' k-th cooks there; the
 //   slowest thread sets the buffer's time (the frame time of the reader).
 // - step critical paths (traces): each step's event graph (metrics/
-//   event_path.h) with the node's own time (its events' self time) scaled by
+//   event_critical_path.h) with the node's own time (its events' self time) scaled by
 //   f, and its longest path recomputed; the step gets shorter by what the
 //   path lost. A node with no time on a step's path gains nothing there.
 //

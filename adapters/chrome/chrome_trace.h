@@ -6,7 +6,7 @@
 // (docs/formats.md#chrome-traces).
 //
 // Three stages, as every adapter: bytes (ByteSource: plain or gzip), then
-// cookgraph's streaming JSON reader (adapters/json_events.cc) and the
+// cookgraph's streaming JSON reader (adapters/json_tokenizer.cc) and the
 // tokenizer (tokenizer.h) into compact records (records.h:
 // interned names, exact ns timestamps, about 40 bytes a slice; never a document
 // tree, never a json object per event: traces of several GB are normal), then

@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_TESTS_METRICS_TIMELINE_MAKER_H_
 #define COOKGRAPH_TESTS_METRICS_TIMELINE_MAKER_H_
 
-// Hand-made timelines for the tests of metrics/event_path.h and metrics/whatif.h.
+// Hand-made timelines for the tests of metrics/event_critical_path.h and metrics/whatif.h.
 
 #include <algorithm>
 #include <string>

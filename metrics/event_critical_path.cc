@@ -20,7 +20,7 @@
 // graph, O(W log W) for W events in it (plus the trace's "Stream Wait Event"s,
 // which are in every window).
 
-#include "metrics/event_path.h"
+#include "metrics/event_critical_path.h"
 
 #include <fmt/format.h>
 
