@@ -49,7 +49,7 @@ struct StreamingThread {
   std::vector<std::pair<double, double>> cpu_load_over_time;
   /// Its buffers are frames: false for a thread at a known rate other than
   /// the bottleneck thread's (audio beside video), which does not set the
-  /// frame time (adapters/gstreamer/gstreamer.h, "Frames").
+  /// frame time (docs/formats.md#gstreamer, `frame_ms`).
   bool sets_frame = true;
 
   /// busy_ms_per_buffer / buffer_period_ms, when the period is known.
