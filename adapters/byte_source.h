@@ -113,7 +113,7 @@ class ByteSource {
   int64_t column() const { return static_cast<int64_t>(offset_ + pos_ - line_start_) + 1; }
 
   /// A second source over the same input, at its start, for reading two parts
-  /// of it at once (adapters/json_events.cc's split parse); nullptr when the
+  /// of it at once (adapters/json_tokenizer.cc's split parse); nullptr when the
   /// input cannot be read twice: standard input, a pipe, gzip (which must be
   /// inflated from the start), or a path that no longer names the same file.
   /// Call it after the first read, which tells gzip from plain bytes.

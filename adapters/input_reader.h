@@ -15,7 +15,7 @@
 
 #include "adapters/input_limits.h"
 #include "base/error.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

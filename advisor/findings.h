@@ -16,7 +16,7 @@
 #include "base/error.h"
 #include "graph/network.h"
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

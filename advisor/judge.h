@@ -13,7 +13,7 @@
 #include "advisor/pack.h"
 #include "base/error.h"
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

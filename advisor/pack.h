@@ -1,82 +1,10 @@
 #ifndef COOKGRAPH_ADVISOR_PACK_H_
 #define COOKGRAPH_ADVISOR_PACK_H_
 
-// Knowledge packs (docs/architecture.md#knowledge-packs-and-findings): YAML files holding an
-// engine's optimisation guidelines, the parameters that matter per node type, and the rules that
-// turn an Analysis into findings (advisor/rules.h). Packs are data: a new rule
-// needs no C++ change, and a user can load a pack of their own.
-//
-// The format, in short (advisor/packs/generic.yaml is the worked example):
-//
-//   engine: touchdesigner
-//   extends: generic            # a built-in pack name, or a path relative to this file
-//   guidelines: |               # prose, shown to the LLM and in reports
-//     ...
-//   queue_types: ["*queue*"]    # node types/families whose time is waiting, not work
-//   key_params:
-//     - {family: TOP, params: [resolutionw, resolutionh, format]}
-//   rules:
-//     - id: heavy-top           # unique; a rule with a base pack's id replaces it
-//       severity: warning       # info | warning | critical
-//       scope: node             # node | loop | critical_path | frames | gpu | thread
-//       match: {family: TOP, type: ["*TOP"], id: "/project1/*"}   # node scope only
-//       when:                   # a list means all:
-//         all:
-//           - {fact: per_frame_ms, ge: 0.25}
-//           - any: [{param: resolutionw, ge: 3840}, {param: format, in: [rgba32float]}]
-//           - not: {fact: dead, is: true}
-//       evidence: [per_frame_ms, share]   # the numbers a finding lists
-//       order_by: per_frame_ms  # which candidates win when more than `limit` match
-//       limit: 5
-//       enabled: true           # `enabled: false` (with only an id) drops a base rule
-//       title: "{node} costs {per_frame_ms} ms per frame ({share:%})"
-//       suggestion: "..."
-//       fix:                    # optional: the fix's predicted gain and its code
-//         factor: 0.25          # the subject's cook time after the fix (0: removed or cached)
-//         snippet: "op('{node}').par.cookalways = False"
-//         docs: https://derivative.ca/UserGuide/Script_CHOP   # the page the snippet relies on
-//   snippet_label: Textport     # how a suggestion introduces a snippet
-//
-// Comparisons: gt, ge, lt, le, eq, ne (numbers; eq/ne also compare text for
-// params), in (a list; text, case-insensitive), matches (a glob), is (true or
-// false, for flags). A fact or param without a value (a node without GPU
-// samples, a missing param) makes its comparison false. Patterns are
-// case-insensitive globs (`*`, `?`), or ECMAScript regexes when written `re:...`.
-//
-// Placeholders in title and suggestion: any fact of the rule's scope ({share}
-// and {x:%} as percent, *_ms with 3 decimals), {param:NAME} and
-// {param:NAME|TEXT} (TEXT where the snapshot does not give NAME: GStreamer's
-// dumps give only properties set away from their defaults), {param:A;B} (the
-// first of A, B the node has: PyTorch's input_dims, ONNX Runtime's
-// input_type_shape), and per scope:
-// node: {node} {type} {family} {downstream}; loop: {loop_nodes} {loop_kind}
-// {costliest}; critical_path: {path_nodes} {first} {last} {costliest}
-// {path_window} ("per frame", or a trace's "in step 8") {path_of} ("of the
-// mean frame", "of the step's 161.000 ms": what {share} is a share of);
-// frames: {worst_nodes}; thread: {thread} ("theoraenc0 thread (queue0 → … →
-// oggmux0)"), {thread_name} ("theoraenc0 thread"), {element} {elements}; every scope:
-// {engine} {budget_ms}, and {frame} / {frames}: the engine's word for a frame
-// and its plural ("step" for a trace, "buffer" for GStreamer; SnapshotInfo::
-// frame_word). Node scope also has {caps_in} and {caps_out} (the
-// GStreamer caps into and out of the node, or "n/a"), {name} (the id's last
-// path segment), {factory} (the type without a "Gst" prefix, lower case: the
-// gst-launch-1.0 element name), and {half:NAME} and {double:NAME}: a numeric
-// parameter halved or doubled (an integer stays one).
-//
-// Predicted gains (docs/architecture.md#advice-ordered-by-impact): evaluated
-// with a what-if model (metrics/whatif.h), each finding states what halving
-// its subject saves (node scope: the node, or for a queue the node it waits
-// for; loop: the loop's nodes; critical_path: its costliest node; frames:
-// the nodes that spike; thread: its costliest element) and, with
-// `fix.factor`, what the fix saves. A snippet names only parameters the
-// snapshot gives: one that needs a missing parameter is left out, and the
-// suggestion says which.
-//
-// Merging (`extends`): the base's rules come first; a rule whose id the pack
-// also defines is replaced in place; new rules are appended; disabled rules are
-// then removed. Guidelines and key_params are the pack's own followed by the
-// base's. Every built-in engine pack extends `generic`, so the generic rules
-// apply to every engine unless an engine pack overrides or disables them.
+// Knowledge packs (docs/architecture.md#knowledge-packs-and-findings): YAML
+// files of an engine's guidelines, the parameters that matter per node type,
+// and the rules that turn an Analysis into findings (advisor/rules.h). The
+// format, its comparisons and placeholders: docs/formats.md#knowledge-packs.
 
 #include <cstdint>
 #include <optional>

@@ -78,7 +78,7 @@ constexpr std::array<FactInfo, 12> kFrameFacts = {{
     {"node_threads", U::kCount},
 }};
 
-// Per rank with GPU work (metrics/gpu_time.h, metrics/trace_summary.h).
+// Per rank with GPU work (metrics/hta_breakdown.h, metrics/trace_summary.h).
 constexpr std::array<FactInfo, 20> kGpuFacts = {{
     {"idle_ms", U::kMs},  // first: the default order_by
     {"kernel_span_ms", U::kMs},
@@ -113,7 +113,7 @@ constexpr std::array<std::string_view, 2> kFrameText = {"worst_nodes", "engine"}
 constexpr std::array<std::string_view, 6> kGpuText = {"rank",   "host_ops", "device",
                                                       "engine", "straggler_step", "memory_device"};
 
-// Per GStreamer streaming thread (metrics/streaming.h).
+// Per GStreamer streaming thread (model/gstreamer_threads.h).
 constexpr std::array<FactInfo, 10> kThreadFacts = {{
     {"busy_ms_per_buffer", U::kMs},  // first: the default order_by
     {"buffer_period_ms", U::kMs},

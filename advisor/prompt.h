@@ -33,7 +33,7 @@
 #include "advisor/tokens/token_counter.h"
 #include "base/error.h"
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

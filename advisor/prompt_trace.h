@@ -34,7 +34,7 @@ std::string ListNames(const Range& items, size_t listed, std::string_view separa
 // A node's id as the prompt writes it.
 using IdOf = std::function<std::string(NodeIndex)>;
 
-// A GStreamer recording's streaming threads and latency (metrics/streaming.h):
+// A GStreamer recording's streaming threads and latency (model/gstreamer_threads.h):
 // frame time there is the slowest thread's work per buffer.
 std::string StreamingLines(const Streaming& st, const IdOf& id);
 

@@ -34,7 +34,7 @@ std::string JoinIds(const Network& net, const std::vector<NodeIndex>& nodes, std
 
 }  // namespace
 
-// One subject per GStreamer streaming thread with work (metrics/streaming.h).
+// One subject per GStreamer streaming thread with work (model/gstreamer_threads.h).
 std::vector<Subject> ThreadSubjects(const Snapshot& snapshot, const Analysis& a,
                                     const std::string& engine) {
   if (!snapshot.streaming) return {};

@@ -13,7 +13,7 @@
 #include "advisor/gains.h"
 #include "advisor/pack.h"
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph::rules_internal {
 

@@ -1,7 +1,7 @@
 #ifndef COOKGRAPH_ADVISOR_RULES_H_
 #define COOKGRAPH_ADVISOR_RULES_H_
 
-// Evaluates a knowledge pack's rules (advisor/pack.h) against one snapshot and
+// Evaluates a knowledge pack's rules (docs/formats.md#knowledge-packs) against one snapshot and
 // its analysis: the offline findings of `cookgraph report` and the prompt.
 
 #include <vector>
@@ -9,7 +9,7 @@
 #include "advisor/findings.h"
 #include "advisor/pack.h"
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "metrics/whatif.h"
 
 namespace cookgraph {

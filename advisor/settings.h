@@ -1,51 +1,11 @@
 #ifndef COOKGRAPH_ADVISOR_SETTINGS_H_
 #define COOKGRAPH_ADVISOR_SETTINGS_H_
 
-// The advisor's settings (docs/architecture.md#settings): where the LLM endpoint is, which
-// model, the key, and how prompts are built. Highest first: command-line
-// flags; the environment (COOKGRAPH_BASE_URL or OPENAI_BASE_URL,
-// OPENAI_API_KEY, COOKGRAPH_MODEL); ./cookgraph.yaml;
-// $XDG_CONFIG_HOME/cookgraph/config.yaml (~/.config when XDG_CONFIG_HOME is
-// unset). Each source overrides only the settings it gives. Then OpenAI's
-// conventions fill the rest: an API key without a base URL is OpenAI's API,
-// and the model is gpt-4o-mini unless one is named (ApplyDefaults).
-//
-// The config file (both places; every key optional, unknown keys refused):
-//
-//   llm:
-//     base_url: http://localhost:11434/v1   # "/chat/completions" is added; with a key
-//                                           # and no base URL: https://api.openai.com/v1
-//     model: llama3.1                       # default: gpt-4o-mini
-//     api_key_env: MY_LLM_KEY    # read the key from this variable (preferred), or
-//     api_key: sk-...            # the key itself (keep the file private)
-//     azure: false               # true: "api-key" header; api_version: 2024-10-21
-//     temperature: 0.2
-//     max_output_tokens: 2000
-//     max_tokens_field: max_tokens   # or max_completion_tokens (the default)
-//     stream: true
-//     connect_timeout_s: 5
-//     idle_timeout_s: 60
-//     max_retries: 2
-//     ca_bundle: /etc/ssl/my-ca.pem
-//     min_bytes_per_s: 16        # the rate floor (advisor/llm/rate_floor.h); 0 = none
-//     rate_window_s: 30          # seconds of trickle judged at a time
-//     max_answer_mib: 4          # the answer's text (content + reasoning)
-//     max_response_mib: 64       # the response's bytes (framing, keep-alives)
-//   advisor:
-//     persona: debugger          # debugger | explainer | minimalist | gpu-optimizer
-//     budget_tokens: 20000
-//     tokenizer: o200k_base.tiktoken   # a rank file; else tiktoken's cache, else the
-//                                      # one installed with cookgraph, else an estimate
-//     encoding: o200k_base       # or cl100k_base; default: by model
-//     pack: my_rules.yaml        # a knowledge pack instead of the engine's
-//   watch:                       # `cookgraph watch` (flags override these)
-//     listen: udp://127.0.0.1:9000
-//     window: 600                # frames in the rolling window
-//     node_ms: 5                 # alert when a node cooks longer than this in a frame
-//     budget_ms: 16.667          # alert when a frame takes longer than this
-//     quiet_frames: 30           # frames back under a threshold that end an alert's episode
-//
-// Relative paths in a config file are relative to the file's folder.
+// The advisor's settings (docs/architecture.md#settings): where the LLM
+// endpoint is, which model, the key, and how prompts are built; highest first
+// flags, the environment, ./cookgraph.yaml, then the user's config file.
+// Every key of the config file and its default: docs/commands.md#cookgraph-ask
+// and docs/commands.md#cookgraph-watch.
 
 #include <cstddef>
 #include <cstdint>

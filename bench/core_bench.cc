@@ -15,7 +15,7 @@
 #include "advisor/rules.h"
 #include "advisor/tokens/token_counter.h"
 #include "graph/condensation.h"
-#include "graph/critical_path.h"
+#include "graph/network_critical_path.h"
 #include "graph/loops.h"
 #include "graph/upstream.h"
 #include "metrics/analysis.h"

@@ -338,7 +338,7 @@ def main(argv=None):
             else:
                 score = f"{shquote(args.cookgraph)} score {shquote(path)} --format json"
                 tools["cookgraph"] = score
-                # What the second thread brings (adapters/json_events.cc, metrics/analysis.cc
+                # What the second thread brings (adapters/json_tokenizer.cc, metrics/analysis.cc
                 # still splits the statistics): the JSON read on the calling thread only.
                 tools["cookgraph 1 thread"] = f"env COOKGRAPH_JSON_THREADS=1 {score}"
                 if kind == "kineto":

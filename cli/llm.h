@@ -17,7 +17,7 @@
 #include "advisor/settings.h"
 #include "cli/input.h"
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "pipeline/pipeline.h"
 
 namespace cookgraph::cli {

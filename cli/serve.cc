@@ -107,7 +107,7 @@ void CatchServeSignals() {
 }
 
 struct ServeArgs {
-  std::vector<std::string> paths;
+  std::vector<std::string> inputs;
   InputArgs input;  // the format options (paths unused)
   ServeFlags flags;
   LlmFlags llm;
@@ -124,15 +124,16 @@ int RunServe(const ServeArgs& args) {
     PrintError(options.error());
     return kExitInput;
   }
-  const InputList list = ExpandInputs(args.paths);
+  const InputList list = ExpandInputs(args.inputs);
   for (const Error& w : list.warnings) PrintWarning(w.file, w.message);
   for (const Error& e : list.errors) PrintError(e);
   if (!list.errors.empty()) return kExitInput;
   // Two files given as two arguments are BEFORE and AFTER.
-  const bool compare = args.paths.size() == 2 && list.inputs.size() == 2;
+  const bool compare = args.inputs.size() == 2 && list.inputs.size() == 2;
   std::vector<Input> inputs = list.inputs;
   if (compare) {  // in the order given, not sorted
-    if (inputs[0].paths != std::vector<std::string>{args.paths[0]}) std::swap(inputs[0], inputs[1]);
+    if (inputs[0].paths != std::vector<std::string>{args.inputs[0]})
+      std::swap(inputs[0], inputs[1]);
   }
 
   server::Dataset data;
@@ -189,7 +190,7 @@ void AddServeOptions(CLI::App& sub, ServeFlags& flags) {
 
 std::function<int()> SetupServe(CLI::App& sub) {
   auto args = std::make_shared<ServeArgs>();
-  sub.add_option("INPUT", args->paths,
+  sub.add_option("INPUT", args->inputs,
                  "inputs to explore: one (a snapshot, a trace, a GStreamer recording), two "
                  "files (BEFORE AFTER: their comparison), or a folder (one view per input)")
       ->required();

@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "advisor/settings.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "server/explorer.h"
 #include "server/http_server.h"
 

@@ -206,7 +206,7 @@ int RunWatch(const WatchArgs& args) {
     Judged judged;
     judged.snapshot = std::move(live->window);
     if (const pipeline::Outcome outcome =
-            pipeline::Judge(judged, ExplorerAnalysis(std::nullopt), settings->pack);
+            pipeline::JudgeSnapshot(judged, ExplorerAnalysis(std::nullopt), settings->pack);
         !outcome) {
       PrintError(outcome.failure().error);
       return;

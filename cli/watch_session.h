@@ -18,7 +18,7 @@
 #include "live/summary.h"
 #include "live/udp_receiver.h"
 #include "live/window.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "writers/score.h"
 
 namespace cookgraph::cli {

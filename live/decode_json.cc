@@ -1,7 +1,7 @@
 // JSON lines: one object per line, parsed whole with nlohmann::json. A line
 // holds one frame of one network, a few kilobytes at most, so a document tree
 // is cheaper here than the streaming event machinery the snapshot reader needs
-// (adapters/json_events.cc).
+// (adapters/json_tokenizer.cc).
 
 #include <cmath>
 #include <nlohmann/json.hpp>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/samples.h"
+#include "model/samples.h"
 
 namespace cookgraph {
 

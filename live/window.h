@@ -17,7 +17,7 @@
 
 #include "base/error.h"
 #include "live/frame_record.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

@@ -10,12 +10,12 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/critical_path.h"
+#include "graph/network_critical_path.h"
 #include "graph/loops.h"
 #include "metrics/frame_budget.h"
 #include "metrics/node_stats.h"
 #include "metrics/profiler_overhead.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "metrics/spikes.h"
 #include "metrics/trace_summary.h"
 
@@ -82,7 +82,7 @@ struct Analysis {
 
 Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options = {});
 
-// IsWaitingFamily (metrics/snapshot.h) says which families are waiting.
+// IsWaitingFamily (model/snapshot.h) says which families are waiting.
 
 /// The nodes in ranking order for `key`: nodes that cooked and work, largest
 /// first (ties by score, then by NodeIndex); then nodes that cooked and wait

@@ -64,8 +64,8 @@ std::string ThreadSettings(const Snapshot& snap, const Analysis& analysis) {
 }
 
 // Judges a change with its test: regression, improvement, neither.
-void Judge(const WelchResult& test, std::optional<double> change_pct, const DiffOptions& options,
-           bool& regression, bool& improvement) {
+void JudgeChange(const WelchResult& test, std::optional<double> change_pct,
+                 const DiffOptions& options, bool& regression, bool& improvement) {
   regression = improvement = false;
   if (!test.p_slower || !change_pct) return;
   const double p_slower = *test.p_slower;
@@ -160,7 +160,7 @@ SnapshotDiff CompareSnapshots(const Snapshot& before, const Analysis& before_ana
     const Moments m1 = MomentsOf(CookSeries(after.samples, a));
     d.test = WelchTest(m0, m1);
     d.note = NoTestNote(d.test, m0, m1, "cook_ms");
-    Judge(d.test, d.avg_pct, options, d.regression, d.improvement);
+    JudgeChange(d.test, d.avg_pct, options, d.regression, d.improvement);
     diff.nodes.push_back(std::move(d));
   }
   for (NodeIndex b = 0; b < bn.size(); ++b) {
@@ -206,7 +206,7 @@ SnapshotDiff CompareSnapshots(const Snapshot& before, const Analysis& before_ana
                      "each side)",
                      m0.n, m1.n)
                : NoTestNote(f.test, m0, m1, "frame time");
-  Judge(f.test, f.change_pct, options, f.regression, f.improvement);
+  JudgeChange(f.test, f.change_pct, options, f.regression, f.improvement);
 
   WarnOfChangedInputs(bn, an, diff);
   const std::string threads_before = ThreadSettings(before, before_analysis);

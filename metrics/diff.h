@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "metrics/welch.h"
 
 namespace cookgraph {

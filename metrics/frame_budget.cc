@@ -8,16 +8,6 @@
 
 namespace cookgraph {
 
-double FrameBudgetMs(std::optional<double> frame_budget_ms, std::optional<double> fps) {
-  // A budget or rate that is zero, negative or not finite cannot describe a
-  // frame; fall through to the next source rather than flag every frame.
-  if (frame_budget_ms && std::isfinite(*frame_budget_ms) && *frame_budget_ms > 0) {
-    return *frame_budget_ms;
-  }
-  if (fps && std::isfinite(*fps) && *fps > 0) return 1000.0 / *fps;
-  return kDefaultBudgetMs;
-}
-
 MeanP95Max MeanP95MaxOf(std::vector<double>& values) {
   double sum = 0;
   for (double v : values) sum += v;

@@ -2,23 +2,16 @@
 #define COOKGRAPH_METRICS_FRAME_BUDGET_H_
 
 // Frame times and the frame budget (docs/architecture.md#frame-time-and-the-frame-budget):
-// where the budget comes from, each frame's time and which frames are over it.
+// each frame's time and which frames are over it. Where the budget comes
+// from (FrameBudgetMs) is the model's: model/snapshot.h.
 
 #include <cstddef>
 #include <optional>
 #include <vector>
 
-#include "metrics/samples.h"
+#include "model/samples.h"
 
 namespace cookgraph {
-
-/// Frame budget when neither `frame_budget_ms` nor `fps` is given (60 fps).
-inline constexpr double kDefaultBudgetMs = 16.667;
-
-/// The frame budget of a snapshot (ms): `frame_budget_ms`, else 1000 / `fps`,
-/// else kDefaultBudgetMs. A value that is zero, negative or not finite is
-/// passed over. `score --budget-ms` overrides it (AnalysisOptions::budget_ms).
-double FrameBudgetMs(std::optional<double> frame_budget_ms, std::optional<double> fps);
 
 /// Mean, p95 (metrics/percentile.h) and max of `values`, as the frame statistics
 /// take them: the mean sums in the order given. `values` is not empty; it is

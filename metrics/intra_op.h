@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/timeline.h"
+#include "model/timeline.h"
 
 namespace cookgraph {
 

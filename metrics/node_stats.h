@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <optional>
 
-#include "metrics/samples.h"
+#include "model/samples.h"
 
 namespace cookgraph {
 

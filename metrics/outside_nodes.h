@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "metrics/timeline.h"
+#include "model/timeline.h"
 
 namespace cookgraph {
 

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "metrics/frame_budget.h"
-#include "metrics/samples.h"
+#include "model/samples.h"
 
 namespace cookgraph {
 

@@ -10,7 +10,7 @@
 
 #include "metrics/frame_budget.h"
 #include "metrics/node_stats.h"
-#include "metrics/samples.h"
+#include "model/samples.h"
 
 namespace cookgraph {
 

@@ -3,7 +3,7 @@
 
 // What a trace's timelines say beyond the per-node statistics
 // (docs/architecture.md#traces-steps-ranks-and-memory): the GPU time
-// (gpu_time.h), memory peaks per device, each rank's step times and the
+// (hta_breakdown.h), memory peaks per device, each rank's step times and the
 // straggler of each step, and the slowest step with what made it slow.
 
 #include <cstdint>
@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "metrics/event_path.h"
-#include "metrics/gpu_time.h"
+#include "metrics/event_critical_path.h"
+#include "metrics/hta_breakdown.h"
 #include "metrics/intra_op.h"
 #include "metrics/outside_nodes.h"
-#include "metrics/samples.h"
-#include "metrics/timeline.h"
+#include "model/samples.h"
+#include "model/timeline.h"
 
 namespace cookgraph {
 
@@ -58,7 +58,7 @@ struct SlowestStep {
   std::vector<NodeExcess> nodes;  // the nodes that grew most in it, most first (up to 5)
 };
 
-/// The event-level critical path of one step (metrics/event_path.h), in the
+/// The event-level critical path of one step (metrics/event_critical_path.h), in the
 /// terms output needs.
 struct StepPath {
   uint32_t rank = 0;

@@ -4,7 +4,7 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 
-#include "metrics/samples.h"
+#include "model/samples.h"
 
 namespace cookgraph {
 

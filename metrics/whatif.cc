@@ -9,7 +9,7 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "metrics/event_path.h"
+#include "metrics/event_critical_path.h"
 #include "metrics/trace_summary.h"
 
 namespace cookgraph {
@@ -227,7 +227,7 @@ WhatIf WhatIf::Build(const Snapshot& snapshot, const Analysis& analysis) {
       }
       size_t failed = 0;
       std::string first_failure;
-      // Every counted step's graph in one pass over the trace (metrics/event_path.h),
+      // Every counted step's graph in one pass over the trace (metrics/event_critical_path.h),
       // each kept only as its Step.
       std::vector<std::pair<size_t, uint32_t>> counted;  // (frame, marker)
       std::vector<EventPathOptions> counted_windows;
@@ -320,7 +320,7 @@ std::vector<double> WhatIf::FrameTimes(std::span<const WhatIfChange> changes) co
       break;
     case WhatIfModel::kStreaming: {
       // Per buffer: the slowest thread's work, each changed element's k-th
-      // cook in the thread scaled (metrics/streaming.h, the reader's frame
+      // cook in the thread scaled (model/gstreamer_threads.h, the reader's frame
       // time). The frame loses what the slowest thread's time loses, so a
       // frame keeps its measured value when nothing in it changes.
       const std::vector<StreamingThread>& threads = snapshot_->streaming->threads;

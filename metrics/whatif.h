@@ -2,22 +2,10 @@
 #define COOKGRAPH_METRICS_WHATIF_H_
 
 // What pays to fix (docs/architecture.md#what-if-predicted-gains): the frame
-// time predicted if some nodes cooked f times as long (f = 0.5: twice as
-// fast; f = 0: cached or removed), by a model of how the engine runs its work:
-//
-// - serial frames (snapshots, TouchDesigner): a frame's nodes cook one after
-//   another on one thread, so frame k loses (1 - f) x the node's cook_ms in
-//   frame k; the measured frame time is the start where the input gives it.
-// - streaming threads (GStreamer recordings): buffer k takes, in each
-//   streaming thread, the sum of its working elements' k-th cooks there; the
-//   slowest thread sets the buffer's time (the frame time of the reader).
-// - step critical paths (traces): each step's event graph (metrics/
-//   event_path.h) with the node's own time (its events' self time) scaled by
-//   f, and its longest path recomputed; the step gets shorter by what the
-//   path lost. A node with no time on a step's path gains nothing there.
-//
-// The predictions are made over the frames the analysis counts, and judged
-// against the same budget.
+// time predicted if some nodes cooked f times as long (f = 0.5: twice as fast;
+// f = 0: cached or removed), by the engine's model (serial frames, GStreamer's
+// streaming threads, or a trace's step critical paths), over the frames the
+// analysis counts and against the same budget.
 
 #include <cstddef>
 #include <cstdint>
@@ -29,7 +17,7 @@
 
 #include "graph/network.h"
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

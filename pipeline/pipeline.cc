@@ -14,7 +14,7 @@ Status ReadAndAnalyse(const Input& input, const ReadOptions& read, const Analysi
   return {};
 }
 
-Outcome Judge(Judged& out, const AnalysisOptions& options, const std::string& pack_path) {
+Outcome JudgeSnapshot(Judged& out, const AnalysisOptions& options, const std::string& pack_path) {
   out.analysis = Analyse(out.snapshot, options);
   Status judged = ApplyPack(out, pack_path);
   if (!judged) return Failure{.error = judged.error(), .internal = pack_path.empty()};
@@ -26,7 +26,7 @@ Outcome ReadAndJudge(const Input& input, const ReadOptions& read, const Analysis
   Result<Snapshot> snapshot = ReadInput(input.paths, read);
   if (!snapshot) return Failure{.error = snapshot.error()};
   out.snapshot = std::move(*snapshot);
-  return Judge(out, options, pack_path);
+  return JudgeSnapshot(out, options, pack_path);
 }
 
 }  // namespace cookgraph::pipeline

@@ -54,9 +54,9 @@ Status ReadAndAnalyse(const Input& input, const ReadOptions& read, const Analysi
 /// Analyses `out.snapshot` (read, or made by live mode) with `options` and
 /// judges it by `pack_path`'s knowledge pack (the engine's built-in one when
 /// "": a failure to load that one is internal).
-Outcome Judge(Judged& out, const AnalysisOptions& options, const std::string& pack_path);
+Outcome JudgeSnapshot(Judged& out, const AnalysisOptions& options, const std::string& pack_path);
 
-/// ReadAndAnalyse, then the knowledge pack as Judge: what `ask`, `report`
+/// ReadAndAnalyse, then the knowledge pack as JudgeSnapshot: what `ask`, `report`
 /// and the explorer start from.
 Outcome ReadAndJudge(const Input& input, const ReadOptions& read, const AnalysisOptions& options,
                      const std::string& pack_path, Judged& out);

@@ -29,7 +29,7 @@
 #include "graph/containers.h"
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "metrics/whatif.h"
 
 namespace cookgraph::server {

@@ -1,4 +1,4 @@
-# The event critical path (metrics/event_path.h) against an independent
+# The event critical path (metrics/event_critical_path.h) against an independent
 # reading of real traces in tests/data/fixtures/traces: the program
 # critical_path_dump prints every edge of the graph, the events of the path and
 # its length; tests/tools/critical_path_check.py recomputes them from the raw

@@ -87,7 +87,8 @@ set_tests_properties(whatif_touchdesigner_names_the_fixes PROPERTIES TIMEOUT 60)
 # Real traces (tests/data/fixtures/traces, see its README.md): one step, no step
 # markers (the whole trace), three streams, a job of two ranks, and Kineto's
 # 2021 schema (read as cookgraph reads it: docs/architecture.md#event-critical-path).
-# kineto_resnet50_workers4 agrees too (852 comparisons) but its check takes 24 s.
+# kineto_resnet50_workers4 agrees too (852 comparisons) but its check is slow
+# (docs/testing.md#what-if-predictions).
 set(whatif_traces
   kineto_2021_schema.json
   kineto_cuda_event_sync.json.gz

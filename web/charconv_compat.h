@@ -6,7 +6,7 @@
 // 13, whose <charconv> has std::to_chars and std::from_chars for integers
 // only. cookgraph writes its shortest numbers with std::to_chars(double)
 // (writers/score_columns.cc) and parses some with std::from_chars(double)
-// (adapters/json_events.cc, adapters/gstreamer/build.cc,
+// (adapters/json_tokenizer.cc, adapters/gstreamer/build.cc,
 // advisor/pack_schema.cc); here they are, for double, with the results of
 // libstdc++'s (the native build's) to the byte: web/charconv_compat.cc.
 // Other standard libraries get nothing from this file.

@@ -54,7 +54,7 @@ set(COOKGRAPH_WEB_EXCEPTIONS -fexceptions CACHE STRING
     "The WebAssembly build: -fexceptions or -fwasm-exceptions")
 # Every file of the build: one thread; no zlib (byte_source.cc reads plain
 # files and refuses gzip, which the page inflates before); SSE2 intrinsics
-# (json_events.cc's string scan) as WebAssembly SIMD; and the floating-point
+# (json_tokenizer.cc's string scan) as WebAssembly SIMD; and the floating-point
 # <charconv> that emscripten's libc++ lacks (charconv_compat.h).
 add_compile_definitions(COOKGRAPH_SINGLE_THREAD COOKGRAPH_NO_ZLIB)
 add_compile_options(${COOKGRAPH_WEB_EXCEPTIONS} -msimd128 -msse2

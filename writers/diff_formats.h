@@ -10,7 +10,7 @@
 #include <string>
 
 #include "metrics/diff.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "writers/score.h"
 
 namespace cookgraph {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

@@ -14,7 +14,7 @@
 #include "base/error.h"
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

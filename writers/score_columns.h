@@ -18,7 +18,7 @@
 
 #include "metrics/analysis.h"
 #include "metrics/rollup.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "writers/score.h"
 
 namespace cookgraph::score_internal {

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "writers/json_out.h"
 
 namespace cookgraph::score_internal {

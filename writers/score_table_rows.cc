@@ -406,7 +406,7 @@ void TraceSections(const ScoredSnapshot& scored, const std::function<std::string
   }
 }
 
-// A GStreamer recording's streaming threads and latency (metrics/streaming.h).
+// A GStreamer recording's streaming threads and latency (model/gstreamer_threads.h).
 void StreamingSections(const Streaming& st, const std::function<std::string(NodeIndex)>& node_id,
                        std::vector<Section>& sections) {
   if (!st.threads.empty()) {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "base/error.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

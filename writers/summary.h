@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "metrics/whatif.h"
 
 namespace cookgraph {

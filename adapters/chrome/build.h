@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "adapters/chrome/records.h"
-#include "metrics/timeline.h"
+#include "model/timeline.h"
 
 namespace cookgraph::chrome {
 
@@ -105,7 +105,7 @@ void AddTensorFlowLaunches(const TraceRecords& records, const Classified& classi
 std::vector<uint32_t> Launchers(const TraceRecords& records, const Classified& classified,
                                 const std::vector<FlowLink>& links);
 
-/// The timeline of the trace (metrics/timeline.h): every slice that is a node,
+/// The timeline of the trace (model/timeline.h): every slice that is a node,
 /// a marker or a GPU-side annotation, with its track, nesting parent, launch
 /// link and frame, plus the [memory] events and the distributedInfo /
 /// deviceProperties of the trace. Events' nodes are left for the caller, which

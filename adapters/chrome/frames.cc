@@ -16,7 +16,7 @@
 #include "adapters/chrome/build.h"
 #include "base/text.h"
 #include "metrics/percentile.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph::chrome {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

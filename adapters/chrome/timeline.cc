@@ -1,4 +1,4 @@
-// The timeline of a Chrome trace (metrics/timeline.h): the slices kept as
+// The timeline of a Chrome trace (model/timeline.h): the slices kept as
 // events on their tracks, nested again with the markers among them (a step
 // encloses its ops), linked launch to kernel, and the [memory] events bound
 // to the op that made them.

@@ -1,4 +1,4 @@
-// Stage 2 of the Chrome trace reader: JSON events (adapters/json_events.cc,
+// Stage 2 of the Chrome trace reader: JSON events (adapters/json_tokenizer.cc,
 // cookgraph's own streaming JSON reader) into TraceRecords. This file follows the structure:
 // the top level, the traceEvents array, each event, its args; the values an
 // event holds are read in event.cc.

@@ -14,7 +14,7 @@
 #include "adapters/gstreamer/cooks.h"
 #include "adapters/gstreamer/records.h"
 #include "base/text.h"
-#include "metrics/streaming.h"
+#include "model/gstreamer_threads.h"
 
 namespace cookgraph::gst {
 namespace {

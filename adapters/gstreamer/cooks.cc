@@ -12,7 +12,7 @@
 #include <string>
 
 #include "metrics/percentile.h"
-#include "metrics/streaming.h"
+#include "model/gstreamer_threads.h"
 
 namespace cookgraph::gst::build_internal {
 namespace {

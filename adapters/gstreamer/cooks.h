@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "adapters/gstreamer/records.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph::gst::build_internal {
 

@@ -14,7 +14,7 @@
 
 #include "adapters/byte_source.h"
 #include "base/error.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph::gst {
 

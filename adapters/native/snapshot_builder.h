@@ -14,7 +14,7 @@
 
 #include "adapters/events.h"
 #include "adapters/input_limits.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

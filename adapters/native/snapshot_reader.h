@@ -10,7 +10,7 @@
 
 #include "adapters/byte_source.h"
 #include "base/error.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 

@@ -12,7 +12,7 @@
 #include "advisor/findings.h"
 #include "metrics/analysis.h"
 #include "metrics/diff.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "metrics/whatif.h"
 #include "writers/heatmap/heatmap_svg.h"
 

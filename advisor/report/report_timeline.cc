@@ -12,7 +12,7 @@
 #include "advisor/report/report_model.h"
 #include "advisor/report/report_svg.h"
 #include "base/text.h"
-#include "metrics/gpu_time.h"
+#include "metrics/hta_breakdown.h"
 
 namespace cookgraph::report_internal {
 namespace {

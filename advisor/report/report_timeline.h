@@ -10,7 +10,7 @@
 #include <string>
 
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph::report_internal {
 

@@ -185,7 +185,7 @@ std::unique_ptr<Loaded> Load(const std::string& name) {
       ReadSnapshotFile(std::string(COOKGRAPH_SOURCE_DIR) + "/examples/" + name + ".json");
   EXPECT_TRUE(s) << s.error().Format();
   if (s) l->judged.snapshot = std::move(*s);
-  EXPECT_TRUE(pipeline::Judge(l->judged, AnalysisOptions{.gains = true}, ""));
+  EXPECT_TRUE(pipeline::JudgeSnapshot(l->judged, AnalysisOptions{.gains = true}, ""));
   return l;
 }
 

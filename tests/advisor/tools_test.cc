@@ -55,7 +55,7 @@ class ByteCounter : public TokenCounter {
 std::unique_ptr<Judged> JudgeSnapshot(Snapshot snapshot) {
   auto judged = std::make_unique<Judged>();
   judged->snapshot = std::move(snapshot);
-  const pipeline::Outcome s = pipeline::Judge(*judged, AnalysisOptions{.gains = true}, "");
+  const pipeline::Outcome s = pipeline::JudgeSnapshot(*judged, AnalysisOptions{.gains = true}, "");
   EXPECT_TRUE(s) << s.failure().error.Format();
   return judged;
 }

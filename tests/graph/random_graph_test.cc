@@ -8,7 +8,7 @@
 #include <set>
 
 #include "graph/condensation.h"
-#include "graph/critical_path.h"
+#include "graph/network_critical_path.h"
 #include "graph/loops.h"
 #include "graph/reachability.h"
 #include "graph/upstream.h"

@@ -11,7 +11,7 @@
 #include <random>
 
 #include "graph/condensation.h"
-#include "graph/critical_path.h"
+#include "graph/network_critical_path.h"
 #include "graph/loops.h"
 #include "graph/upstream.h"
 

@@ -1,13 +1,13 @@
 #ifndef COOKGRAPH_TESTS_METRICS_TIMELINE_MAKER_H_
 #define COOKGRAPH_TESTS_METRICS_TIMELINE_MAKER_H_
 
-// Hand-made timelines for the tests of metrics/event_path.h and metrics/whatif.h.
+// Hand-made timelines for the tests of metrics/event_critical_path.h and metrics/whatif.h.
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "metrics/timeline.h"
+#include "model/timeline.h"
 
 namespace cookgraph::testing_timeline {
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the code's dependencies follow the layers of
-docs/architecture.md#layers, one way: base -> graph -> metrics -> adapters
-(readers) -> writers -> store -> advisor -> live -> pipeline -> server -> cli.
+docs/architecture.md#layers, one way: base -> graph -> model -> metrics ->
+adapters (readers) -> writers -> store -> advisor -> live -> pipeline -> server -> cli.
 
 usage: check_layers.py REPO_ROOT
 
@@ -25,29 +25,30 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 ALLOWED = [
     ("base", ["base"]),
     ("graph", ["base", "graph"]),
-    ("metrics", ["base", "graph", "metrics"]),
+    ("model", ["base", "graph", "model"]),
+    ("metrics", ["base", "graph", "model", "metrics"]),
     # Each input format reads on top of the shared stages, never another format.
-    ("adapters/native", ["base", "graph", "metrics", "adapters/*.h", "adapters/native"]),
-    ("adapters/chrome", ["base", "graph", "metrics", "adapters/*.h", "adapters/chrome"]),
-    ("adapters/gstreamer", ["base", "graph", "metrics", "adapters/*.h", "adapters/gstreamer"]),
-    ("adapters", ["base", "graph", "metrics", "adapters"]),
-    ("writers/heatmap", ["base", "graph", "metrics", "writers/heatmap"]),
-    ("writers", ["base", "graph", "metrics", "writers/*.h"]),
+    ("adapters/native", ["base", "graph", "model", "metrics", "adapters/*.h", "adapters/native"]),
+    ("adapters/chrome", ["base", "graph", "model", "metrics", "adapters/*.h", "adapters/chrome"]),
+    ("adapters/gstreamer", ["base", "graph", "model", "metrics", "adapters/*.h", "adapters/gstreamer"]),
+    ("adapters", ["base", "graph", "model", "metrics", "adapters"]),
+    ("writers/heatmap", ["base", "graph", "model", "metrics", "writers/heatmap"]),
+    ("writers", ["base", "graph", "model", "metrics", "writers/*.h"]),
     # The history of runs keeps what the writers produce; it reads no input file.
-    ("store", ["base", "graph", "metrics", "writers", "store"]),
+    ("store", ["base", "graph", "model", "metrics", "writers", "store"]),
     ("advisor/tokens", ["base", "advisor/tokens"]),
     ("advisor/llm", ["base", "advisor/llm"]),
-    ("advisor/report", ["base", "graph", "metrics", "writers", "advisor/findings.h",
+    ("advisor/report", ["base", "graph", "model", "metrics", "writers", "advisor/findings.h",
                         "advisor/report"]),
-    ("advisor", ["base", "graph", "metrics", "writers", "advisor"]),
-    ("live", ["base", "graph", "metrics", "live"]),
+    ("advisor", ["base", "graph", "model", "metrics", "writers", "advisor"]),
+    ("live", ["base", "graph", "model", "metrics", "live"]),
     # Read, analyse, judge and the batch pool, once for every front end.
-    ("pipeline", ["base", "graph", "metrics", "adapters/*.h", "writers/*.h", "advisor",
+    ("pipeline", ["base", "graph", "model", "metrics", "adapters/*.h", "writers/*.h", "advisor",
                   "pipeline"]),
     # The explorer serves analyses; it never reads a file itself.
-    ("server", ["base", "graph", "metrics", "writers", "advisor", "server"]),
+    ("server", ["base", "graph", "model", "metrics", "writers", "advisor", "server"]),
     # The MCP server opens inputs through the pipeline, as the CLI does.
-    ("mcp", ["base", "graph", "metrics", "adapters/*.h", "writers", "advisor", "pipeline", "mcp"]),
+    ("mcp", ["base", "graph", "model", "metrics", "adapters/*.h", "writers", "advisor", "pipeline", "mcp"]),
 ]
 
 

@@ -2,7 +2,7 @@
 //                         [--summary]
 // critical_path_dump TRACE --all-steps [--annotation A] [--perturb]
 // reads a Chrome trace with cookgraph's reader (adapters/chrome/chrome_trace.h),
-// finds the event critical path of its first timeline (metrics/event_path.h)
+// finds the event critical path of its first timeline (metrics/event_critical_path.h)
 // and prints it in the format of tests/tools/critical_path_check.py --dump,
 // so that the two can be compared line for line (after sorting):
 //   edge KIND FROM:b|e TO:b|e WEIGHT_NS
@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "adapters/chrome/chrome_trace.h"
-#include "metrics/event_path.h"
+#include "metrics/event_critical_path.h"
 
 namespace {
 

@@ -53,7 +53,7 @@ Runtime as cuda_runtime, Kernel, Memcpy and Memset as kernel, gpu_memcpy and
 gpu_memset, a ProfilerStep#N as user_annotation), as cookgraph reads it.
 --compare runs `CRITICAL_PATH_DUMP TRACE --annotation A --instance I
 --no-zero-weight-launch-edges` (tests/tools/critical_path_dump.cc: cookgraph's
-metrics/event_path.h on cookgraph's reading of the trace) and requires the
+metrics/event_critical_path.h on cookgraph's reading of the trace) and requires the
 length within 1% of HTA's and the same GPU events (count and hash);
 --perturb takes 2% off every expected length first, which must fail.
 """

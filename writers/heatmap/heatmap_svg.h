@@ -13,7 +13,7 @@
 
 #include "base/error.h"
 #include "metrics/analysis.h"
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 #include "writers/heatmap/heatmap_select.h"
 
 namespace cookgraph {

@@ -1,4 +1,4 @@
-#include "metrics/streaming.h"
+#include "model/gstreamer_threads.h"
 
 #include <map>
 

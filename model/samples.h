@@ -1,5 +1,5 @@
-#ifndef COOKGRAPH_METRICS_SAMPLES_H_
-#define COOKGRAPH_METRICS_SAMPLES_H_
+#ifndef COOKGRAPH_MODEL_SAMPLES_H_
+#define COOKGRAPH_MODEL_SAMPLES_H_
 
 // Per-frame samples, stored column-wise: one contiguous series per node and
 // metric, frame after frame. A missing value is NaN and means "did not cook in
@@ -104,4 +104,4 @@ class Samples {
 
 }  // namespace cookgraph
 
-#endif  // COOKGRAPH_METRICS_SAMPLES_H_
+#endif  // COOKGRAPH_MODEL_SAMPLES_H_

@@ -1,4 +1,4 @@
-#include "metrics/samples.h"
+#include "model/samples.h"
 
 #include <type_traits>
 #include <utility>

@@ -1,5 +1,5 @@
-#ifndef COOKGRAPH_METRICS_STREAMING_H_
-#define COOKGRAPH_METRICS_STREAMING_H_
+#ifndef COOKGRAPH_MODEL_GSTREAMER_THREADS_H_
+#define COOKGRAPH_MODEL_GSTREAMER_THREADS_H_
 
 // The streaming threads of a GStreamer recording and the pipeline's latency
 // (docs/formats.md#gstreamer, "Threads, work and latency"): what the GStreamer
@@ -49,7 +49,7 @@ struct StreamingThread {
   std::vector<std::pair<double, double>> cpu_load_over_time;
   /// Its buffers are frames: false for a thread at a known rate other than
   /// the bottleneck thread's (audio beside video), which does not set the
-  /// frame time (adapters/gstreamer/gstreamer.h, "Frames").
+  /// frame time (docs/formats.md#gstreamer, `frame_ms`).
   bool sets_frame = true;
 
   /// busy_ms_per_buffer / buffer_period_ms, when the period is known.
@@ -109,4 +109,4 @@ std::optional<size_t> BottleneckThread(const std::vector<StreamingThread>& threa
 
 }  // namespace cookgraph
 
-#endif  // COOKGRAPH_METRICS_STREAMING_H_
+#endif  // COOKGRAPH_MODEL_GSTREAMER_THREADS_H_

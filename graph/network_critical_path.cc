@@ -1,4 +1,4 @@
-#include "graph/critical_path.h"
+#include "graph/network_critical_path.h"
 
 #include <algorithm>
 #include <cassert>

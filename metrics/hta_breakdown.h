@@ -1,5 +1,5 @@
-#ifndef COOKGRAPH_METRICS_GPU_TIME_H_
-#define COOKGRAPH_METRICS_GPU_TIME_H_
+#ifndef COOKGRAPH_METRICS_HTA_BREAKDOWN_H_
+#define COOKGRAPH_METRICS_HTA_BREAKDOWN_H_
 
 // Where the GPU's time goes, from the timeline of a trace, as Holistic Trace
 // Analysis (HTA) computes it (docs/architecture.md#gpu-time): the temporal
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "metrics/timeline.h"
+#include "model/timeline.h"
 
 namespace cookgraph {
 
@@ -120,4 +120,4 @@ int64_t UnionLength(std::vector<std::pair<int64_t, int64_t>> intervals);
 
 }  // namespace cookgraph
 
-#endif  // COOKGRAPH_METRICS_GPU_TIME_H_
+#endif  // COOKGRAPH_METRICS_HTA_BREAKDOWN_H_

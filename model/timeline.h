@@ -1,11 +1,11 @@
-#ifndef COOKGRAPH_METRICS_TIMELINE_H_
-#define COOKGRAPH_METRICS_TIMELINE_H_
+#ifndef COOKGRAPH_MODEL_TIMELINE_H_
+#define COOKGRAPH_MODEL_TIMELINE_H_
 
 // The timeline of a trace (docs/architecture.md#the-timeline): every event of
 // one rank, on its track (a CPU thread or a GPU stream), with its node, start,
 // duration, nesting parent and correlation (a launch call and the kernel it
 // launched). The aggregated nodes say what costs; the timeline says when and
-// why (metrics/gpu_time.h, metrics/event_path.h).
+// why (metrics/hta_breakdown.h, metrics/event_critical_path.h).
 //
 // Compact: one TimelineEvent (56 bytes) per event, names interned once.
 
@@ -22,7 +22,7 @@ inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
 /// HTA's step names: "ProfilerStep#" and a number, matched at the start (its
 /// types.py; the ProfilerStepGroupingPattern ^ProfilerStep#\d+ of its critical
-/// path). The step analyses (metrics/gpu_time.h, metrics/event_path.h) use it.
+/// path). The step analyses (metrics/hta_breakdown.h, metrics/event_critical_path.h) use it.
 inline bool IsProfilerStep(std::string_view name) {
   constexpr std::string_view kPrefix = "ProfilerStep#";
   return name.size() > kPrefix.size() && name.starts_with(kPrefix) && name[kPrefix.size()] >= '0' &&
@@ -79,7 +79,7 @@ struct TimelineEvent {
   uint32_t correlation = kNoIndex;  // args.correlation as given (launch calls and GPU events)
   EventKind kind = EventKind::kOther;
   /// A kAnnotation of Kineto's category python_function (HTA tells those from
-  /// user_annotation ones: metrics/event_path.cc's backward-thread merge).
+  /// user_annotation ones: metrics/event_critical_path.cc's backward-thread merge).
   bool python_function = false;
 
   int64_t end_ns() const { return start_ns + dur_ns; }
@@ -149,4 +149,4 @@ inline double BytesToMb(int64_t bytes) { return static_cast<double>(bytes) / (10
 
 }  // namespace cookgraph
 
-#endif  // COOKGRAPH_METRICS_TIMELINE_H_
+#endif  // COOKGRAPH_MODEL_TIMELINE_H_

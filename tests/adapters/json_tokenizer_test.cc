@@ -1,4 +1,4 @@
-// The JSON reader (adapters/json_events.cc) against nlohmann::json's SAX
+// The JSON reader (adapters/json_tokenizer.cc) against nlohmann::json's SAX
 // parser, a conforming and widely used parser: on every input both must agree
 // on accepting it, and on accepted inputs give the same events with the same
 // values. The inputs: hand-written edge cases of RFC 8259, thousands of seeded

@@ -1,8 +1,8 @@
-#include "metrics/samples.h"
+#include "model/samples.h"
 
 #include <gtest/gtest.h>
 
-#include "metrics/snapshot.h"
+#include "model/snapshot.h"
 
 namespace cookgraph {
 namespace {

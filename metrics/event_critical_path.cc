@@ -20,7 +20,7 @@
 // graph, O(W log W) for W events in it (plus the trace's "Stream Wait Event"s,
 // which are in every window).
 
-#include "metrics/event_path.h"
+#include "metrics/event_critical_path.h"
 
 #include <fmt/format.h>
 
@@ -422,7 +422,7 @@ class Builder {
       }
     }
     cpu_runs_.push_back(static_cast<uint32_t>(cpu_rows_.size()));
-    // A track's events are by start in the timeline (metrics/timeline.h);
+    // A track's events are by start in the timeline (model/timeline.h);
     // checked rather than assumed.
     auto by_start = [&](uint32_t a, uint32_t b) {
       return t_.events[a].start_ns < t_.events[b].start_ns;

@@ -2,7 +2,7 @@
 // cites each HTA function this follows). Everything is in integer ns until
 // the end, so the numbers agree exactly with an independent reading.
 
-#include "metrics/gpu_time.h"
+#include "metrics/hta_breakdown.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-// ForEachEventCriticalPath (metrics/event_path.h): many windows of one
+// ForEachEventCriticalPath (metrics/event_critical_path.h): many windows of one
 // timeline in one pass give, field for field, what EventCriticalPath gives one
 // window at a time. tests/critical_path.cmake checks the same on the real
 // traces of tests/data/fixtures/traces (critical_path_dump --all-steps).
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/event_path.h"
+#include "metrics/event_critical_path.h"
 #include "tests/metrics/timeline_maker.h"
 
 namespace cookgraph {

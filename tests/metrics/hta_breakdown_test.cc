@@ -1,7 +1,7 @@
 // GPU time on hand-built timelines, each number worked out by hand from the
 // definitions in docs/architecture.md#gpu-time (HTA's).
 
-#include "metrics/gpu_time.h"
+#include "metrics/hta_breakdown.h"
 
 #include <gtest/gtest.h>
 

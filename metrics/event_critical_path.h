@@ -1,5 +1,5 @@
-#ifndef COOKGRAPH_METRICS_EVENT_PATH_H_
-#define COOKGRAPH_METRICS_EVENT_PATH_H_
+#ifndef COOKGRAPH_METRICS_EVENT_CRITICAL_PATH_H_
+#define COOKGRAPH_METRICS_EVENT_CRITICAL_PATH_H_
 
 // The critical path of one rank's events, as Holistic Trace Analysis (HTA)
 // computes it (docs/architecture.md#event-critical-path): a graph with a node
@@ -13,7 +13,7 @@
 // tests/tools/critical_path_check.py is an independent reading of the raw file
 // that the tests compare against, edge by edge.
 //
-// Not to be confused with graph/critical_path.h, the heaviest path through
+// Not to be confused with graph/network_critical_path.h, the heaviest path through
 // the node graph: this one is over events, in time.
 
 #include <cstddef>
@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "metrics/timeline.h"
+#include "model/timeline.h"
 
 namespace cookgraph {
 
@@ -120,4 +120,4 @@ std::vector<std::pair<uint32_t, int64_t>> PathTimePerNode(const Timeline& timeli
 
 }  // namespace cookgraph
 
-#endif  // COOKGRAPH_METRICS_EVENT_PATH_H_
+#endif  // COOKGRAPH_METRICS_EVENT_CRITICAL_PATH_H_

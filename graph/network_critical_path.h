@@ -1,5 +1,5 @@
-#ifndef COOKGRAPH_GRAPH_CRITICAL_PATH_H_
-#define COOKGRAPH_GRAPH_CRITICAL_PATH_H_
+#ifndef COOKGRAPH_GRAPH_NETWORK_CRITICAL_PATH_H_
+#define COOKGRAPH_GRAPH_NETWORK_CRITICAL_PATH_H_
 
 // The heaviest path through the condensed DAG (docs/architecture.md#critical-path).
 
@@ -29,4 +29,4 @@ Path CriticalPath(const Adjacency& adjacency, const Condensation& condensation,
 
 }  // namespace cookgraph
 
-#endif  // COOKGRAPH_GRAPH_CRITICAL_PATH_H_
+#endif  // COOKGRAPH_GRAPH_NETWORK_CRITICAL_PATH_H_

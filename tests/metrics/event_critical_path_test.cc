@@ -1,4 +1,4 @@
-#include "metrics/event_path.h"
+#include "metrics/event_critical_path.h"
 
 #include "tests/metrics/timeline_maker.h"
 

@@ -1,5 +1,5 @@
-#ifndef COOKGRAPH_METRICS_SNAPSHOT_H_
-#define COOKGRAPH_METRICS_SNAPSHOT_H_
+#ifndef COOKGRAPH_MODEL_SNAPSHOT_H_
+#define COOKGRAPH_MODEL_SNAPSHOT_H_
 
 // Snapshot = metadata + Network + Samples (docs/architecture.md#the-model).
 
@@ -10,12 +10,19 @@
 #include <vector>
 
 #include "graph/network.h"
-#include "metrics/frame_budget.h"
-#include "metrics/samples.h"
-#include "metrics/streaming.h"
-#include "metrics/timeline.h"
+#include "model/gstreamer_threads.h"
+#include "model/samples.h"
+#include "model/timeline.h"
 
 namespace cookgraph {
+
+/// Frame budget when neither `frame_budget_ms` nor `fps` is given (60 fps).
+inline constexpr double kDefaultBudgetMs = 16.667;
+
+/// The frame budget of a snapshot (ms): `frame_budget_ms`, else 1000 / `fps`,
+/// else kDefaultBudgetMs. A value that is zero, negative or not finite is
+/// passed over. `score --budget-ms` overrides it (AnalysisOptions::budget_ms).
+double FrameBudgetMs(std::optional<double> frame_budget_ms, std::optional<double> fps);
 
 /// True for the families of nodes whose time is waiting, not work (see
 /// Analysis::waiting, docs/architecture.md#waiting-nodes): "queue" (a
@@ -67,7 +74,7 @@ struct Snapshot {
   /// several); empty for inputs that do not record when things ran.
   std::vector<Timeline> timelines;
   /// GStreamer recordings: the streaming threads and the pipeline latency
-  /// (metrics/streaming.h). Not part of the snapshot format.
+  /// (model/gstreamer_threads.h). Not part of the snapshot format.
   std::optional<Streaming> streaming;
   /// Things the reader kept going past (unknown keys, ...), one line each.
   std::vector<std::string> warnings;
@@ -75,4 +82,4 @@ struct Snapshot {
 
 }  // namespace cookgraph
 
-#endif  // COOKGRAPH_METRICS_SNAPSHOT_H_
+#endif  // COOKGRAPH_MODEL_SNAPSHOT_H_
