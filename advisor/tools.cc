@@ -19,19 +19,17 @@
 #include "metrics/rollup.h"
 #include "metrics/whatif.h"
 #include "writers/graph_formats.h"
-#include "writers/json_out.h"
 #include "writers/score_columns.h"
 #include "writers/score_sections.h"  // a node, the GPU and threads exactly as `score --format json` writes them
 #include "writers/whatif_formats.h"
 
 // The tools the model can call (docs/architecture.md#tools-the-model-can-call).
 // Every result is compact JSON written as `score --format json` writes its own
-// (writers/json_out.h: shortest round trip; a whole double keeps its ".0"), fitted to
+// (base/json_writer.h, JsonStyle::kShortest: shortest round trip; a whole double keeps its ".0"), fitted to
 // its token budget by cutting lists, then details.
 
 namespace cookgraph {
 
-using score_internal::JsonOut;  // as score writes its JSON
 using score_internal::Value;
 
 /// The container hierarchy with the roll-up of `score --group-by container`,
@@ -121,7 +119,7 @@ class Matcher {
 // ---- JSON out ---------------------------------------------------------------------
 
 std::string ErrorJson(std::string_view message) {
-  JsonOut w;
+  JsonWriter w;
   w.BeginObject();
   w.StringField("error", message);
   w.EndObject();
@@ -410,7 +408,7 @@ class ToolRun {
     return out;
   }
 
-  static std::string Members(JsonOut& w) {  // an object's members without its braces
+  static std::string Members(JsonWriter& w) {  // an object's members without its braces
     w.EndObject();
     return w.text().substr(1, w.text().size() - 2);
   }
@@ -446,7 +444,7 @@ class ToolRun {
   // place, parameters, findings and slowest frames.
   std::string NodeObject(NodeIndex n, const Detail& d) const {
     const Node& node = net_.node(n);
-    JsonOut w;
+    JsonWriter w;
     score_internal::WriteNode(w, snap_, a_, n, RankOf(n), !a_.gain_ms.empty());
     if (Waits(n)) w.BoolField("waiting", true);
     if (d.parent) w.StringField("parent", node.parent);
@@ -462,7 +460,7 @@ class ToolRun {
   }
 
   // "slowest_frames": the frames in which it cooked longest, longest first.
-  void SlowestFrames(JsonOut& w, NodeIndex n, size_t limit) const {
+  void SlowestFrames(JsonWriter& w, NodeIndex n, size_t limit) const {
     std::span<const double> series = snap_.samples.series(n, Metric::kCookMs);
     std::vector<std::pair<double, size_t>> cooked;
     for (size_t f = 0; f < series.size(); ++f) {
@@ -489,7 +487,7 @@ class ToolRun {
 
   // The pack's key parameters first (advisor/pack.h), then the others, each
   // name once.
-  void Params(JsonOut& w, const Node& node, const Detail& d) const {
+  void Params(JsonWriter& w, const Node& node, const Detail& d) const {
     std::vector<size_t> order;
     std::vector<bool> taken(node.params.size(), false);
     auto seen = [&](const std::string& key) {
@@ -522,7 +520,7 @@ class ToolRun {
 
   // {"data":[ids],"call":[ids],...}: the neighbours by edge kind (in the order
   // of EdgeKind), each once, the first `limit` in all.
-  void Edges(JsonOut& w, std::string_view key, const std::vector<size_t>& edges, bool inputs,
+  void Edges(JsonWriter& w, std::string_view key, const std::vector<size_t>& edges, bool inputs,
              size_t limit) const {
     std::vector<std::vector<NodeIndex>> by_kind(kEdgeKindCount);
     size_t distinct = 0;
@@ -552,7 +550,7 @@ class ToolRun {
     if (distinct > shown) w.CountField(std::string(key) + "_total", distinct);
   }
 
-  void Findings(JsonOut& w, NodeIndex n, const Detail& d) const {
+  void Findings(JsonWriter& w, NodeIndex n, const Detail& d) const {
     const std::vector<size_t>& found = t_.findings_of(n);
     if (found.empty()) return;
     w.Key("findings");
@@ -594,7 +592,7 @@ class ToolRun {
     const Node& node = net_.node(n);
     const NodeStats& s = a_.stats[n];
     const bool cooked = s.cooked_frames > 0;
-    JsonOut w;
+    JsonWriter w;
     w.BeginObject();
     w.StringField("id", node.id);
     w.StringField("type", node.type);
@@ -656,13 +654,13 @@ class ToolRun {
     std::vector<std::string> lines;
     std::vector<NodeIndex> nodes;
     for (size_t i = 0; i < rows; ++i) {
-      JsonOut w;  // as `score --sort KEY --format json` writes it
+      JsonWriter w;  // as `score --sort KEY --format json` writes it
       score_internal::WriteNode(w, snap_, a_, matches[i].first, matches[i].second, sort == SortKey::kGain);
       w.EndObject();
       lines.push_back(w.Take());
       nodes.push_back(matches[i].first);
     }
-    JsonOut head;
+    JsonWriter head;
     head.BeginObject();
     head.StringField("sort", SortKeyName(sort));
     if (asked > limit) {
@@ -713,7 +711,7 @@ class ToolRun {
     for (NodeIndex n : top ? ci.top_nodes : ci.containers[found->second].direct) keep[n] = true;
     const std::vector<NodeIndex> nodes = Ranked(keep);
 
-    JsonOut head;
+    JsonWriter head;
     head.BeginObject();
     head.StringField("path", path);
     if (!top) {
@@ -731,7 +729,7 @@ class ToolRun {
     const size_t sub_count = std::min(subs.size(), limit), node_count = std::min(nodes.size(), limit);
     for (size_t i = 0; i < sub_count; ++i) {
       const ContainerStats& s = ci.stats[subs[i]];
-      JsonOut w;
+      JsonWriter w;
       w.BeginObject();
       w.StringField("id", s.id);
       w.CountField("nodes", s.nodes);
@@ -833,7 +831,7 @@ class ToolRun {
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
       return a_.frames.frame_ms[x] > a_.frames.frame_ms[y];
     });
-    JsonOut head;
+    JsonWriter head;
     head.BeginObject();
     head.StringField("frame_word", snap_.info.frame_word());
     head.Field("budget_ms", a_.has_budget ? Value(a_.budget_ms) : Value());
@@ -846,7 +844,7 @@ class ToolRun {
     std::vector<std::string> lines;
     for (size_t i = 0; i < rows; ++i) {
       const size_t f = order[i];
-      JsonOut w;
+      JsonWriter w;
       w.BeginObject();
       w.CountField("index", f);
       w.IntField(steps ? "step" : "frame", numbers[f]);
@@ -868,7 +866,7 @@ class ToolRun {
     const bool steps = snap_.info.steps();
     const double ms = f < a_.frames.frame_ms.size() ? a_.frames.frame_ms[f] : kMissing;
 
-    JsonOut head;
+    JsonWriter head;
     head.BeginObject();
     head.CountField("index", f);
     head.IntField(steps ? "step" : "frame", numbers[f]);
@@ -900,7 +898,7 @@ class ToolRun {
     std::vector<NodeIndex> shown;
     for (size_t i = 0; i < rows; ++i) {
       const NodeIndex n = cooked[i].second;
-      JsonOut w;
+      JsonWriter w;
       w.BeginObject();
       w.StringField("id", net_.node(n).id);
       w.NumberField("ms", cooked[i].first);
@@ -920,7 +918,7 @@ class ToolRun {
   // A trace's numbers for one step (docs/architecture.md#traces-steps-ranks-and-memory):
   // each rank's step time and straggling, GPU time, memory peaks, and what
   // grew when it is the slowest step. Short lists, cut at fixed lengths.
-  void TraceStep(JsonOut& w, const TraceSummary& t, int64_t step, size_t f) const {
+  void TraceStep(JsonWriter& w, const TraceSummary& t, int64_t step, size_t f) const {
     constexpr size_t kRows = 8;
     w.Key("ranks");
     w.BeginArray();
@@ -948,11 +946,7 @@ class ToolRun {
           if (s.step != step || shown == kRows) continue;
           w.BeginObject();
           w.CountField("rank", r.rank);
-          w.CountField("kernels", s.kernels);
-          w.NumberField("kernel_span_ms", s.kernel_span_ms);
-          w.NumberField("idle_ms", s.idle_ms);
-          w.NumberField("compute_ms", s.compute_ms);
-          w.NumberField("non_compute_ms", s.non_compute_ms);
+          score_internal::WriteStepGpuTime(w, s);
           w.EndObject();
           ++shown;
         }
@@ -972,8 +966,7 @@ class ToolRun {
         w.BeginObject();
         w.CountField("rank", m.rank);
         w.StringField("device", m.device);
-        w.NumberField("peak_allocated_mb", s.peak_allocated_mb);
-        w.NumberField("peak_reserved_mb", s.peak_reserved_mb);
+        score_internal::WritePeaks(w, s.peak_allocated_mb, s.peak_reserved_mb);
         w.EndObject();
         ++shown;
       }
@@ -984,15 +977,7 @@ class ToolRun {
       w.BeginObject();
       w.NumberField("mean_ms", t.slowest->mean_ms);
       w.Key("grew");
-      w.BeginArray();
-      for (const NodeExcess& n : t.slowest->nodes) {
-        if (n.node >= net_.size()) continue;
-        w.BeginObject();
-        w.StringField("id", net_.node(n.node).id);
-        w.NumberField("excess_ms", n.ms);
-        w.EndObject();
-      }
-      w.EndArray();
+      score_internal::WriteGrew(w, net_, t.slowest->nodes);
       w.EndObject();
     }
   }
@@ -1058,7 +1043,7 @@ class ToolRun {
   ToolResult Summary(std::string_view text) {
     Arguments args("summary", text, {});
     if (!args.ok()) return Fail(args.problem());
-    JsonOut w;
+    JsonWriter w;
     w.BeginObject();
     score_internal::WriteFrameSummary(w, t_.file_, snap_, a_);
     w.StringField("frame_word", snap_.info.frame_word());
@@ -1143,7 +1128,7 @@ class ToolRun {
 
   std::string FindingObject(const Finding& f) const {
     constexpr size_t kNodes = 8;
-    JsonOut w;
+    JsonWriter w;
     w.BeginObject();
     w.StringField("rule", f.rule);
     w.StringField("severity", SeverityName(f.severity));
@@ -1230,7 +1215,7 @@ class ToolRun {
   ToolResult GpuBreakdown(std::string_view text) {
     Arguments args("gpu_breakdown", text, {});
     if (!args.ok()) return Fail(args.problem());
-    JsonOut w;  // score's "gpu" without its launches
+    JsonWriter w;  // score's "gpu" without its launches
     score_internal::WriteGpu(w, a_.trace->gpu, /*launches=*/false);
     return Whole(w.Take());
   }
@@ -1238,7 +1223,7 @@ class ToolRun {
   ToolResult Launches(std::string_view text) {
     Arguments args("launches", text, {});
     if (!args.ok()) return Fail(args.problem());
-    JsonOut w;
+    JsonWriter w;
     score_internal::WriteLaunches(w, a_.trace->gpu.launches);
     return Whole(w.Take());
   }
@@ -1246,7 +1231,7 @@ class ToolRun {
   ToolResult Threads(std::string_view text) {
     Arguments args("threads", text, {});
     if (!args.ok()) return Fail(args.problem());
-    JsonOut w;
+    JsonWriter w;
     w.BeginObject();
     score_internal::WriteStreaming(w, snap_, *snap_.streaming);
     w.EndObject();
