@@ -1,0 +1,253 @@
+#include "server/explorer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/text.h"
+#include "metrics/rollup.h"
+#include "server/explorer_internal.h"
+#include "writers/score_columns.h"
+
+// A view's nodes: one node, a search, the table of nodes
+// (docs/commands.md#the-explorers-api).
+
+namespace cookgraph::server {
+namespace {
+
+using nlohmann::json;
+using score_internal::kNodeColumns;
+using score_internal::NodeValues;
+using score_internal::Value;
+
+}  // namespace
+
+Result<std::string> Explorer::NodeJson(size_t index, std::string_view id) const {
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
+  const Network& net = v.snapshot.network;
+  const std::optional<NodeIndex> found = net.Find(id);
+  const auto cindex = ContainerIndex(v);
+  const auto container = cindex.find(id);
+  if (!found && container == cindex.end()) {
+    return NotFound("no node '" + std::string(id) + "' in " + v.file);
+  }
+  json doc = {{"view", index}, {"id", id}};
+  if (container != cindex.end()) {
+    const Container& c = v.containers[container->second];
+    double per_frame = 0;
+    size_t cooked = 0;
+    for (NodeIndex n : c.all) {
+      per_frame += v.analysis.stats[n].per_frame_ms;
+      cooked += v.analysis.stats[n].cooked_frames > 0;
+    }
+    doc["container"] = {{"nodes", c.all.size()},
+                        {"direct", c.direct.size()},
+                        {"cooked_nodes", cooked},
+                        {"per_frame_ms", Num(per_frame)}};
+  }
+  // The parent container to enter to see the node.
+  const std::string parent =
+      found ? v.parents[*found] : v.containers[container->second].parent;
+  doc["parent"] = parent;
+  if (!found) return Dump(doc);
+  const NodeIndex n = *found;
+  const Node& node = net.node(n);
+
+  // The same columns and values as `score --format json` (writers/score_columns.h).
+  std::optional<size_t> rank;
+  const size_t cooked = CookedCount(v.analysis);
+  for (size_t r = 0; r < cooked; ++r) {
+    if (v.rank[r] == n) {
+      rank = r + 1;
+      break;
+    }
+  }
+  std::vector<Value> values;
+  NodeValues(v.snapshot, v.analysis, n, rank, values);
+  json stats = json::object();
+  for (size_t c = 0; c < kNodeColumns.size() && c < values.size(); ++c) {
+    std::visit(
+        [&](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, std::monostate>) {
+            stats[std::string(kNodeColumns[c])] = nullptr;
+          } else if constexpr (std::is_same_v<T, double>) {
+            stats[std::string(kNodeColumns[c])] = Num(x);
+          } else if constexpr (std::is_same_v<T, std::string_view>) {
+            stats[std::string(kNodeColumns[c])] = std::string(x);
+          } else {
+            stats[std::string(kNodeColumns[c])] = x;
+          }
+        },
+        values[c]);
+  }
+  json params = json::array();
+  for (const auto& [key, value] : node.params) params.push_back({key, value});
+  json inputs = json::array(), outputs = json::array();
+  for (const Edge& e : net.edges()) {
+    if (e.to == n) inputs.push_back({{"id", net.node(e.from).id}, {"kind", EdgeKindName(e.kind)}});
+    if (e.from == n) outputs.push_back({{"id", net.node(e.to).id}, {"kind", EdgeKindName(e.kind)}});
+  }
+  auto series = [&](Metric m) {
+    json out = json::array();
+    for (double x : v.snapshot.samples.series(n, m)) out.push_back(Num(x));
+    return out;
+  };
+  json findings = json::array();
+  for (size_t i = 0; i < v.findings.size(); ++i) {
+    const auto& nodes = v.findings[i].nodes;
+    if (std::find(nodes.begin(), nodes.end(), n) != nodes.end()) findings.push_back(i);
+  }
+  json frames = json::array();
+  for (int64_t f : v.snapshot.samples.frame_index()) frames.push_back(f);
+  doc["node"] = {{"type", node.type},
+                 {"family", node.family},
+                 {"output", node.output},
+                 {"waiting", n < v.analysis.waiting.size() && v.analysis.waiting[n]}};
+  doc["stats"] = std::move(stats);
+  doc["params"] = std::move(params);
+  doc["inputs"] = std::move(inputs);
+  doc["outputs"] = std::move(outputs);
+  doc["series"] = {{"frames", std::move(frames)},
+                   {"cook_ms", series(Metric::kCookMs)},
+                   {"gpu_ms", series(Metric::kGpuMs)}};
+  doc["budget_ms"] = v.analysis.has_budget ? Num(v.analysis.budget_ms) : json(nullptr);
+  doc["gain_ms"] = n < v.analysis.gain_ms.size() ? Num(v.analysis.gain_ms[n]) : json(nullptr);
+  json over = json::array();
+  for (size_t f : v.analysis.frames.over_budget) over.push_back(f);
+  doc["over_budget"] = std::move(over);
+  doc["findings"] = std::move(findings);
+  return Dump(doc);
+}
+
+Result<std::string> Explorer::SearchJson(size_t index, std::string_view query) const {
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
+  const Network& net = v.snapshot.network;
+  const std::string q = AsciiLower(query);
+  constexpr size_t kLimit = 50;
+  // Exact names first, then names that start with the query, then any match;
+  // each by score, largest first.
+  std::vector<std::pair<int, NodeIndex>> hits;
+  if (!q.empty()) {
+    for (NodeIndex n = 0; n < net.size(); ++n) {
+      const Node& node = net.node(n);
+      const std::string name = AsciiLower(ShortName(node.id));
+      int tier = -1;
+      if (name == q) {
+        tier = 0;
+      } else if (name.rfind(q, 0) == 0) {
+        tier = 1;
+      } else if (AsciiLower(node.id).find(q) != std::string::npos || AsciiLower(node.type).find(q) != std::string::npos) {
+        tier = 2;
+      }
+      if (tier >= 0) hits.emplace_back(tier, n);
+    }
+  }
+  const size_t total = hits.size();
+  auto better = [&](const auto& p, const auto& q2) {
+    if (p.first != q2.first) return p.first < q2.first;
+    const double a = v.analysis.stats[p.second].score, b = v.analysis.stats[q2.second].score;
+    if (a != b) return a > b;
+    return p.second < q2.second;
+  };
+  if (hits.size() > kLimit) {
+    std::partial_sort(hits.begin(), hits.begin() + kLimit, hits.end(), better);
+    hits.resize(kLimit);
+  } else {
+    std::sort(hits.begin(), hits.end(), better);
+  }
+  JsonWriter w(kExplorerStyle);
+  w.BeginObject();
+  w.StringField("query", query);
+  w.Key("results");
+  w.BeginArray();
+  for (const auto& [tier, n] : hits) {
+    const Node& node = net.node(n);
+    w.BeginObject();
+    w.StringField("id", node.id);
+    w.StringField("name", ShortName(node.id));
+    w.StringField("parent", v.parents[n]);
+    w.NumberField("score", v.analysis.stats[n].score);
+    w.StringField("type", node.type);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.CountField("total", total);
+  w.EndObject();
+  return w.Take();
+}
+
+Result<std::string> Explorer::NodesJson(size_t index, std::string_view sort, size_t top) const {
+  Result<ViewRef> ref = ViewOf(data(), index);
+  if (!ref) return ref.error();
+  const View& v = *ref->view;
+  const Network& net = v.snapshot.network;
+  const Analysis& a = v.analysis;
+  const std::optional<SortKey> key = ParseSortKey(sort.empty() ? "score" : sort);
+  if (!key) {
+    std::string known;
+    for (SortKey k : {SortKey::kScore, SortKey::kAvg, SortKey::kP95, SortKey::kMax,
+                      SortKey::kPerFrame, SortKey::kGpu, SortKey::kUpstream, SortKey::kGain}) {
+      known += (known.empty() ? "" : ", ") + std::string(SortKeyName(k));
+    }
+    return Error{.message = "sort: unknown key '" + Printable(sort.substr(0, 32)) +
+                            "'; give one of " + known};
+  }
+  if (*key == SortKey::kGain && a.gain_ms.empty()) {
+    return Error{.message = "sort: gain: " + v.file + " was analysed without gains"};
+  }
+  if (top == 0 || top > kMaxNodeRows) {
+    return Error{.message = fmt::format("top: give 1 to {} rows", kMaxNodeRows)};
+  }
+  const size_t cooked = CookedCount(a);
+  std::vector<size_t> rank_of(net.size(), 0);  // 1-based by score; 0 = never cooked
+  for (size_t r = 0; r < cooked && r < v.rank.size(); ++r) rank_of[v.rank[r]] = r + 1;
+  const std::vector<NodeIndex> order = *key == SortKey::kScore ? v.rank : Rank(a, *key);
+  // A container's row (a node whose id others sit under: a COMP, a bin) shows
+  // the total per frame of itself and everything inside it, as its box does,
+  // and its costliest node inside (metrics/rollup.h).
+  std::unordered_map<std::string_view, const ContainerStats*> inside;
+  const std::vector<ContainerStats> containers = RollUp(v.snapshot, a);
+  for (const ContainerStats& c : containers) inside.emplace(c.id, &c);
+  json rows = json::array();
+  for (size_t r = 0; r < cooked && r < top && r < order.size(); ++r) {
+    const NodeIndex n = order[r];
+    const Node& node = net.node(n);
+    const NodeStats& s = a.stats[n];
+    const auto found = inside.find(node.id);
+    const ContainerStats* container = found == inside.end() ? nullptr : found->second;
+    rows.push_back(
+        {{"id", node.id},
+         {"name", ShortName(node.id)},
+         {"type", node.type},
+         {"parent", v.parents[n]},
+         {"rank", rank_of[n]},
+         {"score", Num(s.score)},
+         {"avg_ms", Num(s.avg_ms)},
+         {"p95_ms", Num(s.p95_ms)},
+         {"max_ms", Num(s.max_ms)},
+         {"per_frame_ms", Num(s.per_frame_ms)},
+         {"gpu_avg_ms", Num(s.gpu_avg_ms)},
+         {"gpu_per_frame_ms", s.gpu_per_frame_ms ? Num(*s.gpu_per_frame_ms) : json(nullptr)},
+         {"gpu_share", s.gpu_share ? Num(*s.gpu_share) : json(nullptr)},
+         {"inside_ms", container ? Num(s.per_frame_ms + container->per_frame_ms) : json(nullptr)},
+         {"costliest_inside", container && !container->costliest.empty()
+                                  ? json(container->costliest)
+                                  : json(nullptr)},
+         {"upstream_ms", n < a.upstream_ms.size() ? Num(a.upstream_ms[n]) : json(nullptr)},
+         {"gain_ms", n < a.gain_ms.size() ? Num(a.gain_ms[n]) : json(nullptr)},
+         {"waiting", n < a.waiting.size() && a.waiting[n]}});
+  }
+  return Dump(json{{"view", index},       {"sort", SortKeyName(*key)},   {"cooked", cooked},
+                   {"nodes", net.size()}, {"gains", !a.gain_ms.empty()}, {"rows", std::move(rows)}});
+}
+
+}  // namespace cookgraph::server
