@@ -6,7 +6,6 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "server/explorer_internal.h"
 #include "writers/score_columns.h"
@@ -17,7 +16,6 @@
 namespace cookgraph::server {
 namespace {
 
-using nlohmann::json;
 using score_internal::Optional;
 
 }  // namespace
@@ -87,40 +85,49 @@ uint64_t Explorer::version() const { return data()->version; }
 
 std::string Explorer::IndexJson() const {
   const std::shared_ptr<const Dataset> d = data();
-  json views = json::array();
+  JsonWriter w(kExplorerStyle);
+  w.BeginObject();
+  w.Key("alerts");
+  WriteStrings(w, d->alerts);
+  w.Key("ask");
+  w.BeginObject();
+  w.BoolField("configured", hooks_.not_configured.empty() && hooks_.ask != nullptr);
+  w.StringField("help", hooks_.not_configured);
+  w.EndObject();
+  w.IntField("cookgraph", 1);
+  w.BoolField("diff", d->diff.has_value());
+  w.BoolField("live", d->live);
+  w.StringField("status", d->status);
+  w.CountField("version", d->version);
+  w.Key("views");
+  w.BeginArray();
   for (size_t i = 0; i < d->views.size(); ++i) {
     const View& v = *d->views[i];
     const FrameSummary& f = v.analysis.frames;
     size_t critical = 0;
     for (const Finding& x : v.findings) critical += x.severity == Severity::kCritical;
-    views.push_back({{"view", i},
-                     {"file", v.file},
-                     {"name", v.snapshot.info.name},
-                     {"engine", v.snapshot.info.engine},
-                     {"nodes", v.snapshot.network.size()},
-                     {"frames", v.snapshot.samples.frame_count()},
-                     {"frame_word", v.snapshot.info.frame_word()},
-                     {"mean_ms", Num(f.mean_ms)},
-                     {"p95_ms", Num(f.p95_ms)},
-                     {"max_ms", Num(f.max_ms)},
-                     {"budget_ms", v.analysis.has_budget ? Num(v.analysis.budget_ms) : json(nullptr)},
-                     {"over_budget", f.over_budget.size()},
-                     {"findings", v.findings.size()},
-                     {"critical_findings", critical},
-                     {"top", v.rank.empty() || CookedCount(v.analysis) == 0
-                                 ? json(nullptr)
-                                 : json(v.snapshot.network.node(v.rank[0]).id)}});
+    w.BeginObject();
+    w.Field("budget_ms", v.analysis.has_budget ? JsonValue(v.analysis.budget_ms) : JsonValue());
+    w.CountField("critical_findings", critical);
+    w.StringField("engine", v.snapshot.info.engine);
+    w.StringField("file", v.file);
+    w.CountField("findings", v.findings.size());
+    w.StringField("frame_word", v.snapshot.info.frame_word());
+    w.CountField("frames", v.snapshot.samples.frame_count());
+    w.NumberField("max_ms", f.max_ms);
+    w.NumberField("mean_ms", f.mean_ms);
+    w.StringField("name", v.snapshot.info.name);
+    w.CountField("nodes", v.snapshot.network.size());
+    w.CountField("over_budget", f.over_budget.size());
+    w.NumberField("p95_ms", f.p95_ms);
+    const bool top = !v.rank.empty() && CookedCount(v.analysis) > 0;
+    w.Field("top", top ? JsonValue(v.snapshot.network.node(v.rank[0]).id) : JsonValue());
+    w.CountField("view", i);
+    w.EndObject();
   }
-  json doc = {{"cookgraph", 1},
-              {"version", d->version},
-              {"live", d->live},
-              {"status", d->status},
-              {"alerts", d->alerts},
-              {"diff", d->diff.has_value()},
-              {"ask", {{"configured", hooks_.not_configured.empty() && hooks_.ask != nullptr},
-                       {"help", hooks_.not_configured}}},
-              {"views", std::move(views)}};
-  return Dump(doc);
+  w.EndArray();
+  w.EndObject();
+  return w.Take();
 }
 
 Result<std::string> Explorer::DiffJson() const {

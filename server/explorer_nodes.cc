@@ -21,6 +21,7 @@ namespace {
 
 using nlohmann::json;
 using score_internal::kNodeColumns;
+using score_internal::Optional;
 using score_internal::NodeValues;
 using score_internal::Value;
 
@@ -217,37 +218,50 @@ Result<std::string> Explorer::NodesJson(size_t index, std::string_view sort, siz
   std::unordered_map<std::string_view, const ContainerStats*> inside;
   const std::vector<ContainerStats> containers = RollUp(v.snapshot, a);
   for (const ContainerStats& c : containers) inside.emplace(c.id, &c);
-  json rows = json::array();
+  JsonWriter w(kExplorerStyle);
+  w.BeginObject();
+  w.CountField("cooked", cooked);
+  w.BoolField("gains", !a.gain_ms.empty());
+  w.CountField("nodes", net.size());
+  w.Key("rows");
+  w.BeginArray();
+  auto at = [](const std::vector<double>& values, NodeIndex n) {
+    return n < values.size() ? JsonValue(values[n]) : JsonValue();
+  };
   for (size_t r = 0; r < cooked && r < top && r < order.size(); ++r) {
     const NodeIndex n = order[r];
     const Node& node = net.node(n);
     const NodeStats& s = a.stats[n];
     const auto found = inside.find(node.id);
     const ContainerStats* container = found == inside.end() ? nullptr : found->second;
-    rows.push_back(
-        {{"id", node.id},
-         {"name", ShortName(node.id)},
-         {"type", node.type},
-         {"parent", v.parents[n]},
-         {"rank", rank_of[n]},
-         {"score", Num(s.score)},
-         {"avg_ms", Num(s.avg_ms)},
-         {"p95_ms", Num(s.p95_ms)},
-         {"max_ms", Num(s.max_ms)},
-         {"per_frame_ms", Num(s.per_frame_ms)},
-         {"gpu_avg_ms", Num(s.gpu_avg_ms)},
-         {"gpu_per_frame_ms", s.gpu_per_frame_ms ? Num(*s.gpu_per_frame_ms) : json(nullptr)},
-         {"gpu_share", s.gpu_share ? Num(*s.gpu_share) : json(nullptr)},
-         {"inside_ms", container ? Num(s.per_frame_ms + container->per_frame_ms) : json(nullptr)},
-         {"costliest_inside", container && !container->costliest.empty()
-                                  ? json(container->costliest)
-                                  : json(nullptr)},
-         {"upstream_ms", n < a.upstream_ms.size() ? Num(a.upstream_ms[n]) : json(nullptr)},
-         {"gain_ms", n < a.gain_ms.size() ? Num(a.gain_ms[n]) : json(nullptr)},
-         {"waiting", n < a.waiting.size() && a.waiting[n]}});
+    w.BeginObject();
+    w.NumberField("avg_ms", s.avg_ms);
+    w.Field("costliest_inside", container && !container->costliest.empty()
+                                    ? JsonValue(container->costliest)
+                                    : JsonValue());
+    w.Field("gain_ms", at(a.gain_ms, n));
+    w.Field("gpu_avg_ms", Optional(s.gpu_avg_ms));
+    w.Field("gpu_per_frame_ms", Optional(s.gpu_per_frame_ms));
+    w.Field("gpu_share", Optional(s.gpu_share));
+    w.StringField("id", node.id);
+    w.Field("inside_ms", container ? JsonValue(s.per_frame_ms + container->per_frame_ms) : JsonValue());
+    w.NumberField("max_ms", s.max_ms);
+    w.StringField("name", ShortName(node.id));
+    w.NumberField("p95_ms", s.p95_ms);
+    w.StringField("parent", v.parents[n]);
+    w.NumberField("per_frame_ms", s.per_frame_ms);
+    w.CountField("rank", rank_of[n]);
+    w.NumberField("score", s.score);
+    w.StringField("type", node.type);
+    w.Field("upstream_ms", at(a.upstream_ms, n));
+    w.BoolField("waiting", n < a.waiting.size() && a.waiting[n]);
+    w.EndObject();
   }
-  return Dump(json{{"view", index},       {"sort", SortKeyName(*key)},   {"cooked", cooked},
-                   {"nodes", net.size()}, {"gains", !a.gain_ms.empty()}, {"rows", std::move(rows)}});
+  w.EndArray();
+  w.StringField("sort", SortKeyName(*key));
+  w.CountField("view", index);
+  w.EndObject();
+  return w.Take();
 }
 
 }  // namespace cookgraph::server

@@ -8,7 +8,6 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "base/text.h"
 #include "server/explorer_internal.h"
@@ -16,11 +15,6 @@
 // A node made faster or slower (docs/architecture.md#what-if-predicted-gains).
 
 namespace cookgraph::server {
-namespace {
-
-using nlohmann::json;
-
-}  // namespace
 
 Result<double> ParseWhatIfFactor(std::string_view text) {
   const std::string range = fmt::format("from 0 (the node removed) to {}", kMaxWhatIfFactor);
@@ -74,34 +68,43 @@ Result<std::string> Explorer::WhatIfJson(size_t index, std::string_view id,
   const WhatIf& w = *v.whatif;
   const WhatIfChange change{.node = *found, .factor = *factor};
   const WhatIfPrediction p = w.Predict(std::span(&change, 1));
-  auto frames = [](const WhatIfFrames& f) {
-    return json{
-        {"mean_ms", Num(f.mean_ms)}, {"p95_ms", Num(f.p95_ms)}, {"over_budget", f.over_budget}};
-  };
-  auto series = [](const std::vector<double>& ms) {
-    json out = json::array();
-    for (double x : ms) out.push_back(Num(x));
-    return out;
-  };
   const NodeIndex n = *found;
-  const bool waiting = n < v.analysis.waiting.size() && v.analysis.waiting[n];
-  const bool cooked = v.analysis.stats[n].cooked_frames > 0;
-  json doc = {{"view", index},
-              {"node", v.snapshot.network.node(n).id},
-              {"factor", *factor},
-              {"model", WhatIfModelName(w.model())},
-              {"budget_ms", w.has_budget() ? Num(w.budget_ms()) : json(nullptr)},
-              {"before", frames(w.before())},
-              {"after", frames(p.after)},
-              {"saved_ms", Num(p.saved_ms)},
-              {"saved_p95_ms", Num(p.saved_p95_ms)},
-              {"frames_saved", p.frames_saved},
-              {"waiting", waiting},
-              {"cooked", cooked},
-              {"before_ms", series(w.frame_ms())},
-              {"after_ms", series(p.frame_ms)},
-              {"warnings", w.warnings()}};
-  return Dump(doc);
+  JsonWriter out(kExplorerStyle);
+  auto frames = [&out](const WhatIfFrames& f) {
+    out.BeginObject();
+    out.NumberField("mean_ms", f.mean_ms);
+    out.CountField("over_budget", f.over_budget);
+    out.NumberField("p95_ms", f.p95_ms);
+    out.EndObject();
+  };
+  auto series = [&out](const std::vector<double>& ms) {
+    out.BeginArray();
+    for (double x : ms) out.Number(x);
+    out.EndArray();
+  };
+  out.BeginObject();
+  out.Key("after");
+  frames(p.after);
+  out.Key("after_ms");
+  series(p.frame_ms);
+  out.Key("before");
+  frames(w.before());
+  out.Key("before_ms");
+  series(w.frame_ms());
+  out.Field("budget_ms", w.has_budget() ? JsonValue(w.budget_ms()) : JsonValue());
+  out.BoolField("cooked", v.analysis.stats[n].cooked_frames > 0);
+  out.NumberField("factor", *factor);
+  out.IntField("frames_saved", p.frames_saved);
+  out.StringField("model", WhatIfModelName(w.model()));
+  out.StringField("node", v.snapshot.network.node(n).id);
+  out.NumberField("saved_ms", p.saved_ms);
+  out.NumberField("saved_p95_ms", p.saved_p95_ms);
+  out.CountField("view", index);
+  out.BoolField("waiting", n < v.analysis.waiting.size() && v.analysis.waiting[n]);
+  out.Key("warnings");
+  WriteStrings(out, w.warnings());
+  out.EndObject();
+  return out.Take();
 }
 
 }  // namespace cookgraph::server
