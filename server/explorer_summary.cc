@@ -5,17 +5,79 @@
 #include <unordered_map>
 #include <utility>
 
-#include <nlohmann/json.hpp>
 
 #include "advisor/gains.h"
 #include "server/explorer_internal.h"
+#include "writers/score_columns.h"
 
 // A view's summary, frames and findings (docs/commands.md#the-explorers-api).
 
 namespace cookgraph::server {
 namespace {
 
-using nlohmann::json;
+using score_internal::Optional;
+
+}  // namespace
+
+namespace {
+
+void WriteIds(JsonWriter& w, const Network& net, const std::vector<NodeIndex>& nodes) {
+  w.BeginArray();
+  for (NodeIndex n : nodes) w.String(net.node(n).id);
+  w.EndArray();
+}
+
+// A GStreamer recording's streaming threads; none for other inputs.
+void WriteThreads(JsonWriter& w, const View& v) {
+  const Network& net = v.snapshot.network;
+  w.BeginArray();
+  if (v.snapshot.streaming) {
+    const Streaming& st = *v.snapshot.streaming;
+    for (size_t t = 0; t < st.threads.size(); ++t) {
+      const StreamingThread& th = st.threads[t];
+      const std::optional<NodeIndex> costliest = th.costliest();
+      w.BeginObject();
+      w.BoolField("bottleneck", st.bottleneck == t);
+      w.Field("buffer_period_ms", Optional(th.buffer_period_ms));
+      w.NumberField("busy_ms_per_buffer", th.busy_ms_per_buffer);
+      w.Field("costliest", costliest ? JsonValue(net.node(*costliest).id) : JsonValue());
+      w.Field("cpu_load_pct", Optional(th.cpu_load_pct));
+      w.Key("elements");
+      WriteIds(w, net, th.elements);
+      w.StringField("name", th.name);
+      w.StringField("route", th.route);
+      w.StringField("thread", th.thread);
+      w.Field("utilisation", Optional(th.utilisation()));
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+}
+
+// What to change first (docs/commands.md#cookgraph-serve): the first rows of
+// the top gains, over-budget frames first, each with the findings about its
+// node (those that name it first), as the report's section.
+void WriteFirstFixes(JsonWriter& w, const View& v) {
+  w.BeginArray();
+  for (size_t i = 0; i < v.gains.rows.size() && i < 3; ++i) {
+    const PredictedGain& g = v.gains.rows[i];
+    const NodeIndex node = g.nodes.front();
+    w.BeginObject();
+    w.Key("findings");
+    w.BeginArray();
+    for (size_t k = 0; k < v.findings.size(); ++k) {
+      if (!v.findings[k].nodes.empty() && v.findings[k].nodes.front() == node) w.Count(k);
+    }
+    w.EndArray();
+    w.IntField("frames_saved", g.frames());
+    w.StringField("id", v.snapshot.network.node(node).id);
+    w.CountField("over_budget", g.over_budget);
+    w.NumberField("saved_ms", g.ms());
+    w.StringField("text", FixSentence(g, v.snapshot.info.frame_word()));
+    w.EndObject();
+  }
+  w.EndArray();
+}
 
 }  // namespace
 
@@ -25,87 +87,63 @@ Result<std::string> Explorer::SummaryJson(size_t index) const {
   const View& v = *ref->view;
   const Network& net = v.snapshot.network;
   const FrameSummary& f = v.analysis.frames;
-  json path = json::array();
-  for (NodeIndex n : v.analysis.critical_path.nodes) path.push_back(net.node(n).id);
-  json loops = json::array();
+  JsonWriter w(kExplorerStyle);
+  w.BeginObject();
+  w.Field("budget_ms", v.analysis.has_budget ? JsonValue(v.analysis.budget_ms) : JsonValue());
+  w.Key("critical_path");
+  w.BeginObject();
+  w.Key("nodes");
+  WriteIds(w, net, v.analysis.critical_path.nodes);
+  w.NumberField("per_frame_ms", v.analysis.critical_path.weight);
+  w.EndObject();
+  w.CountField("edges", net.edges().size());
+  w.StringField("engine", v.snapshot.info.engine);
+  w.StringField("file", v.file);
+  w.Key("first_fixes");
+  WriteFirstFixes(w, v);
+  w.StringField("frame_word", v.snapshot.info.frame_word());
+  w.Key("frames");
+  w.BeginObject();
+  w.CountField("count", v.snapshot.samples.frame_count());
+  w.CountField("counted", f.counted);
+  w.NumberField("max_ms", f.max_ms);
+  w.NumberField("mean_ms", f.mean_ms);
+  w.BoolField("measured", f.measured);
+  w.CountField("over_budget", f.over_budget.size());
+  w.NumberField("p95_ms", f.p95_ms);
+  w.EndObject();
+  w.Key("loops");
+  w.BeginArray();
   for (const LoopReport& l : v.analysis.loops) {
-    json ids = json::array();
-    for (NodeIndex n : l.loop.nodes) ids.push_back(net.node(n).id);
-    loops.push_back({{"kind", LoopKindName(l.loop.kind)},
-                     {"nodes", std::move(ids)},
-                     {"per_frame_ms", Num(l.per_frame_ms)}});
+    w.BeginObject();
+    w.StringField("kind", LoopKindName(l.loop.kind));
+    w.Key("nodes");
+    WriteIds(w, net, l.loop.nodes);
+    w.NumberField("per_frame_ms", l.per_frame_ms);
+    w.EndObject();
   }
-  const bool gpu = v.snapshot.samples.any_series(Metric::kGpuMs);
-  json metrics = {"score", "per_frame_ms"};
-  if (gpu) metrics.push_back("gpu_ms");
-  metrics.push_back("upstream_ms");
-  if (!v.analysis.gain_ms.empty()) metrics.push_back("gain_ms");
-  json threads = json::array();
-  if (v.snapshot.streaming) {
-    const Streaming& st = *v.snapshot.streaming;
-    for (size_t t = 0; t < st.threads.size(); ++t) {
-      const StreamingThread& th = st.threads[t];
-      json elements = json::array();
-      for (NodeIndex n : th.elements) elements.push_back(net.node(n).id);
-      threads.push_back({{"thread", th.thread},
-                         {"name", th.name},
-                         {"route", th.route},
-                         {"costliest", th.costliest() ? json(net.node(*th.costliest()).id) : json(nullptr)},
-                         {"bottleneck", st.bottleneck == t},
-                         {"elements", std::move(elements)},
-                         {"busy_ms_per_buffer", Num(th.busy_ms_per_buffer)},
-                         {"buffer_period_ms", Num(th.buffer_period_ms)},
-                         {"utilisation", Num(th.utilisation())},
-                         {"cpu_load_pct", Num(th.cpu_load_pct)}});
-    }
-  }
-  // What to change first (docs/commands.md#cookgraph-serve): the first rows of
-  // the top gains, over-budget frames first, each with the findings about its
-  // node (those that name it first), as the report's section.
-  json first_fixes = json::array();
-  for (size_t i = 0; i < v.gains.rows.size() && i < 3; ++i) {
-    const PredictedGain& g = v.gains.rows[i];
-    const NodeIndex node = g.nodes.front();
-    json why = json::array();
-    for (size_t k = 0; k < v.findings.size(); ++k) {
-      if (!v.findings[k].nodes.empty() && v.findings[k].nodes.front() == node) why.push_back(k);
-    }
-    first_fixes.push_back({{"id", net.node(node).id},
-                           {"text", FixSentence(g, v.snapshot.info.frame_word())},
-                           {"frames_saved", g.frames()},
-                           {"over_budget", g.over_budget},
-                           {"saved_ms", Num(g.ms())},
-                           {"findings", std::move(why)}});
-  }
-  json doc = {{"view", index},
-              {"file", v.file},
-              {"name", v.snapshot.info.name},
-              {"engine", v.snapshot.info.engine},
-              {"steps", v.snapshot.info.steps()},
-              {"frame_word", v.snapshot.info.frame_word()},
-              {"nodes", net.size()},
-              {"edges", net.edges().size()},
-              {"budget_ms", v.analysis.has_budget ? Num(v.analysis.budget_ms) : json(nullptr)},
-              {"frames",
-               {{"count", v.snapshot.samples.frame_count()},
-                {"counted", f.counted},
-                {"measured", f.measured},
-                {"mean_ms", Num(f.mean_ms)},
-                {"p95_ms", Num(f.p95_ms)},
-                {"max_ms", Num(f.max_ms)},
-                {"over_budget", f.over_budget.size()}}},
-              {"metrics", std::move(metrics)},
-              {"critical_path", {{"nodes", std::move(path)},
-                                 {"per_frame_ms", Num(v.analysis.critical_path.weight)}}},
-              {"loops", std::move(loops)},
-              {"threads", std::move(threads)},
-              {"timeline", !v.snapshot.timelines.empty() ||
-                                   (v.snapshot.streaming && !v.snapshot.streaming->cook_start_ms.empty())
-                               ? "recorded"
-                               : "dependency"},
-              {"first_fixes", std::move(first_fixes)},
-              {"warnings", v.analysis.warnings}};
-  return Dump(doc);
+  w.EndArray();
+  w.Key("metrics");
+  w.BeginArray();
+  w.String("score");
+  w.String("per_frame_ms");
+  if (v.snapshot.samples.any_series(Metric::kGpuMs)) w.String("gpu_ms");
+  w.String("upstream_ms");
+  if (!v.analysis.gain_ms.empty()) w.String("gain_ms");
+  w.EndArray();
+  w.StringField("name", v.snapshot.info.name);
+  w.CountField("nodes", net.size());
+  w.BoolField("steps", v.snapshot.info.steps());
+  w.Key("threads");
+  WriteThreads(w, v);
+  const bool recorded = !v.snapshot.timelines.empty() ||
+                        (v.snapshot.streaming && !v.snapshot.streaming->cook_start_ms.empty());
+  w.StringField("timeline", recorded ? "recorded" : "dependency");
+  w.CountField("view", index);
+  w.Key("warnings");
+  WriteStrings(w, v.analysis.warnings);
+  w.EndObject();
+  return w.Take();
 }
 
 Result<std::string> Explorer::FramesJson(size_t index) const {
