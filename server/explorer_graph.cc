@@ -8,7 +8,6 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "base/text.h"
 #include "server/explorer_internal.h"
@@ -16,11 +15,6 @@
 // The network of one container, laid out (docs/commands.md#the-explorers-api).
 
 namespace cookgraph::server {
-namespace {
-
-using nlohmann::json;
-
-}  // namespace
 
 namespace {
 
@@ -357,14 +351,19 @@ std::string WriteGraph(size_t index, const View& v, const ContainerIds& cindex, 
     }
     out += ']';
   };
-  json crumbs = json::array();
+  JsonWriter crumbs(kExplorerStyle);
+  crumbs.BeginArray();
   for (const std::string& c : Breadcrumb(v, cindex, here)) {
-    crumbs.push_back({{"id", c}, {"name", c.empty() ? std::string("top") : std::string(ShortName(c))}});
+    crumbs.BeginObject();
+    crumbs.StringField("id", c);
+    crumbs.StringField("name", c.empty() ? std::string_view("top") : ShortName(c));
+    crumbs.EndObject();
   }
+  crumbs.EndArray();
   out += fmt::format("{{\"view\":{},\"container\":", index);
   AppendJsonString(out, here);
   out += fmt::format(",\"breadcrumb\":{},\"width\":{},\"height\":{},\"items\":{{\"n\":{}",
-                     Dump(crumbs), column * kColumnWidth, height, k);
+                     crumbs.text(), column * kColumnWidth, height, k);
   strings("id", [&](size_t i) { return item_id[i]; });
   strings("name", [&](size_t i) { return ShortName(item_id[i]); });
   strings("type", [&](size_t i) -> std::string_view {

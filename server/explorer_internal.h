@@ -8,7 +8,6 @@
 // network of a container and its layout), explorer_nodes.cc (node, search,
 // nodes), explorer_timeline.cc and explorer_whatif.cc.
 
-#include <cmath>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -18,22 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "base/json_writer.h"
 #include "server/explorer.h"
 
 namespace cookgraph::server {
-
-// NaN and infinities are null in JSON (as `score --format json` writes them).
-// A document as JSON text; bytes that are not UTF-8 (a file name, a name from
-// an input) become U+FFFD, never an exception.
-inline std::string Dump(const nlohmann::json& doc) {
-  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-inline nlohmann::json Num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-inline nlohmann::json Num(const std::optional<double>& v) { return v ? Num(*v) : nlohmann::json(nullptr); }
 
 inline Error NotFound(std::string message) {
   return Error{.where = kNotFound, .message = std::move(message)};
@@ -59,9 +46,10 @@ inline std::string_view ShortName(std::string_view id) {
   return id.substr(slash + 1);
 }
 
-// The documents written with base/json_writer.h keep the bytes they had when
-// nlohmann::json built them: its spelling (JsonStyle::kNlohmann) and its keys
-// in sorted order (docs/architecture.md#writing-json).
+// The documents keep the bytes they had when nlohmann::json built them: its
+// spelling (JsonStyle::kNlohmann) and its keys in sorted order
+// (docs/architecture.md#writing-json). NaN and infinities are null; bytes
+// that are not UTF-8 (a file name, a name from an input) become U+FFFD.
 inline constexpr JsonStyle kExplorerStyle = JsonStyle::kNlohmann;
 
 // {"error": message}.

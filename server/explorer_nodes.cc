@@ -6,7 +6,6 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "base/text.h"
 #include "metrics/rollup.h"
@@ -19,11 +18,83 @@
 namespace cookgraph::server {
 namespace {
 
-using nlohmann::json;
 using score_internal::kNodeColumns;
 using score_internal::Optional;
 using score_internal::NodeValues;
 using score_internal::Value;
+
+}  // namespace
+
+namespace {
+
+// A container's counts: its nodes beneath, those directly in it, those that
+// cooked, and their ms per frame.
+void WriteContainerCounts(JsonWriter& w, const View& v, const Container& c) {
+  double per_frame = 0;
+  size_t cooked = 0;
+  for (NodeIndex n : c.all) {
+    per_frame += v.analysis.stats[n].per_frame_ms;
+    cooked += v.analysis.stats[n].cooked_frames > 0;
+  }
+  w.BeginObject();
+  w.CountField("cooked_nodes", cooked);
+  w.CountField("direct", c.direct.size());
+  w.CountField("nodes", c.all.size());
+  w.NumberField("per_frame_ms", per_frame);
+  w.EndObject();
+}
+
+// The same columns and values as `score --format json` (writers/score_columns.h),
+// in the sorted order of nlohmann::json's keys.
+void WriteStats(JsonWriter& w, const View& v, NodeIndex n) {
+  std::optional<size_t> rank;
+  const size_t cooked = CookedCount(v.analysis);
+  for (size_t r = 0; r < cooked; ++r) {
+    if (v.rank[r] == n) {
+      rank = r + 1;
+      break;
+    }
+  }
+  std::vector<Value> values;
+  NodeValues(v.snapshot, v.analysis, n, rank, values);
+  std::vector<size_t> columns(std::min(kNodeColumns.size(), values.size()));
+  for (size_t c = 0; c < columns.size(); ++c) columns[c] = c;
+  std::sort(columns.begin(), columns.end(), [](size_t a, size_t b) { return kNodeColumns[a] < kNodeColumns[b]; });
+  w.BeginObject();
+  for (size_t c : columns) w.Field(kNodeColumns[c], values[c]);
+  w.EndObject();
+}
+
+// The node's neighbours on one side: {"id", "kind"} per edge.
+void WriteNeighbours(JsonWriter& w, const Network& net, NodeIndex n, bool inputs) {
+  w.BeginArray();
+  for (const Edge& e : net.edges()) {
+    if ((inputs ? e.to : e.from) != n) continue;
+    w.BeginObject();
+    w.StringField("id", net.node(inputs ? e.from : e.to).id);
+    w.StringField("kind", EdgeKindName(e.kind));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteSeries(JsonWriter& w, const View& v, NodeIndex n) {
+  auto series = [&](Metric m) {
+    w.BeginArray();
+    for (double x : v.snapshot.samples.series(n, m)) w.Number(x);
+    w.EndArray();
+  };
+  w.BeginObject();
+  w.Key("cook_ms");
+  series(Metric::kCookMs);
+  w.Key("frames");
+  w.BeginArray();
+  for (int64_t f : v.snapshot.samples.frame_index()) w.Int(f);
+  w.EndArray();
+  w.Key("gpu_ms");
+  series(Metric::kGpuMs);
+  w.EndObject();
+}
 
 }  // namespace
 
@@ -38,93 +109,67 @@ Result<std::string> Explorer::NodeJson(size_t index, std::string_view id) const 
   if (!found && container == cindex.end()) {
     return NotFound("no node '" + std::string(id) + "' in " + v.file);
   }
-  json doc = {{"view", index}, {"id", id}};
-  if (container != cindex.end()) {
-    const Container& c = v.containers[container->second];
-    double per_frame = 0;
-    size_t cooked = 0;
-    for (NodeIndex n : c.all) {
-      per_frame += v.analysis.stats[n].per_frame_ms;
-      cooked += v.analysis.stats[n].cooked_frames > 0;
-    }
-    doc["container"] = {{"nodes", c.all.size()},
-                        {"direct", c.direct.size()},
-                        {"cooked_nodes", cooked},
-                        {"per_frame_ms", Num(per_frame)}};
-  }
   // The parent container to enter to see the node.
-  const std::string parent =
-      found ? v.parents[*found] : v.containers[container->second].parent;
-  doc["parent"] = parent;
-  if (!found) return Dump(doc);
+  const std::string& parent = found ? v.parents[*found] : v.containers[container->second].parent;
+  JsonWriter w(kExplorerStyle);  // the keys in sorted order
+  w.BeginObject();
+  if (found) {
+    w.Field("budget_ms", v.analysis.has_budget ? JsonValue(v.analysis.budget_ms) : JsonValue());
+  }
+  if (container != cindex.end()) {
+    w.Key("container");
+    WriteContainerCounts(w, v, v.containers[container->second]);
+  }
+  if (!found) {
+    w.StringField("id", id);
+    w.StringField("parent", parent);
+    w.CountField("view", index);
+    w.EndObject();
+    return w.Take();
+  }
   const NodeIndex n = *found;
   const Node& node = net.node(n);
-
-  // The same columns and values as `score --format json` (writers/score_columns.h).
-  std::optional<size_t> rank;
-  const size_t cooked = CookedCount(v.analysis);
-  for (size_t r = 0; r < cooked; ++r) {
-    if (v.rank[r] == n) {
-      rank = r + 1;
-      break;
-    }
-  }
-  std::vector<Value> values;
-  NodeValues(v.snapshot, v.analysis, n, rank, values);
-  json stats = json::object();
-  for (size_t c = 0; c < kNodeColumns.size() && c < values.size(); ++c) {
-    std::visit(
-        [&](const auto& x) {
-          using T = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<T, std::monostate>) {
-            stats[std::string(kNodeColumns[c])] = nullptr;
-          } else if constexpr (std::is_same_v<T, double>) {
-            stats[std::string(kNodeColumns[c])] = Num(x);
-          } else if constexpr (std::is_same_v<T, std::string_view>) {
-            stats[std::string(kNodeColumns[c])] = std::string(x);
-          } else {
-            stats[std::string(kNodeColumns[c])] = x;
-          }
-        },
-        values[c]);
-  }
-  json params = json::array();
-  for (const auto& [key, value] : node.params) params.push_back({key, value});
-  json inputs = json::array(), outputs = json::array();
-  for (const Edge& e : net.edges()) {
-    if (e.to == n) inputs.push_back({{"id", net.node(e.from).id}, {"kind", EdgeKindName(e.kind)}});
-    if (e.from == n) outputs.push_back({{"id", net.node(e.to).id}, {"kind", EdgeKindName(e.kind)}});
-  }
-  auto series = [&](Metric m) {
-    json out = json::array();
-    for (double x : v.snapshot.samples.series(n, m)) out.push_back(Num(x));
-    return out;
-  };
-  json findings = json::array();
+  w.Key("findings");
+  w.BeginArray();
   for (size_t i = 0; i < v.findings.size(); ++i) {
     const auto& nodes = v.findings[i].nodes;
-    if (std::find(nodes.begin(), nodes.end(), n) != nodes.end()) findings.push_back(i);
+    if (std::find(nodes.begin(), nodes.end(), n) != nodes.end()) w.Count(i);
   }
-  json frames = json::array();
-  for (int64_t f : v.snapshot.samples.frame_index()) frames.push_back(f);
-  doc["node"] = {{"type", node.type},
-                 {"family", node.family},
-                 {"output", node.output},
-                 {"waiting", n < v.analysis.waiting.size() && v.analysis.waiting[n]}};
-  doc["stats"] = std::move(stats);
-  doc["params"] = std::move(params);
-  doc["inputs"] = std::move(inputs);
-  doc["outputs"] = std::move(outputs);
-  doc["series"] = {{"frames", std::move(frames)},
-                   {"cook_ms", series(Metric::kCookMs)},
-                   {"gpu_ms", series(Metric::kGpuMs)}};
-  doc["budget_ms"] = v.analysis.has_budget ? Num(v.analysis.budget_ms) : json(nullptr);
-  doc["gain_ms"] = n < v.analysis.gain_ms.size() ? Num(v.analysis.gain_ms[n]) : json(nullptr);
-  json over = json::array();
-  for (size_t f : v.analysis.frames.over_budget) over.push_back(f);
-  doc["over_budget"] = std::move(over);
-  doc["findings"] = std::move(findings);
-  return Dump(doc);
+  w.EndArray();
+  w.Field("gain_ms", n < v.analysis.gain_ms.size() ? JsonValue(v.analysis.gain_ms[n]) : JsonValue());
+  w.StringField("id", id);
+  w.Key("inputs");
+  WriteNeighbours(w, net, n, /*inputs=*/true);
+  w.Key("node");
+  w.BeginObject();
+  w.StringField("family", node.family);
+  w.BoolField("output", node.output);
+  w.StringField("type", node.type);
+  w.BoolField("waiting", n < v.analysis.waiting.size() && v.analysis.waiting[n]);
+  w.EndObject();
+  w.Key("outputs");
+  WriteNeighbours(w, net, n, /*inputs=*/false);
+  w.Key("over_budget");
+  w.BeginArray();
+  for (size_t f : v.analysis.frames.over_budget) w.Count(f);
+  w.EndArray();
+  w.Key("params");
+  w.BeginArray();
+  for (const auto& [key, value] : node.params) {
+    w.BeginArray();
+    w.String(key);
+    w.String(value);
+    w.EndArray();
+  }
+  w.EndArray();
+  w.StringField("parent", parent);
+  w.Key("series");
+  WriteSeries(w, v, n);
+  w.Key("stats");
+  WriteStats(w, v, n);
+  w.CountField("view", index);
+  w.EndObject();
+  return w.Take();
 }
 
 Result<std::string> Explorer::SearchJson(size_t index, std::string_view query) const {

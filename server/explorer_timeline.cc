@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <optional>
 #include <utility>
+#include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "server/explorer_internal.h"
 
@@ -13,11 +14,6 @@
 // out in dependency order (docs/commands.md#the-explorers-api).
 
 namespace cookgraph::server {
-namespace {
-
-using nlohmann::json;
-
-}  // namespace
 
 namespace {
 
@@ -50,15 +46,57 @@ const char* KindName(EventKind kind) {
 struct Lane {
   std::string label;
   bool gpu = false;
-  json start = json::array(), dur = json::array(), name = json::array(), depth = json::array(),
-       kind = json::array(), node = json::array(), link = json::array();
-};
+  std::vector<double> start, dur;  // ms
+  std::vector<uint32_t> name, depth;
+  std::vector<const char*> kind;
+  std::vector<const std::string*> node;  // nullptr: no node
+  std::vector<std::optional<std::pair<size_t, size_t>>> link;  // (lane, position) of the partner
 
-json LaneJson(Lane& l) {
-  return {{"label", l.label}, {"gpu", l.gpu},  {"start", std::move(l.start)},
-          {"dur", std::move(l.dur)}, {"name", std::move(l.name)}, {"depth", std::move(l.depth)},
-          {"kind", std::move(l.kind)}, {"node", std::move(l.node)}, {"link", std::move(l.link)}};
-}
+  // The lane's object, its keys in the sorted order nlohmann::json gave them.
+  void Write(JsonWriter& w) const {
+    w.BeginObject();
+    w.Key("depth");
+    w.BeginArray();
+    for (uint32_t d : depth) w.Count(d);
+    w.EndArray();
+    w.Key("dur");
+    w.BeginArray();
+    for (double ms : dur) w.Number(ms);
+    w.EndArray();
+    w.BoolField("gpu", gpu);
+    w.Key("kind");
+    w.BeginArray();
+    for (const char* k : kind) w.String(k);
+    w.EndArray();
+    w.StringField("label", label);
+    w.Key("link");
+    w.BeginArray();
+    for (const auto& l : link) {
+      if (!l) {
+        w.Null();
+        continue;
+      }
+      w.BeginArray();
+      w.Count(l->first);
+      w.Count(l->second);
+      w.EndArray();
+    }
+    w.EndArray();
+    w.Key("name");
+    w.BeginArray();
+    for (uint32_t n : name) w.Count(n);
+    w.EndArray();
+    w.Key("node");
+    w.BeginArray();
+    for (const std::string* id : node) id ? w.String(*id) : w.Null();
+    w.EndArray();
+    w.Key("start");
+    w.BeginArray();
+    for (double ms : start) w.Number(ms);
+    w.EndArray();
+    w.EndObject();
+  }
+};
 
 // The document of one frame as it is filled: its lanes, the event names
 // they share (each once), and what was counted.
@@ -147,8 +185,8 @@ void TimelineDoc::RecordedLanes(const View& v, size_t frame) {
     l.name.push_back(Intern(tl.name(ev)));
     l.depth.push_back(depth);
     l.kind.push_back(KindName(ev.kind));
-    l.node.push_back(ev.node != kNoIndex && ev.node < net.size() ? json(net.node(ev.node).id) : json(nullptr));
-    l.link.push_back(nullptr);
+    l.node.push_back(ev.node != kNoIndex && ev.node < net.size() ? &net.node(ev.node).id : nullptr);
+    l.link.push_back(std::nullopt);
   }
   for (const auto& [t, e] : picked) {
     const TimelineEvent& ev = s.timelines[t].events[e];
@@ -156,7 +194,7 @@ void TimelineDoc::RecordedLanes(const View& v, size_t frame) {
     auto from = position.find((uint64_t{t} << 32) | e);
     auto to = position.find((uint64_t{t} << 32) | ev.link);
     if (from == position.end() || to == position.end()) continue;
-    lanes[from->second.first].link[from->second.second] = {to->second.first, to->second.second};
+    lanes[from->second.first].link[from->second.second] = std::pair(to->second.first, to->second.second);
   }
 }
 
@@ -213,8 +251,8 @@ void TimelineDoc::StreamingLanes(const View& v, size_t frame) {
     l.name.push_back(Intern(ShortName(net.node(n).id)));
     l.depth.push_back(waiting ? 1 : 0);
     l.kind.push_back(waiting ? "waiting" : "cook");
-    l.node.push_back(net.node(n).id);
-    l.link.push_back(nullptr);
+    l.node.push_back(&net.node(n).id);
+    l.link.push_back(std::nullopt);
     ++total;
   }
   kept = total;
@@ -264,8 +302,8 @@ void TimelineDoc::DependencyLanes(const View& v, size_t frame) {
     l.name.push_back(Intern(ShortName(net.node(n).id)));
     l.depth.push_back(waiting ? 1 : 0);
     l.kind.push_back(waiting ? "waiting" : "cook");
-    l.node.push_back(net.node(n).id);
-    l.link.push_back(nullptr);
+    l.node.push_back(&net.node(n).id);
+    l.link.push_back(std::nullopt);
     if (!waiting) t += cook[frame];
     span_ms = std::max(span_ms, t);
     ++total;
@@ -291,24 +329,28 @@ Result<std::string> Explorer::TimelineJson(size_t index, size_t frame) const {
   } else {
     timeline.DependencyLanes(v, frame);
   }
-  auto& [lanes, names, name_at, layout, span_ms, total, kept, other_streams] = timeline;
-  json jl = json::array();
-  for (Lane& l : lanes) {
-    if (!l.start.empty()) jl.push_back(LaneJson(l));
-  }
   const auto& f = v.analysis.frames;
-  json doc = {{"view", index},
-              {"frame", frame},
-              {"step", StepLabel(s, frame)},
-              {"frame_ms", frame < f.frame_ms.size() ? Num(f.frame_ms[frame]) : json(nullptr)},
-              {"layout", layout},
-              {"span_ms", Num(span_ms)},
-              {"events", total},
-              {"kept", kept},
-              {"other_streams", other_streams},
-              {"names", std::move(names)},
-              {"lanes", std::move(jl)}};
-  return Dump(doc);
+  JsonWriter w(kExplorerStyle);  // the keys in sorted order
+  w.BeginObject();
+  w.CountField("events", timeline.total);
+  w.CountField("frame", frame);
+  w.Field("frame_ms", frame < f.frame_ms.size() ? JsonValue(f.frame_ms[frame]) : JsonValue());
+  w.CountField("kept", timeline.kept);
+  w.Key("lanes");
+  w.BeginArray();
+  for (const Lane& l : timeline.lanes) {
+    if (!l.start.empty()) l.Write(w);
+  }
+  w.EndArray();
+  w.StringField("layout", timeline.layout);
+  w.Key("names");
+  WriteStrings(w, timeline.names);
+  w.CountField("other_streams", timeline.other_streams);
+  w.NumberField("span_ms", timeline.span_ms);
+  w.StringField("step", StepLabel(s, frame));
+  w.CountField("view", index);
+  w.EndObject();
+  return w.Take();
 }
 
 }  // namespace cookgraph::server
