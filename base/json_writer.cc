@@ -48,7 +48,8 @@ void AppendJsonNumber(std::string& out, double v, JsonStyle style) {
     out.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));
     return;
   }
-  const std::string_view text(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  const char* end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  const std::string_view text(buf, static_cast<size_t>(end - buf));
   out += text;
   // "8" -> "8.0": a measurement stays a float for typed readers.
   if (text.find_first_of(".eE") == std::string_view::npos) out += ".0";
