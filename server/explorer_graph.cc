@@ -189,7 +189,14 @@ ItemMetrics MeasureItems(const View& v, const GraphItems& items) {
                 .has_gpu = std::vector<bool>(k, false),
                 .flags = std::vector<uint32_t>(k, 0),
                 .costliest = std::vector<int64_t>(k, -1)};
-  auto& [score, per_frame, gpu, upstream, gain, has_gpu, flags, costliest] = m;
+  std::vector<double>& score = m.score;
+  std::vector<double>& per_frame = m.per_frame;
+  std::vector<double>& gpu = m.gpu;
+  std::vector<double>& upstream = m.upstream;
+  std::vector<double>& gain = m.gain;
+  std::vector<bool>& has_gpu = m.has_gpu;
+  std::vector<uint32_t>& flags = m.flags;
+  std::vector<int64_t>& costliest = m.costliest;
   for (NodeIndex n = 0; n < net.size(); ++n) {
     const uint32_t i = node_item[n];
     if (i == UINT32_MAX) continue;
@@ -282,7 +289,10 @@ Placement PlaceItems(size_t k, const std::vector<std::pair<uint32_t, uint32_t>>&
   std::vector<std::vector<uint32_t>> preds(k);
   for (const auto& [x, y] : order_edges) preds[y].push_back(x);
   Placement place{.xs = std::vector<double>(k, 0), .ys = std::vector<double>(k, 0)};
-  auto& [xs, ys, column, height] = place;
+  std::vector<double>& xs = place.xs;
+  std::vector<double>& ys = place.ys;
+  double& column = place.column;
+  double& height = place.height;
   std::vector<double> row(k, 0);
   for (uint32_t l = 0; l < layers; ++l) {
     std::vector<uint32_t>& items = by_layer[l];
@@ -323,11 +333,21 @@ std::string WriteGraph(size_t index, const View& v, const ContainerIds& cindex, 
   const Analysis& a = v.analysis;
   const size_t k = items.size();
   const bool has_gain = !a.gain_ms.empty();
-  const auto& [score, per_frame, gpu, upstream, gain, has_gpu, flags, costliest] = m;
+  const std::vector<double>& score = m.score;
+  const std::vector<double>& per_frame = m.per_frame;
+  const std::vector<double>& gpu = m.gpu;
+  const std::vector<double>& upstream = m.upstream;
+  const std::vector<double>& gain = m.gain;
+  const std::vector<bool>& has_gpu = m.has_gpu;
+  const std::vector<uint32_t>& flags = m.flags;
+  const std::vector<int64_t>& costliest = m.costliest;
   const std::vector<int64_t>& item_node = items.node;
   const std::vector<std::string_view>& item_id = items.id;
   const std::vector<uint32_t>& edge_flat = edges.flat;
-  const auto& [xs, ys, column, height] = place;
+  const std::vector<double>& xs = place.xs;
+  const std::vector<double>& ys = place.ys;
+  const double& column = place.column;
+  const double& height = place.height;
   std::string out;
   out.reserve(k * 160 + edge_flat.size() * 8 + 1024);
   auto strings = [&](const char* key, auto&& get) {
