@@ -9,6 +9,7 @@
 #include "advisor/gains.h"
 #include "server/explorer_internal.h"
 #include "writers/score_columns.h"
+#include "writers/score_sections.h"  // node ids as score writes them
 
 // A view's summary, frames and findings (docs/commands.md#the-explorers-api).
 
@@ -16,16 +17,11 @@ namespace cookgraph::server {
 namespace {
 
 using score_internal::Optional;
+using score_internal::WriteIds;
 
 }  // namespace
 
 namespace {
-
-void WriteIds(JsonWriter& w, const Network& net, const std::vector<NodeIndex>& nodes) {
-  w.BeginArray();
-  for (NodeIndex n : nodes) w.String(net.node(n).id);
-  w.EndArray();
-}
 
 // A GStreamer recording's streaming threads; none for other inputs.
 void WriteThreads(JsonWriter& w, const View& v) {

@@ -15,13 +15,13 @@
 // advisor's tools write theirs.
 
 namespace cookgraph::score_internal {
-namespace {
-
 void WriteIds(JsonWriter& w, const Network& network, const std::vector<NodeIndex>& nodes) {
   w.BeginArray();
   for (NodeIndex n : nodes) w.String(network.node(n).id);
   w.EndArray();
 }
+
+namespace {
 
 // "profiler_ms": the profiler's own time per frame, written only when the
 // input has it, so that snapshots without it keep their output.

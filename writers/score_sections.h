@@ -32,6 +32,9 @@ void WriteNode(JsonWriter& w, const Snapshot& snap, const Analysis& a, NodeIndex
 /// or null without GPU kernels.
 void WriteGpu(JsonWriter& w, const GpuTime& gpu, bool launches = true);
 
+/// An array of the nodes' ids.
+void WriteIds(JsonWriter& w, const Network& network, const std::vector<NodeIndex>& nodes);
+
 /// One rank's GPU time in one step, the members "kernels" to
 /// "non_compute_ms" (docs/architecture.md#traces-steps-ranks-and-memory), into
 /// the object `w` has open: score's "gpu" steps and the tools' trace step.
