@@ -58,7 +58,10 @@ struct ToolResult {
 };
 
 class WhatIf;
-struct ContainerIndex;  // tools.cc
+struct ContainerIndex;  // tool_run.h
+namespace tools_internal {
+class ToolRun;  // tool_run.h: one call's work
+}  // namespace tools_internal
 
 /// The tools over one judged snapshot. Run is const and safe to call from
 /// several threads at once; the same call always gives the same bytes.
@@ -96,7 +99,7 @@ class AnalysisTools {
   static constexpr size_t kMaxLimit = 500;
 
  private:
-  friend class ToolRun;  // tools.cc: one call's work
+  friend class tools_internal::ToolRun;
 
   const WhatIf& whatif() const;               // built on first use
   const ContainerIndex& containers() const;  // built on first use

@@ -38,14 +38,47 @@ size_t Utf8Length(std::string_view s, size_t i) {
 
 namespace {
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
-}  // namespace
 
-void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe) {
+// How many bytes from `i` start a UTF-8 sequence that could still be valid
+// (the lead and the continuation bytes in range, as Utf8Length checks them):
+// the "maximal subpart" that nlohmann replaces by one U+FFFD. At least 1.
+size_t ValidPrefix(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  size_t len = 0;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 1;
+  }
+  size_t k = 1;
+  while (k < len && i + k < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) break;
+    ++k;
+  }
+  return k;
+}
+
+// AppendJsonString, or with `like_nlohmann` nlohmann's spelling
+// (AppendNlohmannJsonString).
+void AppendQuoted(std::string& out, std::string_view s, bool yaml_safe, bool like_nlohmann) {
+  // nlohmann leaves DEL as it is.
+  const auto last_plain = static_cast<unsigned char>(like_nlohmann ? 0x7F : 0x7E);
   out += '"';
   for (size_t i = 0; i < s.size();) {
     // Runs of printable ASCII other than '"' and '\\' go in as they are.
     size_t run = i;
-    while (run < s.size() && s[run] >= 0x20 && s[run] < 0x7F && s[run] != '"' && s[run] != '\\') {
+    while (run < s.size() && s[run] >= 0x20 && static_cast<unsigned char>(s[run]) <= last_plain &&
+           s[run] != '"' && s[run] != '\\') {
       ++run;
     }
     if (run > i) {
@@ -72,7 +105,9 @@ void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe) {
           out += "\\t";
           break;
         default:
-          if (c < 0x20 || c == 0x7F) {
+          if (like_nlohmann && (c == '\b' || c == '\f')) {
+            out += c == '\b' ? "\\b" : "\\f";
+          } else if (c < 0x20 || c == 0x7F) {
             fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
           } else {
             out += static_cast<char>(c);
@@ -84,7 +119,7 @@ void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe) {
     const size_t len = Utf8Length(s, i);
     if (len == 0) {
       out += kReplacement;
-      ++i;
+      i += like_nlohmann ? ValidPrefix(s, i) : 1;  // nlohmann reads the byte that broke it again
     } else if (yaml_safe && len == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
       // U+0080..U+009F: YAML refuses them unescaped.
       fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
@@ -95,6 +130,16 @@ void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe) {
     }
   }
   out += '"';
+}
+
+}  // namespace
+
+void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe) {
+  AppendQuoted(out, s, yaml_safe, /*like_nlohmann=*/false);
+}
+
+void AppendNlohmannJsonString(std::string& out, std::string_view s) {
+  AppendQuoted(out, s, /*yaml_safe=*/false, /*like_nlohmann=*/true);
 }
 
 size_t FirstInvalidUtf8(std::string_view text) {

@@ -49,6 +49,11 @@ bool JsonNestsDeeperThan(std::string_view text, size_t depth);
 /// are escaped too, so the same text is a valid YAML double-quoted scalar.
 void AppendJsonString(std::string& out, std::string_view s, bool yaml_safe = false);
 
+/// `s` as nlohmann::json::dump(-1, ' ', false, error_handler_t::replace)
+/// writes a string: \b and \f short, DEL raw, one U+FFFD per maximal invalid
+/// UTF-8 subpart (base/json_writer.h's JsonStyle::kNlohmann).
+void AppendNlohmannJsonString(std::string& out, std::string_view s);
+
 /// `s` made safe for a terminal: control characters (C0, DEL, C1, which could
 /// start escape sequences) become '?', invalid UTF-8 becomes U+FFFD. The ASCII
 /// controls in `keep` (say "\n\t" for text of several lines) pass unchanged.

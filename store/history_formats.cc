@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
 
+#include "base/json_writer.h"
 #include "base/text.h"
 #include "writers/diff_formats.h"
 #include "writers/score_columns.h"  // the CSV cell and number writers of `score --format csv`
@@ -15,11 +15,9 @@
 namespace cookgraph {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using score_internal::Optional;
 
 constexpr size_t kIdWidth = 48;
-
-Json Number(std::optional<double> v) { return v && std::isfinite(*v) ? Json(*v) : Json(); }
 
 std::string Ms(std::optional<double> v) {
   return v && std::isfinite(*v) ? fmt::format("{:.3f}", *v) : "-";
@@ -42,75 +40,120 @@ std::string RunList(const std::vector<int64_t>& ids) {
   return out;
 }
 
-Json PointJson(const HistoryPoint& p) {
-  return Json{{"mean_ms", Number(p.mean_ms)},
-              {"p95_ms", Number(p.p95_ms)},
-              {"n", p.n},
-              {"before_run", p.before_run ? Json(p.before_run) : Json()},
-              {"change_pct", Number(p.change_pct)},
-              {"p_value", Number(p.test.p_slower)},
-              {"flagged", p.flagged}};
+// `history --format json`: written as nlohmann::ordered_json wrote it before
+// (docs/architecture.md#writing-json), keys in this order.
+void WritePoint(JsonWriter& w, const HistoryPoint& p) {
+  w.BeginObject();
+  w.Field("mean_ms", Optional(p.mean_ms));
+  w.Field("p95_ms", Optional(p.p95_ms));
+  w.CountField("n", p.n);
+  w.Field("before_run", p.before_run ? JsonValue(p.before_run) : JsonValue());
+  w.Field("change_pct", Optional(p.change_pct));
+  w.Field("p_value", Optional(p.test.p_slower));
+  w.BoolField("flagged", p.flagged);
+  w.EndObject();
+}
+
+void WriteStrings(JsonWriter& w, const std::vector<std::string>& list) {
+  w.BeginArray();
+  for (const std::string& s : list) w.String(s);
+  w.EndArray();
+}
+
+void WriteRuns(JsonWriter& w, const History& h) {
+  w.BeginArray();
+  for (const HistoryRun& r : h.runs) {
+    w.BeginObject();
+    w.IntField("run", r.id);
+    w.StringField("started_at", r.started_at);
+    w.Field("finished_at", r.finished_at.empty() ? JsonValue() : JsonValue(r.finished_at));
+    w.StringField("label", r.label);
+    w.BoolField("complete", !r.finished_at.empty());
+    w.CountField("snapshots", r.snapshots);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteSnapshots(JsonWriter& w, const History& h) {
+  w.BeginArray();
+  for (const SnapshotHistory& s : h.snapshots) {
+    w.BeginObject();
+    w.StringField("snapshot", s.key);
+    w.Key("nodes");
+    WriteStrings(w, s.nodes);
+    w.CountField("top", s.top);
+    w.Key("trend");
+    w.BeginArray();
+    for (const HistoryEntry& e : s.entries) {
+      w.BeginObject();
+      w.IntField("run", e.run);
+      w.StringField("file", e.file);
+      w.BoolField("complete", e.complete);
+      w.Field("error", e.error.empty() ? JsonValue() : JsonValue(e.error));
+      w.Key("frame");
+      WritePoint(w, e.frame);
+      w.Key("nodes");
+      w.BeginArray();
+      for (const HistoryPoint& p : e.nodes) WritePoint(w, p);
+      w.EndArray();
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteFlags(JsonWriter& w, const History& h) {
+  w.BeginArray();
+  for (const HistoryFlag& f : h.flags) {
+    const bool tested = f.test.status == WelchStatus::kTested;
+    w.BeginObject();
+    w.IntField("run", f.run);
+    w.StringField("label", f.label);
+    w.StringField("snapshot", f.snapshot);
+    w.StringField("what", f.node.empty() ? "frame_time" : "node");
+    w.Field("node", f.node.empty() ? JsonValue() : JsonValue(f.node));
+    w.IntField("before_run", f.before_run);
+    w.NumberField("before_ms", f.before_ms);
+    w.NumberField("after_ms", f.after_ms);
+    w.NumberField("change_pct", f.change_pct);
+    w.NumberField("p_value", f.p_value);
+    w.Field("t", tested ? JsonValue(f.test.t) : JsonValue());
+    w.Field("df", tested ? JsonValue(f.test.df) : JsonValue());
+    w.CountField("n_before", f.n_before);
+    w.CountField("n_after", f.n_after);
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 std::string RenderJson(const History& h, const std::string& store) {
-  Json doc;
-  doc["cookgraph"] = 1;
-  doc["store"] = store;
-  doc["alpha"] = h.options.test.alpha;
-  doc["min_change_pct"] = h.options.test.min_change_pct;
-  doc["test"] = "welch-one-sided";
-  doc["top"] = h.options.top;
-  doc["stored_runs"] = h.stored_runs;
-  Json runs = Json::array();
-  for (const HistoryRun& r : h.runs) {
-    runs.push_back(Json{{"run", r.id},
-                        {"started_at", r.started_at},
-                        {"finished_at", r.finished_at.empty() ? Json() : Json(r.finished_at)},
-                        {"label", r.label},
-                        {"complete", !r.finished_at.empty()},
-                        {"snapshots", r.snapshots}});
-  }
-  doc["runs"] = std::move(runs);
-  doc["incomplete"] = h.incomplete;
-  Json snapshots = Json::array();
-  for (const SnapshotHistory& s : h.snapshots) {
-    Json trend = Json::array();
-    for (const HistoryEntry& e : s.entries) {
-      Json nodes = Json::array();
-      for (const HistoryPoint& p : e.nodes) nodes.push_back(PointJson(p));
-      trend.push_back(Json{{"run", e.run},
-                           {"file", e.file},
-                           {"complete", e.complete},
-                           {"error", e.error.empty() ? Json() : Json(e.error)},
-                           {"frame", PointJson(e.frame)},
-                           {"nodes", std::move(nodes)}});
-    }
-    snapshots.push_back(
-        Json{{"snapshot", s.key}, {"nodes", s.nodes}, {"top", s.top}, {"trend", std::move(trend)}});
-  }
-  doc["snapshots"] = std::move(snapshots);
-  Json flags = Json::array();
-  for (const HistoryFlag& f : h.flags) {
-    const bool tested = f.test.status == WelchStatus::kTested;
-    flags.push_back(Json{{"run", f.run},
-                         {"label", f.label},
-                         {"snapshot", f.snapshot},
-                         {"what", f.node.empty() ? "frame_time" : "node"},
-                         {"node", f.node.empty() ? Json() : Json(f.node)},
-                         {"before_run", f.before_run},
-                         {"before_ms", f.before_ms},
-                         {"after_ms", f.after_ms},
-                         {"change_pct", f.change_pct},
-                         {"p_value", f.p_value},
-                         {"t", tested ? Json(f.test.t) : Json()},
-                         {"df", tested ? Json(f.test.df) : Json()},
-                         {"n_before", f.n_before},
-                         {"n_after", f.n_after}});
-  }
-  doc["flags"] = std::move(flags);
-  doc["latest_flagged"] = h.latest_flagged;
-  doc["warnings"] = h.warnings;
-  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  JsonWriter w(JsonStyle::kNlohmann);
+  w.BeginObject();
+  w.IntField("cookgraph", 1);
+  w.StringField("store", store);
+  w.NumberField("alpha", h.options.test.alpha);
+  w.NumberField("min_change_pct", h.options.test.min_change_pct);
+  w.StringField("test", "welch-one-sided");
+  w.CountField("top", h.options.top);
+  w.CountField("stored_runs", h.stored_runs);
+  w.Key("runs");
+  WriteRuns(w, h);
+  w.Key("incomplete");
+  w.BeginArray();
+  for (int64_t run : h.incomplete) w.Int(run);
+  w.EndArray();
+  w.Key("snapshots");
+  WriteSnapshots(w, h);
+  w.Key("flags");
+  WriteFlags(w, h);
+  w.BoolField("latest_flagged", h.latest_flagged);
+  w.Key("warnings");
+  WriteStrings(w, h.warnings);
+  w.EndObject();
+  return w.Take() + "\n";
 }
 
 std::string RenderCsv(const History& h) {

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <type_traits>
 #include <variant>
 #include <vector>
 
+#include "base/json_writer.h"
 #include "base/text.h"
 #include "writers/score_columns.h"
 
@@ -18,100 +18,129 @@ namespace cookgraph {
 namespace {
 
 using score_internal::Ms;
+using score_internal::Optional;
 
-using Json = nlohmann::ordered_json;
 
 // How many added or removed ids the table and Markdown list before "… N more".
 constexpr size_t kIdListLimit = 10;
 constexpr size_t kIdWidth = 48;
 
 
-Json Number(std::optional<double> v) { return v && std::isfinite(*v) ? Json(*v) : Json(); }
-
-Json SideJson(const NodeStats& s) {
+// `diff --format json`: written as nlohmann::ordered_json wrote it before
+// (docs/architecture.md#writing-json), keys in this order.
+void WriteSide(JsonWriter& w, const NodeStats& s) {
   const bool cooked = s.cooked_frames > 0;
-  auto stat = [cooked](double v) { return cooked ? Json(v) : Json(); };
-  return Json{{"cooked_frames", s.cooked_frames},
-              {"avg_ms", stat(s.avg_ms)},
-              {"p95_ms", stat(s.p95_ms)},
-              {"per_frame_ms", s.per_frame_ms},
-              {"cooks_per_frame", s.cooks_per_frame},
-              {"score", stat(s.score)}};
+  auto stat = [cooked](double v) { return cooked ? JsonValue(v) : JsonValue(); };
+  w.BeginObject();
+  w.CountField("cooked_frames", s.cooked_frames);
+  w.Field("avg_ms", stat(s.avg_ms));
+  w.Field("p95_ms", stat(s.p95_ms));
+  w.NumberField("per_frame_ms", s.per_frame_ms);
+  w.NumberField("cooks_per_frame", s.cooks_per_frame);
+  w.Field("score", stat(s.score));
+  w.EndObject();
 }
 
-// Adds "t" and "df": null unless the t distribution gave the p-value.
-void AddTest(Json& object, const WelchResult& test) {
-  const bool tested = test.status == WelchStatus::kTested;
-  object["t"] = tested ? Json(test.t) : Json();
-  object["df"] = tested ? Json(test.df) : Json();
+// "p_value", "t" and "df" (null unless the t distribution gave the p-value),
+// "regression", "improvement" and "note".
+template <typename D>
+void WriteVerdict(JsonWriter& w, const D& d) {
+  const bool tested = d.test.status == WelchStatus::kTested;
+  w.Field("p_value", Optional(d.p_value()));
+  w.Field("t", tested ? JsonValue(d.test.t) : JsonValue());
+  w.Field("df", tested ? JsonValue(d.test.df) : JsonValue());
+  w.BoolField("regression", d.regression);
+  w.BoolField("improvement", d.improvement);
+  w.Field("note", d.note.empty() ? JsonValue() : JsonValue(d.note));
+}
+
+void WriteSnapshot(JsonWriter& w, const std::string& file, const Snapshot& s) {
+  w.BeginObject();
+  w.StringField("file", file);
+  w.StringField("name", s.info.name);
+  w.StringField("engine", s.info.engine);
+  w.CountField("nodes", s.network.size());
+  w.CountField("frames", s.samples.frame_count());
+  w.EndObject();
+}
+
+void WriteNodeDiff(JsonWriter& w, const NodeDiff& d) {
+  w.BeginObject();
+  w.StringField("id", d.id);
+  w.Key("before");
+  WriteSide(w, d.before_stats);
+  w.Key("after");
+  WriteSide(w, d.after_stats);
+  w.Field("change_pct", Optional(d.avg_pct));
+  w.Key("changes");
+  w.BeginObject();
+  w.Field("avg_pct", Optional(d.avg_pct));
+  w.Field("p95_pct", Optional(d.p95_pct));
+  w.Field("per_frame_pct", Optional(d.per_frame_pct));
+  w.Field("score_pct", Optional(d.score_pct));
+  w.EndObject();
+  WriteVerdict(w, d);
+  w.EndObject();
+}
+
+void WriteFrameDiff(JsonWriter& w, const FrameDiff& f) {
+  auto side = [&w](size_t frames, double mean, double p95, bool measured) {
+    w.BeginObject();
+    w.CountField("frames", frames);
+    w.NumberField("mean", mean);
+    w.NumberField("p95", p95);
+    w.BoolField("measured", measured);
+    w.EndObject();
+  };
+  w.BeginObject();
+  w.Key("before");
+  side(f.frames_before, f.mean_before, f.p95_before, f.measured_before);
+  w.Key("after");
+  side(f.frames_after, f.mean_after, f.p95_after, f.measured_after);
+  w.NumberField("change_ms", f.mean_after - f.mean_before);
+  w.Field("change_pct", Optional(f.change_pct));
+  WriteVerdict(w, f);
+  w.EndObject();
+}
+
+void WriteIds(JsonWriter& w, const std::vector<std::string>& ids) {
+  w.BeginArray();
+  for (const std::string& id : ids) w.String(id);
+  w.EndArray();
 }
 
 std::string RenderJson(const DiffInput& in) {
   const SnapshotDiff& diff = in.diff;
-  auto snapshot = [](const std::string& file, const Snapshot& s) {
-    return Json{{"file", file},
-                {"name", s.info.name},
-                {"engine", s.info.engine},
-                {"nodes", s.network.size()},
-                {"frames", s.samples.frame_count()}};
-  };
-  Json doc;
-  doc["cookgraph"] = 1;
-  doc["before"] = snapshot(in.before_file, in.before);
-  doc["after"] = snapshot(in.after_file, in.after);
-  doc["alpha"] = diff.options.alpha;
-  doc["min_change_pct"] = diff.options.min_change_pct;
-  doc["test"] = "welch-one-sided";
-  Json nodes = Json::array();
-  for (const NodeDiff& d : diff.nodes) {
-    Json node{{"id", d.id},
-              {"before", SideJson(d.before_stats)},
-              {"after", SideJson(d.after_stats)},
-              {"change_pct", Number(d.avg_pct)},
-              {"changes",
-               {{"avg_pct", Number(d.avg_pct)},
-                {"p95_pct", Number(d.p95_pct)},
-                {"per_frame_pct", Number(d.per_frame_pct)},
-                {"score_pct", Number(d.score_pct)}}},
-              {"p_value", Number(d.p_value())}};
-    AddTest(node, d.test);
-    node["regression"] = d.regression;
-    node["improvement"] = d.improvement;
-    node["note"] = d.note.empty() ? Json() : Json(d.note);
-    nodes.push_back(std::move(node));
-  }
-  doc["nodes"] = std::move(nodes);
-  doc["added"] = diff.added;
-  doc["removed"] = diff.removed;
-  const FrameDiff& f = diff.frames;
-  Json frames{{"before",
-               {{"frames", f.frames_before},
-                {"mean", f.mean_before},
-                {"p95", f.p95_before},
-                {"measured", f.measured_before}}},
-              {"after",
-               {{"frames", f.frames_after},
-                {"mean", f.mean_after},
-                {"p95", f.p95_after},
-                {"measured", f.measured_after}}},
-              {"change_ms", f.mean_after - f.mean_before},
-              {"change_pct", Number(f.change_pct)}};
-  frames["p_value"] = Number(f.p_value());
-  AddTest(frames, f.test);
-  frames["regression"] = f.regression;
-  frames["improvement"] = f.improvement;
-  frames["note"] = f.note.empty() ? Json() : Json(f.note);
-  doc["frame_ms"] = std::move(frames);
-  doc["regressions"] = diff.regressions;
-  doc["improvements"] = diff.improvements;
-  doc["regressed"] = diff.regressed();
-  doc["warnings"] = diff.warnings;
+  JsonWriter w(JsonStyle::kNlohmann);
+  w.BeginObject();
+  w.IntField("cookgraph", 1);
+  w.Key("before");
+  WriteSnapshot(w, in.before_file, in.before);
+  w.Key("after");
+  WriteSnapshot(w, in.after_file, in.after);
+  w.NumberField("alpha", diff.options.alpha);
+  w.NumberField("min_change_pct", diff.options.min_change_pct);
+  w.StringField("test", "welch-one-sided");
+  w.Key("nodes");
+  w.BeginArray();
+  for (const NodeDiff& d : diff.nodes) WriteNodeDiff(w, d);
+  w.EndArray();
+  w.Key("added");
+  WriteIds(w, diff.added);
+  w.Key("removed");
+  WriteIds(w, diff.removed);
+  w.Key("frame_ms");
+  WriteFrameDiff(w, diff.frames);
+  w.CountField("regressions", diff.regressions);
+  w.CountField("improvements", diff.improvements);
+  w.BoolField("regressed", diff.regressed());
+  w.Key("warnings");
+  WriteIds(w, diff.warnings);
+  w.EndObject();
   // A name that is not UTF-8 (a file's) becomes U+FFFD, as in the other JSON documents.
-  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  return w.Take() + "\n";
 }
 
-// The rows of the table and Markdown: every regression and improvement, then
-// the rest in the diff's order up to `top` rows in all.
 size_t ShownRows(const SnapshotDiff& diff, size_t top) {
   const size_t total = diff.nodes.size();
   const size_t must = diff.regressions + diff.improvements;

@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/json_writer.h"
 #include "metrics/analysis.h"
 #include "metrics/rollup.h"
 #include "model/snapshot.h"
@@ -50,7 +51,7 @@ inline constexpr std::array<std::string_view, 9> kContainerColumns = {
     "share", "max_ms", "costliest"};
 
 // monostate = null (JSON null, empty CSV cell). A non-finite double is null too.
-using Value = std::variant<std::monostate, std::string_view, double, uint64_t, int64_t, bool>;
+using Value = JsonValue;
 
 /// `flags[n]`, false past the end.
 bool FlagAt(const std::vector<bool>& flags, NodeIndex n);

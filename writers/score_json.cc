@@ -5,27 +5,27 @@
 #include <vector>
 
 #include "metrics/rollup.h"
-#include "writers/json_out.h"
 #include "writers/score_columns.h"
 #include "writers/score_internal.h"
 #include "writers/score_sections.h"
 
 // `score --format json`: one object per snapshot in the "snapshots" array. JSON
 // and CSV (score_csv.cc) fill the same columns (score_columns.h) with the same
-// values; the JSON is written by json_out.h, as the advisor's tools write theirs.
+// values; the JSON is written by base/json_writer.h in its shortest style, as the
+// advisor's tools write theirs.
 
 namespace cookgraph::score_internal {
-namespace {
-
-void WriteIds(JsonOut& w, const Network& network, const std::vector<NodeIndex>& nodes) {
+void WriteIds(JsonWriter& w, const Network& network, const std::vector<NodeIndex>& nodes) {
   w.BeginArray();
   for (NodeIndex n : nodes) w.String(network.node(n).id);
   w.EndArray();
 }
 
+namespace {
+
 // "profiler_ms": the profiler's own time per frame, written only when the
 // input has it, so that snapshots without it keep their output.
-void WriteProfiler(JsonOut& w, const ProfilerOverhead& p) {
+void WriteProfiler(JsonWriter& w, const ProfilerOverhead& p) {
   w.Key("profiler_ms");
   w.BeginObject();
   w.NumberField("mean", p.ms.mean);
@@ -39,7 +39,7 @@ void WriteProfiler(JsonOut& w, const ProfilerOverhead& p) {
 
 }  // namespace
 
-void WriteLaunches(JsonOut& w, const LaunchStats& l) {
+void WriteLaunches(JsonWriter& w, const LaunchStats& l) {
   w.BeginObject();
   w.CountField("count", l.count);
   w.Key("delay_ms");
@@ -56,7 +56,32 @@ w.CountField("unlaunched", l.unlaunched);
 w.EndObject();
 }
 
-void WriteGpu(JsonOut& w, const GpuTime& g, bool launches) {
+void WriteStepGpuTime(JsonWriter& w, const StepGpuTime& s) {
+  w.CountField("kernels", s.kernels);
+  w.NumberField("kernel_span_ms", s.kernel_span_ms);
+  w.NumberField("idle_ms", s.idle_ms);
+  w.NumberField("compute_ms", s.compute_ms);
+  w.NumberField("non_compute_ms", s.non_compute_ms);
+}
+
+void WritePeaks(JsonWriter& w, double allocated_mb, double reserved_mb) {
+  w.NumberField("peak_allocated_mb", allocated_mb);
+  w.NumberField("peak_reserved_mb", reserved_mb);
+}
+
+void WriteGrew(JsonWriter& w, const Network& net, const std::vector<NodeExcess>& nodes) {
+  w.BeginArray();
+  for (const NodeExcess& n : nodes) {
+    if (n.node >= net.size()) continue;
+    w.BeginObject();
+    w.StringField("id", net.node(n.node).id);
+    w.NumberField("excess_ms", n.ms);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteGpu(JsonWriter& w, const GpuTime& g, bool launches) {
   if (g.empty()) {
     w.Write(Value());
     return;
@@ -80,11 +105,7 @@ void WriteGpu(JsonOut& w, const GpuTime& g, bool launches) {
       w.BeginObject();
       w.Key("step");
       w.Write(Value(int64_t{s.step}));
-      w.CountField("kernels", s.kernels);
-      w.NumberField("kernel_span_ms", s.kernel_span_ms);
-      w.NumberField("idle_ms", s.idle_ms);
-      w.NumberField("compute_ms", s.compute_ms);
-      w.NumberField("non_compute_ms", s.non_compute_ms);
+      WriteStepGpuTime(w, s);
       w.EndObject();
     }
     w.EndArray();
@@ -123,7 +144,7 @@ namespace {
 
 // The trace's own analyses (docs/commands.md#trace-output): "steps", "gpu",
 // "memory", "ranks".
-void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
+void WriteTrace(JsonWriter& w, const Snapshot& snap, const TraceSummary& t) {
   if (t.slowest) {
     const SlowestStep& s = *t.slowest;
     w.Key("slowest_step");
@@ -133,14 +154,7 @@ void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
     w.NumberField("ms", s.ms);
     w.NumberField("mean_ms", s.mean_ms);
     w.Key("grew");
-    w.BeginArray();
-    for (const NodeExcess& n : s.nodes) {
-      w.BeginObject();
-      w.StringField("id", snap.network.node(n.node).id);
-      w.NumberField("excess_ms", n.ms);
-      w.EndObject();
-    }
-    w.EndArray();
+    WriteGrew(w, snap.network, s.nodes);
     w.EndObject();
   }
   if (t.outside) {
@@ -196,8 +210,7 @@ void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
     w.BeginObject();
     w.CountField("rank", m.rank);
     w.StringField("device", m.device);
-    w.NumberField("peak_allocated_mb", m.peak_allocated_mb);
-    w.NumberField("peak_reserved_mb", m.peak_reserved_mb);
+    WritePeaks(w, m.peak_allocated_mb, m.peak_reserved_mb);
     w.Key("total_mb");
     w.Write(m.total_mb > 0 ? Value(m.total_mb) : Value());
     w.Key("steps");
@@ -206,8 +219,7 @@ void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
       w.BeginObject();
       w.Key("step");
       w.Write(Value(int64_t{s.step}));
-      w.NumberField("peak_allocated_mb", s.peak_allocated_mb);
-      w.NumberField("peak_reserved_mb", s.peak_reserved_mb);
+      WritePeaks(w, s.peak_allocated_mb, s.peak_reserved_mb);
       w.EndObject();
     }
     w.EndArray();
@@ -245,7 +257,7 @@ void WriteTrace(JsonOut& w, const Snapshot& snap, const TraceSummary& t) {
 
 // A GStreamer recording's streaming threads, bottleneck and latency
 // (docs/commands.md#gstreamer-output).
-void WriteStreaming(JsonOut& w, const Snapshot& snap, const Streaming& st) {
+void WriteStreaming(JsonWriter& w, const Snapshot& snap, const Streaming& st) {
   const Network& net = snap.network;
   w.Key("threads");
   w.BeginArray();
@@ -321,7 +333,7 @@ void WriteStreaming(JsonOut& w, const Snapshot& snap, const Streaming& st) {
   }
 }
 
-void WriteFrameSummary(JsonOut& w, std::string_view file, const Snapshot& snap, const Analysis& a) {
+void WriteFrameSummary(JsonWriter& w, std::string_view file, const Snapshot& snap, const Analysis& a) {
   w.Key("file");
   w.String(file);
   w.Key("name");
@@ -347,7 +359,7 @@ void WriteFrameSummary(JsonOut& w, std::string_view file, const Snapshot& snap, 
   w.Write(a.has_budget ? Value(uint64_t{a.frames.over_budget.size()}) : Value());
 }
 
-void WriteNode(JsonOut& w, const Snapshot& snap, const Analysis& a, NodeIndex n,
+void WriteNode(JsonWriter& w, const Snapshot& snap, const Analysis& a, NodeIndex n,
                std::optional<size_t> rank, bool gain) {
   std::vector<Value> values;
   NodeValues(snap, a, n, rank, values);
@@ -366,7 +378,7 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   const Snapshot& snap = scored.snapshot;
   const Analysis& a = scored.analysis;
   const Network& net = snap.network;
-  JsonOut w;
+  JsonWriter w;
   w.BeginObject();
   WriteFrameSummary(w, scored.file, snap, a);
   if (a.profiler) WriteProfiler(w, *a.profiler);
