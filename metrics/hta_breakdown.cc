@@ -196,18 +196,199 @@ int64_t IntersectionLength(const std::vector<std::pair<int64_t, int64_t>>& a,
   return total;
 }
 
-}  // namespace
-
-GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
-  GpuTime out;
-  // The filter applies when the whole job has two or more distinct step names.
+// The filter applies when the whole job has two or more distinct step names.
+bool JobHasSteps(const std::vector<Timeline>& timelines) {
   std::unordered_set<std::string_view> step_names;
   for (const Timeline& t : timelines) {
     for (const TimelineEvent& e : t.events) {
       if (!t.tracks[e.track].gpu && IsProfilerStep(t.name(e))) step_names.insert(t.name(e));
     }
   }
-  const bool filter = step_names.size() >= 2;
+  return step_names.size() >= 2;
+}
+
+// Per step: the same breakdown over the step's GPU events.
+void AddStepBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu, RankGpuTime& rank) {
+  std::vector<std::vector<uint32_t>> by_frame;
+  // A GPU event is in the step its launch call ran in; without a launch
+  // call, or without step markers, it is in no step.
+  for (uint32_t i : gpu) {
+    const uint32_t f = t.events[i].frame;
+    if (f == kNoIndex || t.events[i].link == kNoIndex || f >= t.markers.size() ||
+        t.markers[f] == kNoIndex) {
+      continue;
+    }
+    if (f >= by_frame.size()) by_frame.resize(f + 1);
+    by_frame[f].push_back(i);
+  }
+  for (size_t f = 0; f < by_frame.size(); ++f) {
+    if (by_frame[f].empty()) continue;
+    std::vector<std::pair<int64_t, int64_t>> all_step, compute_step;
+    for (uint32_t i : by_frame[f]) {
+      const TimelineEvent& e = t.events[i];
+      all_step.emplace_back(e.start_ns, e.end_ns());
+      if (KernelTypeOf(t.name(e), e.kind) == KernelType::kComputation) {
+        compute_step.emplace_back(e.start_ns, e.end_ns());
+      }
+    }
+    const int64_t lo = std::min_element(all_step.begin(), all_step.end())->first;
+    int64_t hi = INT64_MIN;
+    for (const auto& iv : all_step) hi = std::max(hi, iv.second);
+    const int64_t busy_step = UnionLength(all_step);
+    const int64_t compute_step_ns = UnionLength(std::move(compute_step));
+    rank.steps.push_back(
+        StepGpuTime{.step = f < t.steps.size() ? t.steps[f] : static_cast<int64_t>(f),
+                    .kernels = by_frame[f].size(),
+                    .kernel_span_ms = Ms(hi - lo),
+                    .idle_ms = Ms(hi - lo - busy_step),
+                    .compute_ms = Ms(compute_step_ns),
+                    .non_compute_ms = Ms(busy_step - compute_step_ns)});
+  }
+}
+
+// The temporal breakdown (breakdown_analysis.py get_temporal_breakdown); the
+// job's communication time and its overlap with computation add up in
+// `comm_total` and `overlap_total`.
+void AddTemporalBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu, RankGpuTime& rank,
+                          int64_t& comm_total, int64_t& overlap_total) {
+  std::vector<std::pair<int64_t, int64_t>> all, compute, comm, memory;
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (uint32_t i : gpu) {
+    const TimelineEvent& e = t.events[i];
+    const std::pair<int64_t, int64_t> iv{e.start_ns, e.end_ns()};
+    first = std::min(first, iv.first);
+    last = std::max(last, iv.second);
+    all.push_back(iv);
+    switch (KernelTypeOf(t.name(e), e.kind)) {
+      case KernelType::kComputation:
+        compute.push_back(iv);
+        break;
+      case KernelType::kCommunication:
+        comm.push_back(iv);
+        break;
+      case KernelType::kMemory:
+        memory.push_back(iv);
+        break;
+    }
+  }
+  const int64_t span = last - first;
+  const int64_t busy = UnionLength(std::move(all));
+  const auto compute_union = Merge(std::move(compute));
+  const auto comm_union = Merge(std::move(comm));
+  const int64_t compute_ns = Length(compute_union);
+  rank.kernel_span_ms = Ms(span);
+  rank.busy_ms = Ms(busy);
+  rank.idle_ms = Ms(span - busy);
+  rank.compute_ms = Ms(compute_ns);
+  rank.non_compute_ms = Ms(span - compute_ns - (span - busy));
+  rank.communication_ms = Ms(Length(comm_union));
+  rank.memory_ms = Ms(UnionLength(std::move(memory)));
+  // Communication against computation (communication_analysis.py
+  // get_comm_comp_overlap): the time both run.
+  comm_total += Length(comm_union);
+  overlap_total += IntersectionLength(comm_union, compute_union);
+}
+
+// The idle time of each stream (breakdown_analysis.py
+// _analyze_idle_time_for_stream): the gap before each GPU event, in
+// (start, end, file order) order, is host wait when its launch call began
+// after the previous event ended, else kernel wait when under the
+// threshold, else other. Gaps are taken as they are, negative ones too.
+void AddStreamIdle(const Timeline& t, const std::vector<uint32_t>& gpu, RankGpuTime& rank) {
+  std::vector<uint32_t> by_stream = gpu;
+  std::sort(by_stream.begin(), by_stream.end(), [&](uint32_t a, uint32_t b) {
+    const TimelineEvent& x = t.events[a];
+    const TimelineEvent& y = t.events[b];
+    if (x.track != y.track) return x.track < y.track;
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    if (x.end_ns() != y.end_ns()) return x.end_ns() < y.end_ns();
+    return x.source < y.source;
+  });
+  std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> host_gaps;  // (track, gap)
+  for (size_t k = 0; k < by_stream.size(); ++k) {
+    const TimelineEvent& e = t.events[by_stream[k]];
+    const bool fresh = k == 0 || t.events[by_stream[k - 1]].track != e.track;
+    if (fresh) {
+      const Track& track = t.tracks[e.track];
+      rank.streams.push_back(
+          StreamTime{.track = e.track, .stream = track.stream, .label = track.label});
+    }
+    StreamTime& s = rank.streams.back();
+    ++s.kernels;
+    if (!fresh) {
+      const int64_t prev_end = t.events[by_stream[k - 1]].end_ns();
+      const int64_t gap = e.start_ns - prev_end;
+      const bool host_wait = e.link != kNoIndex && t.events[e.link].start_ns > prev_end;
+      double& bucket = host_wait             ? s.idle_host_wait_ms
+                       : gap < kKernelWaitNs ? s.idle_kernel_wait_ms
+                                             : s.idle_other_ms;
+      bucket += static_cast<double>(gap);  // ns for now
+      if (host_wait && gap > 0) {
+        host_gaps.push_back({t.events[e.link].track, {prev_end, e.start_ns}});
+      }
+    }
+  }
+  // Per stream, sums in ns then ms (each stream's events are contiguous).
+  size_t k = 0;
+  for (StreamTime& s : rank.streams) {
+    int64_t kernel_ns = 0;
+    for (size_t j = 0; j < s.kernels; ++j, ++k) kernel_ns += t.events[by_stream[k]].dur_ns;
+    s.kernel_ms = Ms(kernel_ns);
+    s.idle_host_wait_ms /= 1e6;
+    s.idle_kernel_wait_ms /= 1e6;
+    s.idle_other_ms /= 1e6;
+    s.idle_ms = s.idle_host_wait_ms + s.idle_kernel_wait_ms + s.idle_other_ms;
+  }
+  if (!host_gaps.empty()) rank.host_wait_ops = OpsDuring(t, std::move(host_gaps));
+  std::stable_sort(rank.streams.begin(), rank.streams.end(),
+                   [](const StreamTime& a, const StreamTime& b) { return a.stream < b.stream; });
+}
+
+// Launch statistics (cuda_kernel_analysis.py cuda_kernel_launch_stats):
+// each GPU event paired with the launch call of its correlation. The delays
+// and the calls' CPU time add up in `delays` and `launch_cpu_ns`.
+void AddLaunches(const Timeline& t, uint32_t ti, const std::vector<uint32_t>& gpu,
+                 LaunchStats& launches, std::vector<int64_t>& delays, int64_t& launch_cpu_ns) {
+  for (uint32_t i : gpu) {
+    const TimelineEvent& e = t.events[i];
+    ++launches.kernels;
+    if (e.link == kNoIndex) continue;
+    const TimelineEvent& call = t.events[e.link];
+    if (std::find(kStatsLaunchCalls.begin(), kStatsLaunchCalls.end(), t.name(call)) ==
+        kStatsLaunchCalls.end()) {
+      continue;
+    }
+    // HTA (cuda_kernel_analysis.py, get_cuda_kernel_launch_stats): from
+    // the call's end to the kernel's start, clipped at 0.
+    delays.push_back(std::max<int64_t>(e.start_ns - call.start_ns - call.dur_ns, 0));
+    launches.list.push_back({ti, i, e.link, delays.back()});
+    launch_cpu_ns += call.dur_ns;
+    if (e.dur_ns < kTinyKernelNs) ++launches.kernels_under_10us;
+  }
+}
+
+// The launch delays' statistics, from every rank's.
+void SummariseLaunches(std::vector<int64_t>& delays, int64_t launch_cpu_ns, LaunchStats& l) {
+  l.count = delays.size();
+  l.cpu_ms = Ms(launch_cpu_ns);
+  if (!delays.empty()) {
+    std::sort(delays.begin(), delays.end());
+    // Exact in ns: the sum of delays fits int64 for any real trace.
+    int64_t sum = 0;
+    for (int64_t d : delays) sum += d;
+    l.delay_mean_ms = static_cast<double>(sum) / static_cast<double>(delays.size()) / 1e6;
+    std::vector<double> sorted(delays.begin(), delays.end());
+    l.delay_p50_ms = Percentile(sorted, 50) / 1e6;
+    l.delay_p95_ms = Percentile(sorted, 95) / 1e6;
+    l.delay_max_ms = Ms(delays.back());
+  }
+}
+
+}  // namespace
+
+GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
+  GpuTime out;
+  const bool filter = JobHasSteps(timelines);
 
   std::vector<int64_t> delays;
   int64_t launch_cpu_ns = 0;
@@ -223,172 +404,16 @@ GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
     rank.rank = t.rank;
     rank.kernels = gpu.size();
 
-    // Per step: the same breakdown over the step's GPU events.
-    {
-      std::vector<std::vector<uint32_t>> by_frame;
-      // A GPU event is in the step its launch call ran in; without a launch
-      // call, or without step markers, it is in no step.
-      for (uint32_t i : gpu) {
-        const uint32_t f = t.events[i].frame;
-        if (f == kNoIndex || t.events[i].link == kNoIndex || f >= t.markers.size() ||
-            t.markers[f] == kNoIndex) {
-          continue;
-        }
-        if (f >= by_frame.size()) by_frame.resize(f + 1);
-        by_frame[f].push_back(i);
-      }
-      for (size_t f = 0; f < by_frame.size(); ++f) {
-        if (by_frame[f].empty()) continue;
-        std::vector<std::pair<int64_t, int64_t>> all_step, compute_step;
-        for (uint32_t i : by_frame[f]) {
-          const TimelineEvent& e = t.events[i];
-          all_step.emplace_back(e.start_ns, e.end_ns());
-          if (KernelTypeOf(t.name(e), e.kind) == KernelType::kComputation) {
-            compute_step.emplace_back(e.start_ns, e.end_ns());
-          }
-        }
-        const int64_t lo = std::min_element(all_step.begin(), all_step.end())->first;
-        int64_t hi = INT64_MIN;
-        for (const auto& iv : all_step) hi = std::max(hi, iv.second);
-        const int64_t busy_step = UnionLength(all_step);
-        const int64_t compute_step_ns = UnionLength(std::move(compute_step));
-        rank.steps.push_back(StepGpuTime{
-            .step = f < t.steps.size() ? t.steps[f] : static_cast<int64_t>(f),
-            .kernels = by_frame[f].size(),
-            .kernel_span_ms = Ms(hi - lo),
-            .idle_ms = Ms(hi - lo - busy_step),
-            .compute_ms = Ms(compute_step_ns),
-            .non_compute_ms = Ms(busy_step - compute_step_ns)});
-      }
-    }
-
-    // The temporal breakdown (breakdown_analysis.py get_temporal_breakdown).
-    std::vector<std::pair<int64_t, int64_t>> all, compute, comm, memory;
-    int64_t first = INT64_MAX, last = INT64_MIN;
-    for (uint32_t i : gpu) {
-      const TimelineEvent& e = t.events[i];
-      const std::pair<int64_t, int64_t> iv{e.start_ns, e.end_ns()};
-      first = std::min(first, iv.first);
-      last = std::max(last, iv.second);
-      all.push_back(iv);
-      switch (KernelTypeOf(t.name(e), e.kind)) {
-        case KernelType::kComputation:
-          compute.push_back(iv);
-          break;
-        case KernelType::kCommunication:
-          comm.push_back(iv);
-          break;
-        case KernelType::kMemory:
-          memory.push_back(iv);
-          break;
-      }
-    }
-    const int64_t span = last - first;
-    const int64_t busy = UnionLength(std::move(all));
-    const auto compute_union = Merge(std::move(compute));
-    const auto comm_union = Merge(std::move(comm));
-    const int64_t compute_ns = Length(compute_union);
-    rank.kernel_span_ms = Ms(span);
-    rank.busy_ms = Ms(busy);
-    rank.idle_ms = Ms(span - busy);
-    rank.compute_ms = Ms(compute_ns);
-    rank.non_compute_ms = Ms(span - compute_ns - (span - busy));
-    rank.communication_ms = Ms(Length(comm_union));
-    rank.memory_ms = Ms(UnionLength(std::move(memory)));
-    // Communication against computation (communication_analysis.py
-    // get_comm_comp_overlap): the time both run.
-    comm_total += Length(comm_union);
-    overlap_total += IntersectionLength(comm_union, compute_union);
-
-    // The idle time of each stream (breakdown_analysis.py
-    // _analyze_idle_time_for_stream): the gap before each GPU event, in
-    // (start, end, file order) order, is host wait when its launch call began
-    // after the previous event ended, else kernel wait when under the
-    // threshold, else other. Gaps are taken as they are, negative ones too.
-    std::vector<uint32_t> by_stream = gpu;
-    std::sort(by_stream.begin(), by_stream.end(), [&](uint32_t a, uint32_t b) {
-      const TimelineEvent& x = t.events[a];
-      const TimelineEvent& y = t.events[b];
-      if (x.track != y.track) return x.track < y.track;
-      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-      if (x.end_ns() != y.end_ns()) return x.end_ns() < y.end_ns();
-      return x.source < y.source;
-    });
-    std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> host_gaps;  // (track, gap)
-    for (size_t k = 0; k < by_stream.size(); ++k) {
-      const TimelineEvent& e = t.events[by_stream[k]];
-      const bool fresh = k == 0 || t.events[by_stream[k - 1]].track != e.track;
-      if (fresh) {
-        const Track& track = t.tracks[e.track];
-        rank.streams.push_back(StreamTime{
-            .track = e.track, .stream = track.stream, .label = track.label});
-      }
-      StreamTime& s = rank.streams.back();
-      ++s.kernels;
-      if (!fresh) {
-        const int64_t prev_end = t.events[by_stream[k - 1]].end_ns();
-        const int64_t gap = e.start_ns - prev_end;
-        const bool host_wait = e.link != kNoIndex && t.events[e.link].start_ns > prev_end;
-        double& bucket = host_wait            ? s.idle_host_wait_ms
-                         : gap < kKernelWaitNs ? s.idle_kernel_wait_ms
-                                               : s.idle_other_ms;
-        bucket += static_cast<double>(gap);  // ns for now
-        if (host_wait && gap > 0) {
-          host_gaps.push_back({t.events[e.link].track, {prev_end, e.start_ns}});
-        }
-      }
-    }
-    // Per stream, sums in ns then ms (each stream's events are contiguous).
-    size_t k = 0;
-    for (StreamTime& s : rank.streams) {
-      int64_t kernel_ns = 0;
-      for (size_t j = 0; j < s.kernels; ++j, ++k) kernel_ns += t.events[by_stream[k]].dur_ns;
-      s.kernel_ms = Ms(kernel_ns);
-      s.idle_host_wait_ms /= 1e6;
-      s.idle_kernel_wait_ms /= 1e6;
-      s.idle_other_ms /= 1e6;
-      s.idle_ms = s.idle_host_wait_ms + s.idle_kernel_wait_ms + s.idle_other_ms;
-    }
-    if (!host_gaps.empty()) rank.host_wait_ops = OpsDuring(t, std::move(host_gaps));
-    std::stable_sort(rank.streams.begin(), rank.streams.end(),
-                     [](const StreamTime& a, const StreamTime& b) { return a.stream < b.stream; });
-
-    // Launch statistics (cuda_kernel_analysis.py cuda_kernel_launch_stats):
-    // each GPU event paired with the launch call of its correlation.
-    for (uint32_t i : gpu) {
-      const TimelineEvent& e = t.events[i];
-      ++out.launches.kernels;
-      if (e.link == kNoIndex) continue;
-      const TimelineEvent& call = t.events[e.link];
-      if (std::find(kStatsLaunchCalls.begin(), kStatsLaunchCalls.end(), t.name(call)) == kStatsLaunchCalls.end()) {
-        continue;
-      }
-      // HTA (cuda_kernel_analysis.py, get_cuda_kernel_launch_stats): from
-      // the call's end to the kernel's start, clipped at 0.
-      delays.push_back(std::max<int64_t>(e.start_ns - call.start_ns - call.dur_ns, 0));
-      out.launches.list.push_back({ti, i, e.link, delays.back()});
-      launch_cpu_ns += call.dur_ns;
-      if (e.dur_ns < kTinyKernelNs) ++out.launches.kernels_under_10us;
-    }
+    AddStepBreakdown(t, gpu, rank);
+    AddTemporalBreakdown(t, gpu, rank, comm_total, overlap_total);
+    AddStreamIdle(t, gpu, rank);
+    AddLaunches(t, ti, gpu, out.launches, delays, launch_cpu_ns);
     out.ranks.push_back(std::move(rank));
   }
   std::sort(out.ranks.begin(), out.ranks.end(),
             [](const RankGpuTime& a, const RankGpuTime& b) { return a.rank < b.rank; });
 
-  LaunchStats& l = out.launches;
-  l.count = delays.size();
-  l.cpu_ms = Ms(launch_cpu_ns);
-  if (!delays.empty()) {
-    std::sort(delays.begin(), delays.end());
-    // Exact in ns: the sum of delays fits int64 for any real trace.
-    int64_t sum = 0;
-    for (int64_t d : delays) sum += d;
-    l.delay_mean_ms = static_cast<double>(sum) / static_cast<double>(delays.size()) / 1e6;
-    std::vector<double> sorted(delays.begin(), delays.end());
-    l.delay_p50_ms = Percentile(sorted, 50) / 1e6;
-    l.delay_p95_ms = Percentile(sorted, 95) / 1e6;
-    l.delay_max_ms = Ms(delays.back());
-  }
+  SummariseLaunches(delays, launch_cpu_ns, out.launches);
   out.overlap.communication_ms = Ms(comm_total);
   out.overlap.overlapped_ms = Ms(overlap_total);
   return out;
