@@ -8,6 +8,10 @@
 // refused. No recursion: nesting depth costs one byte of stack per level, up
 // to the depth limit; strings and numbers are bounded by name-length (keys)
 // and string-length (values) while they are scanned (adapters/input_limits.h).
+//
+// size: the reader stays whole in one translation unit so that its scanners
+// (Value, SkipBlanks, ScanLiteral, DecodeString) inline into Parse: split
+// across files they become a call per token in the project's hottest loop.
 
 #include <emmintrin.h>
 #include <fmt/format.h>
@@ -30,6 +34,7 @@
 
 #include "adapters/events.h"
 #include "adapters/input_limits.h"
+#include "base/text.h"
 
 namespace cookgraph {
 namespace {
@@ -44,30 +49,6 @@ std::string Shown(char c) {
   auto u = static_cast<unsigned char>(c);
   if (u >= 0x20 && u < 0x7F) return fmt::format("'{}'", c);
   return fmt::format("byte 0x{:02X}", u);
-}
-
-// Length of the well-formed UTF-8 sequence at `p` (at most `n` bytes there),
-// or 0 when it is ill-formed: overlong, a surrogate, above U+10FFFF, cut short.
-size_t Utf8Length(const unsigned char* p, size_t n) {
-  unsigned char c = p[0];
-  auto cont = [&](size_t i) { return i < n && (p[i] & 0xC0) == 0x80; };
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (n < 2) return 0;
-    unsigned char d = p[1];
-    if (c == 0xE0 && d < 0xA0) return 0;  // overlong
-    if (c == 0xED && d > 0x9F) return 0;  // a surrogate
-    return cont(1) && cont(2) ? 3 : 0;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (n < 2) return 0;
-    unsigned char d = p[1];
-    if (c == 0xF0 && d < 0x90) return 0;  // overlong
-    if (c == 0xF4 && d > 0x8F) return 0;  // above U+10FFFF
-    return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  }
-  return 0;
 }
 
 void AppendUtf8(std::string& out, uint32_t cp) {
@@ -393,7 +374,7 @@ bool JsonReader::DecodeString(size_t from, size_t to, std::string_view& out) {
   while (i < to) {
     auto u = static_cast<unsigned char>(b[i]);
     if (u >= 0x80) {
-      size_t n = Utf8Length(reinterpret_cast<const unsigned char*>(b + i), to - i);
+      size_t n = Utf8Length(std::string_view(b + i, to - i), 0);
       if (n == 0) return Fail(i, fmt::format("invalid string: ill-formed UTF-8 byte 0x{:02X}", u));
       scratch_.append(b + i, n);
       i += n;

@@ -20,17 +20,6 @@ constexpr size_t kMaxCallArgumentBytes = 2000;
 // Below this many tokens a result cannot say anything useful.
 constexpr size_t kMinResultTokens = 48;
 
-/// `text` cut to at most `max` code points, "…" marking the cut.
-std::string ClipText(std::string_view text, size_t max) {
-  size_t at = 0, points = 0;
-  while (at < text.size() && points < max) {
-    at += std::max<size_t>(1, Utf8Length(text, at));
-    ++points;
-  }
-  if (at >= text.size()) return std::string(text);
-  return std::string(text.substr(0, at)) + "…";
-}
-
 /// The earlier turn as the assistant message that repeats it.
 std::string EarlierAnswer(const Turn& turn) {
   std::string answer = turn.answer.empty() ? "(no answer)" : turn.answer;
@@ -74,7 +63,7 @@ std::string ConversationNote(const std::vector<Turn>& earlier, size_t left_out) 
     if (first > 0) note += "…; ";
     for (size_t i = first; i < left_out; ++i) {
       if (i > first) note += "; ";
-      note += "\"" + ClipText(earlier[i].question, 80) + "\"";
+      note += "\"" + ClipCodePoints(earlier[i].question, 80) + "\"";
     }
     note += ".";
   }

@@ -63,7 +63,7 @@ std::string TraceLines(const TraceSummary& t, const IdOf& id) {
     if (!r.host_wait_ops.empty()) {
       out += "; CPU ops while the GPU waited for the host: " +
              ListNames(r.host_wait_ops, 3, ", ", [](const HostWaitOp& op) {
-               return fmt::format("{} {} ms", TruncateMiddle(Printable(op.name), 64), Number(op.ms));
+               return fmt::format("{} {} ms", ClipMiddle(op.name, 64), Number(op.ms));
              });
     }
     out += "\n";

@@ -9,18 +9,6 @@
 
 namespace cookgraph::tools_internal {
 
-// `s` cut to at most `bytes` bytes at a UTF-8 boundary, with "…" when cut.
-std::string Clip(std::string_view s, size_t bytes) {
-  if (s.size() <= bytes) return std::string(s);
-  size_t end = 0;
-  while (end < s.size()) {
-    const size_t len = std::max<size_t>(1, Utf8Length(s, end));
-    if (end + len > bytes) break;
-    end += len;
-  }
-  return std::string(s.substr(0, end)) + "\xE2\x80\xA6";
-}
-
 // Iterative, with one backtracking point: O(|p| x |s|) at worst.
 bool Matcher::Glob(std::string_view p, std::string_view s) {
   size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
@@ -50,7 +38,7 @@ std::string ErrorJson(std::string_view message) {
   return w.Take();
 }
 
-std::string Echo(std::string_view s) { return "'" + Clip(s, kEchoBytes) + "'"; }
+std::string Echo(std::string_view s) { return "'" + ClipBytes(s, kEchoBytes) + "'"; }
 
 std::string TypeName(const nlohmann::json& v) {
   if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
@@ -135,7 +123,7 @@ void Arguments::Parse(std::string_view text, std::initializer_list<std::string_v
   } catch (const nlohmann::json::exception& e) {
     std::string what = e.what();
     if (const size_t at = what.find("] "); at != std::string::npos) what.erase(0, at + 2);
-    Refuse(fmt::format("{}: the arguments are not valid JSON: {}", tool_, Clip(what, 160)));
+    Refuse(fmt::format("{}: the arguments are not valid JSON: {}", tool_, ClipBytes(what, 160)));
     return;
   } catch (const std::exception&) {
     Refuse(fmt::format("{}: the arguments could not be read", tool_));

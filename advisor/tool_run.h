@@ -73,9 +73,6 @@ constexpr Detail kDetails[] = {
 
 // ---- Text -----------------------------------------------------------------------
 
-// `s` cut to at most `bytes` bytes at a UTF-8 boundary, with "…" when cut.
-std::string Clip(std::string_view s, size_t bytes);
-
 // A text to find: a glob when it holds '*' or '?' (the whole text must match;
 // '*' any run of bytes, '/' included; '?' one byte), else a substring; both
 // ignoring ASCII case.
@@ -172,7 +169,7 @@ class Arguments {
   }
   std::string Range(std::string_view key, std::string_view what, const nlohmann::json& v) const {
     return fmt::format("{}: argument '{}' must be {}, not {}", tool_, key, what,
-                       Clip(v.dump(), 40));
+                       ClipBytes(v.dump(), 40));
   }
 
   std::string tool_;

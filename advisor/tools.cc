@@ -39,7 +39,7 @@ ToolResult ToolRun::Run(std::string_view name, std::string_view arguments) {
 ToolResult ToolRun::Fail(const std::string& message) const {
   ToolResult r{.error = true};
   for (const std::string& text :
-       {ErrorJson(message), ErrorJson(Clip(message, 60)), ErrorJson("no room"), std::string("{}")}) {
+       {ErrorJson(message), ErrorJson(ClipBytes(message, 60)), ErrorJson("no room"), std::string("{}")}) {
     if (Fits(text)) {
       r.content = text;
       return r;

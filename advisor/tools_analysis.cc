@@ -111,7 +111,7 @@ std::string ToolRun::FindingObject(const Finding& f) const {
   w.BeginObject();
   for (const auto& [name, value] : f.numbers) w.NumberField(name, value);
   w.EndObject();
-  w.StringField("suggestion", Clip(f.suggestion, 1200));
+  w.StringField("suggestion", ClipBytes(f.suggestion, 1200));
   if (f.gain) {
     w.Key("gain");
     w.BeginObject();
@@ -120,7 +120,7 @@ std::string ToolRun::FindingObject(const Finding& f) const {
     w.CountField("over_budget_frames", f.gain->over_budget);
     w.EndObject();
   }
-  if (!f.snippet.empty()) w.StringField("snippet", Clip(f.snippet, 600));
+  if (!f.snippet.empty()) w.StringField("snippet", ClipBytes(f.snippet, 600));
   if (!f.docs.empty()) w.StringField("docs", f.docs);
   w.EndObject();
   return w.Take();
@@ -146,7 +146,7 @@ ToolResult ToolRun::CriticalPathTool(std::string_view text) {
     const std::optional<StepPath> path = StepCriticalPath(snap_.timelines, *chosen, warning);
     if (!path) {
       return Fail(fmt::format("critical_path: no path for that step{}",
-                              warning.empty() ? "" : ": " + Clip(warning, 160)));
+                              warning.empty() ? "" : ": " + ClipBytes(warning, 160)));
     }
     Path nodes{.weight = path->length_ms};
     for (NodeIndex n : path->nodes) {

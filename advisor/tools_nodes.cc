@@ -82,7 +82,7 @@ void ToolRun::Params(JsonWriter& w, const Node& node, const Detail& d) const {
   w.BeginObject();
   for (size_t k = 0; k < order.size() && k < d.params; ++k) {
     const auto& [key, value] = node.params[order[k]];
-    w.StringField(Clip(key, 64), Clip(value, d.param_bytes));
+    w.StringField(ClipBytes(key, 64), ClipBytes(value, d.param_bytes));
   }
   w.EndObject();
   if (order.size() > d.params) w.CountField("params_total", order.size());
@@ -130,7 +130,7 @@ void ToolRun::Findings(JsonWriter& w, NodeIndex n, const Detail& d) const {
     w.BeginObject();
     w.StringField("rule", f.rule);
     w.StringField("severity", SeverityName(f.severity));
-    w.StringField("title", Clip(f.title, d.title_bytes));
+    w.StringField("title", ClipBytes(f.title, d.title_bytes));
     w.EndObject();
   }
   w.EndArray();

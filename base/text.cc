@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <iterator>
 #include <map>
 #include <vector>
@@ -272,6 +273,60 @@ std::string ReplaceInvalidUtf8(std::string_view text) {
     text.remove_prefix(bad + 1);
   }
   return out.append(text);
+}
+
+std::string ClipBytes(std::string_view s, size_t bytes) {
+  if (s.size() <= bytes) return std::string(s);
+  size_t end = 0;
+  while (end < s.size()) {
+    const size_t len = std::max<size_t>(1, Utf8Length(s, end));
+    if (end + len > bytes) break;
+    end += len;
+  }
+  return std::string(s.substr(0, end)) + "\xE2\x80\xA6";
+}
+
+std::string ClipCodePoints(std::string_view s, size_t points) {
+  size_t at = 0, taken = 0;
+  while (at < s.size() && taken < points) {
+    at += std::max<size_t>(1, Utf8Length(s, at));
+    ++taken;
+  }
+  if (at >= s.size()) return std::string(s);
+  return std::string(s.substr(0, at)) + "\xE2\x80\xA6";
+}
+
+std::string ClipMiddle(std::string_view s, size_t width) {
+  return TruncateMiddle(Printable(s), width);
+}
+
+namespace {
+
+// `s` with each byte found in `from` replaced by the text at the same place
+// in `to`: the core of the escapes for one target language.
+std::string ReplaceBytes(std::string_view s, std::string_view from,
+                         std::initializer_list<std::string_view> to) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    const size_t k = from.find(c);
+    if (k == std::string_view::npos) {
+      out += c;
+    } else {
+      out += *(to.begin() + k);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string EscapeDot(std::string_view s) {
+  return ReplaceBytes(s, "\"\\\n\r", {"\\\"", "\\\\", "\\n", ""});
+}
+
+std::string EscapeTabField(std::string_view s) {
+  return ReplaceBytes(s, "\\\t\n\r", {"\\\\", "\\t", "\\n", "\\r"});
 }
 
 std::string_view TrimSpace(std::string_view s) {

@@ -68,6 +68,16 @@ std::string MarkdownText(std::string_view s);
 /// with & < > " ' as character references.
 std::string EscapeHtml(std::string_view s);
 
+/// `s` as the inside of a Graphviz DOT double-quoted string: '"' and '\'
+/// escaped (so that ids are not read as label escapes such as \n, \l, \N),
+/// newlines as \n, carriage returns dropped.
+std::string EscapeDot(std::string_view s);
+
+/// `s` as a field of a tab-separated line: backslash, tab, line feed and
+/// carriage return as \\, \t, \n and \r (PostgreSQL's COPY text format;
+/// the check tools' dumps).
+std::string EscapeTabField(std::string_view s);
+
 /// `s` with the ASCII letters A-Z made lower case; every other byte as it is
 /// (case-insensitive matching of HTTP headers and search text).
 std::string AsciiLower(std::string_view s);
@@ -81,6 +91,18 @@ std::string Thousands(uint64_t n);
 /// Columns a valid UTF-8 string takes: one per code point (wide CJK glyphs are
 /// counted as one; ids are rarely made of them).
 size_t DisplayWidth(std::string_view s);
+
+// Clipping, three ways; each marks a cut with '…' (an invalid UTF-8 byte
+// counts as one character).
+
+/// `s` cut to at most `bytes` bytes (before the '…') at a UTF-8 boundary:
+/// what fits a byte budget, such as a function's result for the model.
+std::string ClipBytes(std::string_view s, size_t bytes);
+/// `s` cut to at most `points` code points: a length a reader sees.
+std::string ClipCodePoints(std::string_view s, size_t points);
+/// `s` made Printable and cut to `width` columns in its middle
+/// (TruncateMiddle): ids, whose both ends tell them apart.
+std::string ClipMiddle(std::string_view s, size_t width);
 
 /// A valid UTF-8 `s` cut to `width` columns by replacing its middle with '…':
 /// both ends of an id (its container and its name) are what tell ids apart.

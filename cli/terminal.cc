@@ -17,7 +17,7 @@ namespace cookgraph::cli {
 constexpr size_t kMaxMessageColumns = 400;
 
 void PrintError(const Error& error) {
-  std::string line = TruncateMiddle(Printable(error.Format()), kMaxMessageColumns);
+  std::string line = ClipMiddle(error.Format(), kMaxMessageColumns);
   std::fprintf(stderr, "cookgraph: error: %s\n", line.c_str());
 }
 

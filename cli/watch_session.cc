@@ -122,7 +122,7 @@ int WatchSession::Summarise() {
                      StatusLine(window_.counts(), received_, alerts_.episodes().size(), Rate());
   std::fprintf(stderr, "%s\n", line.c_str());
   if (received_.malformed > 0) {
-    std::string first = TruncateMiddle(Printable(first_malformed_), 400);
+    std::string first = ClipMiddle(first_malformed_, 400);
     std::fprintf(stderr, "cookgraph: error: %s malformed datagram(s), the first: %s\n",
                  Thousands(received_.malformed).c_str(), first.c_str());
   }

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
+
 namespace cookgraph::server {
 namespace {
 
@@ -96,13 +98,6 @@ std::variant<AskBody, Refusal> ParseAskBody(const std::string& text, const AskBo
   return out;
 }
 
-
-std::string ClipBytes(std::string_view text, size_t max) {
-  if (text.size() <= max) return std::string(text);
-  size_t at = max;
-  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
-  return std::string(text.substr(0, at)) + "…";
-}
 
 PromptInput AskBase(const View& v, Persona persona) {
   return PromptInput{.file = v.file,

@@ -43,9 +43,6 @@ struct Refusal {
 std::variant<AskBody, Refusal> ParseAskBody(const std::string& text, const AskBounds& bounds,
                                             bool question_required);
 
-/// `text` cut to at most `max` bytes at a character's start, "…" marking the cut.
-std::string ClipBytes(std::string_view text, size_t max);
-
 /// The prompt input for questions about `view` (its question empty).
 PromptInput AskBase(const View& view, Persona persona);
 

@@ -261,7 +261,7 @@ std::string RenderTable(const History& h, const std::string& store) {
       };
       std::vector<std::string> row = {std::to_string(e.run),
                                       When(run.started_at),
-                                      TruncateMiddle(Printable(run.label), 32),
+                                      ClipMiddle(run.label, 32),
                                       std::to_string(e.frame.n),
                                       mark(e.frame, Ms(e.frame.mean_ms)),
                                       Ms(e.frame.p95_ms) + "  "};
@@ -297,9 +297,9 @@ std::string RenderTable(const History& h, const std::string& store) {
   std::vector<std::vector<std::string>> rows = {
       {"run", "label", "snapshot", "what", "before run", "before ms", "after ms", "change", "p"}};
   for (const HistoryFlag& f : h.flags) {
-    rows.push_back({std::to_string(f.run), TruncateMiddle(Printable(f.label), 32),
-                    TruncateMiddle(Printable(f.snapshot), 32),
-                    TruncateMiddle(Printable(What(f)), kIdWidth), std::to_string(f.before_run),
+    rows.push_back({std::to_string(f.run), ClipMiddle(f.label, 32),
+                    ClipMiddle(f.snapshot, 32),
+                    ClipMiddle(What(f), kIdWidth), std::to_string(f.before_run),
                     Ms(f.before_ms), Ms(f.after_ms), ChangeText(f.change_pct),
                     PValueText(f.p_value)});
   }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/lazy_library.h"
+#include "base/text.h"
 #include "store/run_builder.h"
 #include "store/schema.h"
 
@@ -108,28 +109,6 @@ std::optional<std::string> CellText(const ScoreValue& v) {
   if (const int64_t* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
   if (const bool* b = std::get_if<bool>(&v)) return std::string(*b ? "true" : "false");
   return std::nullopt;
-}
-
-// Appends `text` as a field of COPY's text format.
-void AppendCopyField(std::string& out, std::string_view text) {
-  for (char c : text) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        out += c;
-    }
-  }
 }
 
 ScoreValue ParseCell(const PGresult* r, int row, int column, Kind kind) {
@@ -386,7 +365,7 @@ Status PostgresStore::AddSnapshot(int64_t run, const StoredSnapshot& snapshot) {
       for (const ScoreValue& v : (*nodes)[r]) {
         data += '\t';
         if (std::optional<std::string> text = CellText(v)) {
-          AppendCopyField(data, *text);
+          data += EscapeTabField(*text);  // COPY's text format
         } else {
           data += "\\N";
         }

@@ -403,8 +403,8 @@ void AskEnd(const json& request, Reply& reply) {
     t.round_flushed = true;
     const std::string& key = t.settings.endpoint.api_key;
     t.tools.push_back(
-        {{"name", server::ClipBytes(Redact(e.call.name, key), 200)},
-         {"arguments", server::ClipBytes(Redact(e.call.arguments, key), kMaxToolArgumentBytes)}});
+        {{"name", ClipBytes(Redact(e.call.name, key), 200)},
+         {"arguments", ClipBytes(Redact(e.call.arguments, key), kMaxToolArgumentBytes)}});
   };
   t.driver->Take(std::move(result), events);
   Step(reply);

@@ -202,31 +202,6 @@ std::string RenderJson(const std::string& file, const Snapshot& snapshot,
 // ---------------------------------------------------------------------------
 // DOT.
 
-/// `s` as the inside of a DOT double-quoted string. Backslashes are doubled so
-/// that ids are not read as label escapes (\n, \l, \N); newlines become \n.
-std::string DotEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 
 struct EdgeStyle {
   std::string_view style;  // "" = solid
@@ -271,7 +246,7 @@ class DotWriter {
     out_ += fmt::format(
         "  graph [label=\"{}\", labelloc=t, rankdir=LR, fontname=\"Helvetica\", "
         "fontsize=12];\n",
-        DotEscape(title));
+        EscapeDot(title));
     out_ +=
         "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", "
         "fontname=\"Helvetica\", fontsize=10];\n";
@@ -290,10 +265,10 @@ class DotWriter {
     // White to red by score relative to the largest score of the snapshot.
     const double t = cooked && max_score_ > 0 ? std::clamp(s->score / max_score_, 0.0, 1.0) : 0.0;
     const int gb = static_cast<int>(std::lround(255.0 * (1.0 - t)));
-    std::string label = DotEscape(Basename(node.id)) + "\\n" +
+    std::string label = EscapeDot(Basename(node.id)) + "\\n" +
                         (cooked ? fmt::format("{:.3f}", s->score) : std::string("not cooked"));
-    std::string tooltip = DotEscape(node.id);
-    if (!node.type.empty()) tooltip += " (" + DotEscape(node.type) + ")";
+    std::string tooltip = EscapeDot(node.id);
+    if (!node.type.empty()) tooltip += " (" + EscapeDot(node.type) + ")";
     if (cooked) tooltip += fmt::format("\\n{:.3f} ms/{}", s->per_frame_ms, word_);
     out_.append(indent, ' ');
     out_ += fmt::format("n{} [label=\"{}\", tooltip=\"{}\", fillcolor=\"#ff{:02x}{:02x}\"", n,
@@ -359,7 +334,7 @@ class DotWriter {
       out_ += fmt::format("subgraph cluster_{} {{\n", i);
       out_.append(inner, ' ');
       out_ += fmt::format("label=\"{}\"; style=\"rounded\"; color=\"#a0a0a0\";\n",
-                          DotEscape(containers_[i].id));
+                          EscapeDot(containers_[i].id));
       for (NodeIndex n : containers_[i].direct) Place(n, inner, placed);
       stack.push_back(Open{.container = i, .next_child = 0});
     };

@@ -93,7 +93,7 @@ void RenderAligned(const TextTable& t, bool color, std::string& out) {
 std::string TableFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
   const bool color = options.color;
   auto text = [](std::string_view s) { return Printable(s); };
-  auto id = [](std::string_view s) { return TruncateMiddle(Printable(s), kIdWidth); };
+  auto id = [](std::string_view s) { return ClipMiddle(s, kIdWidth); };
   std::string out;
   std::string title = Printable(scored.file);
   for (const std::string& part : TitleParts(scored, text)) title += " · " + part;

@@ -147,7 +147,7 @@ std::string RenderSummaryTable(const std::vector<SnapshotSummary>& rows) {
   for (const SnapshotSummary& s : rows) {
     const std::vector<Value> v = Values(s);
     std::vector<std::string>& line = cells.emplace_back();
-    line.push_back(TruncateMiddle(Printable(s.file), 48));
+    line.push_back(ClipMiddle(s.file, 48));
     if (!s.error.empty()) {
       line.push_back("error: " + Printable(s.error));
       continue;
@@ -158,7 +158,7 @@ std::string RenderSummaryTable(const std::vector<SnapshotSummary>& rows) {
     line.push_back(Cell(v[6], 3));
     line.push_back(s.budget_ms ? score_internal::Fixed(*s.budget_ms, 3) : "none");
     line.push_back(s.over_budget_share ? score_internal::Percent(*s.over_budget_share) : "-");
-    line.push_back(s.top_node.empty() ? "-" : TruncateMiddle(Printable(s.top_node), 32));
+    line.push_back(s.top_node.empty() ? "-" : ClipMiddle(s.top_node, 32));
     line.push_back(s.top_node_share ? score_internal::Percent(*s.top_node_share) : "-");
     line.push_back(Cell(v[11], 0));
     line.push_back(Cell(v[12], 0));

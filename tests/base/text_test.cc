@@ -104,5 +104,32 @@ TEST(Basename, LastPartOfAnId) {
   EXPECT_FALSE(EndsWith("gz", ".gz"));
 }
 
+TEST(Clip, ThreeWaysEachMarkingTheCut) {
+  const std::string e_acute = "\xC3\xA9";  // two bytes, one code point
+  const std::string text = "ab" + e_acute + "cd";  // 6 bytes, 5 code points
+  // Bytes: never inside a character; the '…' comes after the budget.
+  EXPECT_EQ(ClipBytes(text, 6), text);
+  EXPECT_EQ(ClipBytes(text, 3), "ab\xE2\x80\xA6");  // é would pass 3 bytes
+  EXPECT_EQ(ClipBytes(text, 4), "ab" + e_acute + "\xE2\x80\xA6");
+  EXPECT_EQ(ClipBytes("a\xFF\xFF", 2), "a\xFF\xE2\x80\xA6");  // an invalid byte is one
+  // Code points.
+  EXPECT_EQ(ClipCodePoints(text, 5), text);
+  EXPECT_EQ(ClipCodePoints(text, 3), "ab" + e_acute + "\xE2\x80\xA6");
+  EXPECT_EQ(ClipCodePoints("", 0), "");
+  // The middle of a printable text, to a width.
+  EXPECT_EQ(ClipMiddle("/project1/geo1/noise1", 12), TruncateMiddle("/project1/geo1/noise1", 12));
+  EXPECT_EQ(ClipMiddle("a\x1b[2Jb", 40), "a?[2Jb");
+}
+
+TEST(EscapeDot, QuotesBackslashesAndLineBreaks) {
+  EXPECT_EQ(EscapeDot("plain id"), "plain id");
+  EXPECT_EQ(EscapeDot("say \"hi\"\\N\r\nnext"), "say \\\"hi\\\"\\\\N\\nnext");
+}
+
+TEST(EscapeTabField, BackslashTabAndLineBreaks) {
+  EXPECT_EQ(EscapeTabField("a\\b\tc\nd\re\"f"), "a\\\\b\\tc\\nd\\re\"f");
+  EXPECT_EQ(EscapeTabField(std::string("nul\0kept", 8)), std::string("nul\0kept", 8));
+}
+
 }  // namespace
 }  // namespace cookgraph

@@ -34,33 +34,10 @@
 #include <vector>
 
 #include "adapters/chrome/chrome_trace.h"
+#include "base/text.h"
 #include "metrics/event_critical_path.h"
 
 namespace {
-
-std::string Escape(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (char c : name) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 bool ParseCount(std::string_view text, size_t& out) {
   if (text.empty()) return false;
@@ -83,7 +60,7 @@ int Usage() {
 
 std::string Describe(const cookgraph::EventPathOptions& o) {
   std::string out =
-      "annotation '" + Escape(o.annotation) + "' instance " + std::to_string(o.instance);
+      "annotation '" + cookgraph::EscapeTabField(o.annotation) + "' instance " + std::to_string(o.instance);
   if (o.last_instance) out += ":" + std::to_string(*o.last_instance);
   return out + (o.zero_weight_launch_edges ? " zero-weight launch edges" : "");
 }
@@ -267,7 +244,7 @@ int main(int argc, char** argv) {
   }
   for (size_t i = 0; i < path->events.size(); ++i) {
     const TimelineEvent& e = t.events[path->events[i]];
-    std::printf("path %04zu %u %s\n", i, e.source, Escape(t.name(e)).c_str());
+    std::printf("path %04zu %u %s\n", i, e.source, cookgraph::EscapeTabField(t.name(e)).c_str());
   }
   std::printf("length_ns %lld\n", static_cast<long long>(path->length_ns));
   if (summary) {

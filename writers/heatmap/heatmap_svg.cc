@@ -250,7 +250,7 @@ class HeatmapBuilder {
     if (subgraph_[i] != nullptr) return subgraph_[i];
     Agraph_t* outer = parent_[i] == SIZE_MAX ? g_ : Subgraph(parent_[i]);
     Agraph_t* sub = Graphviz().agsubg(outer, C(fmt::format("cluster_{}", i)), 1);
-    Graphviz().agsafeset(sub, C("label"), C(GvText(TruncateMiddle(Printable(containers_[i].id), 48))), C(""));
+    Graphviz().agsafeset(sub, C("label"), C(GvText(ClipMiddle(containers_[i].id, 48))), C(""));
     Graphviz().agsafeset(sub, C("id"), C(fmt::format("container-{}", i)), C(""));
     subgraph_[i] = sub;
     return sub;
@@ -265,7 +265,7 @@ class HeatmapBuilder {
       const Node& node = net_.node(n);
       const NodeStats* s = Stats(n);
       const bool cooked = s != nullptr && s->cooked_frames > 0;
-      const std::string name = TruncateMiddle(Printable(Basename(node.id)), kLabelColumns);
+      const std::string name = ClipMiddle(Basename(node.id), kLabelColumns);
       const bool waiting = cooked && Waiting(n);
       std::string label = GvText(name) + "\\n" +
                           (waiting  ? "waits " + Ms(s->avg_ms) + " ms"
