@@ -1,4 +1,5 @@
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "advisor/tools.h"
@@ -54,9 +55,8 @@ std::string Limit(int fallback) {
   return s;
 }
 
-}  // namespace
-
-std::vector<ToolDefinition> MakeToolDefinitions() {
+// The tools over any analysis (ToolScope::kAlways), in the order offered.
+std::vector<ToolDefinition> ToolsForEveryInput() {
   const std::string node = ScoreNode();
   const std::string frame_number =
       R"({"type":"integer","description":"The engine's frame number : a trace's step number"})";
@@ -155,6 +155,13 @@ std::vector<ToolDefinition> MakeToolDefinitions() {
                   Property("nodes", R"({"type":"array"})"),
               R"("path","containers","nodes")"),
        ToolScope::kAlways},
+  };
+}
+
+// The tools over what only some inputs hold: GPU kernels (a trace) and
+// streaming threads (GStreamer), in the order offered.
+std::vector<ToolDefinition> ToolsForSomeInputs() {
+  return {
       {{"gpu_breakdown",
         "A trace's GPU time as HTA's temporal breakdown: per rank kernels, idle, compute, "
         "non-compute, communication and memory ms, per step and per stream, and the overlap "
@@ -181,6 +188,14 @@ std::vector<ToolDefinition> MakeToolDefinitions() {
               R"("threads")"),
        ToolScope::kThreads},
   };
+}
+
+}  // namespace
+
+std::vector<ToolDefinition> MakeToolDefinitions() {
+  std::vector<ToolDefinition> tools = ToolsForEveryInput();
+  for (ToolDefinition& tool : ToolsForSomeInputs()) tools.push_back(std::move(tool));
+  return tools;
 }
 
 }  // namespace cookgraph

@@ -21,6 +21,66 @@ std::string NsAsUs(int64_t ns) {
   return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", std::llabs(ns) / 1000, std::llabs(ns) % 1000);
 }
 
+// The trace's opening: its metadata, the process's name and the frames thread.
+void AppendHeader(std::string& out, const Snapshot& snapshot) {
+  const std::string title = snapshot.info.name.empty() ? "network" : snapshot.info.name;
+  out += "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"cookgraph\",\"engine\":";
+  AppendJsonString(out, snapshot.info.engine);
+  out += ",\"name\":";
+  AppendJsonString(out, title);
+  out += "},\"traceEvents\":[\n";
+  out += "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":";
+  AppendJsonString(out, "cookgraph: " + title);
+  out += "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_name\",\"args\":{\"name\":"
+         "\"frames\"}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_sort_index\","
+         "\"args\":{\"sort_index\":0}}";
+}
+
+// Names and sorts a thread for each node; returns the thread of each node.
+std::vector<uint32_t> AppendNodeThreads(std::string& out, const Network& network,
+                                        const Analysis& analysis, const auto& flush) {
+  // Thread of each node: 1 + its position in the topological order.
+  std::vector<uint32_t> thread(network.size(), 0);
+  for (size_t i = 0; i < analysis.order.size(); ++i) {
+    const NodeIndex n = analysis.order[i];
+    thread[n] = static_cast<uint32_t>(i + 1);
+    const Node& node = network.node(n);
+    out += fmt::format(",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":", i + 1);
+    AppendJsonString(out, node.id);
+    out += fmt::format("}}}},\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_sort_index\",\"args\":{{\"sort_index\":{}}}}}", i + 1, i + 1);
+    flush(false);
+  }
+  return thread;
+}
+
+// Names the thread of a node's extra lane (0-based `lane`, shown 1-based).
+void AppendLaneName(std::string& out, size_t tid, const std::string& id, size_t lane) {
+  out += fmt::format(",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":",
+                     tid);
+  AppendJsonString(out, id + " (" + std::to_string(lane + 1) + ")");
+  out += "}}";
+}
+
+// The critical path in frame `f`: a flow from each node's first cook to the
+// next one's, numbered on from `flow_id`.
+void AppendPathFlows(std::string& out, const Samples& samples, const std::vector<NodeIndex>& path,
+                     size_t f, const std::vector<uint32_t>& first_tid,
+                     const std::vector<double>& first_ts, uint64_t& flow_id, const auto& flush) {
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    const NodeIndex a = path[i], b = path[i + 1];
+    const std::span<const double> ca = samples.series(a, Metric::kCookMs);
+    const std::span<const double> cb = samples.series(b, Metric::kCookMs);
+    if (ca.empty() || cb.empty() || IsMissing(ca[f]) || IsMissing(cb[f])) continue;
+    ++flow_id;
+    out += fmt::format(
+        ",\n{{\"ph\":\"s\",\"pid\":1,\"tid\":{},\"ts\":{},\"id\":{},\"cat\":\"critical_path\","
+        "\"name\":\"critical path\"}},\n{{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":{},"
+        "\"ts\":{},\"id\":{},\"cat\":\"critical_path\",\"name\":\"critical path\"}}",
+        first_tid[a], Us(first_ts[a]), flow_id, first_tid[b], Us(first_ts[b]), flow_id);
+    flush(false);
+  }
+}
+
 // Renders the trace piece by piece into `emit`, so that a large one is never
 // held whole.
 void Render(const Snapshot& snapshot, const Analysis& analysis,
@@ -37,29 +97,9 @@ void Render(const Snapshot& snapshot, const Analysis& analysis,
     }
   };
   std::string name;
-  const std::string title = snapshot.info.name.empty() ? "network" : snapshot.info.name;
-  out += "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"cookgraph\",\"engine\":";
-  AppendJsonString(out, snapshot.info.engine);
-  out += ",\"name\":";
-  AppendJsonString(out, title);
-  out += "},\"traceEvents\":[\n";
-  out += "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":";
-  AppendJsonString(out, "cookgraph: " + title);
-  out += "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_name\",\"args\":{\"name\":"
-         "\"frames\"}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_sort_index\","
-         "\"args\":{\"sort_index\":0}}";
+  AppendHeader(out, snapshot);
 
-  // Thread of each node: 1 + its position in the topological order.
-  std::vector<uint32_t> thread(network.size(), 0);
-  for (size_t i = 0; i < analysis.order.size(); ++i) {
-    const NodeIndex n = analysis.order[i];
-    thread[n] = static_cast<uint32_t>(i + 1);
-    const Node& node = network.node(n);
-    out += fmt::format(",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":", i + 1);
-    AppendJsonString(out, node.id);
-    out += fmt::format("}}}},\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_sort_index\",\"args\":{{\"sort_index\":{}}}}}", i + 1, i + 1);
-    flush(false);
-  }
+  const std::vector<uint32_t> thread = AppendNodeThreads(out, network, analysis, flush);
 
   const Adjacency adjacency(network);
   const RecordedTiming* timing = snapshot.timing && snapshot.timing->frame_start_ms.size() == frames
@@ -117,12 +157,7 @@ void Render(const Snapshot& snapshot, const Analysis& analysis,
         while (lane < busy[n].size() && busy[n][lane] > cursor + 1e-9) ++lane;
         if (lane == busy[n].size()) {
           busy[n].push_back(0);
-          if (lane > 0) {
-            out += fmt::format(",\n{{\"ph\":\"M\",\"pid\":1,\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":",
-                               thread[n] + lane * tracks);
-            AppendJsonString(out, network.node(n).id + " (" + std::to_string(lane + 1) + ")");
-            out += "}}";
-          }
+          if (lane > 0) AppendLaneName(out, thread[n] + lane * tracks, network.node(n).id, lane);
         }
         const uint32_t tid = static_cast<uint32_t>(thread[n] + lane * tracks);
         if (c == 0) {
@@ -150,20 +185,7 @@ void Render(const Snapshot& snapshot, const Analysis& analysis,
       end[n] = waits ? ready : ready + cook[f];
       if (!waits) makespan = std::max(makespan, recorded ? cursor - frame_start : end[n]);
     }
-    // The critical path: a flow from each node's first cook to the next one's.
-    for (size_t i = 0; i + 1 < path.size(); ++i) {
-      const NodeIndex a = path[i], b = path[i + 1];
-      const std::span<const double> ca = samples.series(a, Metric::kCookMs);
-      const std::span<const double> cb = samples.series(b, Metric::kCookMs);
-      if (ca.empty() || cb.empty() || IsMissing(ca[f]) || IsMissing(cb[f])) continue;
-      ++flow_id;
-      out += fmt::format(
-          ",\n{{\"ph\":\"s\",\"pid\":1,\"tid\":{},\"ts\":{},\"id\":{},\"cat\":\"critical_path\","
-          "\"name\":\"critical path\"}},\n{{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":{},"
-          "\"ts\":{},\"id\":{},\"cat\":\"critical_path\",\"name\":\"critical path\"}}",
-          first_tid[a], Us(first_ts[a]), flow_id, first_tid[b], Us(first_ts[b]), flow_id);
-      flush(false);
-    }
+    AppendPathFlows(out, samples, path, f, first_tid, first_ts, flow_id, flush);
     const double length =
         timing != nullptr ? measured_ms : std::max(measured_ms, makespan) + 0.001;
     out += fmt::format(

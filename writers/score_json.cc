@@ -374,6 +374,77 @@ void WriteNode(JsonWriter& w, const Snapshot& snap, const Analysis& a, NodeIndex
   }
 }
 
+namespace {
+
+// The baseline run beside the nodes (`score --baseline`): its frames, what
+// changed, and the nodes added and removed.
+void WriteBaseline(JsonWriter& w, const SnapshotDiff& diff, std::string_view file) {
+  const FrameDiff& f = diff.frames;
+  w.Key("baseline");
+  w.BeginObject();
+  w.Key("file");
+  w.String(file);
+  w.Key("frames");
+  w.Count(f.frames_before);
+  w.Key("frame_ms");
+  w.BeginObject();
+  w.Key("mean");
+  w.Number(f.mean_before);
+  w.Key("change_pct");
+  w.Write(f.change_pct ? Value(*f.change_pct) : Value());
+  w.Key("p_value");
+  w.Write(f.p_value() ? Value(*f.p_value()) : Value());
+  w.Key("regression");
+  w.Write(f.regression);
+  w.Key("improvement");
+  w.Write(f.improvement);
+  w.EndObject();
+  w.Key("regressions");
+  w.Count(diff.regressions);
+  w.Key("improvements");
+  w.Count(diff.improvements);
+  w.Key("added");
+  w.BeginArray();
+  for (const std::string& id : diff.added) w.String(id);
+  w.EndArray();
+  w.Key("removed");
+  w.BeginArray();
+  for (const std::string& id : diff.removed) w.String(id);
+  w.EndArray();
+  w.Key("warnings");
+  w.BeginArray();
+  for (const std::string& warning : diff.warnings) w.String(warning);
+  w.EndArray();
+  w.EndObject();
+}
+
+// The nodes that spiked in some frames, each with its excess over its median.
+void WriteSpikes(JsonWriter& w, const Network& net, const std::vector<Spike>& spikes) {
+  w.Key("spikes");
+  w.BeginArray();
+  for (const Spike& s : spikes) {
+    w.BeginObject();
+    w.Key("id");
+    w.String(net.node(s.node).id);
+    w.Key("median_ms");
+    w.Number(s.median_ms);
+    w.Key("frames");
+    w.Count(s.frames);
+    w.Key("excess_ms");
+    w.Number(s.excess_ms);
+    w.Key("max_excess_ms");
+    w.Number(s.max_excess_ms);
+    w.Key("worst_frame");
+    w.Write(Value(s.worst_frame));
+    w.Key("share_of_overrun");
+    w.Number(s.share_of_overrun);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
 std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
   const Snapshot& snap = scored.snapshot;
   const Analysis& a = scored.analysis;
@@ -413,45 +484,7 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   }
   w.EndArray();
 
-  if (const SnapshotDiff* diff = scored.baseline) {
-    const FrameDiff& f = diff->frames;
-    w.Key("baseline");
-    w.BeginObject();
-    w.Key("file");
-    w.String(options.baseline_file);
-    w.Key("frames");
-    w.Count(f.frames_before);
-    w.Key("frame_ms");
-    w.BeginObject();
-    w.Key("mean");
-    w.Number(f.mean_before);
-    w.Key("change_pct");
-    w.Write(f.change_pct ? Value(*f.change_pct) : Value());
-    w.Key("p_value");
-    w.Write(f.p_value() ? Value(*f.p_value()) : Value());
-    w.Key("regression");
-    w.Write(f.regression);
-    w.Key("improvement");
-    w.Write(f.improvement);
-    w.EndObject();
-    w.Key("regressions");
-    w.Count(diff->regressions);
-    w.Key("improvements");
-    w.Count(diff->improvements);
-    w.Key("added");
-    w.BeginArray();
-    for (const std::string& id : diff->added) w.String(id);
-    w.EndArray();
-    w.Key("removed");
-    w.BeginArray();
-    for (const std::string& id : diff->removed) w.String(id);
-    w.EndArray();
-    w.Key("warnings");
-    w.BeginArray();
-    for (const std::string& warning : diff->warnings) w.String(warning);
-    w.EndArray();
-    w.EndObject();
-  }
+  if (const SnapshotDiff* diff = scored.baseline) WriteBaseline(w, *diff, options.baseline_file);
 
   if (options.group_by_container) {
     const std::vector<ContainerStats> containers = RollUp(snap, a);
@@ -491,27 +524,7 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   w.Number(a.critical_path.weight);
   w.EndObject();
 
-  w.Key("spikes");
-  w.BeginArray();
-  for (const Spike& s : a.spikes) {
-    w.BeginObject();
-    w.Key("id");
-    w.String(net.node(s.node).id);
-    w.Key("median_ms");
-    w.Number(s.median_ms);
-    w.Key("frames");
-    w.Count(s.frames);
-    w.Key("excess_ms");
-    w.Number(s.excess_ms);
-    w.Key("max_excess_ms");
-    w.Number(s.max_excess_ms);
-    w.Key("worst_frame");
-    w.Write(Value(s.worst_frame));
-    w.Key("share_of_overrun");
-    w.Number(s.share_of_overrun);
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteSpikes(w, net, a.spikes);
 
   w.Key("warnings");
   w.BeginArray();

@@ -76,6 +76,35 @@ PerFrameTitles TitlesFor(std::string_view word) {
   return {"ms/frame", "self ms/frame", "gpu ms/f", "cooks/f", "Δms/frame"};
 }
 
+// Whether any node waited downstream a noticeable part of its time: the
+// latency tracer's mean less the work's.
+bool AnyNodeWaits(const Analysis& a) {
+  bool waits = false;
+  for (size_t n = 0; n < a.stats.size(); ++n) {
+    const NodeStats& s = a.stats[n];
+    if (s.latency_avg_ms && s.cooked_frames > 0 && !FlagAt(a.waiting, n)) {
+      const double w = *s.latency_avg_ms - s.avg_ms;
+      waits = waits || (w >= kShownWaitMs && w >= kShownWaitShare * *s.latency_avg_ms);
+    }
+  }
+  return waits;
+}
+
+// The flags column (docs/commands.md): L in a feedback loop, C on the critical
+// path, D a dead cook, W waiting; against a baseline N not in it, R a
+// regression, I an improvement.
+std::string NodeFlags(const Analysis& a, NodeIndex n, bool baseline, const NodeDiff* d) {
+  std::string flags;
+  if (FlagAt(a.in_loop, n)) flags += 'L';
+  if (FlagAt(a.on_critical_path, n)) flags += 'C';
+  if (FlagAt(a.dead, n)) flags += 'D';
+  if (FlagAt(a.waiting, n)) flags += 'W';
+  if (baseline && d == nullptr) flags += 'N';
+  if (d != nullptr && d->regression) flags += 'R';
+  if (d != nullptr && d->improvement) flags += 'I';
+  return flags;
+}
+
 }  // namespace
 
 TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
@@ -113,14 +142,7 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
   // GStreamer: the latency tracer's mean less the work's, the time a cook
   // waited downstream (docs/architecture.md#work-and-waiting-in-a-gstreamer-pipeline),
   // when any node waited a noticeable part of its time.
-  bool waits = false;
-  for (size_t n = 0; n < a.stats.size(); ++n) {
-    const NodeStats& s = a.stats[n];
-    if (s.latency_avg_ms && s.cooked_frames > 0 && !FlagAt(a.waiting, n)) {
-      const double w = *s.latency_avg_ms - s.avg_ms;
-      waits = waits || (w >= kShownWaitMs && w >= kShownWaitShare * *s.latency_avg_ms);
-    }
-  }
+  const bool waits = AnyNodeWaits(a);
   if (waits) t.columns.push_back({"waits ms"});
   const bool baseline = scored.baseline != nullptr;
   if (baseline) {
@@ -185,15 +207,7 @@ TextTable NodeTable(const ScoredSnapshot& scored, const ScoreOptions& options) {
     } else if (baseline) {
       for (int k = 0; k < 5; ++k) row.push_back(Missing());
     }
-    std::string flags;
-    if (FlagAt(a.in_loop, n)) flags += 'L';
-    if (FlagAt(a.on_critical_path, n)) flags += 'C';
-    if (FlagAt(a.dead, n)) flags += 'D';
-    if (FlagAt(a.waiting, n)) flags += 'W';
-    if (baseline && d == nullptr) flags += 'N';
-    if (d != nullptr && d->regression) flags += 'R';
-    if (d != nullptr && d->improvement) flags += 'I';
-    row.push_back({flags});
+    row.push_back({NodeFlags(a, n, baseline, d)});
     t.rows.push_back(std::move(row));
   }
   if (sel.shown < sel.order.size()) {
