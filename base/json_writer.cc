@@ -59,6 +59,7 @@ void JsonWriter::Key(std::string_view key) {
   Separate();
   AppendJsonString(out_, key, style_);
   out_ += ':';
+  if (indent_ >= 0) out_ += ' ';
   after_key_ = true;
 }
 
@@ -74,6 +75,7 @@ void JsonWriter::Open(char c) {
 }
 
 void JsonWriter::Close(char c) {
+  if (indent_ >= 0 && !has_item_.empty() && has_item_.back()) NewLine(has_item_.size() - 1);
   out_ += c;
   has_item_.pop_back();
 }
@@ -88,7 +90,13 @@ void JsonWriter::Separate() {
   if (!has_item_.empty()) {
     if (has_item_.back()) out_ += ',';
     has_item_.back() = true;
+    if (indent_ >= 0) NewLine(has_item_.size());
   }
+}
+
+void JsonWriter::NewLine(size_t depth) {
+  out_ += '\n';
+  out_.append(depth * static_cast<size_t>(indent_), ' ');
 }
 
 }  // namespace cookgraph

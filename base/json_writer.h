@@ -3,7 +3,8 @@
 
 // The one way cookgraph writes its own JSON documents
 // (docs/architecture.md#writing-json): a streaming writer that places the
-// commas, with no white space. nlohmann/json stays for reading JSON.
+// commas, with no white space unless asked to indent. nlohmann/json stays for
+// reading JSON.
 
 #include <cstdint>
 #include <string>
@@ -42,6 +43,10 @@ void AppendJsonNumber(std::string& out, double v, JsonStyle style);
 class JsonWriter {
  public:
   explicit JsonWriter(JsonStyle style = JsonStyle::kShortest) : style_(style) {}
+  /// Indented by `indent` spaces a level as nlohmann's dump(indent) lays a
+  /// document out: each item on its own line, ": " after a key, empty
+  /// containers as {} and [].
+  JsonWriter(JsonStyle style, int indent) : style_(style), indent_(indent) {}
 
   void BeginObject() { Open('{'); }
   void EndObject() { Close('}'); }
@@ -76,8 +81,10 @@ class JsonWriter {
   void Open(char c);
   void Close(char c);
   void Separate();
+  void NewLine(size_t depth);
 
   JsonStyle style_;
+  int indent_ = -1;  // spaces a level; -1: no white space
   std::string out_;
   std::vector<bool> has_item_;  // per open container: something was written in it
   bool after_key_ = false;

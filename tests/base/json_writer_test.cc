@@ -130,5 +130,36 @@ TEST(JsonWriter, NlohmannStyleDocumentMatchesDump) {
   EXPECT_EQ(w.Take(), j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
+TEST(JsonWriter, IndentedAsNlohmannDumpIndented) {
+  nlohmann::ordered_json j = {{"a", 1},       {"empty", nlohmann::ordered_json::object()},
+                              {"none", nlohmann::ordered_json::array()},
+                              {"list", {1.5, {{"k", "v"}}, nlohmann::ordered_json::array()}},
+                              {"z", nullptr}};
+  for (int indent : {0, 2, 4}) {
+    JsonWriter w(JsonStyle::kNlohmann, indent);
+    w.BeginObject();
+    w.CountField("a", 1);
+    w.Key("empty");
+    w.BeginObject();
+    w.EndObject();
+    w.Key("none");
+    w.BeginArray();
+    w.EndArray();
+    w.Key("list");
+    w.BeginArray();
+    w.Number(1.5);
+    w.BeginObject();
+    w.StringField("k", "v");
+    w.EndObject();
+    w.BeginArray();
+    w.EndArray();
+    w.EndArray();
+    w.Field("z", JsonValue());
+    w.EndObject();
+    EXPECT_EQ(w.Take(), j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace))
+        << indent;
+  }
+}
+
 }  // namespace
 }  // namespace cookgraph
