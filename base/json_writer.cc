@@ -68,6 +68,11 @@ void JsonWriter::Write(const JsonValue& v) {
   std::visit(Put{out_, style_}, v);
 }
 
+void JsonWriter::Raw(std::string_view json) {
+  Separate();
+  out_ += json;
+}
+
 void JsonWriter::Open(char c) {
   Separate();
   out_ += c;

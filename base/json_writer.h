@@ -60,6 +60,10 @@ class JsonWriter {
   void Count(uint64_t v) { Write(JsonValue(v)); }
   void Int(int64_t v) { Write(JsonValue(v)); }
   void Bool(bool v) { Write(JsonValue(v)); }
+  /// A value written elsewhere, as it is: `json` must be one whole JSON value
+  /// in this writer's style (an id or schema the caller dumped itself). Not
+  /// re-indented.
+  void Raw(std::string_view json);
 
   // A key and its value in one call.
   void Field(std::string_view key, const JsonValue& v) {

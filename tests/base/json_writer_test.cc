@@ -130,6 +130,20 @@ TEST(JsonWriter, NlohmannStyleDocumentMatchesDump) {
   EXPECT_EQ(w.Take(), j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
+TEST(JsonWriter, RawPlacesAFragmentAsAValue) {
+  JsonWriter w;
+  w.BeginArray();
+  w.Raw(R"({"a":[1,2]})");
+  w.BeginObject();
+  w.Key("id");
+  w.Raw("\"x\"");
+  w.Key("n");
+  w.Raw("7");
+  w.EndObject();
+  w.EndArray();
+  EXPECT_EQ(w.Take(), R"([{"a":[1,2]},{"id":"x","n":7}])");
+}
+
 TEST(JsonWriter, IndentedAsNlohmannDumpIndented) {
   nlohmann::ordered_json j = {{"a", 1},       {"empty", nlohmann::ordered_json::object()},
                               {"none", nlohmann::ordered_json::array()},
