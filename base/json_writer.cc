@@ -1,7 +1,10 @@
 #include "base/json_writer.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <nlohmann/detail/conversions/to_chars.hpp>
 
 #include "base/text.h"
@@ -46,6 +49,10 @@ void AppendJsonNumber(std::string& out, double v, JsonStyle style) {
   char buf[64];
   if (style == JsonStyle::kNlohmann) {
     out.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));
+    return;
+  }
+  if (style == JsonStyle::kFmt) {
+    fmt::format_to(std::back_inserter(out), "{}", v);
     return;
   }
   const char* end = std::to_chars(buf, buf + sizeof buf, v).ptr;

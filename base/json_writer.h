@@ -27,6 +27,10 @@ enum class JsonStyle {
   /// \b \f \n \r \t and \u00XX for the other C0 controls, DEL raw; one U+FFFD
   /// per maximal invalid UTF-8 subpart.
   kNlohmann,
+  /// The explorer's graph document (server/explorer_graph.cc), which fmt
+  /// wrote: doubles as fmt's "{}" writes them (the shortest text that reads
+  /// back, no ".0" on whole ones: "2"); strings as kShortest.
+  kFmt,
 };
 
 /// One value: null, a string, a double (null when not finite), an unsigned or

@@ -1,7 +1,8 @@
-// The one JSON writer (base/json_writer.h): its commas, and both spellings,
+// The one JSON writer (base/json_writer.h): its commas, and its spellings,
 // the nlohmann one checked byte for byte against nlohmann's own dump.
 #include "base/json_writer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -128,6 +129,19 @@ TEST(JsonWriter, NlohmannStyleDocumentMatchesDump) {
   w.BoolField("ok", false);
   w.EndObject();
   EXPECT_EQ(w.Take(), j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+}
+
+TEST(JsonWriter, FmtStyleWritesNumbersAsFmt) {
+  for (double v : {0.0, 2.0, 0.1, 1e-7, 100000.0, 1e20, -3.25, 1.0 / 3}) {
+    std::string out;
+    AppendJsonNumber(out, v, JsonStyle::kFmt);
+    EXPECT_EQ(out, fmt::format("{}", v)) << v;
+  }
+  std::string s;
+  AppendJsonString(s, "a\x01\x7f\xff\n", JsonStyle::kFmt);
+  std::string shortest;
+  AppendJsonString(shortest, "a\x01\x7f\xff\n", JsonStyle::kShortest);
+  EXPECT_EQ(s, shortest);
 }
 
 TEST(JsonWriter, RawPlacesAFragmentAsAValue) {
