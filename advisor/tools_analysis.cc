@@ -133,38 +133,36 @@ ToolResult ToolRun::CriticalPathTool(std::string_view text) {
   const std::optional<size_t> chosen = ChosenFrame(args, "critical_path", problem);
   if (!args.ok()) return Fail(args.problem());
   if (!problem.empty()) return Fail(problem);
-  nlohmann::ordered_json doc;
-  if (!chosen) {  // as `cookgraph graph --format json` gives it
-    doc = CriticalPathJson(net_, a_.critical_path,
-                           a_.trace && a_.trace->path ? &*a_.trace->path : nullptr);
-  } else {
+  // As `cookgraph graph --format json` gives it, in its spelling (nlohmann's).
+  Path nodes = a_.critical_path;
+  std::optional<StepPath> path;
+  const StepPath* events = a_.trace && a_.trace->path ? &*a_.trace->path : nullptr;
+  if (chosen) {
     if (!a_.trace || snap_.timelines.empty()) {
       return Fail(fmt::format("critical_path: {}'s critical path is the network's, of the mean "
                               "frame; a step's is for traces", t_.file_));
     }
     std::string warning;
-    const std::optional<StepPath> path = StepCriticalPath(snap_.timelines, *chosen, warning);
+    path = StepCriticalPath(snap_.timelines, *chosen, warning);
     if (!path) {
       return Fail(fmt::format("critical_path: no path for that step{}",
                               warning.empty() ? "" : ": " + ClipBytes(warning, 160)));
     }
-    Path nodes{.weight = path->length_ms};
+    nodes = Path{.weight = path->length_ms};
     for (NodeIndex n : path->nodes) {
       if (n < net_.size()) nodes.nodes.push_back(n);
     }
-    doc = CriticalPathJson(net_, nodes, &*path);
+    events = &*path;
   }
-  // A trace's events can outgrow the budget: the first ones that fit, saying so.
-  std::string whole = Compact(doc);
-  if (!doc.contains("events") || Fits(whole)) return Whole(std::move(whole));
-  const nlohmann::ordered_json events = std::move(doc["events"]);
-  auto render = [&](size_t k) {
-    doc["events"] = nlohmann::ordered_json(events.begin(), events.begin() + static_cast<ptrdiff_t>(k));
-    doc["truncated"] = true;
-    doc["events_total"] = events.size();
-    return Compact(doc);
+  auto render = [&](std::optional<size_t> keep_events) {
+    JsonWriter w(JsonStyle::kNlohmann);
+    WriteCriticalPath(w, net_, nodes, events, keep_events);
+    return w.Take();
   };
-  auto fit = FitRows(events.size(), 0, render);
+  // A trace's events can outgrow the budget: the first ones that fit, saying so.
+  std::string whole = render(std::nullopt);
+  if (events == nullptr || Fits(whole)) return Whole(std::move(whole));
+  auto fit = FitRows(events->events.size(), 0, [&](size_t k) { return render(k); });
   if (!fit) return TooLarge();
   return ToolResult{.content = std::move(fit->second)};
 }

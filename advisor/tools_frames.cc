@@ -267,15 +267,16 @@ ToolResult ToolRun::RunWhatIf(std::string_view text) {
   }
   // As `cookgraph whatif INPUT --node ID=F... --format json` (writers/whatif_formats.cc).
   const size_t rows = std::min<size_t>(top ? static_cast<size_t>(*top) : 10, AnalysisTools::kMaxLimit);
-  nlohmann::ordered_json doc = WhatIfJson(t_.file_, snap_, t_.whatif(), changes, rows);
-  std::string content = Compact(doc);
+  auto render = [&](bool series) {
+    JsonWriter w(JsonStyle::kNlohmann);
+    WriteWhatIf(w, t_.file_, snap_, t_.whatif(), changes, rows, series);
+    return w.Take();
+  };
+  std::string content = render(true);
   // The per-frame series (two numbers a frame) are the detail left out
   // first: with them a change on a few hundred frames never fits `ask`'s
   // budget of a result.
-  if (!Fits(content) && doc.contains("series")) {
-    doc.erase("series");
-    content = Compact(doc);
-  }
+  if (!Fits(content) && !changes.empty()) content = render(false);
   if (!Fits(content)) return TooLarge();
   ToolResult r{.content = std::move(content)};
   for (const WhatIfChange& c : changes) r.nodes.push_back(net_.node(c.node).id);

@@ -1,7 +1,10 @@
 #include "base/json_writer.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <nlohmann/detail/conversions/to_chars.hpp>
 
 #include "base/text.h"
@@ -48,6 +51,10 @@ void AppendJsonNumber(std::string& out, double v, JsonStyle style) {
     out.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));
     return;
   }
+  if (style == JsonStyle::kFmt) {
+    fmt::format_to(std::back_inserter(out), "{}", v);
+    return;
+  }
   const char* end = std::to_chars(buf, buf + sizeof buf, v).ptr;
   const std::string_view text(buf, static_cast<size_t>(end - buf));
   out += text;
@@ -59,12 +66,18 @@ void JsonWriter::Key(std::string_view key) {
   Separate();
   AppendJsonString(out_, key, style_);
   out_ += ':';
+  if (indent_ >= 0) out_ += ' ';
   after_key_ = true;
 }
 
 void JsonWriter::Write(const JsonValue& v) {
   Separate();
   std::visit(Put{out_, style_}, v);
+}
+
+void JsonWriter::Raw(std::string_view json) {
+  Separate();
+  out_ += json;
 }
 
 void JsonWriter::Open(char c) {
@@ -74,6 +87,7 @@ void JsonWriter::Open(char c) {
 }
 
 void JsonWriter::Close(char c) {
+  if (indent_ >= 0 && !has_item_.empty() && has_item_.back()) NewLine(has_item_.size() - 1);
   out_ += c;
   has_item_.pop_back();
 }
@@ -88,7 +102,13 @@ void JsonWriter::Separate() {
   if (!has_item_.empty()) {
     if (has_item_.back()) out_ += ',';
     has_item_.back() = true;
+    if (indent_ >= 0) NewLine(has_item_.size());
   }
+}
+
+void JsonWriter::NewLine(size_t depth) {
+  out_ += '\n';
+  out_.append(depth * static_cast<size_t>(indent_), ' ');
 }
 
 }  // namespace cookgraph

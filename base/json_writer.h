@@ -3,7 +3,8 @@
 
 // The one way cookgraph writes its own JSON documents
 // (docs/architecture.md#writing-json): a streaming writer that places the
-// commas, with no white space. nlohmann/json stays for reading JSON.
+// commas, with no white space unless asked to indent. nlohmann/json stays for
+// reading JSON.
 
 #include <cstdint>
 #include <string>
@@ -26,6 +27,10 @@ enum class JsonStyle {
   /// \b \f \n \r \t and \u00XX for the other C0 controls, DEL raw; one U+FFFD
   /// per maximal invalid UTF-8 subpart.
   kNlohmann,
+  /// The explorer's graph document (server/explorer_graph.cc), which fmt
+  /// wrote: doubles as fmt's "{}" writes them (the shortest text that reads
+  /// back, no ".0" on whole ones: "2"); strings as kShortest.
+  kFmt,
 };
 
 /// One value: null, a string, a double (null when not finite), an unsigned or
@@ -42,6 +47,10 @@ void AppendJsonNumber(std::string& out, double v, JsonStyle style);
 class JsonWriter {
  public:
   explicit JsonWriter(JsonStyle style = JsonStyle::kShortest) : style_(style) {}
+  /// Indented by `indent` spaces a level as nlohmann's dump(indent) lays a
+  /// document out: each item on its own line, ": " after a key, empty
+  /// containers as {} and [].
+  JsonWriter(JsonStyle style, int indent) : style_(style), indent_(indent) {}
 
   void BeginObject() { Open('{'); }
   void EndObject() { Close('}'); }
@@ -55,6 +64,10 @@ class JsonWriter {
   void Count(uint64_t v) { Write(JsonValue(v)); }
   void Int(int64_t v) { Write(JsonValue(v)); }
   void Bool(bool v) { Write(JsonValue(v)); }
+  /// A value written elsewhere, as it is: `json` must be one whole JSON value
+  /// in this writer's style (an id or schema the caller dumped itself). Not
+  /// re-indented.
+  void Raw(std::string_view json);
 
   // A key and its value in one call.
   void Field(std::string_view key, const JsonValue& v) {
@@ -76,8 +89,10 @@ class JsonWriter {
   void Open(char c);
   void Close(char c);
   void Separate();
+  void NewLine(size_t depth);
 
   JsonStyle style_;
+  int indent_ = -1;  // spaces a level; -1: no white space
   std::string out_;
   std::vector<bool> has_item_;  // per open container: something was written in it
   bool after_key_ = false;

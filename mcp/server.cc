@@ -4,14 +4,18 @@
 
 #include <algorithm>
 #include <exception>
+#include <span>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "advisor/judge.h"
 #include "advisor/prompt.h"
 #include "advisor/report/report_renderers.h"
 #include "advisor/tools.h"
+#include "base/json_writer.h"
 #include "base/text.h"
 #include "metrics/whatif.h"
 #include "pipeline/pipeline.h"
@@ -43,12 +47,70 @@ std::string Echo(std::string_view s) {
   return "'" + Printable(out) + "'";
 }
 
-std::string ErrorLine(const Json& id, int code, const std::string& message) {
-  return Dump(Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+// Replies are written by JsonWriter in nlohmann's spelling (they were dumps of
+// nlohmann values); what the client sent (its id) and what is parsed (the
+// tools' schemas and results) are dumped by nlohmann and placed as they are.
+JsonWriter Writer() { return JsonWriter(JsonStyle::kNlohmann); }
+
+/// A reply: {"jsonrpc":"2.0","id":ID,MEMBER:VALUE}, VALUE written already.
+std::string ReplyLine(const Json& id, std::string_view member, std::string_view value) {
+  JsonWriter w = Writer();
+  w.BeginObject();
+  w.StringField("jsonrpc", "2.0");
+  w.Key("id");
+  w.Raw(Dump(id));
+  w.Key(member);
+  w.Raw(value);
+  w.EndObject();
+  return w.Take();
 }
 
-std::string ResultLine(const Json& id, Json result) {
-  return Dump(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+/// JSON-RPC's error object, with {"uri": URI} as its data when `uri` is given.
+std::string ErrorObject(int code, const std::string& message, const std::string* uri = nullptr) {
+  JsonWriter w = Writer();
+  w.BeginObject();
+  w.IntField("code", code);
+  w.StringField("message", message);
+  if (uri != nullptr) {
+    w.Key("data");
+    w.BeginObject();
+    w.StringField("uri", *uri);
+    w.EndObject();
+  }
+  w.EndObject();
+  return w.Take();
+}
+
+std::string ErrorLine(const Json& id, int code, const std::string& message) {
+  return ReplyLine(id, "error", ErrorObject(code, message));
+}
+
+std::string ResultLine(const Json& id, std::string_view result) {
+  return ReplyLine(id, "result", result);
+}
+
+/// {"content":[{"type":"text","text":TEXT}], ...: a tool's result or a
+/// prompt's message, left open for the caller's members.
+void TextContent(JsonWriter& w, std::string_view key, const std::string& text) {
+  w.Key(key);
+  w.BeginArray();
+  w.BeginObject();
+  w.StringField("type", "text");
+  w.StringField("text", text);
+  w.EndObject();
+  w.EndArray();
+}
+
+/// {"KEY":[...]} of `items`, each written already.
+std::string ListObject(std::string_view key, const std::vector<std::string>& items) {
+  JsonWriter w = Writer();
+  w.BeginObject();
+  w.Key(key);
+  w.BeginArray();
+  for (const std::string& item : items) w.Raw(item);
+  w.EndArray();
+  w.EndObject();
+  return w.Take();
 }
 
 // An id made of a file's name: letters, digits, '.', '-' and '_'.
@@ -172,19 +234,19 @@ class Server::Call {
   std::vector<std::string> Run(const std::string& method) {
     if (!params_.is_null() && !params_.is_object()) return Error(kInvalidParams, "params must be an object");
     if (method == "initialize") return Initialize();
-    if (method == "ping") return Ok(Json::object());
-    if (method == "tools/list") return Ok(Json{{"tools", ToolList()}});
+    if (method == "ping") return Ok("{}");
+    if (method == "tools/list") return Ok(ListObject("tools", ToolList()));
     if (method == "tools/call") return CallTool();
-    if (method == "resources/list") return Ok(Json{{"resources", Resources()}});
-    if (method == "resources/templates/list") return Ok(Json{{"resourceTemplates", Templates()}});
+    if (method == "resources/list") return Ok(ListObject("resources", Resources()));
+    if (method == "resources/templates/list") return Ok(ListObject("resourceTemplates", Templates()));
     if (method == "resources/read") return ReadResource();
-    if (method == "prompts/list") return Ok(Json{{"prompts", Prompts()}});
+    if (method == "prompts/list") return Ok(ListObject("prompts", Prompts()));
     if (method == "prompts/get") return GetPrompt();
     return Error(kMethodNotFound, "method not found: " + Echo(method));
   }
 
  private:
-  std::vector<std::string> Ok(Json result) const { return {ResultLine(id_, std::move(result))}; }
+  std::vector<std::string> Ok(std::string_view result) const { return {ResultLine(id_, result)}; }
   std::vector<std::string> Error(int code, const std::string& message) const {
     return {ErrorLine(id_, code, message)};
   }
@@ -211,18 +273,32 @@ class Server::Call {
         if (v == asked) version = asked;
       }
     }
-    return Ok(Json{
-        {"protocolVersion", version},
-        {"capabilities",
-         {{"tools", {{"listChanged", false}}},
-          {"resources", {{"listChanged", true}, {"subscribe", false}}},
-          {"prompts", {{"listChanged", false}}}}},
-        {"serverInfo", {{"name", "cookgraph"}, {"title", "cookgraph"}, {"version", s_.options_.version}}},
-        {"instructions",
-         "cookgraph's analysis of operator networks, pipelines and traces (TouchDesigner, "
-         "GStreamer, PyTorch, ONNX Runtime): call summary first, then top_nodes, node, findings, "
-         "frames, critical_path and whatif; open reads another input and gives its id, which the "
-         "other tools take as 'input'."}});
+    JsonWriter w = Writer();
+    w.BeginObject();
+    w.StringField("protocolVersion", version);
+    w.Key("capabilities");
+    w.BeginObject();
+    for (std::string_view what : {"tools", "resources", "prompts"}) {
+      w.Key(what);
+      w.BeginObject();
+      w.BoolField("listChanged", what == "resources");
+      if (what == "resources") w.BoolField("subscribe", false);
+      w.EndObject();
+    }
+    w.EndObject();
+    w.Key("serverInfo");
+    w.BeginObject();
+    w.StringField("name", "cookgraph");
+    w.StringField("title", "cookgraph");
+    w.StringField("version", s_.options_.version);
+    w.EndObject();
+    w.StringField("instructions",
+                  "cookgraph's analysis of operator networks, pipelines and traces (TouchDesigner, "
+                  "GStreamer, PyTorch, ONNX Runtime): call summary first, then top_nodes, node, "
+                  "findings, frames, critical_path and whatif; open reads another input and gives "
+                  "its id, which the other tools take as 'input'.");
+    w.EndObject();
+    return Ok(w.Take());
   }
 
   static Json InputProperty() {
@@ -230,48 +306,108 @@ class Server::Call {
                 {"description", "An open input's id (open gives it); default: the first input"}};
   }
 
-  static Json ToolList() {
-    Json tools = Json::array();
-    tools.push_back(
-        {{"name", "open"},
-         {"title", "Open an input"},
-         {"description",
-          "Reads an input (a snapshot, a trace, a GStreamer recording's folder) beneath the "
-          "folders cookgraph mcp may read and gives its id for the other tools' 'input'."},
-         {"inputSchema",
-          {{"type", "object"},
-           {"properties", {{"path", {{"type", "string"}, {"description", "A file or folder"}}}}},
-           {"required", {"path"}}}},
-         {"outputSchema",
-          {{"type", "object"},
-           {"properties",
-            {{"input", {{"type", "string"}}},
-             {"file", {{"type", "string"}}},
-             {"engine", {{"type", "string"}}},
-             {"nodes", {{"type", "integer"}}},
-             {"frames", {{"type", "integer"}}}}},
-           {"required", {"input", "file", "engine", "nodes", "frames"}}}},
-         {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
+  // {"readOnlyHint":true,"openWorldHint":false}: every tool's annotations.
+  static void Annotations(JsonWriter& w) {
+    w.Key("annotations");
+    w.BeginObject();
+    w.BoolField("readOnlyHint", true);
+    w.BoolField("openWorldHint", false);
+    w.EndObject();
+  }
+
+  // {"type":"object","properties":{NAME:{"type":TYPE}...},"required":[NAME...]}
+  // of string and integer members, all required.
+  static void ObjectSchema(JsonWriter& w, std::string_view key,
+                           std::span<const std::pair<std::string_view, std::string_view>> members) {
+    w.Key(key);
+    w.BeginObject();
+    w.StringField("type", "object");
+    w.Key("properties");
+    w.BeginObject();
+    for (const std::pair<std::string_view, std::string_view>& m : members) {
+      w.Key(m.first);
+      w.BeginObject();
+      w.StringField("type", m.second);
+      w.EndObject();
+    }
+    w.EndObject();
+    w.Key("required");
+    w.BeginArray();
+    for (const std::pair<std::string_view, std::string_view>& m : members) w.String(m.first);
+    w.EndArray();
+    w.EndObject();
+  }
+
+  static std::vector<std::string> ToolList() {
+    std::vector<std::string> tools;
+    JsonWriter open = Writer();
+    open.BeginObject();
+    open.StringField("name", "open");
+    open.StringField("title", "Open an input");
+    open.StringField("description",
+                     "Reads an input (a snapshot, a trace, a GStreamer recording's folder) beneath "
+                     "the folders cookgraph mcp may read and gives its id for the other tools' "
+                     "'input'.");
+    open.Key("inputSchema");
+    open.BeginObject();
+    open.StringField("type", "object");
+    open.Key("properties");
+    open.BeginObject();
+    open.Key("path");
+    open.BeginObject();
+    open.StringField("type", "string");
+    open.StringField("description", "A file or folder");
+    open.EndObject();
+    open.EndObject();
+    open.Key("required");
+    open.BeginArray();
+    open.String("path");
+    open.EndArray();
+    open.EndObject();
+    constexpr std::pair<std::string_view, std::string_view> kOpened[] = {
+        {"input", "string"}, {"file", "string"}, {"engine", "string"}, {"nodes", "integer"},
+        {"frames", "integer"}};
+    ObjectSchema(open, "outputSchema", kOpened);
+    Annotations(open);
+    open.EndObject();
+    tools.push_back(open.Take());
     for (const ToolDefinition& d : AnalysisTools::Definitions()) {
       Json input = Json::parse(d.spec.parameters);
       input["properties"]["input"] = InputProperty();
-      tools.push_back({{"name", d.spec.name},
-                       {"description", d.spec.description},
-                       {"inputSchema", std::move(input)},
-                       {"outputSchema", Json::parse(d.output_schema)},
-                       {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
+      JsonWriter w = Writer();
+      w.BeginObject();
+      w.StringField("name", d.spec.name);
+      w.StringField("description", d.spec.description);
+      w.Key("inputSchema");
+      w.Raw(Dump(input));
+      w.Key("outputSchema");
+      w.Raw(Dump(Json::parse(d.output_schema)));
+      Annotations(w);
+      w.EndObject();
+      tools.push_back(w.Take());
     }
     return tools;
   }
 
-  static Json ToolError(const std::string& message) {
-    return Json{{"content", {{{"type", "text"}, {"text", message}}}}, {"isError", true}};
+  static std::string ToolError(const std::string& message) {
+    JsonWriter w = Writer();
+    w.BeginObject();
+    TextContent(w, "content", message);
+    w.BoolField("isError", true);
+    w.EndObject();
+    return w.Take();
   }
 
-  static Json ToolOk(const std::string& text, Json structured) {
-    return Json{{"content", {{{"type", "text"}, {"text", text}}}},
-                {"structuredContent", std::move(structured)},
-                {"isError", false}};
+  // `structured`: the result's JSON, written already.
+  static std::string ToolOk(const std::string& text, std::string_view structured) {
+    JsonWriter w = Writer();
+    w.BeginObject();
+    TextContent(w, "content", text);
+    w.Key("structuredContent");
+    w.Raw(structured);
+    w.BoolField("isError", false);
+    w.EndObject();
+    return w.Take();
   }
 
   std::vector<std::string> CallTool() {
@@ -307,7 +443,7 @@ class Server::Call {
       if (parsed.is_object() && parsed.contains("error") && parsed["error"].is_string()) message = parsed["error"];
       return Ok(ToolError(message.empty() ? *name + ": the result does not fit" : message));
     }
-    return Ok(ToolOk(r.content, std::move(parsed)));
+    return Ok(ToolOk(r.content, Dump(parsed)));
   }
 
   std::string OpenIds() const {
@@ -328,46 +464,63 @@ class Server::Call {
     if (!id) return Ok(ToolError("open: " + id.error().Format()));
     const Input& in = *s_.Find(*id);
     const Snapshot& snap = in.judged->snapshot;
-    Json result{{"input", *id},
-                {"file", in.file},
-                {"engine", snap.info.engine},
-                {"nodes", snap.network.size()},
-                {"frames", snap.samples.frame_count()},
-                {"frame_word", snap.info.frame_word()}};
-    std::vector<std::string> lines = Ok(ToolOk(Dump(result), result));
+    JsonWriter w = Writer();
+    w.BeginObject();
+    w.StringField("input", *id);
+    w.StringField("file", in.file);
+    w.StringField("engine", snap.info.engine);
+    w.CountField("nodes", snap.network.size());
+    w.CountField("frames", snap.samples.frame_count());
+    w.StringField("frame_word", snap.info.frame_word());
+    w.EndObject();
+    const std::string result = w.Take();
+    std::vector<std::string> lines = Ok(ToolOk(result, result));
     if (s_.inputs_.size() > before) {
-      lines.push_back(Dump(Json{{"jsonrpc", "2.0"}, {"method", "notifications/resources/list_changed"}}));
+      JsonWriter note = Writer();
+      note.BeginObject();
+      note.StringField("jsonrpc", "2.0");
+      note.StringField("method", "notifications/resources/list_changed");
+      note.EndObject();
+      lines.push_back(note.Take());
     }
     return lines;
   }
 
-  Json Resources() const {
-    Json list = Json::array();
+  // One resource or template: {KEY:URI,"name":...,["title":...,]"description":...,"mimeType":...}.
+  static std::string Resource(std::string_view key, const std::string& uri, const std::string& name,
+                              const std::string* title, const std::string& description,
+                              std::string_view mime) {
+    JsonWriter w = Writer();
+    w.BeginObject();
+    w.StringField(key, uri);
+    w.StringField("name", name);
+    if (title != nullptr) w.StringField("title", *title);
+    w.StringField("description", description);
+    w.StringField("mimeType", mime);
+    w.EndObject();
+    return w.Take();
+  }
+
+  std::vector<std::string> Resources() const {
+    std::vector<std::string> list;
     for (const auto& in : s_.inputs_) {
-      list.push_back({{"uri", "cookgraph://inputs/" + in->id + "/summary"},
-                      {"name", in->id + " summary"},
-                      {"title", in->file + ": summary"},
-                      {"description", "The summary tool's result for " + in->file},
-                      {"mimeType", "application/json"}});
-      list.push_back({{"uri", "cookgraph://inputs/" + in->id + "/report"},
-                      {"name", in->id + " report"},
-                      {"title", in->file + ": report"},
-                      {"description", "cookgraph report's Markdown for " + in->file},
-                      {"mimeType", "text/markdown"}});
+      const std::string summary_title = in->file + ": summary";
+      const std::string report_title = in->file + ": report";
+      list.push_back(Resource("uri", "cookgraph://inputs/" + in->id + "/summary",
+                              in->id + " summary", &summary_title,
+                              "The summary tool's result for " + in->file, "application/json"));
+      list.push_back(Resource("uri", "cookgraph://inputs/" + in->id + "/report", in->id + " report",
+                              &report_title, "cookgraph report's Markdown for " + in->file,
+                              "text/markdown"));
     }
     return list;
   }
 
-  static Json Templates() {
-    return Json::array(
-        {{{"uriTemplate", "cookgraph://inputs/{input}/summary"},
-          {"name", "summary"},
-          {"description", "An open input's summary"},
-          {"mimeType", "application/json"}},
-         {{"uriTemplate", "cookgraph://inputs/{input}/report"},
-          {"name", "report"},
-          {"description", "An open input's report in Markdown"},
-          {"mimeType", "text/markdown"}}});
+  static std::vector<std::string> Templates() {
+    return {Resource("uriTemplate", "cookgraph://inputs/{input}/summary", "summary", nullptr,
+                     "An open input's summary", "application/json"),
+            Resource("uriTemplate", "cookgraph://inputs/{input}/report", "report", nullptr,
+                     "An open input's report in Markdown", "text/markdown")};
   }
 
   std::vector<std::string> ReadResource() {
@@ -386,12 +539,8 @@ class Server::Call {
       }
     }
     if (input == nullptr || (what != "summary" && what != "report")) {
-      return {Dump(Json{{"jsonrpc", "2.0"},
-                        {"id", id_},
-                        {"error",
-                         {{"code", kResourceNotFound},
-                          {"message", "resource not found: " + Echo(*uri)},
-                          {"data", {{"uri", *uri}}}}}})};
+      return {ReplyLine(id_, "error",
+                        ErrorObject(kResourceNotFound, "resource not found: " + Echo(*uri), &*uri))};
     }
     std::string text, mime;
     if (what == "summary") {
@@ -412,19 +561,38 @@ class Server::Call {
       text = RenderReportMarkdown(report);
       mime = "text/markdown";
     }
-    return Ok(Json{{"contents", {{{"uri", *uri}, {"mimeType", mime}, {"text", text}}}}});
+    JsonWriter w = Writer();
+    w.BeginObject();
+    w.Key("contents");
+    w.BeginArray();
+    w.BeginObject();
+    w.StringField("uri", *uri);
+    w.StringField("mimeType", mime);
+    w.StringField("text", text);
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+    return Ok(w.Take());
   }
 
-  static Json Prompts() {
-    Json list = Json::array();
+  static std::vector<std::string> Prompts() {
+    std::vector<std::string> list;
     for (const PromptDef& p : kPrompts) {
-      list.push_back({{"name", PersonaName(p.persona)},
-                      {"title", "cookgraph: " + std::string(PersonaName(p.persona))},
-                      {"description", std::string(p.question)},
-                      {"arguments",
-                       {{{"name", "input"},
-                         {"description", "An open input's id (default: the first)"},
-                         {"required", false}}}}});
+      JsonWriter w = Writer();
+      w.BeginObject();
+      w.StringField("name", PersonaName(p.persona));
+      w.StringField("title", "cookgraph: " + std::string(PersonaName(p.persona)));
+      w.StringField("description", p.question);
+      w.Key("arguments");
+      w.BeginArray();
+      w.BeginObject();
+      w.StringField("name", "input");
+      w.StringField("description", "An open input's id (default: the first)");
+      w.BoolField("required", false);
+      w.EndObject();
+      w.EndArray();
+      w.EndObject();
+      list.push_back(w.Take());
     }
     return list;
   }
@@ -455,8 +623,22 @@ class Server::Call {
         "the numbers behind each claim; quote the numbers they give.",
         PersonaText(def->persona), input->id, input->file, input->judged->snapshot.info.engine,
         def->question, input->id);
-    return Ok(Json{{"description", std::string(def->question)},
-                   {"messages", {{{"role", "user"}, {"content", {{"type", "text"}, {"text", text}}}}}}});
+    JsonWriter w = Writer();
+    w.BeginObject();
+    w.StringField("description", def->question);
+    w.Key("messages");
+    w.BeginArray();
+    w.BeginObject();
+    w.StringField("role", "user");
+    w.Key("content");
+    w.BeginObject();
+    w.StringField("type", "text");
+    w.StringField("text", text);
+    w.EndObject();
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+    return Ok(w.Take());
   }
 
   Server& s_;

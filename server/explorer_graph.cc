@@ -324,7 +324,7 @@ Placement PlaceItems(size_t k, const std::vector<std::pair<uint32_t, uint32_t>>&
 }
 
 // The document (docs/commands.md#the-explorers-api), column by column.
-// Written directly: at 100k items a json value per number costs more than
+// Streamed by JsonWriter: at 100k items a json value per number costs more than
 // the layout (docs/performance.md#the-explorer).
 std::string WriteGraph(size_t index, const View& v, const ContainerIds& cindex, const std::string& here,
                        const GraphItems& items, const ItemMetrics& m, const ItemEdges& edges,
@@ -348,28 +348,23 @@ std::string WriteGraph(size_t index, const View& v, const ContainerIds& cindex, 
   const std::vector<double>& ys = place.ys;
   const double& column = place.column;
   const double& height = place.height;
-  std::string out;
-  out.reserve(k * 160 + edge_flat.size() * 8 + 1024);
+  // fmt's numbers, as when this document was written with it by hand; the
+  // breadcrumb, written in the explorer's style, is placed as it is.
+  JsonWriter w(JsonStyle::kFmt);
   auto strings = [&](const char* key, auto&& get) {
-    out += fmt::format(",\"{}\":[", key);
-    for (size_t i = 0; i < k; ++i) {
-      if (i) out += ',';
-      AppendJsonString(out, get(i));
-    }
-    out += ']';
+    w.Key(key);
+    w.BeginArray();
+    for (size_t i = 0; i < k; ++i) w.String(get(i));
+    w.EndArray();
   };
   auto numbers = [&](const char* key, auto&& get) {
-    out += fmt::format(",\"{}\":[", key);
+    w.Key(key);
+    w.BeginArray();
     for (size_t i = 0; i < k; ++i) {
-      if (i) out += ',';
       const std::optional<double> value = get(i);
-      if (value && std::isfinite(*value)) {
-        fmt::format_to(std::back_inserter(out), "{}", *value);
-      } else {
-        out += "null";
-      }
+      w.Write(value ? JsonValue(*value) : JsonValue());  // null when not finite too
     }
-    out += ']';
+    w.EndArray();
   };
   JsonWriter crumbs(kExplorerStyle);
   crumbs.BeginArray();
@@ -380,10 +375,16 @@ std::string WriteGraph(size_t index, const View& v, const ContainerIds& cindex, 
     crumbs.EndObject();
   }
   crumbs.EndArray();
-  out += fmt::format("{{\"view\":{},\"container\":", index);
-  AppendJsonString(out, here);
-  out += fmt::format(",\"breadcrumb\":{},\"width\":{},\"height\":{},\"items\":{{\"n\":{}",
-                     crumbs.text(), column * kColumnWidth, height, k);
+  w.BeginObject();
+  w.CountField("view", index);
+  w.StringField("container", here);
+  w.Key("breadcrumb");
+  w.Raw(crumbs.text());
+  w.NumberField("width", column * kColumnWidth);
+  w.NumberField("height", height);
+  w.Key("items");
+  w.BeginObject();
+  w.CountField("n", k);
   strings("id", [&](size_t i) { return item_id[i]; });
   strings("name", [&](size_t i) { return ShortName(item_id[i]); });
   strings("type", [&](size_t i) -> std::string_view {
@@ -412,13 +413,13 @@ std::string WriteGraph(size_t index, const View& v, const ContainerIds& cindex, 
   numbers("upstream_ms", [&](size_t i) { return std::optional<double>(upstream[i]); });
   numbers("gain_ms",
           [&](size_t i) { return has_gain ? std::optional<double>(gain[i]) : std::nullopt; });
-  out += "},\"edges\":[";
-  for (size_t i = 0; i < edge_flat.size(); ++i) {
-    if (i) out += ',';
-    fmt::format_to(std::back_inserter(out), "{}", edge_flat[i]);
-  }
-  out += "]}";
-  return out;
+  w.EndObject();
+  w.Key("edges");
+  w.BeginArray();
+  for (uint32_t e : edge_flat) w.Count(e);
+  w.EndArray();
+  w.EndObject();
+  return w.Take();
 }
 
 }  // namespace

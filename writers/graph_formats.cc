@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "base/json_writer.h"
 #include "base/text.h"
 #include "graph/condensation.h"
 #include "graph/containers.h"
@@ -115,42 +115,62 @@ std::string RenderText(const std::string& file, const Snapshot& snapshot,
 // ---------------------------------------------------------------------------
 // JSON.
 
-using Json = nlohmann::ordered_json;
-
-Json Ids(const Network& network, const std::vector<NodeIndex>& nodes) {
-  Json ids = Json::array();
-  for (NodeIndex n : nodes) ids.push_back(network.node(n).id);
-  return ids;
+void Ids(JsonWriter& w, const Network& network, const std::vector<NodeIndex>& nodes) {
+  w.BeginArray();
+  for (NodeIndex n : nodes) w.String(network.node(n).id);
+  w.EndArray();
 }
-
-/// null for a non-finite number (nlohmann would write null too; this says so).
-Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 }  // namespace
 
-nlohmann::ordered_json CriticalPathJson(const Network& net, const Path& path, const StepPath* events) {
-  Json doc{{"nodes", Ids(net, path.nodes)}, {"per_frame_ms", Number(path.weight)}};
+void WriteCriticalPath(JsonWriter& w, const Network& net, const Path& path, const StepPath* events,
+                       std::optional<size_t> keep_events) {
+  w.BeginObject();
+  w.Key("nodes");
+  Ids(w, net, path.nodes);
+  w.NumberField("per_frame_ms", path.weight);  // null when not finite
   if (events != nullptr) {
     // A trace's path is its events' (docs/architecture.md#event-critical-path).
     const StepPath& p = *events;
-    doc["rank"] = p.rank;
-    doc["step"] = p.step ? Json(*p.step) : Json(nullptr);
-    doc["window"] = Json{{"annotation", p.annotation}, {"instance", p.instance}};
-    doc["length_ms"] = Number(p.length_ms);
-    doc["window_ms"] = Number(p.window_ms);
-    Json list = Json::array();
-    for (const StepPath::Event& e : p.events) {
-      list.push_back(Json{{"name", e.name}, {"track", e.track}, {"ts_us", Number(e.ts_us)},
-                          {"dur_us", Number(e.dur_us)}, {"gpu", e.gpu}});
+    w.CountField("rank", p.rank);
+    w.Field("step", p.step ? JsonValue(*p.step) : JsonValue());
+    w.Key("window");
+    w.BeginObject();
+    w.StringField("annotation", p.annotation);
+    w.CountField("instance", p.instance);
+    w.EndObject();
+    w.NumberField("length_ms", p.length_ms);
+    w.NumberField("window_ms", p.window_ms);
+    const size_t shown = std::min(p.events.size(), keep_events.value_or(p.events.size()));
+    w.Key("events");
+    w.BeginArray();
+    for (size_t i = 0; i < shown; ++i) {
+      const StepPath::Event& e = p.events[i];
+      w.BeginObject();
+      w.StringField("name", e.name);
+      w.StringField("track", e.track);
+      w.NumberField("ts_us", e.ts_us);
+      w.NumberField("dur_us", e.dur_us);
+      w.BoolField("gpu", e.gpu);
+      w.EndObject();
     }
-    doc["events"] = std::move(list);
-    Json per_node = Json::array();
-    for (const auto& [node, ms] : p.per_node_ms) {
-      if (node < net.size()) per_node.push_back(Json{{"id", net.node(node).id}, {"ms", Number(ms)}});
+    w.EndArray();
+    w.Key("per_node");
+    w.BeginArray();
+    for (const std::pair<uint32_t, double>& entry : p.per_node_ms) {
+      if (entry.first >= net.size()) continue;
+      w.BeginObject();
+      w.StringField("id", net.node(entry.first).id);
+      w.NumberField("ms", entry.second);
+      w.EndObject();
     }
-    doc["per_node"] = std::move(per_node);
+    w.EndArray();
+    if (keep_events) {
+      w.BoolField("truncated", true);
+      w.CountField("events_total", p.events.size());
+    }
   }
-  return doc;
+  w.EndObject();
 }
 
 namespace {
@@ -159,44 +179,60 @@ std::string RenderJson(const std::string& file, const Snapshot& snapshot,
                        const Analysis& analysis) {
   const Network& net = snapshot.network;
   const GraphFacts facts = Facts(net, analysis);
-  Json doc;
-  doc["cookgraph"] = 1;
-  doc["file"] = file;
-  doc["name"] = snapshot.info.name;
-  doc["engine"] = snapshot.info.engine;
-  doc["nodes"] = net.size();
-  Json edges = Json::array();
+  // nlohmann's spelling, as this document had when it was built with it; ids
+  // are bytes from the input: invalid UTF-8 is replaced.
+  JsonWriter w(JsonStyle::kNlohmann);
+  w.BeginObject();
+  w.CountField("cookgraph", 1);
+  w.StringField("file", file);
+  w.StringField("name", snapshot.info.name);
+  w.StringField("engine", snapshot.info.engine);
+  w.CountField("nodes", net.size());
+  w.Key("edges");
+  w.BeginArray();
   for (const Edge& e : net.edges()) {
-    edges.push_back(Json{
-        {"from", net.node(e.from).id}, {"to", net.node(e.to).id}, {"kind", EdgeKindName(e.kind)}});
+    w.BeginObject();
+    w.StringField("from", net.node(e.from).id);
+    w.StringField("to", net.node(e.to).id);
+    w.StringField("kind", EdgeKindName(e.kind));
+    w.EndObject();
   }
-  doc["edges"] = std::move(edges);
-  doc["order"] = Ids(net, analysis.order);
-  Json components = Json::array();
+  w.EndArray();
+  w.Key("order");
+  Ids(w, net, analysis.order);
+  w.Key("components");
+  w.BeginArray();
   for (size_t c = 0; c < facts.condensation.members.size(); ++c) {
     if (c < facts.condensation.cyclic.size() && facts.condensation.cyclic[c]) {
-      components.push_back(Ids(net, facts.condensation.members[c]));
+      Ids(w, net, facts.condensation.members[c]);
     }
   }
-  doc["components"] = std::move(components);
-  Json loops = Json::array();
+  w.EndArray();
+  w.Key("loops");
+  w.BeginArray();
   for (const LoopReport& r : analysis.loops) {
-    Json loop;
-    loop["kind"] = LoopKindName(r.loop.kind);
-    loop["nodes"] = Ids(net, r.loop.nodes);
-    loop["per_frame_ms"] = Number(r.per_frame_ms);
+    w.BeginObject();
+    w.StringField("kind", LoopKindName(r.loop.kind));
+    w.Key("nodes");
+    Ids(w, net, r.loop.nodes);
+    w.NumberField("per_frame_ms", r.per_frame_ms);
     if (r.loop.kind == LoopKind::kFeedback) {
-      loop["feedback_edge"] = Json{{"from", net.node(r.loop.feedback_from).id},
-                                   {"to", net.node(r.loop.feedback_to).id}};
+      w.Key("feedback_edge");
+      w.BeginObject();
+      w.StringField("from", net.node(r.loop.feedback_from).id);
+      w.StringField("to", net.node(r.loop.feedback_to).id);
+      w.EndObject();
     }
-    loops.push_back(std::move(loop));
+    w.EndObject();
   }
-  doc["loops"] = std::move(loops);
-  doc["critical_path"] = CriticalPathJson(
-      net, analysis.critical_path,
-      analysis.trace && analysis.trace->path ? &*analysis.trace->path : nullptr);
-  // Ids are bytes from the input: replace invalid UTF-8 rather than throw.
-  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  w.EndArray();
+  w.Key("critical_path");
+  WriteCriticalPath(w, net, analysis.critical_path,
+                    analysis.trace && analysis.trace->path ? &*analysis.trace->path : nullptr);
+  w.EndObject();
+  std::string out = w.Take();
+  out += '\n';
+  return out;
 }
 
 // ---------------------------------------------------------------------------

@@ -4,8 +4,11 @@
 // Output of `cookgraph graph`: topological order, loops, critical path and the
 // edges with their kinds, as text, JSON or Graphviz DOT.
 
-#include <nlohmann/json.hpp>
+#include <cstddef>
+#include <optional>
 #include <string>
+
+#include "base/json_writer.h"
 
 #include "metrics/analysis.h"
 #include "model/snapshot.h"
@@ -18,8 +21,11 @@ enum class GraphFormat : uint8_t { kText, kJson, kDot };
 /// DOT colours nodes by score and draws feedback edges dashed.
 /// The "critical_path" object of the JSON: `path`'s nodes and weight, and when
 /// `events` is given (a trace's event critical path of one step) its rank,
-/// window, length, events and time per node.
-nlohmann::ordered_json CriticalPathJson(const Network& net, const Path& path, const StepPath* events);
+/// window, length, events and time per node, written to `w`. With
+/// `keep_events`, only the first that many events, then "truncated": true and
+/// "events_total" (the `critical_path` tool's cut to fit its budget).
+void WriteCriticalPath(JsonWriter& w, const Network& net, const Path& path, const StepPath* events,
+                       std::optional<size_t> keep_events = std::nullopt);
 
 std::string RenderGraph(GraphFormat format, const std::string& file, const Snapshot& snapshot,
                         const Analysis& analysis);

@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 #include <vector>
 
+#include "base/json_writer.h"
 #include "base/text.h"
 
 namespace cookgraph {
@@ -97,23 +98,39 @@ std::string SavedText(const WhatIf& whatif, double saved_ms, double saved_p95_ms
 
 // ---- JSON ---------------------------------------------------------------------
 
-nlohmann::ordered_json FramesJson(const WhatIfFrames& f) {
-  return {{"frame_ms", {{"mean", f.mean_ms}, {"p95", f.p95_ms}}},
-          {"over_budget_frames", f.over_budget}};
+void WriteFrames(JsonWriter& w, std::string_view key, const WhatIfFrames& f) {
+  w.Key(key);
+  w.BeginObject();
+  w.Key("frame_ms");
+  w.BeginObject();
+  w.NumberField("mean", f.mean_ms);
+  w.NumberField("p95", f.p95_ms);
+  w.EndObject();
+  w.CountField("over_budget_frames", f.over_budget);
+  w.EndObject();
 }
 
-nlohmann::ordered_json GainJson(const Snapshot& snapshot, const NodeGain& g) {
-  return {{"id", snapshot.network.node(g.node).id},
-          {"factor", g.factor},
-          {"saved_ms", g.saved_ms},
-          {"saved_p95_ms", g.saved_p95_ms},
-          {"frames_saved", g.frames_saved}};
+void WriteGain(JsonWriter& w, const Snapshot& snapshot, const NodeGain& g) {
+  w.BeginObject();
+  w.StringField("id", snapshot.network.node(g.node).id);
+  w.NumberField("factor", g.factor);
+  w.NumberField("saved_ms", g.saved_ms);
+  w.NumberField("saved_p95_ms", g.saved_p95_ms);
+  w.IntField("frames_saved", g.frames_saved);
+  w.EndObject();
 }
 
-nlohmann::ordered_json SeriesJson(const std::vector<double>& values) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (double v : values) out.push_back(IsMissing(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v));
-  return out;
+void WriteSeries(JsonWriter& w, std::string_view key, const std::vector<double>& values) {
+  w.Key(key);
+  w.BeginArray();
+  for (double v : values) {
+    if (IsMissing(v)) {
+      w.Null();
+    } else {
+      w.Number(v);
+    }
+  }
+  w.EndArray();
 }
 
 NodeGain Alone(const WhatIf& whatif, const WhatIfChange& c) {
@@ -127,59 +144,76 @@ NodeGain Alone(const WhatIf& whatif, const WhatIfChange& c) {
 
 }  // namespace
 
-nlohmann::ordered_json WhatIfJson(const std::string& file, const Snapshot& snapshot,
-                                  const WhatIf& whatif, std::span<const WhatIfChange> changes,
-                                  size_t top) {
-  nlohmann::ordered_json doc;
-  doc["input"] = file;
-  doc["engine"] = snapshot.info.engine;
-  doc["model"] = WhatIfModelName(whatif.model());
-  doc["budget_ms"] = whatif.has_budget() ? nlohmann::ordered_json(whatif.budget_ms()) : nlohmann::ordered_json();
+void WriteWhatIf(JsonWriter& w, const std::string& file, const Snapshot& snapshot,
+                 const WhatIf& whatif, std::span<const WhatIfChange> changes, size_t top,
+                 bool series) {
+  w.BeginObject();
+  w.StringField("input", file);
+  w.StringField("engine", snapshot.info.engine);
+  w.StringField("model", WhatIfModelName(whatif.model()));
+  w.Field("budget_ms", whatif.has_budget() ? JsonValue(whatif.budget_ms()) : JsonValue());
   size_t counted = 0;
   for (double v : whatif.frame_ms()) counted += IsMissing(v) ? 0 : 1;
-  doc["frames"] = counted;
-  doc["before"] = FramesJson(whatif.before());
-  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  w.CountField("frames", counted);
+  WriteFrames(w, "before", whatif.before());
+  std::vector<NodeGain> gains;
   std::vector<WhatIfChange> applied(changes.begin(), changes.end());
   if (changes.empty()) {
-    std::vector<NodeGain> all = whatif.Gains(0.5);
+    gains = whatif.Gains(0.5);
     std::vector<NodeGain> removed = whatif.Gains(0.0);
-    all.insert(all.end(), removed.begin(), removed.end());
-    std::stable_sort(all.begin(), all.end(), [](const NodeGain& a, const NodeGain& b) {
+    gains.insert(gains.end(), removed.begin(), removed.end());
+    std::stable_sort(gains.begin(), gains.end(), [](const NodeGain& a, const NodeGain& b) {
       if (a.saved_ms != b.saved_ms) return a.saved_ms > b.saved_ms;
       if (a.frames_saved != b.frames_saved) return a.frames_saved > b.frames_saved;
       if (a.saved_p95_ms != b.saved_p95_ms) return a.saved_p95_ms > b.saved_p95_ms;
       return a.node != b.node ? a.node < b.node : a.factor > b.factor;
     });
-    if (top > 0 && all.size() > top) all.resize(top);
-    for (const NodeGain& g : all) nodes.push_back(GainJson(snapshot, g));
-    if (!all.empty()) applied = {WhatIfChange{.node = all.front().node, .factor = all.front().factor}};
+    if (top > 0 && gains.size() > top) gains.resize(top);
+    if (!gains.empty()) {
+      applied = {WhatIfChange{.node = gains.front().node, .factor = gains.front().factor}};
+    }
   } else {
-    for (const WhatIfChange& c : changes) nodes.push_back(GainJson(snapshot, Alone(whatif, c)));
+    for (const WhatIfChange& c : changes) gains.push_back(Alone(whatif, c));
   }
-  nlohmann::ordered_json listed = nlohmann::ordered_json::array();
+  w.Key("changes");
+  w.BeginArray();
   for (const WhatIfChange& c : applied) {
-    listed.push_back({{"id", snapshot.network.node(c.node).id}, {"factor", c.factor}});
+    w.BeginObject();
+    w.StringField("id", snapshot.network.node(c.node).id);
+    w.NumberField("factor", c.factor);
+    w.EndObject();
   }
-  doc["changes"] = std::move(listed);
+  w.EndArray();
   const WhatIfPrediction after = whatif.Predict(applied);
-  doc["after"] = FramesJson(after.after);
-  doc["nodes"] = std::move(nodes);
-  if (!changes.empty()) {
-    doc["series"] = {{"before", SeriesJson(whatif.frame_ms())},
-                     {"after", SeriesJson(after.frame_ms)}};
+  WriteFrames(w, "after", after.after);
+  w.Key("nodes");
+  w.BeginArray();
+  for (const NodeGain& g : gains) WriteGain(w, snapshot, g);
+  w.EndArray();
+  if (series && !changes.empty()) {
+    w.Key("series");
+    w.BeginObject();
+    WriteSeries(w, "before", whatif.frame_ms());
+    WriteSeries(w, "after", after.frame_ms);
+    w.EndObject();
   }
-  doc["warnings"] = whatif.warnings();
-  return doc;
+  w.Key("warnings");
+  w.BeginArray();
+  for (const std::string& warning : whatif.warnings()) w.String(warning);
+  w.EndArray();
+  w.EndObject();
 }
 
 namespace {
 
 std::string JsonDocument(const std::string& file, const Snapshot& snapshot, const WhatIf& whatif,
                          std::span<const WhatIfChange> changes, size_t top) {
-  return WhatIfJson(file, snapshot, whatif, changes, top)
-             .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-         "\n";
+  // nlohmann's spelling and its dump(2) layout, as when it was built with it.
+  JsonWriter w(JsonStyle::kNlohmann, 2);
+  WriteWhatIf(w, file, snapshot, whatif, changes, top);
+  std::string out = w.Take();
+  out += '\n';
+  return out;
 }
 
 // ---- Table and Markdown ----------------------------------------------------------

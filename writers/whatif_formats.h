@@ -6,9 +6,9 @@
 
 #include <cstddef>
 #include <span>
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/json_writer.h"
 #include "model/snapshot.h"
 #include "metrics/whatif.h"
 
@@ -19,10 +19,12 @@ enum class WhatIfFormat : uint8_t { kTable, kJson, kMarkdown };
 /// With `changes` empty: every node that cooked and works, halved and
 /// removed, the `top` largest savings (0 = all); with changes: their
 /// prediction together and each alone. `file` is the input as given.
-/// The JSON document of RenderWhatIf (`--format json`), as a value.
-nlohmann::ordered_json WhatIfJson(const std::string& file, const Snapshot& snapshot,
-                                  const WhatIf& whatif, std::span<const WhatIfChange> changes,
-                                  size_t top);
+/// The JSON document of RenderWhatIf (`--format json`), written to `w`;
+/// without `series`, the per-frame series of a prediction are left out (the
+/// `whatif` tool's cut to fit its budget).
+void WriteWhatIf(JsonWriter& w, const std::string& file, const Snapshot& snapshot,
+                 const WhatIf& whatif, std::span<const WhatIfChange> changes, size_t top,
+                 bool series = true);
 
 std::string RenderWhatIf(WhatIfFormat format, const std::string& file, const Snapshot& snapshot,
                          const WhatIf& whatif, std::span<const WhatIfChange> changes, size_t top);

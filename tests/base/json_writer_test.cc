@@ -1,7 +1,8 @@
-// The one JSON writer (base/json_writer.h): its commas, and both spellings,
+// The one JSON writer (base/json_writer.h): its commas, and its spellings,
 // the nlohmann one checked byte for byte against nlohmann's own dump.
 #include "base/json_writer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -128,6 +129,64 @@ TEST(JsonWriter, NlohmannStyleDocumentMatchesDump) {
   w.BoolField("ok", false);
   w.EndObject();
   EXPECT_EQ(w.Take(), j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+}
+
+TEST(JsonWriter, FmtStyleWritesNumbersAsFmt) {
+  for (double v : {0.0, 2.0, 0.1, 1e-7, 100000.0, 1e20, -3.25, 1.0 / 3}) {
+    std::string out;
+    AppendJsonNumber(out, v, JsonStyle::kFmt);
+    EXPECT_EQ(out, fmt::format("{}", v)) << v;
+  }
+  std::string s;
+  AppendJsonString(s, "a\x01\x7f\xff\n", JsonStyle::kFmt);
+  std::string shortest;
+  AppendJsonString(shortest, "a\x01\x7f\xff\n", JsonStyle::kShortest);
+  EXPECT_EQ(s, shortest);
+}
+
+TEST(JsonWriter, RawPlacesAFragmentAsAValue) {
+  JsonWriter w;
+  w.BeginArray();
+  w.Raw(R"({"a":[1,2]})");
+  w.BeginObject();
+  w.Key("id");
+  w.Raw("\"x\"");
+  w.Key("n");
+  w.Raw("7");
+  w.EndObject();
+  w.EndArray();
+  EXPECT_EQ(w.Take(), R"([{"a":[1,2]},{"id":"x","n":7}])");
+}
+
+TEST(JsonWriter, IndentedAsNlohmannDumpIndented) {
+  nlohmann::ordered_json j = {{"a", 1},       {"empty", nlohmann::ordered_json::object()},
+                              {"none", nlohmann::ordered_json::array()},
+                              {"list", {1.5, {{"k", "v"}}, nlohmann::ordered_json::array()}},
+                              {"z", nullptr}};
+  for (int indent : {0, 2, 4}) {
+    JsonWriter w(JsonStyle::kNlohmann, indent);
+    w.BeginObject();
+    w.CountField("a", 1);
+    w.Key("empty");
+    w.BeginObject();
+    w.EndObject();
+    w.Key("none");
+    w.BeginArray();
+    w.EndArray();
+    w.Key("list");
+    w.BeginArray();
+    w.Number(1.5);
+    w.BeginObject();
+    w.StringField("k", "v");
+    w.EndObject();
+    w.BeginArray();
+    w.EndArray();
+    w.EndArray();
+    w.Field("z", JsonValue());
+    w.EndObject();
+    EXPECT_EQ(w.Take(), j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace))
+        << indent;
+  }
 }
 
 }  // namespace

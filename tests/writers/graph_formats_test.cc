@@ -159,6 +159,38 @@ TEST(GraphDot, DeepNestingIsWrittenWithoutRecursionAndBoundedIndentation) {
   }
 }
 
+TEST(GraphJson, CriticalPathKeepsTheFirstEventsWhenAsked) {
+  const Snapshot snap = MakeGraphSnapshot();
+  StepPath p{.rank = 1, .annotation = "ProfilerStep#4", .step = 4, .length_ms = 2.5, .window_ms = 3};
+  for (int i = 0; i < 3; ++i) {
+    p.events.push_back({.name = "k" + std::to_string(i), .track = "stream 7", .ts_us = 10.0 * i,
+                        .dur_us = 1e-5, .gpu = i > 0});
+  }
+  p.per_node_ms = {{0, 1.5}, {99, 1.0}};  // 99: not a node, left out
+  const Path path{.nodes = {0, 1}, .weight = 2.5};
+  JsonWriter whole(JsonStyle::kNlohmann);
+  WriteCriticalPath(whole, snap.network, path, &p);
+  const std::string text = whole.Take();
+  const json doc = json::parse(text);
+  EXPECT_EQ(doc["events"].size(), 3u);
+  EXPECT_FALSE(doc.contains("truncated"));
+  EXPECT_EQ(doc["per_node"].size(), 1u);
+  EXPECT_EQ(doc["step"], 4);
+  EXPECT_NE(text.find("\"dur_us\":1e-05"), std::string::npos) << text;  // nlohmann's spelling
+  JsonWriter cut(JsonStyle::kNlohmann);
+  WriteCriticalPath(cut, snap.network, path, &p, 1);
+  // As the tool cut it when it was built with nlohmann: the events in place,
+  // then "truncated" and "events_total" last.
+  nlohmann::ordered_json want = nlohmann::ordered_json::parse(text);
+  want["events"] = nlohmann::ordered_json::array({want["events"][0]});
+  want["truncated"] = true;
+  want["events_total"] = 3;
+  EXPECT_EQ(cut.Take(), want.dump());
+  JsonWriter none(JsonStyle::kNlohmann);
+  WriteCriticalPath(none, snap.network, path, nullptr, 0);  // no events: nothing to cut
+  EXPECT_EQ(none.Take(), R"({"nodes":["/p/ramp1","/p/noise1"],"per_frame_ms":2.5})");
+}
+
 TEST(GraphJson, HasOrderEdgesComponentsLoopsAndPath) {
   const Snapshot snap = MakeGraphSnapshot();
   const Analysis a = Analyse(snap);
