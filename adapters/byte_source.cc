@@ -1,12 +1,12 @@
 #include "adapters/byte_source.h"
 
+#include <emmintrin.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifndef COOKGRAPH_NO_ZLIB
-#include <emmintrin.h>
 #include <isa-l/igzip_lib.h>
 #include <zlib.h>
 #endif
