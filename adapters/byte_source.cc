@@ -109,6 +109,26 @@ std::optional<uint64_t> GzipSizeHint(int fd, uint64_t size) {
 }
 #endif
 
+// The '\n' bytes of [p, p + n), sixteen at a time: each block's matches
+// (0xFF) subtracted into per-byte counters, summed before one can pass 255.
+size_t CountLineBreaks(const char* p, size_t n) {
+  const __m128i lf = _mm_set1_epi8('\n');
+  size_t count = 0, i = 0;
+  while (n - i >= 16) {
+    const size_t blocks = std::min<size_t>((n - i) / 16, 255);
+    __m128i counters = _mm_setzero_si128();
+    for (size_t b = 0; b < blocks; ++b, i += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(v, lf));
+    }
+    const __m128i sums = _mm_sad_epu8(counters, _mm_setzero_si128());
+    count += static_cast<size_t>(_mm_cvtsi128_si32(sums)) +
+             static_cast<size_t>(_mm_extract_epi16(sums, 4));
+  }
+  for (; i < n; ++i) count += p[i] == '\n';
+  return count;
+}
+
 }  // namespace
 
 MappedBytes::~MappedBytes() {
@@ -407,30 +427,6 @@ bool ByteSource::SizeLimitPassed() {
       LimitMessage(limits_, &InputLimits::input_size, "the input (decompressed) is larger than"));
   return false;
 }
-
-namespace {
-
-// The '\n' bytes of [p, p + n), sixteen at a time: each block's matches
-// (0xFF) subtracted into per-byte counters, summed before one can pass 255.
-size_t CountLineBreaks(const char* p, size_t n) {
-  const __m128i lf = _mm_set1_epi8('\n');
-  size_t count = 0, i = 0;
-  while (n - i >= 16) {
-    const size_t blocks = std::min<size_t>((n - i) / 16, 255);
-    __m128i counters = _mm_setzero_si128();
-    for (size_t b = 0; b < blocks; ++b, i += 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-      counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(v, lf));
-    }
-    const __m128i sums = _mm_sad_epu8(counters, _mm_setzero_si128());
-    count += static_cast<size_t>(_mm_cvtsi128_si32(sums)) +
-             static_cast<size_t>(_mm_extract_epi16(sums, 4));
-  }
-  for (; i < n; ++i) count += p[i] == '\n';
-  return count;
-}
-
-}  // namespace
 
 size_t ByteSource::Read(char* out, size_t n) {
   size_t done = 0;
