@@ -32,9 +32,10 @@ struct FrameSummary {
   bool measured = false;  // true when the input gave frame_ms
   /// Over the counted frames; 0 when there are none.
   double mean_ms = 0, p95_ms = 0, max_ms = 0;
-  double budget_ms = 0;              // 0 when there is no budget
-  bool has_budget = true;           // false: steps without a budget; over_budget is empty
-  std::vector<size_t> over_budget;  // positions (0-based) of frames with frame time > budget
+  double budget_ms = 0;    // 0 when there is no budget
+  bool has_budget = true;  // false: steps without a budget; over_budget is empty
+  // Positions (0-based, ascending) of frames with frame time > budget.
+  std::vector<size_t> over_budget;
 };
 
 /// `budget_ms` nullopt: no budget (training steps), so no frame is over one.
