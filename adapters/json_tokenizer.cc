@@ -452,10 +452,13 @@ bool JsonReader::ScanNumber() {
     const size_t int_from = i;
     size_t int_to = i, frac_from = i, frac_to = i;
     int64_t scale = 0;
+    // The digits as one integer, as they are scanned: exact up to 19 digits,
+    // and only read then (past that it wraps, unsigned).
+    uint64_t mantissa = 0;
     if (b[i] == '0') {
       int_to = ++i;
     } else if (b[i] >= '1' && b[i] <= '9') {
-      while (IsDigit(b[i])) ++i;
+      for (; IsDigit(b[i]); ++i) mantissa = mantissa * 10 + static_cast<uint64_t>(b[i] - '0');
       int_to = i;
     } else if (i < end_ || eof_) {
       return i < end_ ? Fail(i, fmt::format("invalid number: {} after '-'", Shown(b[i])))
@@ -470,7 +473,7 @@ bool JsonReader::ScanNumber() {
                         : (pos_ = end_, FailEnd("a digit"));
       }
       frac_from = i;
-      while (IsDigit(b[i])) ++i;
+      for (; IsDigit(b[i]); ++i) mantissa = mantissa * 10 + static_cast<uint64_t>(b[i] - '0');
       frac_to = i;
       scale = -static_cast<int64_t>(frac_to - frac_from);
     }
@@ -508,18 +511,11 @@ bool JsonReader::ScanNumber() {
     static constexpr double kPowers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                          1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    uint64_t mantissa = 0;
     const size_t digits = (int_to - int_from) + (frac_to - frac_from);
     if ((Muted() || !doubles_) && static_cast<int64_t>(digits) + scale <= 308) {
       // Not read, and a finite double whatever its digits: below
       // 10^digits × 10^scale <= 10^308 (an underflow to zero is no error).
       return Muted() || handler_.Number(0.0, text, integer, at);
-    }
-    if (digits <= 19) {
-      for (size_t k = int_from; k < int_to; ++k)
-        mantissa = mantissa * 10 + static_cast<uint64_t>(b[k] - '0');
-      for (size_t k = frac_from; k < frac_to; ++k)
-        mantissa = mantissa * 10 + static_cast<uint64_t>(b[k] - '0');
     }
     if (digits <= 19 && mantissa <= (uint64_t{1} << 53) && scale >= -22 && scale <= 22) {
       const auto m = static_cast<double>(mantissa);
