@@ -4,14 +4,15 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "metrics/diff.h"
-#include "writers/diff_formats.h"
 #include "metrics/rollup.h"
+#include "writers/diff_formats.h"
 
 namespace cookgraph {
 namespace {
@@ -281,8 +282,12 @@ TEST(ScoreJson, AGstreamerRecordingHasItsThreadsBottleneckAndLatency) {
                         .cpu_ms = 12.5,
                         .cpu_load_pct = 61.0,
                         .cpu_load_over_time = {{100.0, 60.0}, {200.0, 62.0}}});
-  st.threads.push_back({.thread = "0x7f02", .elements = {ramp}, .work = {true}, .element_ms = {2.0},
-                        .buffers = 4, .busy_ms_per_buffer = 0.5});
+  st.threads.push_back({.thread = "0x7f02",
+                        .elements = {ramp},
+                        .work = {true},
+                        .element_ms = {2.0},
+                        .buffers = 4,
+                        .busy_ms_per_buffer = 0.5});
   st.bottleneck = 0;
   st.latency = LatencyStats{.records = 3, .mean_ms = 20.0, .p95_ms = 29.0, .max_ms = 30.0};
   snap.streaming = std::move(st);
@@ -391,6 +396,34 @@ TEST(ScoreJson, TopCutsNodesAndKeepsRanks) {
   const json& nodes = doc["snapshots"][0]["nodes"];
   ASSERT_EQ(nodes.size(), 3u);
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(nodes[i]["rank"], i + 1);
+}
+
+// Thousands of nodes are written in two halves, one per core: the document
+// holds each node once, in rank order, and the same objects as a run of under
+// the split's threshold (--top) writes on one thread.
+TEST(ScoreJson, ManyNodesAreWrittenOnceEachInRankOrder) {
+  std::vector<NodeSpec> extra;
+  for (int i = 0; i < 5000; ++i) {
+    const double ms = 0.001 * (i % 977) + 0.0001 * i;
+    extra.push_back({"/p/many/n" + std::to_string(i), "nullTOP", {ms, ms * 1.5, ms, ms}});
+  }
+  Scored s(MakeSnapshot(std::move(extra)));
+  const json all = json::parse(Render(ScoreFormat::kJson, s))["snapshots"][0]["nodes"];
+  const json few =
+      json::parse(Render(ScoreFormat::kJson, s, {.top = 4000}))["snapshots"][0]["nodes"];
+  ASSERT_EQ(all.size(), 5008u);
+  ASSERT_EQ(few.size(), 4000u);
+  std::set<std::string> ids;
+  for (size_t i = 0; i < all.size(); ++i) {
+    ids.insert(all[i]["id"].get<std::string>());
+    if (i < 5007) {
+      EXPECT_EQ(all[i]["rank"], i + 1) << i;  // the last never cooked: no rank
+    }
+    if (i < few.size()) {
+      EXPECT_EQ(all[i], few[i]) << i;
+    }
+  }
+  EXPECT_EQ(ids.size(), 5008u);
 }
 
 TEST(ScoreJson, SortKeyChangesTheOrder) {
