@@ -206,12 +206,11 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
   n.self_ns.assign(slices.size(), 0);
   // Sorted by thread, start, the outer one first, then file order. The keys
   // are copied next to each other: comparing through indexes into `slices`
-  // missed the cache on every comparison.
+  // missed the cache on every comparison. Equal starts (a parent and its
+  // first child, on a clock of whole µs) look up their ends and events.
   struct Key {
-    uint32_t thread;
-    uint32_t event;
     int64_t start;
-    int64_t end;
+    uint32_t thread;
     uint32_t slice;
   };
   std::vector<Key> keys;
@@ -219,14 +218,15 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
   // One sort for the nesting and the timeline (adapters/chrome/timeline.cc):
   // the timeline's slices include the kept ones.
   for (uint32_t i = 0; i < slices.size(); ++i) {
-    if (keep[i] || visible[i])
-      keys.push_back({slices[i].thread, slices[i].event, slices[i].start, slices[i].end, i});
+    if (keep[i] || visible[i]) keys.push_back({slices[i].start, slices[i].thread, i});
   }
-  ParallelSort(keys, [](const Key& x, const Key& y) {
+  ParallelSort(keys, [&slices](const Key& x, const Key& y) {
     if (x.thread != y.thread) return x.thread < y.thread;
     if (x.start != y.start) return x.start < y.start;
-    if (x.end != y.end) return x.end > y.end;  // the outer one first
-    if (x.event != y.event) return x.event < y.event;
+    const Slice& a = slices[x.slice];
+    const Slice& b = slices[y.slice];
+    if (a.end != b.end) return a.end > b.end;  // the outer one first
+    if (a.event != b.event) return a.event < b.event;
     return x.slice < y.slice;  // a total order: ParallelSort needs one
   });
   n.order.reserve(keys.size());
