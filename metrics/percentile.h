@@ -13,7 +13,7 @@ double Percentile(std::span<const double> sorted, double p);
 
 /// The same percentiles of unsorted `values`, for ascending `ps`, into `out`
 /// (one per p): equal to sorting and calling Percentile, in linear time on
-/// average (std::nth_element on ever smaller ranges). Reorders `values`.
+/// average (a selection on ever smaller ranges). Reorders `values`.
 void Percentiles(std::span<double> values, std::span<const double> ps, std::span<double> out);
 
 }  // namespace cookgraph

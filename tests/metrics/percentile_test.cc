@@ -73,5 +73,31 @@ TEST(Percentiles, SelectionEqualsSortingThenPercentile) {
   EXPECT_TRUE(std::isnan(out[0]));
 }
 
+TEST(Percentiles, OrderedEqualAndPatternedInputsSelectAsSorting) {
+  // What defeats a quickselect: sorted, reversed, all equal, organ pipes,
+  // sawteeth, two values; each size past the small-range insertion sort.
+  const double ps[] = {0, 50, 95, 99, 100};
+  for (size_t n : {17, 64, 600, 3001}) {
+    std::vector<std::vector<double>> inputs(6, std::vector<double>(n));
+    for (size_t i = 0; i < n; ++i) {
+      inputs[0][i] = static_cast<double>(i);
+      inputs[1][i] = static_cast<double>(n - i);
+      inputs[2][i] = 0.25;
+      inputs[3][i] = static_cast<double>(std::min(i, n - 1 - i));
+      inputs[4][i] = static_cast<double>(i % 10);
+      inputs[5][i] = i % 3 == 0 ? 1.0 : 2.0;
+    }
+    for (std::vector<double>& values : inputs) {
+      std::vector<double> sorted = values;
+      std::sort(sorted.begin(), sorted.end());
+      double out[std::size(ps)];
+      Percentiles(values, ps, out);
+      for (size_t k = 0; k < std::size(ps); ++k) {
+        EXPECT_EQ(out[k], Percentile(sorted, ps[k])) << "n=" << n << " p=" << ps[k];
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cookgraph
