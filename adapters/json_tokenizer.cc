@@ -44,6 +44,69 @@ constexpr size_t kPadBytes = 64;         // zeros after the data: 16-byte loads 
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// A well-formed JSON number's value, from what its scan found: its sign, its
+// digits as one integer (exact up to 19 of them), how many digits, and the
+// power of ten that scales them. kOverflow past a double's range; kInvalid
+// should not happen for well-formed text.
+enum class NumberStatus { kOk, kOverflow, kInvalid };
+NumberStatus NumberValue(std::string_view text, bool negative, uint64_t mantissa, size_t digits,
+                         int64_t scale, double& value) {
+  // Clinger's fast path: a mantissa below 2^53 and a power of ten up to 22
+  // are both exact doubles, so one correctly rounded multiplication or
+  // division gives the correctly rounded value. Other numbers (more than
+  // 19 digits, leading zeros of a fraction included) go to from_chars,
+  // which rounds correctly too: the value never depends on the path.
+  static constexpr double kPowers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (digits <= 19 && mantissa <= (uint64_t{1} << 53) && scale >= -22 && scale <= 22) {
+    const auto m = static_cast<double>(mantissa);
+    value = scale < 0 ? m / kPowers[-scale] : m * kPowers[scale];
+    if (negative) value = -value;
+    return NumberStatus::kOk;
+  }
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars reports underflow too; strtod tells the two apart.
+    value = std::strtod(std::string(text).c_str(), nullptr);
+    return std::isfinite(value) ? NumberStatus::kOk : NumberStatus::kOverflow;
+  }
+  return ec != std::errc() || ptr != text.data() + text.size() ? NumberStatus::kInvalid
+                                                               : NumberStatus::kOk;
+}
+
+// The value of a number the reader scanned (and found finite) but did not
+// convert: the pipeline's worker leaves that to the thread that replays it.
+double NumberValueOf(std::string_view text) {
+  size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (negative) ++i;
+  uint64_t mantissa = 0;
+  size_t digits = 0;
+  int64_t scale = 0;
+  for (; i < text.size() && IsDigit(text[i]); ++i, ++digits) {
+    mantissa = mantissa * 10 + static_cast<uint64_t>(text[i] - '0');
+  }
+  if (i < text.size() && text[i] == '.') {
+    for (++i; i < text.size() && IsDigit(text[i]); ++i, ++digits, --scale) {
+      mantissa = mantissa * 10 + static_cast<uint64_t>(text[i] - '0');
+    }
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    const bool minus = i < text.size() && text[i] == '-';
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    int64_t exponent = 0;
+    for (; i < text.size() && IsDigit(text[i]) && exponent < 100000; ++i) {
+      exponent = exponent * 10 + (text[i] - '0');
+    }
+    scale += minus ? -exponent : exponent;
+  }
+  double value = 0;
+  NumberValue(text, negative, mantissa, digits, scale, value);  // finite: the reader checked
+  return value;
+}
+
 // A byte as a message shows it: 'x' when printable, else its code.
 std::string Shown(char c) {
   auto u = static_cast<unsigned char>(c);
@@ -502,43 +565,27 @@ bool JsonReader::ScanNumber() {
     std::string_view text(b + pos_, i - pos_);
     Location at = Here();
     pos_ = i;
-    double value = 0;
-    // Clinger's fast path: a mantissa below 2^53 and a power of ten up to 22
-    // are both exact doubles, so one correctly rounded multiplication or
-    // division gives the correctly rounded value. Other numbers (more than
-    // 19 digits, leading zeros of a fraction included) go to from_chars,
-    // which rounds correctly too: the value never depends on the path.
-    static constexpr double kPowers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                         1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                         1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     const size_t digits = (int_to - int_from) + (frac_to - frac_from);
     if ((Muted() || !doubles_) && static_cast<int64_t>(digits) + scale <= 308) {
       // Not read, and a finite double whatever its digits: below
       // 10^digits × 10^scale <= 10^308 (an underflow to zero is no error).
       return Muted() || handler_.Number(0.0, text, integer, at);
     }
-    if (digits <= 19 && mantissa <= (uint64_t{1} << 53) && scale >= -22 && scale <= 22) {
-      const auto m = static_cast<double>(mantissa);
-      value = scale < 0 ? m / kPowers[-scale] : m * kPowers[scale];
-      if (negative) value = -value;
-    } else {
-      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (ec == std::errc::result_out_of_range) {
-        // from_chars reports underflow too; strtod tells the two apart.
-        value = std::strtod(std::string(text).c_str(), nullptr);
-        if (!std::isfinite(value)) {
-          error_ = Error{
-              .file = source_.name(),
-              .line = at.line,
-              .column = at.column,
-              .message = fmt::format(
-                  "invalid JSON: number overflow parsing '{}'",
-                  text.size() > 40 ? std::string(text.substr(0, 37)) + "..." : std::string(text))};
-          return false;
-        }
-      } else if (ec != std::errc() || ptr != text.data() + text.size()) {
+    double value = 0;
+    switch (NumberValue(text, negative, mantissa, digits, scale, value)) {
+      case NumberStatus::kOk:
+        break;
+      case NumberStatus::kOverflow:
+        error_ =
+            Error{.file = source_.name(),
+                  .line = at.line,
+                  .column = at.column,
+                  .message = fmt::format("invalid JSON: number overflow parsing '{}'",
+                                         text.size() > 40 ? std::string(text.substr(0, 37)) + "..."
+                                                          : std::string(text))};
+        return false;
+      case NumberStatus::kInvalid:
         return Fail(pos_, fmt::format("invalid number '{}'", text));
-      }
     }
     return Muted() || handler_.Number(value, text, integer, at);
   }
@@ -830,7 +877,7 @@ class Pipeline {
   }
 
  private:
-  // 16 bytes per event, numbers' values aside: the batches cross from one
+  // 16 bytes per event, a number as its text: the batches cross from one
   // core to the other, and their size, not the work of recording, set the
   // cost (48-byte events made recording dearer than scanning).
   enum class Type : uint8_t {
@@ -855,7 +902,6 @@ class Pipeline {
   };
   struct Batch {
     std::vector<Event> events;
-    std::vector<double> numbers;  // one per kInteger or kFloat, in order
     std::string text;
     // Texts of kLongText bytes or more (and any past 4 GiB of `text`):
     // (offset, length), in order.
@@ -876,8 +922,10 @@ class Pipeline {
     bool Bool(bool value, Location at) override {
       return Add(value ? Type::kTrue : Type::kFalse, at);
     }
-    bool Number(double value, std::string_view text, bool integer, Location at) override {
-      batch_->numbers.push_back(value);
+    // The replaying thread converts what its handler reads: the scan is the
+    // slower side of the two, and a number's division took a fifth of it.
+    bool ReadsNumberValues() const override { return false; }
+    bool Number(double, std::string_view text, bool integer, Location at) override {
       return Add(integer ? Type::kInteger : Type::kFloat, at, text);
     }
     bool String(std::string_view value, Location at) override {
@@ -914,7 +962,8 @@ class Pipeline {
   };
 
   bool Replay(const Batch& batch) {
-    size_t number = 0, long_text = 0;
+    size_t long_text = 0;
+    const bool doubles = handler_.ReadsNumberValues();
     for (const Event& e : batch.events) {
       const Location at{e.line, e.column};
       const uint32_t length = e.length_type >> kTypeBits;
@@ -952,10 +1001,10 @@ class Pipeline {
           ok = handler_.Bool(false, at);
           break;
         case Type::kInteger:
-          ok = handler_.Number(batch.numbers[number++], text, true, at);
+          ok = handler_.Number(doubles ? NumberValueOf(text) : 0.0, text, true, at);
           break;
         case Type::kFloat:
-          ok = handler_.Number(batch.numbers[number++], text, false, at);
+          ok = handler_.Number(doubles ? NumberValueOf(text) : 0.0, text, false, at);
           break;
         case Type::kString:
           ok = handler_.String(text, at);
@@ -977,7 +1026,6 @@ class Pipeline {
     std::unique_ptr<Batch> batch = std::move(free_.back());
     free_.pop_back();
     batch->events.clear();
-    batch->numbers.clear();
     batch->text.clear();
     batch->long_texts.clear();
     return batch;
