@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -43,6 +44,21 @@ constexpr size_t kBlockBytes = 1 << 20;  // read at a time; a longer token grows
 constexpr size_t kPadBytes = 64;         // zeros after the data: 16-byte loads stay inside
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// How many ASCII digits start at `p`, eight bytes at a time: the buffer's
+// zeros after the data end every run, and a load past them stays inside. A
+// byte is a digit when its high nibble is 3 and stays 3 with 6 added; a carry
+// out of a byte over 0xF9 only spoils the bytes after a non-digit.
+size_t DigitRun(const char* p) {
+  constexpr uint64_t kHigh = 0xF0F0F0F0F0F0F0F0u, kThrees = 0x3030303030303030u;
+  for (size_t n = 0;; n += 8) {
+    uint64_t x;
+    std::memcpy(&x, p + n, 8);
+    const uint64_t other =
+        ((x & kHigh) ^ kThrees) | (((x + 0x0606060606060606u) & kHigh) ^ kThrees);
+    if (other != 0) return n + static_cast<size_t>(std::countr_zero(other) >> 3);
+  }
+}
 
 // A well-formed JSON number's value, from what its scan found: its sign, its
 // digits as one integer (exact up to 19 of them), how many digits, and the
@@ -515,13 +531,22 @@ bool JsonReader::ScanNumber() {
     const size_t int_from = i;
     size_t int_to = i, frac_from = i, frac_to = i;
     int64_t scale = 0;
-    // The digits as one integer, as they are scanned: exact up to 19 digits,
-    // and only read then (past that it wraps, unsigned).
+    // The digits as one integer, built as they are scanned when the value is
+    // read (exact up to 19 digits, and only read then: past that it wraps,
+    // unsigned); skipped eight at a time when it is not.
+    const bool convert = doubles_ && !Muted();
     uint64_t mantissa = 0;
+    auto digits_from = [&](size_t& at) {
+      if (!convert) {
+        at += DigitRun(b + at);
+        return;
+      }
+      for (; IsDigit(b[at]); ++at) mantissa = mantissa * 10 + static_cast<uint64_t>(b[at] - '0');
+    };
     if (b[i] == '0') {
       int_to = ++i;
     } else if (b[i] >= '1' && b[i] <= '9') {
-      for (; IsDigit(b[i]); ++i) mantissa = mantissa * 10 + static_cast<uint64_t>(b[i] - '0');
+      digits_from(i);
       int_to = i;
     } else if (i < end_ || eof_) {
       return i < end_ ? Fail(i, fmt::format("invalid number: {} after '-'", Shown(b[i])))
@@ -536,7 +561,7 @@ bool JsonReader::ScanNumber() {
                         : (pos_ = end_, FailEnd("a digit"));
       }
       frac_from = i;
-      for (; IsDigit(b[i]); ++i) mantissa = mantissa * 10 + static_cast<uint64_t>(b[i] - '0');
+      digits_from(i);
       frac_to = i;
       scale = -static_cast<int64_t>(frac_to - frac_from);
     }
@@ -566,10 +591,17 @@ bool JsonReader::ScanNumber() {
     Location at = Here();
     pos_ = i;
     const size_t digits = (int_to - int_from) + (frac_to - frac_from);
-    if ((Muted() || !doubles_) && static_cast<int64_t>(digits) + scale <= 308) {
-      // Not read, and a finite double whatever its digits: below
-      // 10^digits × 10^scale <= 10^308 (an underflow to zero is no error).
-      return Muted() || handler_.Number(0.0, text, integer, at);
+    if (!convert) {
+      if (static_cast<int64_t>(digits) + scale <= 308) {
+        // Not read, and a finite double whatever its digits: below
+        // 10^digits × 10^scale <= 10^308 (an underflow to zero is no error).
+        return Muted() || handler_.Number(0.0, text, integer, at);
+      }
+      // Not read, but it may overflow: converted, to say so where it does.
+      for (size_t k = int_from; k < int_to; ++k)
+        mantissa = mantissa * 10 + static_cast<uint64_t>(b[k] - '0');
+      for (size_t k = frac_from; k < frac_to; ++k)
+        mantissa = mantissa * 10 + static_cast<uint64_t>(b[k] - '0');
     }
     double value = 0;
     switch (NumberValue(text, negative, mantissa, digits, scale, value)) {
