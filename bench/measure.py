@@ -310,6 +310,9 @@ def main(argv=None):
     for s in sets:
         if s not in SIZES:
             sys.exit(f"measure.py: unknown size set '{s}' (tiny, small, medium, target, full)")
+    for k in args.kinds.split(","):
+        if k not in ("native", "kineto", "batch"):
+            sys.exit(f"measure.py: unknown kind '{k}' (native, kineto, batch)")
     os.makedirs(args.work, exist_ok=True)
     os.makedirs(args.results, exist_ok=True)
     started = time.monotonic()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end benchmark of cookgraph against its baselines (issue 5).
 #
-#   bench/run.sh [--sizes SET[,SET...]] [--build DIR] [--work DIR] [--results DIR]
+#   bench/run.sh [--sizes SET[,SET...]] [--kinds KIND[,KIND...]] [--build DIR] [--work DIR]
+#                [--results DIR]
 #
 # Generates seeded inputs of three sizes per kind (native snapshots, Kineto-style
 # Chrome traces, batches of snapshots), times `cookgraph score` on each (and
@@ -22,22 +23,25 @@
 # The build: --build DIR (default: build-bench if it has cookgraph, else build),
 # configured with -DCMAKE_BUILD_TYPE=Release for numbers worth quoting. The
 # inputs stay in --work (default $TMPDIR/cookgraph-bench) and are reused; the
-# results go to --results (default bench/results).
+# results go to --results (default bench/results). --kinds leaves kinds out
+# (native, kineto, batch; default all three).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 sizes=small
+kinds=native,kineto,batch
 build=""
 work="${TMPDIR:-/tmp}/cookgraph-bench"
 results="$here/results"
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) sizes=$2; shift 2 ;;
+    --kinds) kinds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -73,5 +77,5 @@ if ! "$python" -c 'import networkx' 2>/dev/null; then
   exit 2
 fi
 
-exec "$python" "$here/measure.py" --sizes "$sizes" --cookgraph "$cookgraph" --floor "$floor" \
+exec "$python" "$here/measure.py" --sizes "$sizes" --kinds "$kinds" --cookgraph "$cookgraph" --floor "$floor" \
   --work "$work" --results "$results"
