@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <array>
 #include <ctime>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <numeric>
 #include <optional>
 #include <unordered_map>
@@ -407,7 +410,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   if (!c.tf_streams.empty()) AddTensorFlowLaunches(r, c, links);
   AddTally(warnings, unbound,
            "flow event(s) lie on no slice of their thread: their edges are missing");
-  const std::vector<uint32_t> launcher = Launchers(r, c, links);
+  std::vector<uint32_t> launcher = Launchers(r, c, links);
   Frames frames = AssignFrames(r, c, launcher, options.keep_warmup);
   warnings.insert(warnings.end(), frames.warnings.begin(), frames.warnings.end());
 
@@ -429,7 +432,13 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   // What neither builder reads goes first: the peak of a large trace's
   // memory is while both run.
   std::vector<FlowMark>().swap(r.flows);
+  r.flow_keys = Interner();
   std::vector<uint32_t>().swap(nesting.order);
+#ifdef __GLIBC__
+  // The flow keys were thousands of small blocks amid the heap: their pages
+  // go back now, before the peak, not after it.
+  malloc_trim(0);
+#endif
   // The timeline on a second core while the nodes and samples are built: they
   // share only what is read here (docs/performance.md#what-the-timeline-costs).
   std::vector<uint32_t> node_of, event_of;
@@ -440,7 +449,8 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
                        node_of);
   };
   auto events = [&] {
-    timeline = BuildTimeline(r, c, frames, launcher, nesting.visible_order, file, event_of);
+    timeline = BuildTimeline(r, c, frames, std::move(launcher), std::move(nesting.visible_order),
+                             file, event_of);
   };
   constexpr size_t kParallelSlices = size_t{1} << 16;
   RunBothIf(r.slices.size() >= kParallelSlices, nodes, events);

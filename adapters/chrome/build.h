@@ -112,10 +112,12 @@ std::vector<uint32_t> Launchers(const TraceRecords& records, const Classified& c
 /// numbers the nodes (it may do so at the same time, on another thread):
 /// `event_of` gets, per slice, its event (kNoIndex = none). `order` holds the
 /// slices that are not Role::kIgnored by (thread, start, end descending,
-/// file order): Nesting::visible_order.
+/// file order): Nesting::visible_order. `launcher` and `order` are taken, and
+/// freed as soon as they are read: a large trace's memory peaks as the
+/// timeline is completed.
 Timeline BuildTimeline(const TraceRecords& records, const Classified& classified,
-                       const Frames& frames, const std::vector<uint32_t>& launcher,
-                       const std::vector<uint32_t>& order, const std::string& file,
+                       const Frames& frames, std::vector<uint32_t> launcher,
+                       std::vector<uint32_t> order, const std::string& file,
                        std::vector<uint32_t>& event_of);
 
 }  // namespace cookgraph::chrome

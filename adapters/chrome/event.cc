@@ -423,7 +423,7 @@ void Tokenizer::EndEvent() {
     scratch_ += '\x1F';
     scratch_ += e_.id;
     r_.flows.push_back(FlowMark{.ts = *e_.ts,
-                                .key = r_.strings.Intern(scratch_),
+                                .key = r_.flow_keys.Intern(scratch_),
                                 .thread = thread,
                                 .event = index,
                                 .phase = ph == 's'   ? FlowPhase::kStart
@@ -475,7 +475,7 @@ void Tokenizer::EndEvent() {
     scratch_ = '\x1E';
     scratch_ += e_.bind_id;
     r_.flows.push_back(FlowMark{.ts = *e_.ts,
-                                .key = r_.strings.Intern(scratch_),
+                                .key = r_.flow_keys.Intern(scratch_),
                                 .thread = thread,
                                 .event = index,
                                 .slice = target,

@@ -110,9 +110,13 @@ void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
     m.event += events;
     into.marks.push_back(m);
   }
+  std::vector<uint32_t> key_id(rest.flow_keys.size());
+  for (uint32_t i = 0; i < key_id.size(); ++i) {
+    key_id[i] = into.flow_keys.Intern(rest.flow_keys.str(i));
+  }
   into.flows.reserve(into.flows.size() + rest.flows.size());
   for (FlowMark f : rest.flows) {
-    map(f.key);
+    if (f.key != kNone) f.key = key_id[f.key];
     map(f.thread);
     f.event += events;
     if (f.slice != kNone) f.slice += f.on_mark ? marks : slices;

@@ -90,7 +90,7 @@ enum class FlowPhase : uint8_t { kStart, kStep, kEnd };  // s, t, f (this order 
 /// A flow event (v1) or a flow binding on a slice (v2).
 struct FlowMark {
   int64_t ts = 0;        // ns
-  uint32_t key = kNone;  // interned "cat\x1Fid" (v1) or "\x1Ebind_id" (v2)
+  uint32_t key = kNone;  // "cat\x1Fid" (v1) or "\x1Ebind_id" (v2), in TraceRecords::flow_keys
   uint32_t thread = kNone;
   uint32_t event = 0;
   uint32_t slice = kNone;  // v2: the slice it is on (a Mark index while on_mark)
@@ -181,6 +181,9 @@ struct DeviceMark {
 /// Everything the tokenizer keeps of a trace.
 struct TraceRecords {
   Interner strings;
+  /// The flows' keys, apart from the names: a large trace has one per launch
+  /// (573k in a 1 GB Kineto trace), needed only until the flows are bound.
+  Interner flow_keys;
   std::vector<Slice> slices;
   /// Per slice, once a slice has a tag (TensorFlow, ONNX Runtime); empty
   /// while none has (Kineto). AddSlice keeps the two in step.
@@ -198,9 +201,9 @@ struct TraceRecords {
   /// "M" process_name events: the pid (interned, as in Slice::thread before
   /// the separator) and its args.name (interned), in file order.
   std::vector<std::pair<uint32_t, uint32_t>> process_names;
-  bool kineto_keys = false;                 // schemaVersion, deviceProperties, ... at the top
-  bool missing_bracket = false;             // array form cut after a complete event
-  uint64_t events = 0;                      // elements of traceEvents
+  bool kineto_keys = false;      // schemaVersion, deviceProperties, ... at the top
+  bool missing_bracket = false;  // array form cut after a complete event
+  uint64_t events = 0;           // elements of traceEvents
 
   EventTally no_phase;         // events without "ph"
   EventTally no_ts;            // slices and flows without "ts"

@@ -355,7 +355,7 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
     if (flow.phase != FlowPhase::kStart) {
       if (state == State::kOpen && here != kNone) {
         if (here != open) {
-          const std::string& key = r.strings.str(flow.key);
+          const std::string& key = r.flow_keys.str(flow.key);
           links.push_back(
               FlowLink{.from = open, .to = here, .fwdbwd = key.starts_with("fwdbwd\x1F")});
         }

@@ -173,7 +173,7 @@ void BindMemory(const TraceRecords& r, const std::vector<uint32_t>& track_of, Ti
 }  // namespace
 
 Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames& frames,
-                       const std::vector<uint32_t>& launcher, const std::vector<uint32_t>& order,
+                       std::vector<uint32_t> launcher, std::vector<uint32_t> order,
                        const std::string& file, std::vector<uint32_t>& event_of) {
   const std::vector<Slice>& slices = r.slices;
   Timeline t;
@@ -210,6 +210,7 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
   for (size_t k = 1; k < first_of_track.size(); ++k) first_of_track[k] += first_of_track[k - 1];
   std::vector<uint32_t> by_track(order.size());
   for (uint32_t s : order) by_track[first_of_track[track_of[slices[s].thread]]++] = s;
+  std::vector<uint32_t>().swap(order);
 
   // Events, nested per CPU track (markers included: a step encloses its ops).
   event_of.assign(slices.size(), kNoIndex);
@@ -255,6 +256,7 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     TimelineEvent& call = t.events[from];
     if (call.link == kNoIndex || t.events[call.link].start_ns > t.events[e].start_ns) call.link = e;
   }
+  std::vector<uint32_t>().swap(launcher);
   AddWaitsAndPools(r, t);
   // Per frame, its marker; markers take their frame from their start.
   t.markers.assign(frames.start_ns.size(), kNoIndex);
