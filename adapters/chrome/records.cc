@@ -11,6 +11,8 @@
 #include <cstring>
 #include <limits>
 
+#include "graph/parallel.h"
+
 namespace cookgraph::chrome {
 
 namespace {
@@ -90,38 +92,46 @@ void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
   const auto slices = static_cast<uint32_t>(into.slices.size());
   const auto marks = static_cast<uint32_t>(into.marks.size());
 
-  into.slices.reserve(into.slices.size() + rest.slices.size());
-  const bool tagged = !into.tags.empty() || !rest.tags.empty();
-  if (tagged) into.tags.resize(into.slices.size());
-  for (size_t i = 0; i < rest.slices.size(); ++i) {
-    Slice s = rest.slices[i];
-    for (uint32_t* field : {&s.name, &s.cat, &s.thread}) map(*field);
-    s.event += events;
-    into.slices.push_back(s);
-    if (!tagged) continue;
-    SliceTags tag = rest.tags.empty() ? SliceTags{} : rest.tags[i];
-    map(tag.label);
-    map(tag.type);
-    into.tags.push_back(tag);
-  }
-  into.marks.reserve(into.marks.size() + rest.marks.size());
-  for (Mark m : rest.marks) {
-    for (uint32_t* field : {&m.thread, &m.name, &m.cat, &m.label, &m.type}) map(*field);
-    m.event += events;
-    into.marks.push_back(m);
-  }
-  std::vector<uint32_t> key_id(rest.flow_keys.size());
-  for (uint32_t i = 0; i < key_id.size(); ++i) {
-    key_id[i] = into.flow_keys.Intern(rest.flow_keys.str(i));
-  }
-  into.flows.reserve(into.flows.size() + rest.flows.size());
-  for (FlowMark f : rest.flows) {
-    if (f.key != kNone) f.key = key_id[f.key];
-    map(f.thread);
-    f.event += events;
-    if (f.slice != kNone) f.slice += f.on_mark ? marks : slices;
-    into.flows.push_back(f);
-  }
+  // The slices (most of the bytes) on a second core while the flows' keys are
+  // interned and the marks and flows joined here: they share only `id`.
+  auto join_slices = [&] {
+    into.slices.reserve(into.slices.size() + rest.slices.size());
+    const bool tagged = !into.tags.empty() || !rest.tags.empty();
+    if (tagged) into.tags.resize(into.slices.size());
+    for (size_t i = 0; i < rest.slices.size(); ++i) {
+      Slice s = rest.slices[i];
+      for (uint32_t* field : {&s.name, &s.cat, &s.thread}) map(*field);
+      s.event += events;
+      into.slices.push_back(s);
+      if (!tagged) continue;
+      SliceTags tag = rest.tags.empty() ? SliceTags{} : rest.tags[i];
+      map(tag.label);
+      map(tag.type);
+      into.tags.push_back(tag);
+    }
+  };
+  auto join_flows = [&] {
+    into.marks.reserve(into.marks.size() + rest.marks.size());
+    for (Mark m : rest.marks) {
+      for (uint32_t* field : {&m.thread, &m.name, &m.cat, &m.label, &m.type}) map(*field);
+      m.event += events;
+      into.marks.push_back(m);
+    }
+    std::vector<uint32_t> key_id(rest.flow_keys.size());
+    for (uint32_t i = 0; i < key_id.size(); ++i) {
+      key_id[i] = into.flow_keys.Intern(rest.flow_keys.str(i));
+    }
+    into.flows.reserve(into.flows.size() + rest.flows.size());
+    for (FlowMark f : rest.flows) {
+      if (f.key != kNone) f.key = key_id[f.key];
+      map(f.thread);
+      f.event += events;
+      if (f.slice != kNone) f.slice += f.on_mark ? marks : slices;
+      into.flows.push_back(f);
+    }
+  };
+  constexpr size_t kParallelSlices = size_t{1} << 16;
+  RunBothIf(rest.slices.size() >= kParallelSlices, join_flows, join_slices);
   // The first event of a node key wins: `into`'s events came first.
   for (auto& [key, extras] : rest.extras) into.extras.try_emplace(id[key], std::move(extras));
   into.memory.reserve(into.memory.size() + rest.memory.size());
