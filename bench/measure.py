@@ -374,7 +374,7 @@ def main(argv=None):
     micro = microbenchmarks(args.core_bench)
     info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "micro": micro, "gzip": gz, "sample": smp,
-            "machine": machine(), "commit": commit(), "sizes": args.sizes,
+            "machine": machine(), "commit": commit(), "sizes": args.sizes, "kinds": args.kinds,
             "cookgraph": args.cookgraph, "run_s": round(time.monotonic() - started, 1),
             # Other work on the machine skews the ratios, -j 2 the most: the
             # 1-minute load average before and after tells whether there was any.

@@ -55,13 +55,15 @@ def main_tool(row):
 
 
 def markdown(info, rows):
+    kinds = info.get("kinds", "native,kineto,batch")
+    kinds = "" if kinds == "native,kineto,batch" else f" --kinds {kinds}"
     out = ["# cookgraph end-to-end benchmark", "",
            f"- date: {info['date']}",
            f"- machine: {info['machine']}",
            f"- cookgraph built from commit {info['commit']}; size sets: `{info['sizes']}`; run took {info['run_s']:.0f} s",
            f"- load average (1 min) before and after the run: {info['load'][0]:.2f}, "
            f"{info['load'][1]:.2f} (about 1 = this run alone; more = other work ran too)",
-           f"- reproduce: `bench/run.sh --sizes {info['sizes']}` (inputs from the seeded "
+           f"- reproduce: `bench/run.sh --sizes {info['sizes']}{kinds}` (inputs from the seeded "
            "generators bench/gen_native.py, gen_kineto.py, gen_batch.py)",
            "- peak memory (max RSS, MiB) from `/usr/bin/time -f '%e %M'`, wall time measured around it "
            "(`peak ÷ MB` is in the same unit as the file's size: MiB × 1.048576 ÷ MB); "
