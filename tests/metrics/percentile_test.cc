@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace cookgraph {
@@ -48,6 +49,17 @@ TEST(Percentile, OutOfRangePercentIsClampedToTheEnds) {
   EXPECT_EQ(Percentile(x, 150), 3.0);
 }
 
+// Percentiles of `values` (reordered) equal Percentile of them sorted.
+void ExpectSelectionAsSorting(std::vector<double>& values, std::span<const double> ps) {
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<double> out(ps.size());
+  Percentiles(values, ps, out);
+  for (size_t k = 0; k < ps.size(); ++k) {
+    EXPECT_EQ(out[k], Percentile(sorted, ps[k])) << "n=" << values.size() << " p=" << ps[k];
+  }
+}
+
 TEST(Percentiles, SelectionEqualsSortingThenPercentile) {
   // Sizes around the edge cases (1, 2, where floor(h) + 1 = n), ties, and
   // larger random series; every p of the list at once, as node_stats asks.
@@ -56,14 +68,9 @@ TEST(Percentiles, SelectionEqualsSortingThenPercentile) {
   for (size_t n : {1, 2, 3, 4, 5, 10, 99, 100, 101, 1000, 4097}) {
     for (int round = 0; round < 20; ++round) {
       std::vector<double> values(n);
-      for (double& v : values) v = round % 2 ? static_cast<double>(rng() % 7) : std::ldexp(rng(), -20);
-      std::vector<double> sorted = values;
-      std::sort(sorted.begin(), sorted.end());
-      double out[std::size(ps)];
-      Percentiles(values, ps, out);
-      for (size_t k = 0; k < std::size(ps); ++k) {
-        EXPECT_EQ(out[k], Percentile(sorted, ps[k])) << "n=" << n << " p=" << ps[k];
-      }
+      for (double& v : values)
+        v = round % 2 ? static_cast<double>(rng() % 7) : std::ldexp(rng(), -20);
+      ExpectSelectionAsSorting(values, ps);
     }
   }
   std::vector<double> none;
@@ -88,13 +95,7 @@ TEST(Percentiles, OrderedEqualAndPatternedInputsSelectAsSorting) {
       inputs[5][i] = i % 3 == 0 ? 1.0 : 2.0;
     }
     for (std::vector<double>& values : inputs) {
-      std::vector<double> sorted = values;
-      std::sort(sorted.begin(), sorted.end());
-      double out[std::size(ps)];
-      Percentiles(values, ps, out);
-      for (size_t k = 0; k < std::size(ps); ++k) {
-        EXPECT_EQ(out[k], Percentile(sorted, ps[k])) << "n=" << n << " p=" << ps[k];
-      }
+      ExpectSelectionAsSorting(values, ps);
     }
   }
 }
