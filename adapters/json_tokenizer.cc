@@ -91,9 +91,11 @@ NumberStatus NumberValue(std::string_view text, bool negative, uint64_t mantissa
                                                                : NumberStatus::kOk;
 }
 
-// The value of a number the reader scanned (and found finite) but did not
-// convert: the pipeline's worker leaves that to the thread that replays it.
-double NumberValueOf(std::string_view text) {
+// NumberValue from a well-formed number's text alone: for a number the
+// reader scanned without converting (the pipeline's worker leaves that to
+// the thread that replays it; a number nobody reads is converted only when it
+// may overflow).
+NumberStatus NumberValueOf(std::string_view text, double& value) {
   size_t i = 0;
   const bool negative = i < text.size() && text[i] == '-';
   if (negative) ++i;
@@ -118,9 +120,7 @@ double NumberValueOf(std::string_view text) {
     }
     scale += minus ? -exponent : exponent;
   }
-  double value = 0;
-  NumberValue(text, negative, mantissa, digits, scale, value);  // finite: the reader checked
-  return value;
+  return NumberValue(text, negative, mantissa, digits, scale, value);
 }
 
 // A byte as a message shows it: 'x' when printable, else its code.
@@ -591,20 +591,16 @@ bool JsonReader::ScanNumber() {
     Location at = Here();
     pos_ = i;
     const size_t digits = (int_to - int_from) + (frac_to - frac_from);
-    if (!convert) {
-      if (static_cast<int64_t>(digits) + scale <= 308) {
-        // Not read, and a finite double whatever its digits: below
-        // 10^digits × 10^scale <= 10^308 (an underflow to zero is no error).
-        return Muted() || handler_.Number(0.0, text, integer, at);
-      }
-      // Not read, but it may overflow: converted, to say so where it does.
-      for (size_t k = int_from; k < int_to; ++k)
-        mantissa = mantissa * 10 + static_cast<uint64_t>(b[k] - '0');
-      for (size_t k = frac_from; k < frac_to; ++k)
-        mantissa = mantissa * 10 + static_cast<uint64_t>(b[k] - '0');
+    if (!convert && static_cast<int64_t>(digits) + scale <= 308) {
+      // Not read, and a finite double whatever its digits: below
+      // 10^digits × 10^scale <= 10^308 (an underflow to zero is no error).
+      return Muted() || handler_.Number(0.0, text, integer, at);
     }
+    // Read: from the digits gathered as they were scanned. Not read but it may
+    // overflow: converted from its text, to say so where it does.
     double value = 0;
-    switch (NumberValue(text, negative, mantissa, digits, scale, value)) {
+    switch (convert ? NumberValue(text, negative, mantissa, digits, scale, value)
+                    : NumberValueOf(text, value)) {
       case NumberStatus::kOk:
         break;
       case NumberStatus::kOverflow:
@@ -996,6 +992,12 @@ class Pipeline {
   bool Replay(const Batch& batch) {
     size_t long_text = 0;
     const bool doubles = handler_.ReadsNumberValues();
+    auto value_of = [doubles](std::string_view number) {
+      double value = 0;
+      if (doubles)
+        NumberValueOf(number, value);  // finite: the worker converted any that may not be
+      return value;
+    };
     for (const Event& e : batch.events) {
       const Location at{e.line, e.column};
       const uint32_t length = e.length_type >> kTypeBits;
@@ -1033,10 +1035,10 @@ class Pipeline {
           ok = handler_.Bool(false, at);
           break;
         case Type::kInteger:
-          ok = handler_.Number(doubles ? NumberValueOf(text) : 0.0, text, true, at);
+          ok = handler_.Number(value_of(text), text, true, at);
           break;
         case Type::kFloat:
-          ok = handler_.Number(doubles ? NumberValueOf(text) : 0.0, text, false, at);
+          ok = handler_.Number(value_of(text), text, false, at);
           break;
         case Type::kString:
           ok = handler_.String(text, at);
