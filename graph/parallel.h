@@ -66,6 +66,15 @@ void RunBothIf(bool large, First&& first, Second&& second) {
   }
 }
 
+/// `part(from, to, half)` for [0, n / 2) as half 0 and [n / 2, n) as half 1:
+/// RunBothIf(large, ...) of the two. For work on n items whose results depend
+/// on each item alone (each half writes its own output, or its own items).
+template <typename Part>
+void RunHalvesIf(bool large, size_t n, Part&& part) {
+  const size_t mid = n / 2;
+  RunBothIf(large, [&] { part(size_t{0}, mid, size_t{0}); }, [&] { part(mid, n, size_t{1}); });
+}
+
 /// Sorts `v` as std::sort would, its two halves on two cores and then merged,
 /// when it is large enough to gain from it. `less` must be a strict total
 /// order (ties broken down to a unique key), so that the result is the one

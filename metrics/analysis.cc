@@ -134,16 +134,14 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
   // Each node's statistics depend on its own series only: a large snapshot's
   // nodes are split in two halves, one per core.
   analysis.stats.resize(n);
-  auto stats_of = [&](NodeIndex from, NodeIndex to) {
-    for (NodeIndex node = from; node < to; ++node) {
-      analysis.stats[node] =
-          ComputeNodeStats(samples, node, analysis.frames.mean_ms, analysis.frames.counted);
-    }
-  };
   constexpr size_t kParallelSamples = size_t{1} << 20;
-  const NodeIndex half = n / 2;
-  RunBothIf(size_t{n} * samples.frame_count() >= kParallelSamples,
-            [&] { stats_of(0, half); }, [&] { stats_of(half, n); });
+  RunHalvesIf(size_t{n} * samples.frame_count() >= kParallelSamples, n,
+              [&](size_t from, size_t to, size_t) {
+                for (auto node = static_cast<NodeIndex>(from); node < to; ++node) {
+                  analysis.stats[node] = ComputeNodeStats(samples, node, analysis.frames.mean_ms,
+                                                          analysis.frames.counted);
+                }
+              });
 
   // Waiting nodes (a queue, a mixer waiting for its other input) are not
   // work: they weigh nothing on the critical path and in upstream costs.

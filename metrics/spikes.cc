@@ -46,8 +46,13 @@ std::vector<Spike> AttributeSpikes(const Samples& samples, const FrameSummary& f
   const std::span<const size_t> over(frames.over_budget);
 
   const size_t node_count = std::min(samples.node_count(), stats.size());
-  auto spikes_of = [&](NodeIndex from, NodeIndex to, std::vector<Spike>& out) {
-    for (NodeIndex node = from; node < to; ++node) {
+  // Each node's spike depends on its own series only: a large snapshot's
+  // nodes in two halves, one per core, joined in order.
+  constexpr size_t kParallelSamples = size_t{1} << 20;
+  std::vector<Spike> found[2];
+  auto spikes_of = [&](size_t from, size_t to, size_t half) {
+    std::vector<Spike>& out = found[half];
+    for (auto node = static_cast<NodeIndex>(from); node < to; ++node) {
       if (stats[node].cooked_frames == 0 || (!skip.empty() && skip[node])) continue;
       std::span<const double> cook = samples.series(node, Metric::kCookMs);
       // over_budget ascends: the frames this series has are a prefix of it.
@@ -62,15 +67,9 @@ std::vector<Spike> AttributeSpikes(const Samples& samples, const FrameSummary& f
       out.push_back(spike);
     }
   };
-  // Each node's spike depends on its own series only: a large snapshot's
-  // nodes in two halves, one per core, joined in order.
-  constexpr size_t kParallelSamples = size_t{1} << 20;
-  const auto half = static_cast<NodeIndex>(node_count / 2);
-  std::vector<Spike> second;
-  RunBothIf(
-      node_count * over.size() >= kParallelSamples, [&] { spikes_of(0, half, spikes); },
-      [&] { spikes_of(half, static_cast<NodeIndex>(node_count), second); });
-  spikes.insert(spikes.end(), second.begin(), second.end());
+  RunHalvesIf(node_count * over.size() >= kParallelSamples, node_count, spikes_of);
+  spikes = std::move(found[0]);
+  spikes.insert(spikes.end(), found[1].begin(), found[1].end());
 
   auto larger = [](const Spike& a, const Spike& b) {
     if (a.excess_ms != b.excess_ms) return a.excess_ms > b.excess_ms;
