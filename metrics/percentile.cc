@@ -25,8 +25,8 @@ namespace {
 // Moves the k-th smallest of v[lo, hi) to v[k], with none larger before it
 // and none smaller after it: std::nth_element's contract, without a branch
 // on each comparison. A node's cook times lie on both sides of a pivot at
-// random, and nth_element's partition guessed wrong about half the time (a
-// sixth of scoring a 20k-node snapshot went there). Values are not NaN.
+// random, and nth_element's partition guessed wrong about half the time (an
+// eighth of scoring a 20k-node snapshot went there). Values are not NaN.
 void Select(double* v, size_t lo, size_t hi, size_t k) {
   for (int round = 0; hi - lo > 16; ++round) {
     if (round == 48) {  // an input that defeats the median of three: give it up
