@@ -161,12 +161,27 @@ void Builder::IndexCorrelation() {
   // The rows with a correlation, grouped by it (file order within a group):
   // sorted once here, read again by FilterSteps and SortQueueItems.
   std::vector<std::pair<uint32_t, uint32_t>> by_corr;  // (correlation, event) in file order
+  uint32_t max_corr = 0;
   for (uint32_t e : file_order_) {
     const uint32_t c = t_.events[e].correlation;
-    if (c != kNoIndex) by_corr.emplace_back(c, e);
+    if (c == kNoIndex) continue;
+    by_corr.emplace_back(c, e);
+    max_corr = std::max(max_corr, c);
   }
-  std::stable_sort(by_corr.begin(), by_corr.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Kineto numbers correlations from 1 up: a table of them, where it is not
+  // much larger than the rows, groups them in one pass, file order kept
+  // within each (a counting sort); else a stable sort does.
+  if (!by_corr.empty() && max_corr / 4 <= by_corr.size()) {
+    std::vector<uint32_t> at(size_t{max_corr} + 2, 0);
+    for (const auto& [c, e] : by_corr) ++at[size_t{c} + 1];
+    for (size_t c = 1; c < at.size(); ++c) at[c] += at[c - 1];
+    std::vector<std::pair<uint32_t, uint32_t>> grouped(by_corr.size());
+    for (const auto& row : by_corr) grouped[at[row.first]++] = row;
+    by_corr = std::move(grouped);
+  } else {
+    std::stable_sort(by_corr.begin(), by_corr.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
   corr_rows_.reserve(by_corr.size());
   group_of_.assign(t_.events.size(), kNoIndex);
   for (size_t lo = 0; lo < by_corr.size();) {
