@@ -419,17 +419,17 @@ void Tokenizer::EndEvent() {
       r_.flow_without_id.Add(index, event_line_);
       return;
     }
-    scratch_ = e_.cat;
-    scratch_ += '\x1F';
-    scratch_ += e_.id;
+    bool fwdbwd = false;
+    const FlowKey key = FlowKeyOf(r_, e_.cat, cat, e_.id, false, fwdbwd);
     r_.flows.push_back(FlowMark{.ts = *e_.ts,
-                                .key = r_.flow_keys.Intern(scratch_),
+                                .key = key,
                                 .thread = thread,
                                 .event = index,
                                 .phase = ph == 's'   ? FlowPhase::kStart
                                          : ph == 't' ? FlowPhase::kStep
                                                      : FlowPhase::kEnd,
-                                .enclosing = ph != 'f' || e_.bp == "e"});
+                                .enclosing = ph != 'f' || e_.bp == "e",
+                                .fwdbwd = fwdbwd});
     return;
   }
   if (ph == 'X' && !e_.dur) {
@@ -472,10 +472,10 @@ void Tokenizer::EndEvent() {
                             .begin = ph == 'B'});
   }
   if (ph != 'E' && e_.has_bind_id && (e_.flow_in || e_.flow_out)) {
-    scratch_ = '\x1E';
-    scratch_ += e_.bind_id;
+    bool fwdbwd = false;
+    const FlowKey key = FlowKeyOf(r_, "", kNone, e_.bind_id, true, fwdbwd);
     r_.flows.push_back(FlowMark{.ts = *e_.ts,
-                                .key = r_.flow_keys.Intern(scratch_),
+                                .key = key,
                                 .thread = thread,
                                 .event = index,
                                 .slice = target,

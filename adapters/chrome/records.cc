@@ -76,6 +76,57 @@ uint32_t Interner::Find(std::string_view text) const {
   return slots_[i] == kEmptySlot ? kNone : static_cast<uint32_t>(slots_[i]);
 }
 
+namespace {
+
+// `text` as a whole number below 2^47 written the one way JSON writes it
+// (no sign, no leading zero), or nullopt: two ids have the same text exactly
+// when they have the same number.
+std::optional<uint64_t> CanonicalNumber(std::string_view text) {
+  if (text.empty() || text.size() > 15 || (text[0] == '0' && text.size() > 1)) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (value >> kFlowKeyIdBits) return std::nullopt;
+  return value;
+}
+
+// The slot of a category in a numbered FlowKey, or nullopt when it has none
+// (a category whose text holds the separator, or an id past the slots).
+std::optional<uint64_t> CategorySlot(std::string_view cat, uint32_t cat_id, bool bind) {
+  if (bind) return 0;
+  if (cat.empty()) return 1;
+  if (cat.find('\x1F') != std::string_view::npos || uint64_t{cat_id} + 2 >= kFlowKeySlots) {
+    return std::nullopt;
+  }
+  return uint64_t{cat_id} + 2;
+}
+
+FlowKey TextFlowKey(Interner& keys, std::string_view cat, std::string_view id, bool bind) {
+  std::string text;
+  text.reserve(cat.size() + id.size() + 1);
+  if (bind) {
+    text += '\x1E';
+  } else {
+    text += cat;
+    text += '\x1F';
+  }
+  text += id;
+  return kTextFlowKey | keys.Intern(text);
+}
+
+}  // namespace
+
+FlowKey FlowKeyOf(TraceRecords& r, std::string_view cat, uint32_t cat_id, std::string_view id,
+                  bool bind, bool& fwdbwd) {
+  fwdbwd = !bind && (cat == "fwdbwd" || cat.starts_with("fwdbwd\x1F"));
+  const std::optional<uint64_t> number = CanonicalNumber(id);
+  const std::optional<uint64_t> slot = CategorySlot(cat, cat_id, bind);
+  if (number && slot) return *slot << kFlowKeyIdBits | *number;
+  return TextFlowKey(r.flow_keys, cat, id, bind);
+}
+
 std::string EventTally::First() const {
   return fmt::format("traceEvents[{}] at line {}", first_event, first_line);
 }
@@ -117,13 +168,29 @@ void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
       m.event += events;
       into.marks.push_back(m);
     }
-    std::vector<uint32_t> key_id(rest.flow_keys.size());
-    for (uint32_t i = 0; i < key_id.size(); ++i) {
-      key_id[i] = into.flow_keys.Intern(rest.flow_keys.str(i));
-    }
+    // A numbered key names its category by id: the category's id in `into`,
+    // or, past the slots there, the key's text, as one tokenizer would have
+    // made it. Text keys are interned in the order the flows name them.
+    std::vector<uint32_t> key_id(rest.flow_keys.size(), kNone);
     into.flows.reserve(into.flows.size() + rest.flows.size());
     for (FlowMark f : rest.flows) {
-      if (f.key != kNone) f.key = key_id[f.key];
+      if (f.key & kTextFlowKey) {
+        uint32_t& joined = key_id[static_cast<uint32_t>(f.key)];
+        if (joined == kNone) {
+          joined = into.flow_keys.Intern(rest.flow_keys.str(static_cast<uint32_t>(f.key)));
+        }
+        f.key = kTextFlowKey | joined;
+      } else if (const uint64_t slot = f.key >> kFlowKeyIdBits; slot >= 2) {
+        const uint64_t number = f.key & ((uint64_t{1} << kFlowKeyIdBits) - 1);
+        const uint32_t cat = id[static_cast<uint32_t>(slot - 2)];
+        if (uint64_t{cat} + 2 < kFlowKeySlots) {
+          f.key = (uint64_t{cat} + 2) << kFlowKeyIdBits | number;
+        } else {
+          bool fwdbwd = false;
+          f.key =
+              FlowKeyOf(into, into.strings.str(cat), cat, std::to_string(number), false, fwdbwd);
+        }
+      }
       map(f.thread);
       f.event += events;
       if (f.slice != kNone) f.slice += f.on_mark ? marks : slices;

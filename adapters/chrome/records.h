@@ -87,16 +87,30 @@ struct Mark {
 
 enum class FlowPhase : uint8_t { kStart, kStep, kEnd };  // s, t, f (this order at equal ts)
 
+/// A flow's key: the text "cat\x1Fid" (v1) or "\x1Ebind_id" (v2), which flow
+/// events of one flow share. Kineto's ids are whole numbers, one per launch:
+/// those keys are numbers, not interned (FlowKeyOf), so that the tokenizer
+/// and the join of a split parse hash no text for them.
+///   bit 63 clear: bits 47-62 the category's slot (0 = v2, 1 = an empty
+///     category, 2 + its id in TraceRecords::strings), bits 0-46 the id;
+///   bit 63 set: bits 0-31 the text's id in TraceRecords::flow_keys.
+/// Two flow events share a key exactly when their texts are equal.
+using FlowKey = uint64_t;
+inline constexpr FlowKey kTextFlowKey = FlowKey{1} << 63;
+inline constexpr int kFlowKeyIdBits = 47;
+inline constexpr uint64_t kFlowKeySlots = uint64_t{1} << 16;
+
 /// A flow event (v1) or a flow binding on a slice (v2).
 struct FlowMark {
-  int64_t ts = 0;        // ns
-  uint32_t key = kNone;  // "cat\x1Fid" (v1) or "\x1Ebind_id" (v2), in TraceRecords::flow_keys
+  int64_t ts = 0;  // ns
+  FlowKey key = 0;
   uint32_t thread = kNone;
   uint32_t event = 0;
   uint32_t slice = kNone;  // v2: the slice it is on (a Mark index while on_mark)
   FlowPhase phase = FlowPhase::kStart;
   bool enclosing = true;  // v1: binds to the enclosing slice, not the next one
   bool on_mark = false;   // v2 on a B event: `slice` is the B's Mark index
+  bool fwdbwd = false;    // the key's text starts with "fwdbwd\x1F" (PyTorch's fwd-bwd links)
   bool operator==(const FlowMark&) const = default;
 };
 
@@ -181,8 +195,8 @@ struct DeviceMark {
 /// Everything the tokenizer keeps of a trace.
 struct TraceRecords {
   Interner strings;
-  /// The flows' keys, apart from the names: a large trace has one per launch
-  /// (573k in a 1 GB Kineto trace), needed only until the flows are bound.
+  /// The flows' keys that are not numbers (FlowKey), apart from the names;
+  /// needed only until the flows are bound.
   Interner flow_keys;
   std::vector<Slice> slices;
   /// Per slice, once a slice has a tag (TensorFlow, ONNX Runtime); empty
@@ -225,6 +239,13 @@ struct TraceRecords {
   uint32_t LabelOf(uint32_t slice) const { return tags.empty() ? kNone : tags[slice].label; }
   uint32_t TypeOf(uint32_t slice) const { return tags.empty() ? kNone : tags[slice].type; }
 };
+
+/// The key of a flow event whose id's text is `id`: a v1 flow event's of
+/// category `cat` (its text, empty when none; `cat_id` its id in r.strings,
+/// or kNone), or with `cat_id` = kNone and `bind` a v2 binding's ("\x1E" and
+/// bind_id). `fwdbwd` says whether its text starts with "fwdbwd\x1F".
+FlowKey FlowKeyOf(TraceRecords& r, std::string_view cat, uint32_t cat_id, std::string_view id,
+                  bool bind, bool& fwdbwd);
 
 /// Appends `rest`, the records of the events that come after those of
 /// `into` in the same traceEvents array, tokenized on their own from 1-based

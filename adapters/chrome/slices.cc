@@ -316,15 +316,15 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
   auto sort = [&] {
     // By key, time, phase, then file order; keys side by side, as in NestSlices.
     struct Key {
-      uint32_t key;
-      uint32_t phase;
+      FlowKey key;
       int64_t ts;
+      uint32_t phase;
       uint32_t event;
       uint32_t flow;
     };
     std::vector<Key> keys(flows.size());
     for (uint32_t i = 0; i < flows.size(); ++i) {
-      keys[i] = {flows[i].key, static_cast<uint32_t>(flows[i].phase), flows[i].ts, flows[i].event,
+      keys[i] = {flows[i].key, flows[i].ts, static_cast<uint32_t>(flows[i].phase), flows[i].event,
                  i};
     }
     std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
@@ -343,34 +343,66 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
   // Each key's events in time order: a start opens a flow, a step links the
   // open end to its slice and becomes the open end, an end links and closes.
   // Ends without a start are normal (Kineto writes them) and make nothing.
-  std::vector<FlowLink> links;
+  // The links come out key by key in the order the keys first appear in the
+  // file (a key's first flow event), as the edges are numbered from them.
+  std::vector<FlowLink> walked;
+  struct Run {
+    uint32_t begin, end;  // the key's links in `walked`
+  };
+  std::vector<uint32_t> run_at(flows.size(), kNone);  // a key's first flow event -> its run
+  std::vector<Run> runs;
+  uint32_t lost_first = kNone;  // the first flow event of the key of the first lost one
+  uint64_t lost_count = 0;
+  uint32_t lost_event = 0;
   enum class State : uint8_t { kClosed, kOpen, kLost };
-  State state = State::kClosed;
-  uint32_t open = kNone;
-  for (size_t i = 0; i < order.size(); ++i) {
-    const FlowMark& flow = flows[order[i]];
-    if (i == 0 || flows[order[i - 1]].key != flow.key) state = State::kClosed;
-    const uint32_t here = bound[order[i]];
-    auto lost = [&] { unbound.Add(fmt::format("traceEvents[{}]", flow.event)); };
-    if (flow.phase != FlowPhase::kStart) {
-      if (state == State::kOpen && here != kNone) {
-        if (here != open) {
-          const std::string& key = r.flow_keys.str(flow.key);
-          links.push_back(
-              FlowLink{.from = open, .to = here, .fwdbwd = key.starts_with("fwdbwd\x1F")});
+  for (size_t lo = 0; lo < order.size();) {
+    size_t hi = lo + 1;
+    uint32_t first = order[lo];
+    while (hi < order.size() && flows[order[hi]].key == flows[order[lo]].key) {
+      first = std::min(first, order[hi++]);
+    }
+    const auto begin = static_cast<uint32_t>(walked.size());
+    State state = State::kClosed;
+    uint32_t open = kNone;
+    for (size_t i = lo; i < hi; ++i) {
+      const FlowMark& flow = flows[order[i]];
+      const uint32_t here = bound[order[i]];
+      if (flow.phase != FlowPhase::kStart) {
+        if (state == State::kOpen && here != kNone) {
+          if (here != open) {
+            walked.push_back(FlowLink{.from = open, .to = here, .fwdbwd = flow.fwdbwd});
+          }
+        } else if (state != State::kClosed) {
+          if (lost_count++ == 0 || first < lost_first) {
+            lost_first = first;
+            lost_event = flow.event;
+          }
         }
-      } else if (state != State::kClosed) {
-        lost();
+      }
+      if (flow.phase == FlowPhase::kEnd) {
+        state = State::kClosed;
+      } else if (here != kNone) {
+        state = State::kOpen;
+        open = here;
+      } else {
+        state = State::kLost;  // counted when a step or end finds it
       }
     }
-    if (flow.phase == FlowPhase::kEnd) {
-      state = State::kClosed;
-    } else if (here != kNone) {
-      state = State::kOpen;
-      open = here;
-    } else {
-      state = State::kLost;  // counted when a step or end finds it
+    if (walked.size() > begin) {
+      run_at[first] = static_cast<uint32_t>(runs.size());
+      runs.push_back({begin, static_cast<uint32_t>(walked.size())});
     }
+    lo = hi;
+  }
+  if (lost_count > 0) {
+    unbound.Add(fmt::format("traceEvents[{}]", lost_event));
+    unbound.count += lost_count - 1;
+  }
+  std::vector<FlowLink> links;
+  links.reserve(walked.size());
+  for (uint32_t run : run_at) {
+    if (run == kNone) continue;
+    links.insert(links.end(), walked.begin() + runs[run].begin, walked.begin() + runs[run].end);
   }
   return links;
 }

@@ -92,6 +92,33 @@ TEST(ChromeTraceFlows, EndsWithoutAStartAreNormalAndAStartOnNoSliceIsCounted) {
             "traceEvents[5])");
 }
 
+TEST(ChromeTraceFlows, EdgesAndTheFirstLostFlowGoByTheOrderTheKeysFirstAppearIn) {
+  // Keys q/30, q/20, q/10, q/5 first appear in that order: the edges and the
+  // first lost flow event follow it, not the ids' order.
+  auto r = ParseTrace(R"([
+    {"ph": "X", "name": "A", "tid": 1, "ts": 0, "dur": 10},
+    {"ph": "X", "name": "B", "tid": 2, "ts": 20, "dur": 10},
+    {"ph": "X", "name": "C", "tid": 3, "ts": 40, "dur": 10},
+    {"ph": "X", "name": "D", "tid": 4, "ts": 60, "dur": 10},
+    {"ph": "s", "cat": "q", "id": 30, "tid": 1, "ts": 15},
+    {"ph": "f", "cat": "q", "id": 30, "tid": 2, "ts": 25, "bp": "e"},
+    {"ph": "s", "cat": "q", "id": 20, "tid": 1, "ts": 5},
+    {"ph": "s", "cat": "q", "id": 10, "tid": 3, "ts": 45},
+    {"ph": "f", "cat": "q", "id": 20, "tid": 2, "ts": 25, "bp": "e"},
+    {"ph": "f", "cat": "q", "id": 10, "tid": 4, "ts": 65, "bp": "e"},
+    {"ph": "s", "cat": "q", "id": 5, "tid": 3, "ts": 55},
+    {"ph": "f", "cat": "q", "id": 5, "tid": 4, "ts": 65, "bp": "e"}])");
+  ASSERT_TRUE(r) << ErrorOf(r);
+  std::vector<std::string> edges;
+  for (const Edge& e : r->network.edges()) {
+    edges.push_back(r->network.node(e.from).id + ">" + r->network.node(e.to).id);
+  }
+  EXPECT_EQ(edges, (std::vector<std::string>{"A>B", "C>D"}));
+  EXPECT_EQ(WarningWith(*r, "flow event"),
+            "2 flow event(s) lie on no slice of their thread: their edges are missing (first: "
+            "traceEvents[5])");
+}
+
 // Two steps on thread 1: #5 [0, 100) and #6 [100, 200). A runtime call at 90
 // launches kernel k, which runs at [120, 130) on the GPU, in step 6's time; an
 // unlaunched k at [150, 160); c [250, 260) is after the last step.

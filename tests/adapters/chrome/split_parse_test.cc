@@ -119,6 +119,91 @@ TEST(SplitParse, TheHalvesJoinAtAnEventAndTheRecordsCarryOn) {
   EXPECT_EQ(r.waits[0].event, 11u);
 }
 
+TEST(SplitParse, AFlowCategoryPastTheKeySlotsReadsAlike) {
+  // A numbered flow key holds its category's id, which a second half numbers
+  // from 0: "late" is string 1 there, and string 70,000 and more in the
+  // whole trace, past the key's slots, so its key is text in both reads.
+  std::string text = "[\n";
+  for (int i = 0; i < 70000; ++i) {
+    text += R"({"ph": "X", "cat": "op", "name": "n)" + std::to_string(i) +
+            R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(i) + R"(, "dur": 1},)" + "\n";
+  }
+  const size_t second = text.size();
+  text += R"({"ph": "s", "cat": "late", "id": 4, "pid": 1, "tid": 1, "ts": 5},
+{"ph": "s", "cat": "op", "id": 4, "pid": 1, "tid": 1, "ts": 6},
+{"ph": "f", "cat": "late", "id": 4, "pid": 1, "tid": 1, "ts": 9, "bp": "e"},
+{"ph": "f", "cat": "op", "id": 4, "pid": 1, "tid": 1, "ts": 9, "bp": "e"}
+])";
+  const Read one = Tokenize(text, std::nullopt);
+  const Read split = Tokenize(text, second - 10);
+  ASSERT_TRUE(one.records) << Show(one.records);
+  ASSERT_TRUE(split.records) << Show(split.records);
+  EXPECT_TRUE(split.joined);
+  EXPECT_TRUE(*one.records == *split.records);
+  const std::vector<FlowMark>& flows = split.records->flows;
+  ASSERT_EQ(flows.size(), 4u);
+  EXPECT_NE(flows[0].key & kTextFlowKey, 0u);  // "late": text
+  EXPECT_EQ(flows[1].key & kTextFlowKey, 0u);  // "op", an early string: a number
+  EXPECT_EQ(flows[0].key, flows[2].key);
+  EXPECT_EQ(flows[1].key, flows[3].key);
+  EXPECT_NE(flows[0].key, flows[1].key);
+  EXPECT_EQ(split.records->flow_keys.size(), 1u);
+}
+
+TEST(FlowKeys, KeysAreEqualExactlyWhenTheirTextsAre) {
+  // Numbered keys (FlowKeyOf) stand for "cat\x1Fid" and "\x1Ebind_id": the
+  // same text, the same key; any other text, another key.
+  TraceRecords r;
+  const std::string q_1 = std::string("q\x1F") + "1", id_1_5 = std::string("1\x1F") + "5";
+  const uint32_t q = r.strings.Intern("q"), q2 = r.strings.Intern(q_1);
+  const uint32_t fwdbwd = r.strings.Intern("fwdbwd"), empty = r.strings.Intern("");
+  const uint32_t fwdbwd_x = r.strings.Intern("fwdbwd\x1Fx");
+  struct Case {
+    std::string_view cat;
+    uint32_t cat_id;
+    std::string_view id;
+    bool bind;
+  };
+  const std::vector<Case> cases = {{"q", q, "5", false},
+                                   {"q", q, "05", false},
+                                   {"q", q, "0", false},
+                                   {"q", q, "00", false},
+                                   {"q", q, id_1_5, false},
+                                   {q_1, q2, "5", false},
+                                   {"q", q, "140737488355327", false},  // 2^47 - 1: a number
+                                   {"q", q, "140737488355328", false},  // 2^47: text
+                                   {"q", q, "-5", false},
+                                   {"q", q, "5.0", false},
+                                   {"q", q, "", false},
+                                   {"", kNone, "5", false},
+                                   {"", empty, "5", false},
+                                   {"", kNone, "5", true},
+                                   {"", kNone, "05", true},
+                                   {"fwdbwd", fwdbwd, "5", false},
+                                   {"q", q, "abc", false},
+                                   {"fwdbwd\x1Fx", fwdbwd_x, "5", false}};
+  auto text = [](const Case& c) {
+    return c.bind ? "\x1E" + std::string(c.id) : std::string(c.cat) + "\x1F" + std::string(c.id);
+  };
+  std::vector<FlowKey> keys;
+  for (const Case& c : cases) {
+    bool fwd = false;
+    keys.push_back(FlowKeyOf(r, c.cat, c.cat_id, c.id, c.bind, fwd));
+    EXPECT_EQ(fwd, text(c).starts_with("fwdbwd\x1F")) << text(c);
+    bool again = false;  // the same text again: the same key
+    EXPECT_EQ(FlowKeyOf(r, c.cat, c.cat_id, c.id, c.bind, again), keys.back()) << text(c);
+  }
+  for (size_t i = 0; i < cases.size(); ++i) {
+    for (size_t j = 0; j < cases.size(); ++j) {
+      EXPECT_EQ(keys[i] == keys[j], text(cases[i]) == text(cases[j]))
+          << text(cases[i]) << " against " << text(cases[j]);
+    }
+  }
+  // Kineto's flows are numbers: no text is kept for them.
+  EXPECT_EQ(keys[0] & kTextFlowKey, 0u);
+  EXPECT_NE(keys[1] & kTextFlowKey, 0u);
+}
+
 TEST(SplitParse, InputsOfARepeatedNodeReadAlike) {
   // TensorFlow's args.inputN: only a node's first event keeps them, so the
   // second half's "b" of the same node must leave no trace in the records,
