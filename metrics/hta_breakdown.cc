@@ -16,6 +16,14 @@ namespace {
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+// Per name of `t`, whether it names a step marker (IsProfilerStep): decided
+// once per name, not once per event.
+std::vector<bool> StepNames(const Timeline& t) {
+  std::vector<bool> step(t.names.size());
+  for (size_t n = 0; n < t.names.size(); ++n) step[n] = IsProfilerStep(t.names[n]);
+  return step;
+}
+
 // The launch calls HTA's kernel launch statistics pair with GPU events
 // (cuda_kernel_analysis.py, with memory events included, its default).
 constexpr std::array<std::string_view, 5> kStatsLaunchCalls = {
@@ -31,12 +39,13 @@ std::vector<uint32_t> CountedGpuEvents(const Timeline& t, bool filter) {
   std::vector<uint32_t> out;
   int64_t last_start = INT64_MAX;
   if (filter) {
+    const std::vector<bool> step = StepNames(t);
     int64_t first_cpu = INT64_MAX;
     int64_t last_step = INT64_MIN;
     for (const TimelineEvent& e : t.events) {
       if (t.tracks[e.track].gpu) continue;
       first_cpu = std::min(first_cpu, e.start_ns);
-      if (IsProfilerStep(t.name(e))) last_step = std::max(last_step, e.start_ns);
+      if (step[e.name]) last_step = std::max(last_step, e.start_ns);
     }
     last_start = last_step != INT64_MIN ? last_step : first_cpu;
   }
@@ -200,15 +209,42 @@ int64_t IntersectionLength(const std::vector<std::pair<int64_t, int64_t>>& a,
 bool JobHasSteps(const std::vector<Timeline>& timelines) {
   std::unordered_set<std::string_view> step_names;
   for (const Timeline& t : timelines) {
+    const std::vector<bool> step = StepNames(t);
+    std::vector<bool> seen(t.names.size());
     for (const TimelineEvent& e : t.events) {
-      if (!t.tracks[e.track].gpu && IsProfilerStep(t.name(e))) step_names.insert(t.name(e));
+      if (step[e.name] && !seen[e.name] && !t.tracks[e.track].gpu) {
+        seen[e.name] = true;
+        step_names.insert(t.name(e));
+      }
     }
   }
   return step_names.size() >= 2;
 }
 
+// KernelTypeOf of each GPU event of `t`, by a table of its names: HTA
+// decides by name, and by kind only for copies.
+class KernelTypes {
+ public:
+  explicit KernelTypes(const Timeline& t) : by_name_(t.names.size()) {
+    for (size_t n = 0; n < t.names.size(); ++n)
+      by_name_[n] = KernelTypeOf(t.names[n], EventKind::kKernel);
+  }
+  KernelType operator()(const TimelineEvent& e) const {
+    const KernelType by_name = by_name_[e.name];
+    if (by_name != KernelType::kCommunication &&
+        (e.kind == EventKind::kMemcpy || e.kind == EventKind::kMemset)) {
+      return KernelType::kMemory;
+    }
+    return by_name;
+  }
+
+ private:
+  std::vector<KernelType> by_name_;
+};
+
 // Per step: the same breakdown over the step's GPU events.
-void AddStepBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu, RankGpuTime& rank) {
+void AddStepBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu, const KernelTypes& type,
+                      RankGpuTime& rank) {
   std::vector<std::vector<uint32_t>> by_frame;
   // A GPU event is in the step its launch call ran in; without a launch
   // call, or without step markers, it is in no step.
@@ -227,7 +263,7 @@ void AddStepBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu, RankG
     for (uint32_t i : by_frame[f]) {
       const TimelineEvent& e = t.events[i];
       all_step.emplace_back(e.start_ns, e.end_ns());
-      if (KernelTypeOf(t.name(e), e.kind) == KernelType::kComputation) {
+      if (type(e) == KernelType::kComputation) {
         compute_step.emplace_back(e.start_ns, e.end_ns());
       }
     }
@@ -249,8 +285,9 @@ void AddStepBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu, RankG
 // The temporal breakdown (breakdown_analysis.py get_temporal_breakdown); the
 // job's communication time and its overlap with computation add up in
 // `comm_total` and `overlap_total`.
-void AddTemporalBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu, RankGpuTime& rank,
-                          int64_t& comm_total, int64_t& overlap_total) {
+void AddTemporalBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu,
+                          const KernelTypes& type, RankGpuTime& rank, int64_t& comm_total,
+                          int64_t& overlap_total) {
   std::vector<std::pair<int64_t, int64_t>> all, compute, comm, memory;
   int64_t first = INT64_MAX, last = INT64_MIN;
   for (uint32_t i : gpu) {
@@ -259,7 +296,7 @@ void AddTemporalBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu, R
     first = std::min(first, iv.first);
     last = std::max(last, iv.second);
     all.push_back(iv);
-    switch (KernelTypeOf(t.name(e), e.kind)) {
+    switch (type(e)) {
       case KernelType::kComputation:
         compute.push_back(iv);
         break;
@@ -404,8 +441,9 @@ GpuTime AnalyseGpuTime(const std::vector<Timeline>& timelines) {
     rank.rank = t.rank;
     rank.kernels = gpu.size();
 
-    AddStepBreakdown(t, gpu, rank);
-    AddTemporalBreakdown(t, gpu, rank, comm_total, overlap_total);
+    const KernelTypes type(t);
+    AddStepBreakdown(t, gpu, type, rank);
+    AddTemporalBreakdown(t, gpu, type, rank, comm_total, overlap_total);
     AddStreamIdle(t, gpu, rank);
     AddLaunches(t, ti, gpu, out.launches, delays, launch_cpu_ns);
     out.ranks.push_back(std::move(rank));

@@ -196,12 +196,13 @@ EventPathOptions StepWindow(const Timeline& timeline, uint32_t marker) {
   // HTA's window: the instance-th event whose name contains the annotation,
   // in file order.
   options.annotation = timeline.name(timeline.events[marker]);
+  std::vector<bool> holds(timeline.names.size());  // per name, not per event
+  for (size_t n = 0; n < holds.size(); ++n) {
+    holds[n] = timeline.names[n].find(options.annotation) != std::string::npos;
+  }
   std::vector<uint32_t> sources;
   for (const TimelineEvent& e : timeline.events) {
-    if (!timeline.tracks[e.track].gpu &&
-        timeline.name(e).find(options.annotation) != std::string::npos) {
-      sources.push_back(e.source);
-    }
+    if (holds[e.name] && !timeline.tracks[e.track].gpu) sources.push_back(e.source);
   }
   std::sort(sources.begin(), sources.end());
   options.instance = static_cast<size_t>(
