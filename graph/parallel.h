@@ -75,21 +75,19 @@ void RunHalvesIf(bool large, size_t n, Part&& part) {
   RunBothIf(large, [&] { part(size_t{0}, mid, size_t{0}); }, [&] { part(mid, n, size_t{1}); });
 }
 
-/// Sorts `v` as std::sort would, its two halves on two cores and then merged,
-/// when it is large enough to gain from it. `less` must be a strict total
-/// order (ties broken down to a unique key), so that the result is the one
-/// order std::sort gives, whatever the split. The merge borrows a buffer of
-/// half the vector while it runs.
+/// Sorts `v` as std::stable_sort would, its two halves on two cores and then
+/// merged (std::inplace_merge keeps the first half's equal elements first),
+/// when it is large enough to gain from it.
 template <typename T, typename Less>
-void ParallelSort(std::vector<T>& v, Less less) {
+void ParallelStableSort(std::vector<T>& v, Less less) {
   constexpr size_t kParallelElements = size_t{1} << 16;
   if (v.size() < kParallelElements || !HaveSecondCore()) {
-    std::sort(v.begin(), v.end(), less);
+    std::stable_sort(v.begin(), v.end(), less);
     return;
   }
   const auto middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  RunBoth([&] { std::sort(v.begin(), middle, less); },
-          [&] { std::sort(middle, v.end(), less); });
+  RunBoth([&] { std::stable_sort(v.begin(), middle, less); },
+          [&] { std::stable_sort(middle, v.end(), less); });
   std::inplace_merge(v.begin(), middle, v.end(), less);
 }
 

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/parallel.h"
 #include "metrics/event_critical_path.h"
 
 namespace cookgraph {
@@ -100,11 +101,16 @@ struct Launch {     // CPGraph._get_cuda_runtime_calls_df: one row
 // Builder made for that window alone would give.
 class Builder {
  public:
-  Builder(const Timeline& t, std::span<const EventPathOptions> windows) : t_(t), windows_(windows) {
+  Builder(const Timeline& t, std::span<const EventPathOptions> windows)
+      : t_(t), windows_(windows), parallel_(t.events.size() >= kParallelEvents) {
     Prepare();
     IndexCorrelation();
     FilterSteps();
-    IndexWindows();
+    // The windows' indexes and the launch queues read what is above, and
+    // write apart: two cores in a large trace.
+    auto index = [this] { IndexWindows(); };
+    auto queues = [this] { SortQueueItems(); };
+    RunBothIf(parallel_, index, queues);
   }
 
   Result<EventPath> Run(size_t i) {
@@ -352,6 +358,9 @@ class Builder {
     int64_t stream;
   };
   bool queue_sorted_ = false;
+  // A trace this large has its whole-trace tables built on two cores.
+  static constexpr size_t kParallelEvents = size_t{1} << 16;
+  const bool parallel_;
   std::vector<QueueItem> queue_items_;
   size_t queue_next_ = 0;
   std::unordered_map<int64_t, int32_t> queue_running_;  // stream -> queue length

@@ -56,27 +56,37 @@ void Builder::SortQueueItems() {
   queue_sorted_ = true;
   queue_.assign(t_.events.size(), INT32_MIN);
   // A launch call's items: one per GPU-side row of its correlation (a call
-  // with index_correlation > 0 has one), in file order.
+  // with index_correlation > 0 has one), in file order; then the GPU-side
+  // rows' own. The two lists on two cores in a large trace.
   auto launch = [&](uint32_t e) {
     return (flags_[e] & kRow) && (Flags(e) & kLaunchCall) && Ic(e) > 0;
   };
-  for (uint32_t e : file_order_) {
-    if (!launch(e)) continue;
-    for (uint32_t g : SameCorrelation(e)) {
-      if ((flags_[g] & kRow) && Stream(g) != -1) {
-        queue_items_.push_back({t_.events[e].start_ns, e, 1, Stream(g)});
+  std::vector<QueueItem> starts;
+  auto launches = [&] {
+    for (uint32_t e : file_order_) {
+      if (!launch(e)) continue;
+      for (uint32_t g : SameCorrelation(e)) {
+        if ((flags_[g] & kRow) && Stream(g) != -1) {
+          queue_items_.push_back({t_.events[e].start_ns, e, 1, Stream(g)});
+        }
       }
     }
-  }
-  for (uint32_t e : file_order_) {
-    if (!(flags_[e] & kRow) || Stream(e) == -1) continue;
-    const auto same = SameCorrelation(e);
-    if (std::none_of(same.begin(), same.end(), launch)) continue;
-    queue_items_.push_back({t_.events[e].start_ns, e, -1, Stream(e)});
-  }
+  };
+  auto gpu_starts = [&] {
+    for (uint32_t e : file_order_) {
+      if (!(flags_[e] & kRow) || Stream(e) == -1) continue;
+      const auto same = SameCorrelation(e);
+      if (std::none_of(same.begin(), same.end(), launch)) continue;
+      starts.push_back({t_.events[e].start_ns, e, -1, Stream(e)});
+    }
+  };
+  RunBothIf(parallel_, launches, gpu_starts);
+  queue_items_.reserve(queue_items_.size() + starts.size());
+  queue_items_.insert(queue_items_.end(), starts.begin(), starts.end());
+  std::vector<QueueItem>().swap(starts);
   // By time, then the order they were added in.
-  std::stable_sort(queue_items_.begin(), queue_items_.end(),
-                   [](const QueueItem& a, const QueueItem& b) { return a.ts < b.ts; });
+  ParallelStableSort(queue_items_,
+                     [](const QueueItem& a, const QueueItem& b) { return a.ts < b.ts; });
 }
 
 // CPGraph._get_cuda_runtime_calls_df: the launch calls by start (stable),

@@ -1,5 +1,5 @@
-// ParallelSort (graph/parallel.h): the order std::sort gives, whatever the
-// size, for the strict total orders its callers use.
+// ParallelStableSort (graph/parallel.h): the order std::stable_sort gives,
+// whatever the size, equal elements in the order they came.
 
 #include "graph/parallel.h"
 
@@ -16,16 +16,16 @@ namespace {
 struct Key {
   uint32_t thread;
   int64_t start;
-  uint32_t index;  // unique: breaks every tie
+  uint32_t index;  // where it came: equal keys keep this order
 };
 
+// Not a total order: many keys tie, and only stability decides their order.
 bool Less(const Key& x, const Key& y) {
   if (x.thread != y.thread) return x.thread < y.thread;
-  if (x.start != y.start) return x.start < y.start;
-  return x.index < y.index;
+  return x.start < y.start;
 }
 
-TEST(ParallelSort, GivesStdSortsOrderAtEverySize) {
+TEST(ParallelStableSort, GivesStdStableSortsOrderAtEverySize) {
   std::mt19937_64 rng(11);
   // Below the two-core threshold, at it, and well above it (odd sizes split
   // unevenly); few distinct threads and starts, so that ties are many.
@@ -37,8 +37,8 @@ TEST(ParallelSort, GivesStdSortsOrderAtEverySize) {
     }
     std::shuffle(keys.begin(), keys.end(), rng);
     std::vector<Key> expected = keys;
-    std::sort(expected.begin(), expected.end(), Less);
-    ParallelSort(keys, Less);
+    std::stable_sort(expected.begin(), expected.end(), Less);
+    ParallelStableSort(keys, Less);
     ASSERT_EQ(keys.size(), expected.size());
     for (size_t i = 0; i < n; ++i) {
       ASSERT_EQ(keys[i].index, expected[i].index) << "n = " << n << ", position " << i;
@@ -46,14 +46,14 @@ TEST(ParallelSort, GivesStdSortsOrderAtEverySize) {
   }
 }
 
-TEST(ParallelSort, SortsAlreadySortedAndReversedInput) {
+TEST(ParallelStableSort, SortsAlreadySortedAndReversedInput) {
   std::vector<uint64_t> up(200000), down(200000);
   for (uint64_t i = 0; i < up.size(); ++i) {
     up[i] = i;
     down[i] = up.size() - i;
   }
-  ParallelSort(up, [](uint64_t a, uint64_t b) { return a < b; });
-  ParallelSort(down, [](uint64_t a, uint64_t b) { return a < b; });
+  ParallelStableSort(up, [](uint64_t a, uint64_t b) { return a < b; });
+  ParallelStableSort(down, [](uint64_t a, uint64_t b) { return a < b; });
   EXPECT_TRUE(std::is_sorted(up.begin(), up.end()));
   EXPECT_TRUE(std::is_sorted(down.begin(), down.end()));
   EXPECT_EQ(down.front(), 1u);
