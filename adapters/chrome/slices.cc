@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
 #include <set>
@@ -213,58 +214,95 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
     uint32_t thread;
     uint32_t slice;
   };
-  std::vector<Key> keys;
-  keys.reserve(slices.size());
-  // One sort for the nesting and the timeline (adapters/chrome/timeline.cc):
-  // the timeline's slices include the kept ones.
-  for (uint32_t i = 0; i < slices.size(); ++i) {
-    if (keep[i] || visible[i]) keys.push_back({slices[i].start, slices[i].thread, i});
-  }
-  ParallelSort(keys, [&slices](const Key& x, const Key& y) {
+  auto less = [&slices](const Key& x, const Key& y) {
     if (x.thread != y.thread) return x.thread < y.thread;
     if (x.start != y.start) return x.start < y.start;
     const Slice& a = slices[x.slice];
     const Slice& b = slices[y.slice];
     if (a.end != b.end) return a.end > b.end;  // the outer one first
     if (a.event != b.event) return a.event < b.event;
-    return x.slice < y.slice;  // a total order: ParallelSort needs one
-  });
-  n.order.reserve(keys.size());
-  n.visible_order.reserve(keys.size());
-  for (const Key& k : keys) {
-    if (keep[k.slice]) n.order.push_back(k.slice);
-    if (visible[k.slice]) n.visible_order.push_back(k.slice);
-  }
-  std::vector<Key>().swap(keys);
-  std::vector<uint32_t> stack;  // the open slices of the current thread, innermost last
-  std::pair<uint32_t, uint32_t>* range = nullptr;  // its positions in n.order
-  for (size_t pos = 0; pos < n.order.size(); ++pos) {
-    const uint32_t s = n.order[pos];
-    const Slice& slice = slices[s];
-    if (pos == 0 || slices[n.order[pos - 1]].thread != slice.thread) {
-      stack.clear();
-      range = &n.threads[slice.thread];
-      range->first = static_cast<uint32_t>(pos);
-    }
-    range->second = static_cast<uint32_t>(pos + 1);
-    if (flat[s]) {
-      n.self_ns[s] = slice.end - slice.start;
-      continue;
-    }
-    // A slice that ends at or before this start is over: [start, end) spans.
-    while (!stack.empty() && slices[stack.back()].end <= slice.start) stack.pop_back();
-    n.self_ns[s] = slice.end - slice.start;
-    if (!stack.empty()) {
-      const uint32_t p = stack.back();
-      n.parent[s] = p;
-      // A slice that outlives its parent is subtracted only where they overlap.
-      if (slice.end > slices[p].end && n.overlaps++ == 0) {
-        n.first_overlap =
-            fmt::format("'{}', traceEvents[{}]", r.strings.str(slice.name), slice.event);
+    return x.slice < y.slice;  // a total order: the halves merge into the one sort
+  };
+  // One sort for the nesting and the timeline (adapters/chrome/timeline.cc):
+  // the timeline's slices include the kept ones. A large trace's two halves
+  // of slices are keyed and sorted on two cores, then merged into the orders.
+  constexpr size_t kParallelSlices = size_t{1} << 16;
+  const bool parallel = slices.size() >= kParallelSlices;
+  std::array<std::vector<Key>, 2> halves;
+  RunHalvesIf(parallel, slices.size(), [&](size_t from, size_t to, size_t half) {
+    std::vector<Key>& keys = halves[half];
+    keys.reserve(to - from);
+    for (size_t i = from; i < to; ++i) {
+      if (keep[i] || visible[i]) {
+        keys.push_back({slices[i].start, slices[i].thread, static_cast<uint32_t>(i)});
       }
-      n.self_ns[p] -= std::min(slice.end, slices[p].end) - slice.start;
     }
-    stack.push_back(s);
+    std::sort(keys.begin(), keys.end(), less);
+  });
+  n.order.reserve(halves[0].size() + halves[1].size());
+  n.visible_order.reserve(halves[0].size() + halves[1].size());
+  for (size_t a = 0, b = 0; a < halves[0].size() || b < halves[1].size();) {
+    const bool first =
+        b == halves[1].size() || (a < halves[0].size() && less(halves[0][a], halves[1][b]));
+    const uint32_t slice = first ? halves[0][a++].slice : halves[1][b++].slice;
+    if (keep[slice]) n.order.push_back(slice);
+    if (visible[slice]) n.visible_order.push_back(slice);
+  }
+  std::array<std::vector<Key>, 2>().swap(halves);
+  // Each thread's slices nest among themselves: a large trace's threads in
+  // two runs, split where a thread ends past the middle of the order, each
+  // with its own ranges and overlaps, joined in order.
+  struct Run {
+    std::vector<std::pair<uint32_t, std::pair<uint32_t, uint32_t>>> threads;
+    uint64_t overlaps = 0;
+    std::string first_overlap;
+  };
+  std::array<Run, 2> runs;
+  size_t split = n.order.size();
+  if (parallel) {
+    split = n.order.size() / 2;
+    while (split > 0 && split < n.order.size() &&
+           slices[n.order[split - 1]].thread == slices[n.order[split]].thread) {
+      ++split;
+    }
+  }
+  auto nest = [&](size_t from, size_t to, Run& run) {
+    std::vector<uint32_t> stack;  // the open slices of the current thread, innermost last
+    for (size_t pos = from; pos < to; ++pos) {
+      const uint32_t s = n.order[pos];
+      const Slice& slice = slices[s];
+      if (pos == from || slices[n.order[pos - 1]].thread != slice.thread) {
+        stack.clear();
+        run.threads.push_back({slice.thread, {static_cast<uint32_t>(pos), 0}});
+      }
+      run.threads.back().second.second = static_cast<uint32_t>(pos + 1);
+      if (flat[s]) {
+        n.self_ns[s] = slice.end - slice.start;
+        continue;
+      }
+      // A slice that ends at or before this start is over: [start, end) spans.
+      while (!stack.empty() && slices[stack.back()].end <= slice.start) stack.pop_back();
+      n.self_ns[s] = slice.end - slice.start;
+      if (!stack.empty()) {
+        const uint32_t p = stack.back();
+        n.parent[s] = p;
+        // A slice that outlives its parent is subtracted only where they overlap.
+        if (slice.end > slices[p].end && run.overlaps++ == 0) {
+          run.first_overlap =
+              fmt::format("'{}', traceEvents[{}]", r.strings.str(slice.name), slice.event);
+        }
+        n.self_ns[p] -= std::min(slice.end, slices[p].end) - slice.start;
+      }
+      stack.push_back(s);
+    }
+  };
+  RunBothIf(
+      parallel && split < n.order.size(), [&] { nest(0, split, runs[0]); },
+      [&] { nest(split, n.order.size(), runs[1]); });
+  for (Run& run : runs) {
+    n.threads.insert(run.threads.begin(), run.threads.end());
+    if (n.overlaps == 0) n.first_overlap = std::move(run.first_overlap);
+    n.overlaps += run.overlaps;
   }
   SubtractBackwardWork(r, flat, n);
   for (int64_t& self : n.self_ns) self = std::max<int64_t>(self, 0);
