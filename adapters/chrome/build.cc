@@ -15,7 +15,6 @@
 #include <numeric>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "base/text.h"
 #include "graph/parallel.h"
@@ -65,6 +64,52 @@ void AddTally(std::vector<std::string>& warnings, const EventTally& tally, std::
   warnings.push_back(fmt::format("{} {} (first: {})", tally.count, what, tally.First()));
 }
 
+// 64-bit keys to 32-bit values in one array (open addressing, linear
+// probing, at most half full): the node and edge tables are asked once per
+// counted slice, where std::unordered_map's buckets and nodes missed the
+// cache on nearly every lookup.
+class KeyTable {
+ public:
+  // The value of `key` (never ~0), with `value` put in when it had none;
+  // and whether it was put in.
+  std::pair<uint32_t*, bool> Insert(uint64_t key, uint32_t value) {
+    if (2 * (size_ + 1) > slots_.size()) Grow();
+    Slot& slot = slots_[Probe(key)];
+    if (slot.key == key) return {&slot.value, false};
+    slot = {key, value};
+    ++size_;
+    return {&slot.value, true};
+  }
+  const uint32_t* Find(uint64_t key) const {
+    if (slots_.empty()) return nullptr;
+    const Slot& slot = slots_[Probe(key)];
+    return slot.key == key ? &slot.value : nullptr;
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  struct Slot {
+    uint64_t key = kEmpty;
+    uint32_t value = 0;
+  };
+  // The slot holding `key`, or the empty one where it would go.
+  size_t Probe(uint64_t key) const {
+    const size_t mask = slots_.size() - 1;
+    size_t i = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+    while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask;
+    return i;
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
+    for (const Slot& slot : old) {
+      if (slot.key != kEmpty) slots_[Probe(slot.key)] = slot;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
 // Node identity per producer; builds the nodes in the order their first
 // counted slice started.
 class NodeTable {
@@ -77,8 +122,8 @@ class NodeTable {
     const bool by_label = c_.producer == Producer::kTensorFlow && label != kNone;
     const uint32_t primary = by_label ? label : s.name;
     const uint64_t key = (uint64_t{primary} << 32) | (s.cat == kNone ? 0xFFFFFFFFu : s.cat);
-    auto [it, added] = by_key_.try_emplace(key, 0);
-    if (!added) return it->second;
+    auto [known, added] = by_key_.Insert(key, 0);  // primary < kNone: never the empty key
+    if (!added) return *known;
 
     std::string id = r_.strings.str(primary);
     if (c_.producer == Producer::kOnnxRuntime && EndsWith(id, "_kernel_time")) {
@@ -91,7 +136,7 @@ class NodeTable {
     auto [first, fresh] = first_family_.try_emplace(id, family);
     if (!fresh && first->second != family) id += " [" + family + "]";
     auto [node, is_new] = by_id_.try_emplace(id, static_cast<uint32_t>(nodes_.size()));
-    it->second = node->second;
+    *known = node->second;
     if (!is_new) return node->second;
 
     Node n;
@@ -128,7 +173,7 @@ class NodeTable {
  private:
   const TraceRecords& r_;
   const Classified& c_;
-  std::unordered_map<uint64_t, uint32_t> by_key_;  // (primary name, category) -> node
+  KeyTable by_key_;  // (primary name, category) -> node
   std::unordered_map<std::string, std::string> first_family_;
   std::unordered_map<std::string, uint32_t> by_id_;
   std::vector<Node> nodes_;
@@ -141,25 +186,23 @@ class EdgeSet {
  public:
   bool Add(uint32_t from, uint32_t to, EdgeKind kind) {
     if (from == to) return false;  // a node nested in itself, a flow within one node
-    if (!seen_.insert(Key(from, to, kind)).second) return false;
+    uint32_t& kinds = *seen_.Insert(Key(from, to), 0).first;
+    if (kinds & Bit(kind)) return false;
+    kinds |= Bit(kind);
     edges_.push_back(Edge{from, to, kind});
     return true;
   }
   bool Has(uint32_t from, uint32_t to, EdgeKind kind) const {
-    return seen_.count(Key(from, to, kind)) > 0;
+    const uint32_t* kinds = seen_.Find(Key(from, to));
+    return kinds != nullptr && (*kinds & Bit(kind));
   }
   const std::vector<Edge>& edges() const { return edges_; }
 
  private:
-  static std::pair<uint64_t, uint8_t> Key(uint32_t from, uint32_t to, EdgeKind kind) {
-    return {(uint64_t{from} << 32) | to, static_cast<uint8_t>(kind)};
-  }
-  struct Hash {
-    size_t operator()(const std::pair<uint64_t, uint8_t>& k) const {
-      return std::hash<uint64_t>()(k.first * 8 + k.second);
-    }
-  };
-  std::unordered_set<std::pair<uint64_t, uint8_t>, Hash> seen_;
+  // from != to: never the empty key.
+  static uint64_t Key(uint32_t from, uint32_t to) { return (uint64_t{from} << 32) | to; }
+  static uint32_t Bit(EdgeKind kind) { return uint32_t{1} << static_cast<int>(kind); }
+  KeyTable seen_;  // (from, to) -> the kinds of edge between them, a bit each
   std::vector<Edge> edges_;
 };
 
