@@ -440,7 +440,7 @@ void Tokenizer::EndEvent() {
     }
     return;
   }
-  const uint32_t name = r_.strings.Intern(e_.has_name ? e_.name : std::string_view());
+  const uint32_t name = name_cache_.Intern(r_.strings, e_.has_name ? e_.name : std::string_view());
   const uint32_t label = e_.has_label ? r_.strings.Intern(e_.label) : kNone;
   const uint32_t type = e_.has_type ? r_.strings.Intern(e_.type) : kNone;
   if (ph != 'E') AddArgs(index, name, label);

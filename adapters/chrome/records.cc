@@ -242,7 +242,9 @@ std::optional<int64_t> MicrosToNanos(std::string_view text) {
   int64_t micros = 0, nanos = 0;
   size_t digits = 0;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
-    if (micros > (kMaxMicros - (text[i] - '0')) / 10) return std::nullopt;
+    // Fifteen digits are below 10^15, and one more below 10^16: only from the
+    // sixteenth on can the µs pass kMaxMicros (9.2 * 10^15).
+    if (digits >= 15 && micros > (kMaxMicros - (text[i] - '0')) / 10) return std::nullopt;
     micros = micros * 10 + (text[i] - '0');
   }
   if (i < text.size() && text[i] == '.') {

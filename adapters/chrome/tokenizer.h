@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -242,19 +244,44 @@ class Tokenizer final : public EventHandler {
   void PoolValue(Kind kind, std::string_view text);
   EventFields e_;
   std::string scratch_;
-  // Runs of events share a thread and a category: no hash lookup for those.
-  struct LastInterned {
-    std::string text;
-    uint32_t id = kNone;
+  // The ids of texts interned before, in a small table indexed by their
+  // length and first and last eight bytes: an event's thread, category and
+  // name are nearly always ones seen before, and one comparison of the whole
+  // text then stands for hashing it and probing the interner. A miss interns
+  // as before, so the ids are the interner's own.
+  template <size_t kSize>
+  class RecentIds {
+   public:
     uint32_t Intern(Interner& strings, std::string_view value) {
-      if (id == kNone || value != text) {
-        text = value;
-        id = strings.Intern(value);
+      Entry& entry = entries_[Index(value)];
+      if (entry.id == kNone || value != entry.text) {
+        entry.text = value;
+        entry.id = strings.Intern(value);
       }
-      return id;
+      return entry.id;
     }
+
+   private:
+    static size_t Index(std::string_view v) {
+      uint64_t head = 0, tail = 0;
+      const size_t n = v.size();
+      if (n >= 8) {
+        std::memcpy(&head, v.data(), 8);
+        std::memcpy(&tail, v.data() + n - 8, 8);
+      } else if (n > 0) {
+        std::memcpy(&head, v.data(), n);
+      }
+      const uint64_t h = (head * 0x9E3779B97F4A7C15ULL) ^ (tail * 0xC2B2AE3D27D4EB4FULL) ^ n;
+      return static_cast<size_t>((h ^ (h >> 29)) * 0xFF51AFD7ED558CCDULL >> 40) % kSize;
+    }
+    struct Entry {
+      std::string text;
+      uint32_t id = kNone;
+    };
+    std::array<Entry, kSize> entries_;
   };
-  LastInterned thread_cache_, cat_cache_;
+  RecentIds<16> thread_cache_, cat_cache_;
+  RecentIds<256> name_cache_;
   // Per interned string: a node key whose args r_.extras holds (EndEvent).
   std::vector<bool> has_extras_;
 };

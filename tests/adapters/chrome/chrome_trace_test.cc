@@ -143,6 +143,9 @@ TEST(ChromeTrace, MicrosecondsBecomeExactNanoseconds) {
   EXPECT_EQ(MicrosToNanos("0.0004"), 0);
   EXPECT_EQ(MicrosToNanos("2.5e3"), 2500000);
   EXPECT_EQ(MicrosToNanos("9223372036854775"), std::nullopt);  // past int64 ns
+  EXPECT_EQ(MicrosToNanos("9223372036854774"), 9223372036854774000);  // the largest
+  EXPECT_EQ(MicrosToNanos("99999999999999999999"), std::nullopt);
+  EXPECT_EQ(MicrosToNanos("000000000000000000001.5"), 1500);  // many digits, a small number
   EXPECT_EQ(MicrosToNanos("abc"), std::nullopt);
   EXPECT_EQ(MicrosToNanos(""), std::nullopt);
   EXPECT_EQ(MicrosToNanos("1.2.3"), std::nullopt);

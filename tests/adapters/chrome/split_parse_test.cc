@@ -150,6 +150,36 @@ TEST(SplitParse, AFlowCategoryPastTheKeySlotsReadsAlike) {
   EXPECT_EQ(split.records->flow_keys.size(), 1u);
 }
 
+TEST(SplitParse, ManyNamesThreadsAndCategoriesKeepTheirOwnIds) {
+  // The tokenizer looks names, threads and categories up in small tables of
+  // recent ones before the interner: with thousands, many share a slot, and
+  // each slice must still get its own text's id, in one read and in two.
+  std::string text = "[\n";
+  const int kEvents = 9000;
+  for (int i = 0; i < kEvents; ++i) {
+    const int k = (i * 7919) % 3001;  // names in a scrambled order, each three times
+    text += R"({"ph": "X", "cat": "c)" + std::to_string(k % 37) + R"(", "name": "name )" +
+            std::string(k % 50, 'x') + std::to_string(k) + R"(", "pid": 1, "tid": )" +
+            std::to_string(k % 23) + R"(, "ts": )" + std::to_string(i) + R"(, "dur": 1})" +
+            (i + 1 < kEvents ? ",\n" : "\n]");
+  }
+  for (const std::optional<uint64_t> from :
+       {std::optional<uint64_t>(), std::optional<uint64_t>(text.size() / 2)}) {
+    const Read read = Tokenize(text, from);
+    ASSERT_TRUE(read.records) << Show(read.records);
+    const TraceRecords& r = *read.records;
+    ASSERT_EQ(r.slices.size(), size_t{kEvents});
+    for (int i = 0; i < kEvents; ++i) {
+      const int k = (i * 7919) % 3001;
+      const Slice& s = r.slices[static_cast<size_t>(i)];
+      ASSERT_EQ(r.strings.str(s.name), "name " + std::string(k % 50, 'x') + std::to_string(k))
+          << "event " << i;
+      ASSERT_EQ(r.strings.str(s.cat), "c" + std::to_string(k % 37)) << "event " << i;
+      ASSERT_EQ(r.strings.str(s.thread), "1\x1F" + std::to_string(k % 23)) << "event " << i;
+    }
+  }
+}
+
 TEST(FlowKeys, KeysAreEqualExactlyWhenTheirTextsAre) {
   // Numbered keys (FlowKeyOf) stand for "cat\x1Fid" and "\x1Ebind_id": the
   // same text, the same key; any other text, another key.
