@@ -15,6 +15,7 @@
 
 #include "adapters/chrome/build.h"
 #include "base/text.h"
+#include "graph/parallel.h"
 #include "metrics/percentile.h"
 #include "model/snapshot.h"
 
@@ -467,24 +468,37 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
   const double warm_median =  // 0: no warm-up
       keep_warmup || c.producer == Producer::kGeneric ? 0 : WarmUpMedian(frames.frame_ms);
   const bool warmup = warm_median > 0;
+  // CPU slices first: GPU slices follow their launcher, always a CPU slice
+  // (Launchers). Each slice writes its own frame: a large trace's halves on
+  // two cores, each pass's, with a tally per pass and half, read in order.
+  std::array<Tally, 4> outside_of;
+  constexpr size_t kParallelSlices = size_t{1} << 16;
+  for (int pass = 0; pass < 2; ++pass) {
+    RunHalvesIf(slices.size() >= kParallelSlices, slices.size(),
+                [&](size_t from, size_t to, size_t half) {
+                  Tally& outside = outside_of[2 * static_cast<size_t>(pass) + half];
+                  for (auto i = static_cast<uint32_t>(from); i < to; ++i) {
+                    if (!is_node(i) || c.gpu[i] != (pass == 1)) continue;
+                    uint32_t& f = frames.of_slice[i];
+                    if (launcher[i] != kNone) {
+                      f = frames.of_slice[launcher[i]];  // the launcher's, already numbered
+                    } else {
+                      f = frame_at(slices[i].start);
+                      // The warm-up's slices are in no frame; the others move down one.
+                      if (warmup && f != kNone) f = f == 0 ? kWarmUp : f - 1;
+                    }
+                    if (f != kNone) continue;
+                    if (outside.count++ == 0) {
+                      outside.first = fmt::format("'{}', traceEvents[{}]",
+                                                  r.strings.str(slices[i].name), slices[i].event);
+                    }
+                  }
+                });
+  }
   Tally outside;
-  for (int pass = 0; pass < 2; ++pass) {  // CPU slices first: GPU slices follow their launcher
-    for (uint32_t i = 0; i < slices.size(); ++i) {
-      if (!is_node(i) || c.gpu[i] != (pass == 1)) continue;
-      uint32_t& f = frames.of_slice[i];
-      if (launcher[i] != kNone) {
-        f = frames.of_slice[launcher[i]];  // the launcher's, already numbered
-      } else {
-        f = frame_at(slices[i].start);
-        // The warm-up's slices are in no frame; the others move down one.
-        if (warmup && f != kNone) f = f == 0 ? kWarmUp : f - 1;
-      }
-      if (f == kWarmUp) continue;
-      if (frames.of_slice[i] == kNone) {
-        outside.Add(
-            fmt::format("'{}', traceEvents[{}]", r.strings.str(slices[i].name), slices[i].event));
-      }
-    }
+  for (const Tally& part : outside_of) {
+    if (outside.count == 0) outside.first = part.first;
+    outside.count += part.count;
   }
   if (outside.count > 0) {
     frames.warnings.push_back(

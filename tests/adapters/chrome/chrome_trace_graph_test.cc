@@ -155,6 +155,28 @@ TEST(ChromeTraceFrames, ProfilerStepsAreFramesNotNodes) {
             "traceEvents[10])");
 }
 
+TEST(ChromeTraceFrames, ALargeTracesSlicesOutsideTheStepsAreCountedInFileOrder) {
+  // 70,000 slices, numbered on two cores: slices outside both steps are in
+  // either half, and the first named is the first in the file.
+  std::string text = R"([
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "tid": 1, "ts": 1000, "dur": 34000},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "tid": 1, "ts": 35000, "dur": 34000})";
+  const int kSlices = 70000;
+  for (int i = 0; i < kSlices; ++i) {
+    const int ts = (i + 69500) % kSlices;
+    text += ",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op" + std::to_string(i % 7) +
+            "\", \"tid\": 1, \"ts\": " + std::to_string(ts) + ", \"dur\": 1}";
+  }
+  text += "]";
+  auto r = ParseTrace(text);
+  ASSERT_TRUE(r) << ErrorOf(r);
+  // Outside: ts 69500..69999 and 0..999 (events 2..1501), 69000..69499
+  // (events 69502..70001).
+  EXPECT_EQ(WarningWith(*r, "outside"),
+            "2000 slice(s) lie outside every step (ProfilerStep#N) and were left out (first: "
+            "'op0', traceEvents[2])");
+}
+
 TEST(ChromeTraceFrames, LaunchedGpuWorkBelongsToItsLaunchersFrame) {
   auto r = ParseTrace(kSteps);
   ASSERT_TRUE(r) << ErrorOf(r);
