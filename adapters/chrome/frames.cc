@@ -177,6 +177,55 @@ std::vector<bool> ReadTensorFlowStreams(TraceRecords& r, Classified& c) {
 // A slice of the warm-up step, while frames are assigned.
 constexpr uint32_t kWarmUp = kNone - 1;
 
+// Each node slice's frame in `of_slice`: its launcher's for launched GPU
+// work, else the frame whose marker ([starts, ends) by start) holds its
+// start, one less after a warm-up (whose slices get kWarmUp). Those in no
+// frame are counted, the first in file order named. CPU slices first: GPU
+// slices follow their launcher, always a CPU slice (Launchers). Each slice
+// writes its own frame: a large trace's halves on two cores, each pass's,
+// with a tally per pass and half, read in order.
+Tally NumberSlices(const TraceRecords& r, const Classified& c,
+                   const std::vector<uint32_t>& launcher, const std::vector<int64_t>& starts,
+                   const std::vector<int64_t>& ends, bool warmup, std::vector<uint32_t>& of_slice) {
+  const std::vector<Slice>& slices = r.slices;
+  auto frame_at = [&](int64_t ts) -> uint32_t {
+    auto after = std::upper_bound(starts.begin(), starts.end(), ts);
+    if (after == starts.begin()) return kNone;
+    const auto f = static_cast<size_t>(after - starts.begin() - 1);
+    return ts < ends[f] ? static_cast<uint32_t>(f) : kNone;
+  };
+  std::array<Tally, 4> outside_of;
+  constexpr size_t kParallelSlices = size_t{1} << 16;
+  for (int pass = 0; pass < 2; ++pass) {
+    RunHalvesIf(slices.size() >= kParallelSlices, slices.size(),
+                [&](size_t from, size_t to, size_t half) {
+                  Tally& outside = outside_of[2 * static_cast<size_t>(pass) + half];
+                  for (auto i = static_cast<uint32_t>(from); i < to; ++i) {
+                    if (c.role[i] != Role::kNode || c.gpu[i] != (pass == 1)) continue;
+                    uint32_t& f = of_slice[i];
+                    if (launcher[i] != kNone) {
+                      f = of_slice[launcher[i]];  // the launcher's, already numbered
+                    } else {
+                      f = frame_at(slices[i].start);
+                      // The warm-up's slices are in no frame; the others move down one.
+                      if (warmup && f != kNone) f = f == 0 ? kWarmUp : f - 1;
+                    }
+                    if (f != kNone) continue;
+                    if (outside.count++ == 0) {
+                      outside.first = fmt::format("'{}', traceEvents[{}]",
+                                                  r.strings.str(slices[i].name), slices[i].event);
+                    }
+                  }
+                });
+  }
+  Tally outside;
+  for (const Tally& part : outside_of) {
+    if (outside.count == 0) outside.first = part.first;
+    outside.count += part.count;
+  }
+  return outside;
+}
+
 }  // namespace
 
 std::string_view FrameWordOf(Producer producer) {
@@ -457,49 +506,12 @@ Frames AssignFrames(const TraceRecords& r, const Classified& c,
     frames.index.push_back(numbered ? *numbers[f] : static_cast<int64_t>(f));
   }
 
-  auto frame_at = [&](int64_t ts) -> uint32_t {
-    auto after = std::upper_bound(starts.begin(), starts.end(), ts);
-    if (after == starts.begin()) return kNone;
-    const auto f = static_cast<size_t>(after - starts.begin() - 1);
-    return ts < ends[f] ? static_cast<uint32_t>(f) : kNone;
-  };
   // Training steps and inference runs warm up; a generic trace's frames are
   // whatever the user marked (cookgraph trace's, a game's): left as they are.
   const double warm_median =  // 0: no warm-up
       keep_warmup || c.producer == Producer::kGeneric ? 0 : WarmUpMedian(frames.frame_ms);
   const bool warmup = warm_median > 0;
-  // CPU slices first: GPU slices follow their launcher, always a CPU slice
-  // (Launchers). Each slice writes its own frame: a large trace's halves on
-  // two cores, each pass's, with a tally per pass and half, read in order.
-  std::array<Tally, 4> outside_of;
-  constexpr size_t kParallelSlices = size_t{1} << 16;
-  for (int pass = 0; pass < 2; ++pass) {
-    RunHalvesIf(slices.size() >= kParallelSlices, slices.size(),
-                [&](size_t from, size_t to, size_t half) {
-                  Tally& outside = outside_of[2 * static_cast<size_t>(pass) + half];
-                  for (auto i = static_cast<uint32_t>(from); i < to; ++i) {
-                    if (!is_node(i) || c.gpu[i] != (pass == 1)) continue;
-                    uint32_t& f = frames.of_slice[i];
-                    if (launcher[i] != kNone) {
-                      f = frames.of_slice[launcher[i]];  // the launcher's, already numbered
-                    } else {
-                      f = frame_at(slices[i].start);
-                      // The warm-up's slices are in no frame; the others move down one.
-                      if (warmup && f != kNone) f = f == 0 ? kWarmUp : f - 1;
-                    }
-                    if (f != kNone) continue;
-                    if (outside.count++ == 0) {
-                      outside.first = fmt::format("'{}', traceEvents[{}]",
-                                                  r.strings.str(slices[i].name), slices[i].event);
-                    }
-                  }
-                });
-  }
-  Tally outside;
-  for (const Tally& part : outside_of) {
-    if (outside.count == 0) outside.first = part.first;
-    outside.count += part.count;
-  }
+  const Tally outside = NumberSlices(r, c, launcher, starts, ends, warmup, frames.of_slice);
   if (outside.count > 0) {
     frames.warnings.push_back(
         fmt::format("{} slice(s) lie outside every {} ({}) and were left out (first: {})",
