@@ -94,11 +94,11 @@ struct Launch {     // CPGraph._get_cuda_runtime_calls_df: one row
 // One timeline's graphs, window after window. The constructor does what is
 // the same for every window, once: HTA's DataFrame (its rows, their
 // index_correlation, the multi-step filter) and indexes that let a window find
-// its events without a walk over the trace; the launch queues and CPGraph's
-// tables of runtime calls and event records follow on the first window that
-// needs them. Run(i) then builds window i's graph from its own events only,
-// every per-window member reset first, so that each result is the one a
-// Builder made for that window alone would give.
+// its events without a walk over the trace, and the launch queues' items
+// sorted by time; CPGraph's tables of runtime calls and event records follow
+// on the first window that needs them. Run(i) then builds window i's graph
+// from its own events only, every per-window member reset first, so that
+// each result is the one a Builder made for that window alone would give.
 class Builder {
  public:
   Builder(const Timeline& t, std::span<const EventPathOptions> windows)
@@ -357,7 +357,6 @@ class Builder {
     int32_t delta;
     int64_t stream;
   };
-  bool queue_sorted_ = false;
   // A trace this large has its whole-trace tables built on two cores.
   static constexpr size_t kParallelEvents = size_t{1} << 16;
   const bool parallel_;

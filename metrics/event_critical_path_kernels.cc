@@ -31,7 +31,6 @@ constexpr int64_t kKernelKernelDelayThresholdNs = 1'500'000;
 // far as the horizon of the furthest window so far, and a later window with
 // a nearer one reads lengths that are already final.
 void Builder::QueueLengths() {
-  if (!queue_sorted_) SortQueueItems();
   int64_t horizon = INT64_MIN;
   for (uint32_t e : window_) {
     horizon = std::max(horizon, t_.events[e].start_ns);
@@ -53,7 +52,6 @@ void Builder::QueueLengths() {
 }
 
 void Builder::SortQueueItems() {
-  queue_sorted_ = true;
   queue_.assign(t_.events.size(), INT32_MIN);
   // A launch call's items: one per GPU-side row of its correlation (a call
   // with index_correlation > 0 has one), in file order; then the GPU-side

@@ -103,6 +103,8 @@ std::optional<uint64_t> CategorySlot(std::string_view cat, uint32_t cat_id, bool
   return uint64_t{cat_id} + 2;
 }
 
+FlowKey NumberedFlowKey(uint64_t slot, uint64_t number) { return slot << kFlowKeyIdBits | number; }
+
 FlowKey TextFlowKey(Interner& keys, std::string_view cat, std::string_view id, bool bind) {
   std::string text;
   text.reserve(cat.size() + id.size() + 1);
@@ -123,7 +125,7 @@ FlowKey FlowKeyOf(TraceRecords& r, std::string_view cat, uint32_t cat_id, std::s
   fwdbwd = !bind && (cat == "fwdbwd" || cat.starts_with("fwdbwd\x1F"));
   const std::optional<uint64_t> number = CanonicalNumber(id);
   const std::optional<uint64_t> slot = CategorySlot(cat, cat_id, bind);
-  if (number && slot) return *slot << kFlowKeyIdBits | *number;
+  if (number && slot) return NumberedFlowKey(*slot, *number);
   return TextFlowKey(r.flow_keys, cat, id, bind);
 }
 
@@ -184,7 +186,7 @@ void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
         const uint64_t number = f.key & ((uint64_t{1} << kFlowKeyIdBits) - 1);
         const uint32_t cat = id[static_cast<uint32_t>(slot - 2)];
         if (uint64_t{cat} + 2 < kFlowKeySlots) {
-          f.key = (uint64_t{cat} + 2) << kFlowKeyIdBits | number;
+          f.key = NumberedFlowKey(uint64_t{cat} + 2, number);
         } else {
           bool fwdbwd = false;
           f.key =
