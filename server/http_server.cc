@@ -171,6 +171,7 @@ struct ExplorerServer::Impl {
   std::mutex mutex;
   std::condition_variable stopped;
   bool running = false;
+  socket_t listening = INVALID_SOCKET;  // the socket cpp-httplib last bound
 };
 
 namespace {
@@ -494,9 +495,10 @@ Status ExplorerServer::Start() {
   // SO_REUSEADDR (a restart binds at once past TIME_WAIT), never
   // cpp-httplib's default SO_REUSEPORT: with it a second server on the same
   // port would bind too and take half of the connections.
-  http.set_socket_options([](socket_t sock) {
+  http.set_socket_options([impl](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    impl->listening = sock;
   });
   http.set_payload_max_length(o.max_body_bytes);
   http.set_default_headers(kSecurityHeaders);
@@ -522,6 +524,16 @@ Status ExplorerServer::Start() {
                                         bind_host, o.port)};
   } else {
     port_ = o.port;
+  }
+  // Debian's cpp-httplib is a shared library built to listen with a backlog
+  // of 5: a burst past it (a page's fetches while the accept thread waits for
+  // a core) has its SYNs dropped, and each of those clients tries again only
+  // after 1 s, then 3 s. A second listen() on the bound socket raises it to
+  // the gate's connection limit (the kernel caps it at net.core.somaxconn).
+  if (::listen(impl->listening,
+               static_cast<int>(std::min<size_t>(o.gate.max_connections, SOMAXCONN))) != 0) {
+    return Error{.where = "--listen",
+                 .message = fmt::format("cannot listen on {}:{}", bind_host, port_)};
   }
   {
     std::lock_guard<std::mutex> lock(impl->mutex);

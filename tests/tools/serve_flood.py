@@ -3,8 +3,13 @@
 
 usage: serve_flood.py COOKGRAPH INPUT [--rss-growth-mb N]
 
-Starts the server on a free loopback port, with its token, and while a
-normal client asks for /api/index (with the token) every 100 ms:
+Starts the server on a free loopback port, with its token. First, while the
+server is stopped (SIGSTOP) for 0.3 s, 64 clients connect and ask for
+/api/index: each must be answered 200 within 1 s of its connect. The kernel
+queues such a burst only as deep as the server's listen backlog; a client
+past it has its SYN dropped and tries again after 1 s (cpp-httplib's default
+backlog of 5 made a normal request take 1.02 s on a loaded machine). Then,
+while a normal client asks for /api/index (with the token) every 100 ms:
   1. 12 connections each send a request line and then 30 MB of short header
      lines (`X-a: b`): each is refused (431) and closed, and the server stays
      under 100 MB resident (or, with --rss-growth-mb, grows by less than N MB:
@@ -21,10 +26,14 @@ within 1 s. Exits 1 with one line per failed check. Standard library only.
 """
 
 import http.client
+import os
 import re
+import select
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -84,6 +93,10 @@ def flood(port, results, i):
     reply = b""
     try:
         c = socket.create_connection(("127.0.0.1", port), timeout=10)
+    except OSError as e:
+        results[i] = (sent, repr(e))
+        return
+    try:
         c.sendall(b"GET /api/index HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)
         chunk = b"X-a: b\r\n" * 8192  # 64 KiB
         while sent < 30 << 20:
@@ -103,23 +116,78 @@ def flood(port, results, i):
     results[i] = (sent, reply.split(b"\r\n")[0].decode("latin-1"))
 
 
+def burst(pid, port, token, clients=64):
+    """Clients that connect while the server is stopped: the seconds from each
+    connect to its answer's status line, or the error."""
+    request = (b"GET /api/index HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n"
+               b"Authorization: Bearer %s\r\n\r\n" % (port, token.encode()))
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        pending = {}
+        for _ in range(clients):
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", port))
+            pending[s] = [time.monotonic(), b"", False]  # connect time, reply, request sent
+        time.sleep(0.3)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    results = []
+    deadline = time.monotonic() + 10
+    while pending and time.monotonic() < deadline:
+        waiting_to_send = [s for s, v in pending.items() if not v[2]]
+        readable, writable, _ = select.select(list(pending), waiting_to_send, [], 0.5)
+        for s in writable:
+            if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                s.setblocking(True)
+                s.sendall(request)
+                s.setblocking(False)
+                pending[s][2] = True
+        for s in readable:
+            try:
+                piece = s.recv(65536)
+            except OSError as e:
+                piece, pending[s][1] = b"", repr(e).encode()
+            if piece:
+                pending[s][1] += piece
+            if not piece or b"\r\n" in pending[s][1]:
+                started, reply, _ = pending.pop(s)
+                results.append((round(time.monotonic() - started, 3), reply.split(b"\r\n")[0].decode("latin-1")))
+                s.close()
+    for s, (started, reply, _) in pending.items():
+        results.append((round(time.monotonic() - started, 3), "no answer in 10 s"))
+        s.close()
+    return results
+
+
 def main():
     cookgraph, example = sys.argv[1], sys.argv[2]
     growth = None
     if "--rss-growth-mb" in sys.argv:
         growth = float(sys.argv[sys.argv.index("--rss-growth-mb") + 1])
+    # The server's messages (a sanitizer's report) go to a file, shown when a check fails.
+    errors = tempfile.TemporaryFile(mode="w+")
     p = subprocess.Popen([cookgraph, "serve", example, "--port", "0"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=errors, text=True)
     line = p.stdout.readline()
     m = re.search(r"explorer at http://127\.0\.0\.1:(\d+)/(?:\?token=([0-9a-f]+))?", line)
     if not m:
         p.kill()
-        raise SystemExit(f"serve_flood: no address from cookgraph serve: {line!r} {p.stderr.read()}")
+        p.wait()
+        errors.seek(0)
+        raise SystemExit(f"serve_flood: no address from cookgraph serve: {line!r} {errors.read()}")
     port, token = int(m.group(1)), m.group(2) or ""
     time.sleep(0.3)
     base_mb = rss_mb(p.pid)
+    # 0. A burst of connections while the server cannot accept them.
+    answers = burst(p.pid, port, token)
+    late = [a for a in answers if a[0] >= 1.0 or not a[1].startswith("HTTP/1.1 200")]
+    print(f"serve_flood: a burst of {len(answers)} connections while stopped 0.3 s: "
+          f"the slowest answered {max(a[0] for a in answers):.3f} s after its connect")
+    check(not late, f"{len(late)} of the burst's {len(answers)} were not answered 200 within 1 s: {late[:3]}")
     watch = Watch(port, token, p.pid)
     watch.start()
+    flood_peak = 0.0
     try:
         # 1. Header floods.
         results = [None] * 12
@@ -177,6 +245,9 @@ def main():
         time.sleep(3)
         for c in readers:
             c.close()
+    except OSError as e:
+        state = "still running" if p.poll() is None else f"exited with {p.returncode}"
+        check(False, f"a connection failed: {e!r}; the server {state}")
     finally:
         watch.stop.set()
         watch.join(timeout=10)
@@ -195,6 +266,8 @@ def main():
     if failures:
         for f in failures:
             print("serve_flood: FAIL: " + f)
+        errors.seek(0)
+        print("serve_flood: the server's messages, last 40 lines:\n" + "".join(errors.readlines()[-40:]))
         return 1
     print("serve_flood: every check passed")
     return 0
