@@ -51,8 +51,9 @@ bool FramesFirst(const WhatIf& whatif);
 /// the mean saved halved (Analysis::gain_ms when the analysis has it, else
 /// WhatIf::Gains; ties as Rank), or, with FramesFirst, by the over-budget
 /// frames removing them saves, then halving them, then that rank: every
-/// working node is predicted then (the step-path model, whose predictions
-/// cost a path per step each: the kFramesFirstStepCandidates first by gain).
+/// working node's two counts are predicted then (WhatIf::Savings; the
+/// step-path model, whose predictions cost a path per step each: the
+/// kFramesFirstStepCandidates first by gain).
 TopGains PredictTopGains(const WhatIf& whatif, const Analysis& analysis, size_t count);
 
 /// The nodes of the step-path model that PredictTopGains weighs for frames saved.

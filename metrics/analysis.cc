@@ -204,7 +204,7 @@ Analysis Analyse(const Snapshot& snapshot, const AnalysisOptions& options) {
     const WhatIf whatif = WhatIf::Build(snapshot, analysis);
     // Its warnings (a model that approximates) are said where predictions
     // are shown (`whatif`, the explorer's what-if), not by every command.
-    analysis.gain_ms = HalvingGains(whatif, n);
+    analysis.gain_ms = HalvingGains(whatif, analysis, n);
   }
   return analysis;
 }

@@ -13,9 +13,13 @@ MeanP95Max MeanP95MaxOf(std::vector<double>& values) {
   for (double v : values) sum += v;
   MeanP95Max m;
   m.mean = sum / static_cast<double>(values.size());
-  std::sort(values.begin(), values.end());
-  m.p95 = Percentile(values, 95);
-  m.max = values.back();
+  // A selection, not a sort: the what-if predicts these for every node, two
+  // or three times (metrics/whatif.h, advisor/gains.h).
+  constexpr double kPs[] = {95, 100};
+  double at[2];
+  Percentiles(values, kPs, at);
+  m.p95 = at[0];
+  m.max = at[1];
   return m;
 }
 

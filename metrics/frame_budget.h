@@ -14,8 +14,8 @@
 namespace cookgraph {
 
 /// Mean, p95 (metrics/percentile.h) and max of `values`, as the frame statistics
-/// take them: the mean sums in the order given. `values` is not empty; it is
-/// sorted on return.
+/// take them: the mean sums in the order given. `values` is not empty and
+/// holds no NaN; it is reordered.
 struct MeanP95Max {
   double mean = 0, p95 = 0, max = 0;
 };

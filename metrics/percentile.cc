@@ -103,4 +103,9 @@ void Percentiles(std::span<double> values, std::span<const double> ps, std::span
   }
 }
 
+double NthSmallest(std::span<double> values, size_t k) {
+  Select(values.data(), 0, values.size(), k);
+  return values[k];
+}
+
 }  // namespace cookgraph

@@ -1,6 +1,7 @@
 #ifndef COOKGRAPH_METRICS_PERCENTILE_H_
 #define COOKGRAPH_METRICS_PERCENTILE_H_
 
+#include <cstddef>
 #include <span>
 
 namespace cookgraph {
@@ -15,6 +16,11 @@ double Percentile(std::span<const double> sorted, double p);
 /// (one per p): equal to sorting and calling Percentile, in linear time on
 /// average (a selection on ever smaller ranges). Reorders `values`.
 void Percentiles(std::span<double> values, std::span<const double> ps, std::span<double> out);
+
+/// The k-th smallest (0-based) of `values` (none NaN, k < size), by the
+/// selection Percentiles uses. Reorders `values`: none before position k is
+/// larger, none after it smaller.
+double NthSmallest(std::span<double> values, size_t k);
 
 }  // namespace cookgraph
 

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "metrics/event_critical_path.h"
+#include "metrics/percentile.h"
 #include "metrics/trace_summary.h"
 
 namespace cookgraph {
@@ -208,7 +210,7 @@ WhatIf WhatIf::Build(const Snapshot& snapshot, const Analysis& analysis) {
   w.frame_ms_ = analysis.frames.frame_ms;
   w.has_budget_ = analysis.has_budget && analysis.budget_ms > 0;
   w.budget_ms_ = w.has_budget_ ? analysis.budget_ms : 0;
-  w.before_ = FramesOf(w.frame_ms_, w.has_budget_, w.budget_ms_);
+  w.SetBefore();
 
   if (!snapshot.timelines.empty()) {
     w.model_ = WhatIfModel::kStepPath;
@@ -268,7 +270,7 @@ WhatIf WhatIf::Build(const Snapshot& snapshot, const Analysis& analysis) {
     if (left_out > 0) {
       w.warnings_.push_back(fmt::format("{} of {} step(s) are out of the prediction (no graph)",
                                         left_out, frames));
-      w.before_ = FramesOf(w.frame_ms_, w.has_budget_, w.budget_ms_);
+      w.SetBefore();
     }
   } else if (snapshot.streaming && !snapshot.streaming->threads.empty() &&
              snapshot.samples.has_frame_ms() &&
@@ -385,9 +387,104 @@ std::vector<double> WhatIf::FrameTimes(std::span<const WhatIfChange> changes) co
   return after;
 }
 
+namespace {
+
+// The p95's two ranks among n values (metrics/percentile.h): h, and
+// floor(h), which is below n - 1 from n = 2 on.
+struct P95Ranks {
+  double h = 0, lower_h = 0;
+  size_t lower = 0;
+};
+P95Ranks P95RanksOf(size_t n) {
+  P95Ranks r;
+  r.h = static_cast<double>(n - 1) * 95 / 100.0;
+  r.lower_h = std::floor(r.h);
+  r.lower = static_cast<size_t>(r.lower_h);
+  return r;
+}
+
+}  // namespace
+
+void WhatIf::SetBefore() {
+  before_ = FramesOf(frame_ms_, has_budget_, budget_ms_);
+  std::vector<double> counted;
+  for (double v : frame_ms_) {
+    if (!IsMissing(v)) counted.push_back(v);
+  }
+  counted_ = counted.size();
+  p95_lower_ = p95_upper_ = 0;
+  if (counted_ < 2) return;
+  const P95Ranks r = P95RanksOf(counted_);
+  p95_lower_ = NthSmallest(counted, r.lower);
+  p95_upper_ =
+      *std::min_element(counted.begin() + static_cast<std::ptrdiff_t>(r.lower) + 1, counted.end());
+}
+
+// FramesOf's numbers for the frames after a change, the p95 selected among a
+// few frames rather than all. Any bounds [from, to] split the values after
+// into those below `from`, those within, and those above `to`, in that order
+// once sorted; so the p95's two ranks, less the count below, are ranks among
+// those within, whenever they fall there (else FramesOf decides). The bounds
+// are where they fall: each frame moved by [low, high] from before, and an
+// order statistic moves no further than the values do, so the two lie within
+// [p95_lower_ + low, p95_upper_ + high]. A change to one node leaves a
+// handful of frames there.
+WhatIfFrames WhatIf::FramesAfter(const std::vector<double>& after) const {
+  if (after.size() != frame_ms_.size() || counted_ < 2) {
+    return FramesOf(after, has_budget_, budget_ms_);
+  }
+  WhatIfFrames out;
+  size_t n = 0;
+  double sum = 0;
+  double low = std::numeric_limits<double>::infinity(), high = -low;
+  bool same_frames = true;
+  for (size_t f = 0; f < after.size(); ++f) {
+    const double a = after[f];
+    const double before = frame_ms_[f];
+    if (IsMissing(a)) {
+      same_frames = same_frames && IsMissing(before);
+      continue;
+    }
+    same_frames = same_frames && !IsMissing(before);
+    sum += a;
+    ++n;
+    if (has_budget_ && a > budget_ms_) ++out.over_budget;
+    const double d = a - before;
+    low = std::min(low, d);
+    high = std::max(high, d);
+  }
+  if (!same_frames || n != counted_ || !std::isfinite(low) || !std::isfinite(high)) {
+    return FramesOf(after, has_budget_, budget_ms_);
+  }
+  out.mean_ms = sum / static_cast<double>(n);
+  // The bounds are sums rounded once or twice: a margin far above their
+  // rounding keeps the two ranks within (a miss would only cost FramesOf).
+  const double margin =
+      1e-9 * (std::abs(p95_lower_) + std::abs(p95_upper_) + std::abs(low) + std::abs(high)) +
+      std::numeric_limits<double>::min();
+  const double from = p95_lower_ + low - margin, to = p95_upper_ + high + margin;
+  const P95Ranks r = P95RanksOf(n);
+  std::vector<double> window;
+  size_t below = 0;
+  for (double a : after) {
+    if (IsMissing(a)) continue;
+    below += a < from;
+    if (a >= from && a <= to) window.push_back(a);
+  }
+  if (r.lower < below || r.lower - below + 1 >= window.size()) {
+    return FramesOf(after, has_budget_, budget_ms_);  // the ranks fell outside
+  }
+  const size_t k = r.lower - below;
+  const double lower = NthSmallest(window, k);
+  const double upper =
+      *std::min_element(window.begin() + static_cast<std::ptrdiff_t>(k) + 1, window.end());
+  out.p95_ms = lower + (r.h - r.lower_h) * (upper - lower);
+  return out;
+}
+
 WhatIfPrediction WhatIf::Summarise(std::vector<double> after) const {
   WhatIfPrediction p;
-  p.after = FramesOf(after, has_budget_, budget_ms_);
+  p.after = FramesAfter(after);
   p.frame_ms = std::move(after);
   p.saved_ms = before_.mean_ms - p.after.mean_ms;
   p.saved_p95_ms = before_.p95_ms - p.after.p95_ms;
@@ -396,7 +493,7 @@ WhatIfPrediction WhatIf::Summarise(std::vector<double> after) const {
   return p;
 }
 
-WhatIfPrediction WhatIf::Predict(std::span<const WhatIfChange> changes) const {
+std::vector<WhatIfChange> WhatIf::Effective(std::span<const WhatIfChange> changes) const {
   // The changes that change something, by node, one per node: a node named
   // twice takes the last factor; waiting nodes, factors of 1 and nodes the
   // network does not have change nothing. Per prediction this costs the
@@ -412,36 +509,11 @@ WhatIfPrediction WhatIf::Predict(std::span<const WhatIfChange> changes) const {
   std::erase_if(effective, [](const WhatIfChange& c) { return c.factor == 1.0; });
   std::sort(effective.begin(), effective.end(),
             [](const WhatIfChange& a, const WhatIfChange& b) { return a.node < b.node; });
-  return Summarise(FrameTimes(effective));
+  return effective;
 }
 
-std::vector<NodeGain> WhatIf::Gains(double factor) const {
-  std::vector<NodeGain> out;
-  const size_t node_count = snapshot_->network.size();
-  for (NodeIndex n = 0; n < node_count; ++n) {
-    if (analysis_->waiting[n] || analysis_->stats[n].cooked_frames == 0) continue;
-    const WhatIfChange change{.node = n, .factor = factor};
-    const WhatIfPrediction p = Predict(std::span(&change, 1));
-    out.push_back(NodeGain{.node = n,
-                           .factor = factor,
-                           .saved_ms = p.saved_ms,
-                           .saved_p95_ms = p.saved_p95_ms,
-                           .frames_saved = p.frames_saved});
-  }
-  std::stable_sort(out.begin(), out.end(), [](const NodeGain& a, const NodeGain& b) {
-    if (a.saved_ms != b.saved_ms) return a.saved_ms > b.saved_ms;
-    if (a.frames_saved != b.frames_saved) return a.frames_saved > b.frames_saved;
-    return a.saved_p95_ms > b.saved_p95_ms;
-  });
-  return out;
-}
-
-std::vector<double> HalvingGains(const WhatIf& whatif, size_t node_count) {
-  std::vector<double> out(node_count, 0.0);
-  for (const NodeGain& g : whatif.Gains(0.5)) {
-    if (g.node < node_count) out[g.node] = g.saved_ms;
-  }
-  return out;
+WhatIfPrediction WhatIf::Predict(std::span<const WhatIfChange> changes) const {
+  return Summarise(FrameTimes(Effective(changes)));
 }
 
 Result<std::vector<WhatIfChange>> ParseWhatIfChanges(const std::string& file,

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "graph/network.h"
@@ -53,6 +54,12 @@ struct WhatIfPrediction {
   int64_t frames_saved = 0;      // before.over_budget - after.over_budget
 };
 
+/// Predict's saved_ms and frames_saved alone, as Predict gives them.
+struct WhatIfSavings {
+  double saved_ms = 0;
+  int64_t frames_saved = 0;
+};
+
 struct NodeGain {
   NodeIndex node = 0;
   double factor = 0;
@@ -81,10 +88,20 @@ class WhatIf {
   /// the last factor.
   WhatIfPrediction Predict(std::span<const WhatIfChange> changes) const;
 
+  /// Predict(changes)'s saved_ms and frames_saved, without its p95 or frame
+  /// times: what ranking every node by either needs, at a fraction of the
+  /// cost (one pass over the frames for a node of the serial model).
+  WhatIfSavings Savings(std::span<const WhatIfChange> changes) const;
+
   /// Every node that cooked and works (not waiting), each alone at `factor`:
   /// by saved_ms, then frames_saved, then saved_p95_ms, largest first; ties
   /// by NodeIndex.
   std::vector<NodeGain> Gains(double factor) const;
+
+  /// Gains(factor)'s nodes in its order, each with its saved_ms and
+  /// frames_saved: Savings for every node, and Predict's p95 only where the
+  /// first two keys tie (what the order needs).
+  std::vector<std::pair<NodeIndex, WhatIfSavings>> GainOrder(double factor) const;
 
   /// What the model could not use (a step whose critical path failed, ...).
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -97,17 +114,30 @@ class WhatIf {
   WhatIf& operator=(WhatIf&&) noexcept;
 
  private:
+  // `changes` as Predict takes them: one per node (the last named), sorted
+  // by node, each a working node of the network with a factor other than 1.
+  std::vector<WhatIfChange> Effective(std::span<const WhatIfChange> changes) const;
   // Per frame, the frame time with the changes (NaN where not counted):
-  // `changes` as Predict leaves them, sorted by node, one per node, each one
-  // a working node of the network with a factor other than 1.
+  // `changes` as Effective leaves them.
   std::vector<double> FrameTimes(std::span<const WhatIfChange> changes) const;
   WhatIfPrediction Summarise(std::vector<double> after) const;
+  // Every node Gains weighs, in node order, alone at `factor`: Predict's
+  // numbers, or Savings' (saved_p95_ms 0) unless `with_p95`.
+  std::vector<NodeGain> NodeSavings(double factor, bool with_p95) const;
+  // FramesOf(after), the p95 selected among the frames near before's.
+  WhatIfFrames FramesAfter(const std::vector<double>& after) const;
+  // before_ from frame_ms_, with the order statistics FramesAfter starts from.
+  void SetBefore();
 
   WhatIfModel model_ = WhatIfModel::kSerial;
   const Snapshot* snapshot_ = nullptr;
   const Analysis* analysis_ = nullptr;
   WhatIfFrames before_;
   std::vector<double> frame_ms_;  // before, per frame (NaN where not counted)
+  // frame_ms_'s counted frames, and the two values (ascending order) its p95
+  // interpolates between; counted_ < 2 leaves them 0.
+  size_t counted_ = 0;
+  double p95_lower_ = 0, p95_upper_ = 0;
   double budget_ms_ = 0;
   bool has_budget_ = false;
   std::vector<Step> steps_;
@@ -118,8 +148,8 @@ class WhatIf {
 };
 
 /// Analysis::gain_ms: per node, the mean frame ms saved by halving it
-/// (Gains(0.5)); 0 for nodes that do not cook or wait.
-std::vector<double> HalvingGains(const WhatIf& whatif, size_t node_count);
+/// (Gains(0.5)'s saved_ms); 0 for nodes that do not cook or wait.
+std::vector<double> HalvingGains(const WhatIf& whatif, const Analysis& analysis, size_t node_count);
 
 }  // namespace cookgraph
 

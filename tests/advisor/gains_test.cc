@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -405,6 +406,78 @@ TEST(Gains, TopGainsAreTheNodesThatSaveMostHalvedWithTheirRemoval) {
   // Over it (6 + 6 ms): the same order, now by frames saved (both save all 3).
   const auto over = FromJson(TwoNodes("6", "6"), *pack);
   EXPECT_TRUE(PredictTopGains(over->whatif, over->analysis, 5).frames_first);
+}
+
+// `nodes` TOP nodes over 12 frames, each cook a multiple of 0.5 ms up to 3,
+// and measured frame times around a budget of 100 ms: eight frames over it by
+// 0.25 to 2.75 ms (a node cooking that much there saves them), four under.
+// Seeded.
+Snapshot ManyNodes(size_t nodes) {
+  const std::vector<double> frame_ms = {100.25, 100.75, 101.25, 101.75, 102.25, 102.75,
+                                        99,     98,     100.5,  101,    80,     60};
+  std::mt19937 rng(11);
+  Snapshot s;
+  s.info.engine = "touchdesigner";
+  s.info.frame_budget_ms = 100;
+  for (size_t n = 0; n < nodes; ++n) {
+    const std::string id = "/p/n" + std::to_string(n);
+    EXPECT_TRUE(
+        s.network.AddNode(cookgraph::Node{.id = id, .type = "blurTOP", .family = "TOP"}).ok());
+  }
+  s.samples = Samples(nodes);
+  std::vector<int64_t> index(frame_ms.size());
+  for (size_t f = 0; f < index.size(); ++f) index[f] = static_cast<int64_t>(f);
+  s.samples.SetFrameIndex(index);
+  for (NodeIndex n = 0; n < nodes; ++n) {
+    std::vector<double> cook(frame_ms.size());
+    for (double& c : cook) c = 0.5 * static_cast<double>(rng() % 7);
+    s.samples.SetSeries(n, Metric::kCookMs, std::move(cook));
+  }
+  s.samples.SetFrameMs(frame_ms);
+  return s;
+}
+
+TEST(Gains, FramesFirstWeighsEveryCandidateAsItsWholePredictionWould) {
+  // PredictTopGains counts each candidate's frames saved (WhatIf::Savings, on
+  // two cores past 4,096) and predicts in full only the rows it keeps: the
+  // rows must be those of predicting every candidate in full and ranking
+  // them (frames removing saves, then halving, ties in the gain order).
+  const Snapshot s = ManyNodes(5000);
+  for (bool gains : {false, true}) {
+    const Analysis analysis = Analyse(s, AnalysisOptions{.gains = gains});
+    const WhatIf whatif = WhatIf::Build(s, analysis);
+    ASSERT_TRUE(FramesFirst(whatif));
+    std::vector<NodeIndex> candidates;
+    if (gains) {
+      for (NodeIndex n : Rank(analysis, SortKey::kGain)) {
+        if (analysis.gain_ms[n] > 0) candidates.push_back(n);
+      }
+    } else {
+      for (const NodeGain& g : whatif.Gains(0.5)) {
+        if (g.saved_ms > 0) candidates.push_back(g.node);
+      }
+    }
+    ASSERT_GT(candidates.size(), 4096u);
+    std::vector<PredictedGain> want;
+    for (NodeIndex n : candidates) want.push_back(*PredictGain(whatif, analysis, {n}, 0.0));
+    std::stable_sort(want.begin(), want.end(), [](const PredictedGain& a, const PredictedGain& b) {
+      if (a.frames() != b.frames()) return a.frames() > b.frames();
+      return a.halved.frames > b.halved.frames;
+    });
+    ASSERT_GT(want[0].frames(), want[20].frames()) << "the frames must decide the order";
+    const TopGains top = PredictTopGains(whatif, analysis, 20);
+    ASSERT_EQ(top.rows.size(), 20u);
+    for (size_t i = 0; i < top.rows.size(); ++i) {
+      const PredictedGain& got = top.rows[i];
+      EXPECT_EQ(got.nodes, want[i].nodes) << "gains " << gains << ", row " << i;
+      EXPECT_EQ(got.halved.ms, want[i].halved.ms);
+      EXPECT_EQ(got.halved.p95_ms, want[i].halved.p95_ms);
+      EXPECT_EQ(got.halved.frames, want[i].halved.frames);
+      ASSERT_TRUE(got.fixed);
+      EXPECT_EQ(got.fixed->frames, want[i].fixed->frames);
+      EXPECT_EQ(got.fixed->ms, want[i].fixed->ms);
+    }
+  }
 }
 
 }  // namespace
