@@ -6,11 +6,25 @@
 // a terminal, and numbers grouped for people.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace cookgraph {
+
+/// A hash of text that finds a std::string key from a std::string_view (or a
+/// const char*) without building a string: StringMap's.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+/// A hash map keyed by text whose find, count and contains take any view of
+/// the text, with no allocation per lookup.
+template <typename Value>
+using StringMap = std::unordered_map<std::string, Value, StringHash, std::equal_to<>>;
 
 /// The last '/'-separated part of an id ("/project1/noise1" -> "noise1"); the
 /// whole id when it has no such part. The short label of the graph drawings.

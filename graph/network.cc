@@ -75,7 +75,7 @@ void Network::AddEdge(NodeIndex from, NodeIndex to, EdgeKind kind) {
 }
 
 std::optional<NodeIndex> Network::Find(std::string_view id) const {
-  auto it = index_.find(std::string(id));
+  auto it = index_.find(id);
   if (it == index_.end()) return std::nullopt;
   return it->second;
 }

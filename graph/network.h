@@ -10,11 +10,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "base/error.h"
+#include "base/text.h"
 
 namespace cookgraph {
 
@@ -102,7 +102,7 @@ class Network {
   std::vector<Edge> edges_;
   // Owns a copy of each id: a string_view into nodes_[i].id would dangle for
   // short ids (small-string buffer) when nodes_ reallocates.
-  std::unordered_map<std::string, NodeIndex> index_;
+  StringMap<NodeIndex> index_;
   size_t output_count_ = 0;
 };
 

@@ -53,11 +53,7 @@ constexpr size_t kMaxLine = 1 << 20;
 constexpr size_t kExampleBytes = 200;
 constexpr double kNsPerMs = 1e6;
 
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-using Index = std::unordered_map<std::string, size_t, StringHash, std::equal_to<>>;
+using Index = StringMap<size_t>;
 
 // The text of `s` up to `marker`, moving `s` past the marker; nullopt when
 // `marker` is not in `s`.

@@ -162,12 +162,11 @@ bool SnapshotBuilder::Key(std::string_view key, Location at) {
       if (s.field == Field::kNone) return unknown("frames");
       return !duplicate(s.frames_seen_keys, s.field, "frames");
     case Ctx::kSeries: {
-      std::string id(key);
-      if (s.series_by_id.count(id)) {
-        return Fail(at, "frames.series", fmt::format("duplicate series for node '{}'", id));
+      if (s.series_by_id.contains(key)) {
+        return Fail(at, "frames.series", fmt::format("duplicate series for node '{}'", key));
       }
-      s.series_by_id.emplace(id, s.series.size());
-      s.series.push_back(PendingSeries{.id = std::move(id), .at = at});
+      s.series_by_id.emplace(key, s.series.size());
+      s.series.push_back(PendingSeries{.id = std::string(key), .at = at});
       s.field = Field::kSeriesNode;
       return true;
     }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "adapters/native/snapshot_builder.h"
+#include "base/text.h"
 
 namespace cookgraph {
 namespace builder_internal {
@@ -153,7 +154,7 @@ struct SnapshotBuilder::State {
   builder_internal::FrameColumn frame_ms{.name = "frame_ms", .what = "frame times"};
   builder_internal::FrameColumn profiler_ms{.name = "profiler_ms", .what = "profiler times"};
   std::vector<builder_internal::PendingSeries> series;
-  std::map<std::string, size_t, std::less<>> series_by_id;
+  StringMap<size_t> series_by_id;
   int metric = -1;  // current metric, -1 = unknown metric (skipped)
 
   std::map<std::string, builder_internal::UnknownKey> unknown_keys;
