@@ -252,7 +252,9 @@ int RunScore(const ScoreArgs& args) {
       .rows = store ? std::optional<ScoreOptions>(ScoreOptions{}) : std::nullopt,
       .summary = summary.has_value() || store != nullptr,
       .baseline = baseline ? &*baseline : nullptr,
-      .packs = &packs};
+      .packs = &packs,
+      // One input: the process ends after it, and reclaims it at once.
+      .leave_to_exit = files.size() == 1};
   std::vector<pipeline::ScoredInput> outcomes(files.size());
 
   Progress progress(files.size(), StderrIsTerminal() && files.size() > 1);
