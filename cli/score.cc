@@ -248,13 +248,11 @@ int RunScore(const ScoreArgs& args) {
       .analysis = analysis_options,
       .options = options,
       .format = summary ? std::nullopt : std::optional<ScoreFormat>(format),
-      // The history keeps every node, ranked by score, as `score --format csv` writes them.
       .rows = store ? std::optional<ScoreOptions>(ScoreOptions{}) : std::nullopt,
       .summary = summary.has_value() || store != nullptr,
       .baseline = baseline ? &*baseline : nullptr,
       .packs = &packs,
-      // One input: the process ends after it, and reclaims it at once.
-      .leave_to_exit = files.size() == 1};
+      .leave_to_exit = files.size() == 1};  // the process ends after it
   std::vector<pipeline::ScoredInput> outcomes(files.size());
 
   Progress progress(files.size(), StderrIsTerminal() && files.size() > 1);
