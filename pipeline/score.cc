@@ -69,13 +69,6 @@ void LeaveToExit(std::unique_ptr<Judged> judged) {
 void Score(const Input& input, const ScoreRequest& request, ScoredInput& scored) {
   auto held = std::make_unique<Judged>();
   Judged& judged = *held;
-  struct Leave {
-    const ScoreRequest& request;
-    std::unique_ptr<Judged>& held;
-    ~Leave() {
-      if (request.leave_to_exit) LeaveToExit(std::move(held));
-    }
-  } leave{request, held};
   if (Status read = ReadAndAnalyse(input, request.read, request.analysis, judged); !read) {
     scored.outcome = Failure{.error = read.error()};
     return;
@@ -108,6 +101,7 @@ void Score(const Input& input, const ScoreRequest& request, ScoredInput& scored)
         *request.format, {name, snapshot, analysis, diff ? &*diff : nullptr, baseline_file, first_fix},
         request.options);
   }
+  if (request.leave_to_exit) LeaveToExit(std::move(held));
 }
 
 }  // namespace
