@@ -71,26 +71,39 @@ JsonThreads JsonThreadsFromEnvironment();
 /// True when kAuto reads `source` on two threads: 16 MiB or more, two cores.
 bool UseTwoThreads(const ByteSource& source);
 
+/// How a reader that can split its input parses `source`: `threads` (kAuto:
+/// COOKGRAPH_JSON_THREADS, else two threads where UseTwoThreads or a
+/// `split_from` says so), and, on two threads, where a split parse looks for
+/// its second half (`split_from`, else the middle of the input); none on one.
+struct JsonPlan {
+  JsonThreads threads = JsonThreads::kOne;
+  std::optional<uint64_t> split_from;
+};
+JsonPlan PlanJsonThreads(const ByteSource& source, JsonThreads threads,
+                         std::optional<uint64_t> split_from);
+
 /// A parse in two halves at once, each half reading and handling its own
 /// bytes (docs/performance.md#both-cores-in-the-parse): the first half on the
 /// calling thread, the second on a worker, from `at` on.
 ///
-/// `at` is a guess at the offset of a value in an array that holds most of
-/// the input, inside the containers `open` (outermost first, '{' or '['; the
-/// innermost is that array). The second half reads `rest` (the same input,
-/// ByteSource::Reopen()) from `at` into `rest_handler`, as if the array's
-/// values began there, up to where the array closes. When the first half
-/// reaches `at` before a value, inside exactly `open`, and the second half
-/// ended without an error, `join(line)` is asked on the calling thread
-/// (`line`: the 1-based line of `at`; the second half counts lines from 1
-/// there) whether `handler` takes `rest_handler`'s events as its own; the
-/// parse then goes on after the array's last value, and `joined` is set.
+/// `at` is a guess at the offset of a value in an array (or of a key in an
+/// object) that holds most of the input, inside the containers `open`
+/// (outermost first, '{' or '['; the innermost is that array or object). The
+/// second half reads `rest` (the same input, ByteSource::Reopen()) from `at`
+/// into `rest_handler`, as if the array's values (the object's members) began
+/// there, up to where the container closes. When the first half reaches `at`
+/// before a value (a key), inside exactly `open`, and the second half ended
+/// without an error, `join(place)` is asked on the calling thread (`place`:
+/// the 1-based line and column of `at`; the second half counts lines from 1
+/// there, and columns of that line from `at`) whether `handler` takes
+/// `rest_handler`'s events as its own; the parse then goes on after the
+/// container's last member, and `joined` is set.
 /// Otherwise (a wrong guess, an error in the second half, a no from `join`)
 /// the first half reads on from `at` itself. Either way `handler` ends up
 /// with what a one-thread parse gives it, and the status is the same.
 /// `at_boundary`, when given, is asked first, before the second half is
 /// waited for: false gives the split up at once (the handler is not between
-/// two values of that array). An `at` within the first 3 bytes, where a
+/// two members of that container). An `at` within the first 3 bytes, where a
 /// byte-order mark may be, is read on one thread.
 struct JsonSplit {
   uint64_t at = 0;
@@ -98,18 +111,19 @@ struct JsonSplit {
   std::unique_ptr<ByteSource> rest;
   EventHandler* rest_handler = nullptr;
   std::function<bool()> at_boundary;
-  std::function<bool(int64_t line)> join;
+  std::function<bool(Location place)> join;
   bool joined = false;
 };
 Status ParseJsonEventsSplit(ByteSource& source, EventHandler& handler, JsonSplit& split,
                             bool* ended_early = nullptr);
 
 /// A guess at `at` for JsonSplit, read from `source` (a ByteSource::Reopen(),
-/// left anywhere): the first '{' at or after offset `from`, within 1 MiB,
-/// that follows a ',' and blanks with a line break among them (one event a
-/// line, as Kineto writes), else the first that follows a ','; nullopt when
-/// there is none.
-std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from);
+/// left anywhere): the first `first` byte ('{', an object in an array; '"', a
+/// key of an object) at or after offset `from`, within 1 MiB, that follows a
+/// ',' and blanks with a line break among them (one event or member a line,
+/// as Kineto and cookgraph's exporters write), else the first that follows a
+/// ','; nullopt when there is none.
+std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char first = '{');
 
 /// Parses YAML (one document) from `source` into `handler`. Plain scalars are
 /// typed by the YAML 1.2 core schema (null, true/false, integers, floats,

@@ -219,11 +219,14 @@ class JsonReader {
   bool SkipBlanks(bool may_pause);
   // True when the data ends at the stop of a split parse.
   bool Paused() const { return split_ != nullptr && base_ + end_ == stop_at_ && !eof_; }
-  // At the stop (`before_value`: where a value must come next): true when the
+  // At the stop (`between`: where the halves meet, Between()): true when the
   // second half's events were taken and the reader is after them; false when
   // the split is given up and the reader reads on from here.
-  bool Join(bool before_value);
+  bool Join(bool between);
   void GiveUpSplit();
+  // Where the two halves of a split parse meet: before a value of their
+  // innermost array, or before a key of their innermost object.
+  Next Between() const;
   // Makes at least `n` bytes available at pos_ unless the input ends first.
   void Want(size_t n) {
     while (end_ - pos_ < n && !eof_ && Refill(pos_)) {
@@ -691,12 +694,12 @@ Status JsonReader::Parse(bool* ended_early) {
     pos_ = 3;
     line_start_ = 3;
   }
-  Next next = Next::kValue;
+  const Next between = Between();
+  Next next = rest_depth_ > 0 ? between : Next::kValue;
   for (;;) {
     if (!SkipBlank(true)) {
       if (Paused()) {
-        if (Join(next == Next::kValue))
-          next = Next::kAfterValue;  // after the second half's last value
+        if (Join(next == between)) next = Next::kAfterValue;  // after the second half's last value
         continue;
       }
       if (source_.failed()) return result(false);
@@ -798,12 +801,12 @@ class SplitParse {
       }
     });
   }
-  // The first half is at `at`, on 1-based line `line`, in the state the split
-  // assumed: where the second half ended, when it ended well and the caller
+  // The first half is at `at` (the place of the split's offset), in the
+  // state the split assumed: where the second half ended, when it ended well and the caller
   // took its events.
-  std::optional<RestEnd> Join(int64_t line) {
+  std::optional<RestEnd> Join(Location at) {
     Wait();
-    if (!ok_ || !split_.join(line)) return std::nullopt;
+    if (!ok_ || !split_.join(at)) return std::nullopt;
     split_.joined = true;
     return end_;
   }
@@ -839,20 +842,26 @@ void JsonReader::StartInside(std::string_view open, uint64_t offset,
   cancel_ = &cancel;
 }
 
+JsonReader::Next JsonReader::Between() const {
+  const std::string_view open =
+      split_ != nullptr ? split_->open() : std::string_view(stack_.data(), rest_depth_);
+  return !open.empty() && open.back() == '{' ? Next::kKey : Next::kValue;
+}
+
 void JsonReader::GiveUpSplit() {
   split_->CancelSoon();
   split_ = nullptr;
 }
 
-bool JsonReader::Join(bool before_value) {
-  if (!before_value || std::string_view(stack_.data(), stack_.size()) != split_->open() ||
+bool JsonReader::Join(bool between) {
+  if (!between || std::string_view(stack_.data(), stack_.size()) != split_->open() || Muted() ||
       !split_->AtBoundary()) {
     GiveUpSplit();
     return false;
   }
   SplitParse& split = *split_;
   split_ = nullptr;  // reads are no longer held at the stop
-  const std::optional<RestEnd> rest = split.Join(line_);
+  const std::optional<RestEnd> rest = split.Join(Here());
   if (!rest) return false;
   // On an I/O error the source has failed(): the next read ends the parse
   // with that error.
@@ -1122,12 +1131,12 @@ constexpr bool kThreads = true;
 
 }  // namespace
 
-std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from) {
+std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char first) {
   constexpr size_t kWindow = size_t{1} << 20;
   if (!source.SkipTo(from)) return std::nullopt;
   std::string window(kWindow, '\0');
   window.resize(source.Read(window.data(), window.size()));
-  std::optional<uint64_t> compact;  // the first '{' after ',' on the same line
+  std::optional<uint64_t> compact;  // the first `first` after ',' on the same line
   char before = 0;                  // the last byte that is not a blank
   bool line_break = false;          // a line break since then
   for (size_t i = 0; i < window.size(); ++i) {
@@ -1135,7 +1144,7 @@ std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from) {
     if (c == '\n') {
       line_break = true;
     } else if (c != ' ' && c != '\t' && c != '\r') {
-      if (c == '{' && before == ',') {
+      if (c == first && before == ',') {
         if (line_break) return from + i;
         if (!compact) compact = from + i;
       }
@@ -1171,6 +1180,17 @@ JsonThreads JsonThreadsFromEnvironment() {
 bool UseTwoThreads(const ByteSource& source) {
   return kThreads && source.stored_size() >= kPipelineBytes &&
          std::thread::hardware_concurrency() >= 2;
+}
+
+JsonPlan PlanJsonThreads(const ByteSource& source, JsonThreads threads,
+                         std::optional<uint64_t> split_from) {
+  if (threads == JsonThreads::kAuto) threads = JsonThreadsFromEnvironment();
+  if (threads == JsonThreads::kAuto) {
+    threads = split_from || UseTwoThreads(source) ? JsonThreads::kTwo : JsonThreads::kOne;
+  }
+  if (threads == JsonThreads::kOne) return {};
+  if (!split_from && source.stored_size() > 0) split_from = source.stored_size() / 2;
+  return {.threads = threads, .split_from = split_from};
 }
 
 Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_early,

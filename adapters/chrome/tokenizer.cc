@@ -237,18 +237,10 @@ Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptio
   // One thread when asked for (the options, else COOKGRAPH_JSON_THREADS);
   // else a split parse where split_from says, or from the middle of an input
   // that two threads are for.
-  JsonThreads threads = options.threads;
-  if (threads == JsonThreads::kAuto) threads = JsonThreadsFromEnvironment();
-  std::optional<uint64_t> from = options.split_from;
-  if (threads == JsonThreads::kAuto) {
-    threads = from || UseTwoThreads(source) ? JsonThreads::kTwo : JsonThreads::kOne;
-  }
-  if (threads == JsonThreads::kOne) from.reset();
-  if (!from && threads == JsonThreads::kTwo && source.stored_size() > 0) {
-    from = source.stored_size() / 2;
-  }
+  const JsonPlan plan = PlanJsonThreads(source, options.threads, options.split_from);
+  const JsonThreads threads = plan.threads;
   std::optional<JsonSplit> split;
-  if (from) split = PlanSplit(source, *from);
+  if (plan.split_from) split = PlanSplit(source, *plan.split_from);
   // Room for the slices the bytes may hold, so that the table is not copied
   // as it grows, nor when the second half's slices join it: a reservation,
   // whose pages are taken only as slices are written (a Kineto event is 150
@@ -269,8 +261,8 @@ Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptio
     rest.StartInsideEvents(object_form);
     split->rest_handler = &rest;
     split->at_boundary = [&] { return tokenizer.AtEventBoundary(object_form); };
-    split->join = [&](int64_t line) {
-      AppendRecords(records, std::move(rest_records), line);
+    split->join = [&](Location place) {
+      AppendRecords(records, std::move(rest_records), place.line);
       return true;
     };
     parsed = ParseJsonEventsSplit(source, tokenizer, *split, &at_end);

@@ -330,7 +330,9 @@ bool SnapshotBuilder::BeginArray(Location at) {
       // Series usually follow the index: reserve exactly, no growth slack. A
       // series of another length is refused where it ends (EndArray), so a
       // run of short series cannot reserve the index's length each.
-      if (s.index_complete) series.values[s.metric].reserve(s.index.size());
+      // Before a complete index (the second half of a split parse, say),
+      // each reserves what the last held: at most the values already read.
+      series.values[s.metric].reserve(s.index_complete ? s.index.size() : s.series_length_hint);
       s.stack.push_back(Ctx::kValues);
       return true;
     }
@@ -347,6 +349,7 @@ bool SnapshotBuilder::EndArray(Location at) {
   const Ctx ctx = s.top();
   s.stack.pop_back();
   if (ctx == Ctx::kIndex) s.index_complete = true;
+  if (ctx == Ctx::kValues) s.series_length_hint = s.series.back().values[s.metric].size();
   if (ctx == Ctx::kValues && s.index_complete) {
     const PendingSeries& series = s.series.back();
     const size_t count = series.values[s.metric].size();

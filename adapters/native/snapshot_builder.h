@@ -42,6 +42,20 @@ class SnapshotBuilder final : public EventHandler {
   /// spent afterwards.
   Result<Snapshot> Finish();
 
+  /// A split parse (adapters/events.h, JsonSplit; snapshot_builder_join.cc).
+  /// The second half's builder starts inside frames.series, before a node's
+  /// series, and collects series.
+  void StartInsideSeries();
+  /// True between two node series of frames.series, where the halves meet.
+  bool BetweenSeries() const;
+  /// Takes the series `rest` read from `place` on (its places counted from
+  /// there: line 1, and that line's columns, from `place`) as if this builder
+  /// had read them. False, with nothing taken, where one builder reading on
+  /// would have done otherwise (a series given twice, a series of another
+  /// length than a complete frames.index): the caller then reads that part
+  /// itself.
+  bool JoinSeries(SnapshotBuilder& rest, Location place);
+
  private:
   // The kind of a value in the input; defined with State in
   // adapters/native/snapshot_builder_state.h.

@@ -156,6 +156,9 @@ struct SnapshotBuilder::State {
   std::vector<builder_internal::PendingSeries> series;
   StringMap<size_t> series_by_id;
   int metric = -1;  // current metric, -1 = unknown metric (skipped)
+  // Values of the last series read, reserved for the next while frames.index
+  // is not complete (a split parse's second half, series before the index).
+  size_t series_length_hint = 0;
 
   std::map<std::string, builder_internal::UnknownKey> unknown_keys;
 
