@@ -66,6 +66,14 @@ void RunBothIf(bool large, First&& first, Second&& second) {
   }
 }
 
+/// From this many slices, events or flows on, a trace's passes after the
+/// parse run their two parts on two cores (RunBothIf, RunHalvesIf,
+/// ParallelStableSort): a pass over 16k items takes about a millisecond, some
+/// twenty times what starting a thread costs. ResNet-50's sample trace
+/// (49k slices) gained 3-5 ms of its 65 from it
+/// (docs/performance.md#both-cores-for-a-small-trace).
+inline constexpr size_t kParallelTraceItems = size_t{1} << 14;
+
 /// `part(from, to, half)` for [0, n / 2) as half 0 and [n / 2, n) as half 1:
 /// RunBothIf(large, ...) of the two. For work on n items whose results depend
 /// on each item alone (each half writes its own output, or its own items).
@@ -80,8 +88,7 @@ void RunHalvesIf(bool large, size_t n, Part&& part) {
 /// when it is large enough to gain from it.
 template <typename T, typename Less>
 void ParallelStableSort(std::vector<T>& v, Less less) {
-  constexpr size_t kParallelElements = size_t{1} << 16;
-  if (v.size() < kParallelElements || !HaveSecondCore()) {
+  if (v.size() < kParallelTraceItems || !HaveSecondCore()) {
     std::stable_sort(v.begin(), v.end(), less);
     return;
   }

@@ -102,7 +102,7 @@ struct Launch {     // CPGraph._get_cuda_runtime_calls_df: one row
 class Builder {
  public:
   Builder(const Timeline& t, std::span<const EventPathOptions> windows)
-      : t_(t), windows_(windows), parallel_(t.events.size() >= kParallelEvents) {
+      : t_(t), windows_(windows), parallel_(t.events.size() >= kParallelTraceItems) {
     Prepare();
     IndexCorrelation();
     FilterSteps();
@@ -358,7 +358,6 @@ class Builder {
     int64_t stream;
   };
   // A trace this large has its whole-trace tables built on two cores.
-  static constexpr size_t kParallelEvents = size_t{1} << 16;
   const bool parallel_;
   std::vector<QueueItem> queue_items_;
   size_t queue_next_ = 0;

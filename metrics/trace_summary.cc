@@ -339,8 +339,7 @@ TraceSummary SummariseTrace(const std::vector<Timeline>& timelines, const Sample
   };
   size_t events = 0;
   for (const Timeline& t : timelines) events += t.events.size();
-  constexpr size_t kParallelEvents = size_t{1} << 16;
-  RunBothIf(events >= kParallelEvents, path, rest);
+  RunBothIf(events >= kParallelTraceItems, path, rest);
   if (!warning.empty()) out.warnings.push_back(warning);
   return out;
 }

@@ -495,8 +495,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
     timeline = BuildTimeline(r, c, frames, std::move(launcher), std::move(nesting.visible_order),
                              file, event_of);
   };
-  constexpr size_t kParallelSlices = size_t{1} << 16;
-  RunBothIf(r.slices.size() >= kParallelSlices, nodes, events);
+  RunBothIf(r.slices.size() >= kParallelTraceItems, nodes, events);
   if (!*built) return built->error();
   Snapshot snapshot = std::move(**built);
   for (uint32_t i = 0; i < event_of.size(); ++i) {

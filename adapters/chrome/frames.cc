@@ -195,9 +195,8 @@ Tally NumberSlices(const TraceRecords& r, const Classified& c,
     return ts < ends[f] ? static_cast<uint32_t>(f) : kNone;
   };
   std::array<Tally, 4> outside_of;
-  constexpr size_t kParallelSlices = size_t{1} << 16;
   for (int pass = 0; pass < 2; ++pass) {
-    RunHalvesIf(slices.size() >= kParallelSlices, slices.size(),
+    RunHalvesIf(slices.size() >= kParallelTraceItems, slices.size(),
                 [&](size_t from, size_t to, size_t half) {
                   Tally& outside = outside_of[2 * static_cast<size_t>(pass) + half];
                   for (auto i = static_cast<uint32_t>(from); i < to; ++i) {

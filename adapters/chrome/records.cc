@@ -199,8 +199,7 @@ void AppendRecords(TraceRecords& into, TraceRecords&& rest, int64_t line) {
       into.flows.push_back(f);
     }
   };
-  constexpr size_t kParallelSlices = size_t{1} << 16;
-  RunBothIf(rest.slices.size() >= kParallelSlices, join_flows, join_slices);
+  RunBothIf(rest.slices.size() >= kParallelTraceItems, join_flows, join_slices);
   // The first event of a node key wins: `into`'s events came first.
   for (auto& [key, extras] : rest.extras) into.extras.try_emplace(id[key], std::move(extras));
   into.memory.reserve(into.memory.size() + rest.memory.size());

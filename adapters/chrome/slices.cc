@@ -227,8 +227,7 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
   // One sort for the nesting and the timeline (adapters/chrome/timeline.cc):
   // the timeline's slices include the kept ones. A large trace's two halves
   // of slices are keyed and sorted on two cores, then merged into the orders.
-  constexpr size_t kParallelSlices = size_t{1} << 16;
-  const bool parallel = slices.size() >= kParallelSlices;
+  const bool parallel = slices.size() >= kParallelTraceItems;
   std::array<std::vector<Key>, 2> halves;
   RunHalvesIf(parallel, slices.size(), [&](size_t from, size_t to, size_t half) {
     std::vector<Key>& keys = halves[half];
@@ -383,10 +382,9 @@ std::vector<FlowLink> ResolveFlows(const TraceRecords& r, const Nesting& n, Tall
     for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].flow;
     bind();
   };
-  // From 32k flows on (the largest fixture traces have 40k-65k, so that the
+  // From 16k flows on (the largest fixture traces have 40k-65k, so that the
   // ThreadSanitizer batch runs this split).
-  constexpr size_t kParallelFlows = size_t{1} << 15;
-  RunBothIf(flows.size() >= kParallelFlows, bind, sort);
+  RunBothIf(flows.size() >= kParallelTraceItems, bind, sort);
 
   // Each key's events in time order: a start opens a flow, a step links the
   // open end to its slice and becomes the open end, an end links and closes.
