@@ -125,6 +125,12 @@ std::string_view ReadableFormats() {
 }
 
 std::optional<InputFormat> DetectFormat(std::string_view head) {
+  // What Head() gives of a file: a string source (a gzip file inflated whole,
+  // say) gives all of it, and a trace of tens of megabytes was searched to
+  // its end for a native snapshot's key. The same bytes are read the same
+  // way however they came.
+  constexpr size_t kHeadBytes = size_t{1} << 18;
+  head = head.substr(0, kHeadBytes);
   size_t first = 0;
   if (head.starts_with("\xEF\xBB\xBF")) first = 3;  // UTF-8 byte-order mark
   while (first < head.size() && IsBlank(head[first])) ++first;

@@ -37,7 +37,8 @@ struct ReadOptions {
 /// What cookgraph reads, for messages: one line.
 std::string_view ReadableFormats();
 
-/// The format of an input that starts with `head` (decompressed), or nullopt.
+/// The format of an input that starts with `head` (decompressed), or nullopt,
+/// told from its first 256 KiB (what ByteSource::Head() holds of a file).
 /// Blank input counts as native (whose reader then says the file is empty).
 std::optional<InputFormat> DetectFormat(std::string_view head);
 

@@ -45,6 +45,19 @@ TEST(DetectFormat, FromTheContent) {
   EXPECT_FALSE(DetectFormat("\x89PNG\r\n\x1a\n"));
 }
 
+// The format is told from the first 256 KiB, as much as a file's head holds,
+// however the bytes came: a gzip file inflated whole is a string, whose head is
+// all of it, and was searched to its end.
+TEST(DetectFormat, FromTheFirst256KiBAlone) {
+  std::string trace = R"({"traceEvents": [)";
+  while (trace.size() < (300u << 10)) trace += R"({"name": "op", "ph": "X", "ts": 1, "dur": 2},)";
+  const std::string tail =
+      R"({"name": "op", "ph": "X", "ts": 1, "dur": 2, "args": {"cookgraph": 1}}]})";
+  EXPECT_EQ(DetectFormat(trace + tail), InputFormat::kChromeTrace);
+  // Within them, that key makes a snapshot of it.
+  EXPECT_EQ(DetectFormat(R"({"traceEvents": [)" + tail), InputFormat::kNative);
+}
+
 TEST(ReadInput, EachFormatFromAFileOrAFolder) {
   Result<Snapshot> native = ReadInput({kSource + "/examples/gstreamer_pipeline.json"});
   ASSERT_TRUE(native) << native.error().Format();
