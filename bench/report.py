@@ -70,9 +70,10 @@ def markdown(info, rows):
            "a command under 5 s is run three times and the fastest kept; `cat` runs first and "
            "reads from the page cache, so it is the memory floor, not a disk's, and the other "
            "tools find the input cached",
-           "- `cookgraph` reads large JSON on two threads (the parser beside the reader's "
-           "handler) and computes node statistics in two halves; `1 thread s` is the same "
-           "command with the JSON read on one thread (`COOKGRAPH_JSON_THREADS=1`)",
+           "- `cookgraph` reads large JSON on two threads (a plain trace, or a snapshot "
+           "whose series lie at its middle, in two halves at once; else the parser beside the "
+           "reader's handler) and computes node statistics in two halves; `1 thread s` is the "
+           "same command with the JSON read on one thread (`COOKGRAPH_JSON_THREADS=1`)",
            "- ratios are of wall times in this run on the same file: `× simdjson` = cookgraph / "
            "simdjson on-demand floor (bench/simdjson_floor, lower is better), `python ÷ cg` = "
            "Python baseline (bench/baseline_score.py) / cookgraph (higher is better), `× cat` = "
