@@ -29,8 +29,8 @@ TEST(ParallelStableSort, GivesStdStableSortsOrderAtEverySize) {
   std::mt19937_64 rng(11);
   // Below the two-core threshold, at it, and well above it (odd sizes split
   // unevenly); few distinct threads and starts, so that ties are many.
-  for (size_t n : {size_t{0}, size_t{1}, size_t{1000}, size_t{1} << 16, (size_t{1} << 16) + 1,
-                   size_t{300001}}) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{1000}, kParallelTraceItems - 1, kParallelTraceItems,
+                   kParallelTraceItems + 1, size_t{300001}}) {
     std::vector<Key> keys(n);
     for (uint32_t i = 0; i < n; ++i) {
       keys[i] = {static_cast<uint32_t>(rng() % 5), static_cast<int64_t>(rng() % 1000), i};

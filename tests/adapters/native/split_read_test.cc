@@ -192,6 +192,31 @@ TEST(SnapshotSplitRead, ErrorsInEitherHalfAreTheOnesOneThreadGives) {
   EXPECT_GT(ExpectReadAlike(late), 0);
 }
 
+// One line, two metrics a node (as json.dumps writes): the first key after a
+// ',' past the middle is most often a metric, and the second half starts at
+// the next node's series instead.
+TEST(SnapshotSplitRead, ACompactSnapshotOfSeveralMetricsIsJoinedPastAMetric) {
+  std::string text = R"({"cookgraph": 1, "nodes": [)";
+  constexpr int kNodes = 200;
+  for (int i = 0; i < kNodes; ++i) {
+    text += fmt::format(R"({}{{"id": "n{}", "type": "t"}})", i ? ", " : "", i);
+  }
+  text += R"(], "frames": {"index": [1, 2, 3], "series": {)";
+  for (int i = 0; i < kNodes; ++i) {
+    text += fmt::format(R"({}"n{}": {{"cook_ms": [1, 2, {}], "gpu_ms": [0.5, 0.5, 0.{}]}})",
+                        i ? ", " : "", i, i, i % 10);
+  }
+  text += "}}}";
+  const std::string one = Describe(ReadText(text, std::nullopt));
+  int joined = 0, splits = 0;
+  for (uint64_t from = text.size() / 2; from < text.size() * 3 / 4; from += 97, ++splits) {
+    bool split_joined = false;
+    EXPECT_EQ(one, Describe(ReadText(text, from, &split_joined))) << "split from byte " << from;
+    joined += split_joined;
+  }
+  EXPECT_EQ(joined, splits);
+}
+
 // A snapshot of several of the reader's 1 MiB blocks, as a file, read the
 // way `cookgraph` reads one: split at its middle, and joined. A gzip file read
 // block by block is read by one reader (it is inflated from the start); one
