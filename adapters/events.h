@@ -122,8 +122,11 @@ Status ParseJsonEventsSplit(ByteSource& source, EventHandler& handler, JsonSplit
 /// key of an object) at or after offset `from`, within 1 MiB, that follows a
 /// ',' and blanks with a line break among them (one event or member a line,
 /// as Kineto and cookgraph's exporters write), else the first that follows a
-/// ','; nullopt when there is none.
-std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char first = '{');
+/// ','; nullopt when there is none. With `accept`, only a byte whose text (to
+/// the window's end) it accepts counts.
+std::optional<uint64_t> FindSplitPoint(
+    ByteSource& source, uint64_t from, char first = '{',
+    const std::function<bool(std::string_view)>& accept = nullptr);
 
 /// Parses YAML (one document) from `source` into `handler`. Plain scalars are
 /// typed by the YAML 1.2 core schema (null, true/false, integers, floats,

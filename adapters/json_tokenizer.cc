@@ -802,8 +802,8 @@ class SplitParse {
     });
   }
   // The first half is at `at` (the place of the split's offset), in the
-  // state the split assumed: where the second half ended, when it ended well and the caller
-  // took its events.
+  // state the split assumed: where the second half ended, when it ended well
+  // and the caller took its events.
   std::optional<RestEnd> Join(Location at) {
     Wait();
     if (!ok_ || !split_.join(at)) return std::nullopt;
@@ -1131,7 +1131,8 @@ constexpr bool kThreads = true;
 
 }  // namespace
 
-std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char first) {
+std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char first,
+                                       const std::function<bool(std::string_view)>& accept) {
   constexpr size_t kWindow = size_t{1} << 20;
   if (!source.SkipTo(from)) return std::nullopt;
   std::string window(kWindow, '\0');
@@ -1144,7 +1145,7 @@ std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char f
     if (c == '\n') {
       line_break = true;
     } else if (c != ' ' && c != '\t' && c != '\r') {
-      if (c == first && before == ',') {
+      if (c == first && before == ',' && (!accept || accept(std::string_view(window).substr(i)))) {
         if (line_break) return from + i;
         if (!compact) compact = from + i;
       }
@@ -1195,10 +1196,7 @@ JsonPlan PlanJsonThreads(const ByteSource& source, JsonThreads threads,
 
 Status ParseJsonEvents(ByteSource& source, EventHandler& handler, bool* ended_early,
                        JsonThreads threads) {
-  if (threads == JsonThreads::kAuto) threads = JsonThreadsFromEnvironment();
-  if (threads == JsonThreads::kAuto) {
-    threads = UseTwoThreads(source) ? JsonThreads::kTwo : JsonThreads::kOne;
-  }
+  threads = PlanJsonThreads(source, threads, std::nullopt).threads;
   if (kThreads && threads == JsonThreads::kTwo) {
     return Pipeline(source, handler).Parse(ended_early);
   }

@@ -66,7 +66,6 @@ bool SnapshotBuilder::JoinSeries(SnapshotBuilder& rest, Location place) {
     if (entry.count == 0) entry.first = Shifted(key.first, place);
     entry.count += key.count;
   }
-  s.series_length_hint = r.series_length_hint;
   return true;
 }
 

@@ -43,8 +43,8 @@ bool StartsASeries(std::string_view text) {
 
 // A split parse of a JSON snapshot (adapters/events.h, JsonSplit): its second
 // half starts at a node's series in frames.series, the first found from
-// `from` on (FindSplitPoint, up to 16 guesses); nullopt where there is none,
-// or where the input cannot be read twice.
+// `from` on (FindSplitPoint); nullopt where there is none, or where the input
+// cannot be read twice.
 std::optional<JsonSplit> PlanSeriesSplit(ByteSource& source, uint64_t from) {
   if (source.PeekNonBlank() != '{' || source.failed() ||
       source.stored_size() > source.limits().input_size) {
@@ -52,20 +52,11 @@ std::optional<JsonSplit> PlanSeriesSplit(ByteSource& source, uint64_t from) {
   }
   std::unique_ptr<ByteSource> rest = source.Reopen();
   if (rest == nullptr) return std::nullopt;
-  // The first key after a ',' that starts a series: FindSplitPoint's first
-  // guess may be a metric of a node's series (`, "gpu_ms": [`), one written
-  // on the same line as the node's other metrics.
-  constexpr int kGuesses = 16;
-  for (int guess = 0; guess < kGuesses; ++guess) {
-    const std::optional<uint64_t> at = FindSplitPoint(*rest, from, '"');
-    if (!at || !rest->SkipTo(*at)) return std::nullopt;
-    std::string head(4096, '\0');
-    head.resize(rest->Read(head.data(), head.size()));
-    if (!rest->SkipTo(*at)) return std::nullopt;
-    if (StartsASeries(head)) return JsonSplit{.at = *at, .open = "{{{", .rest = std::move(rest)};
-    from = *at + 1;
-  }
-  return std::nullopt;
+  // A key after a ',' that starts a series, not a metric of a node's series
+  // (`, "gpu_ms": [`, on the same line as the node's other metrics).
+  const std::optional<uint64_t> at = FindSplitPoint(*rest, from, '"', StartsASeries);
+  if (!at || !rest->SkipTo(*at)) return std::nullopt;
+  return JsonSplit{.at = *at, .open = "{{{", .rest = std::move(rest)};
 }
 
 // JSON on one thread, on two (the events read on a worker thread), or in two
