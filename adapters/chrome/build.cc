@@ -300,7 +300,25 @@ void FillMemory(Samples& samples, const Timeline& t) {
   }
 }
 
-// The nodes, edges and samples of the counted slices (by start on return;
+// Sorts the counted slices by start, then file order: the order the nodes
+// are numbered in. The keys side by side (see NestSlices).
+void SortByStart(const TraceRecords& r, std::vector<uint32_t>& counted) {
+  struct Key {
+    int64_t start;
+    uint32_t event;
+    uint32_t slice;
+  };
+  std::vector<Key> keys(counted.size());
+  for (size_t k = 0; k < counted.size(); ++k) {
+    keys[k] = {r.slices[counted[k]].start, r.slices[counted[k]].event, counted[k]};
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    return x.start != y.start ? x.start < y.start : x.event < y.event;
+  });
+  for (size_t k = 0; k < keys.size(); ++k) counted[k] = keys[k].slice;
+}
+
+// The nodes, edges and samples of the counted slices (SortByStart's order:
 // nodes numbered in the order they first ran). `node_of` gets each counted
 // slice's node.
 Result<Snapshot> BuildNodes(const TraceRecords& r, const Classified& c, const Nesting& nesting,
@@ -308,22 +326,6 @@ Result<Snapshot> BuildNodes(const TraceRecords& r, const Classified& c, const Ne
                             std::vector<uint32_t> counted, const std::string& file,
                             const InputLimits& limits, std::vector<std::string>& warnings,
                             std::vector<uint32_t>& node_of) {
-  {
-    // By start, then file order; the keys side by side (see NestSlices).
-    struct Key {
-      int64_t start;
-      uint32_t event;
-      uint32_t slice;
-    };
-    std::vector<Key> keys(counted.size());
-    for (size_t k = 0; k < counted.size(); ++k) {
-      keys[k] = {r.slices[counted[k]].start, r.slices[counted[k]].event, counted[k]};
-    }
-    std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
-      return x.start != y.start ? x.start < y.start : x.event < y.event;
-    });
-    for (size_t k = 0; k < keys.size(); ++k) counted[k] = keys[k].slice;
-  }
   NodeTable table(r, c);
   node_of.assign(r.slices.size(), kNone);
   for (uint32_t s : counted) {
@@ -484,18 +486,26 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
 #endif
   // The timeline on a second core while the nodes and samples are built: they
   // share only what is read here (docs/performance.md#what-the-timeline-costs).
+  // In two steps, so that the nodes' sort keys are gone before the timeline's
+  // events are made: a large trace's memory peaks as they are complete.
+  const bool parallel = r.slices.size() >= kParallelTraceItems;
   std::vector<uint32_t> node_of, event_of;
+  TimelinePlan plan;
+  RunBothIf(
+      parallel, [&] { SortByStart(r, counted); },
+      [&] {
+        plan = PlanTimeline(r, c, std::move(launcher), std::move(nesting.visible_order), file,
+                            event_of);
+      });
   Timeline timeline;
   std::optional<Result<Snapshot>> built;
-  auto nodes = [&] {
-    built = BuildNodes(r, c, nesting, links, frames, std::move(counted), file, limits, warnings,
-                       node_of);
-  };
-  auto events = [&] {
-    timeline = BuildTimeline(r, c, frames, std::move(launcher), std::move(nesting.visible_order),
-                             file, event_of);
-  };
-  RunBothIf(r.slices.size() >= kParallelTraceItems, nodes, events);
+  RunBothIf(
+      parallel,
+      [&] {
+        built = BuildNodes(r, c, nesting, links, frames, std::move(counted), file, limits, warnings,
+                           node_of);
+      },
+      [&] { timeline = BuildTimeline(r, c, frames, std::move(plan), event_of); });
   if (!*built) return built->error();
   Snapshot snapshot = std::move(**built);
   for (uint32_t i = 0; i < event_of.size(); ++i) {

@@ -105,20 +105,32 @@ void AddTensorFlowLaunches(const TraceRecords& records, const Classified& classi
 std::vector<uint32_t> Launchers(const TraceRecords& records, const Classified& classified,
                                 const std::vector<FlowLink>& links);
 
+/// The timeline's first step (BuildTimeline makes its events): its tracks,
+/// each event's index and the launch links between events. `event_of` gets,
+/// per slice, its event (kNoIndex = none). `order` holds the slices that are
+/// not Role::kIgnored by (thread, start, end descending, file order):
+/// Nesting::visible_order. `launcher` and `order` are taken and freed here,
+/// before the events are made: a large trace's memory peaks as they are
+/// complete.
+struct TimelinePlan {
+  Timeline timeline;               // its tracks, devices, rank; no events yet
+  std::vector<uint32_t> track_of;  // per interned thread: its track (kNoIndex: none)
+  uint32_t events = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> links;  // (launch call, GPU event), file order
+};
+TimelinePlan PlanTimeline(const TraceRecords& records, const Classified& classified,
+                          std::vector<uint32_t> launcher, std::vector<uint32_t> order,
+                          const std::string& file, std::vector<uint32_t>& event_of);
+
 /// The timeline of the trace (model/timeline.h): every slice that is a node,
 /// a marker or a GPU-side annotation, with its track, nesting parent, launch
 /// link and frame, plus the [memory] events and the distributedInfo /
-/// deviceProperties of the trace. Events' nodes are left for the caller, which
-/// numbers the nodes (it may do so at the same time, on another thread):
-/// `event_of` gets, per slice, its event (kNoIndex = none). `order` holds the
-/// slices that are not Role::kIgnored by (thread, start, end descending,
-/// file order): Nesting::visible_order. `launcher` and `order` are taken, and
-/// freed as soon as they are read: a large trace's memory peaks as the
-/// timeline is completed.
+/// deviceProperties of the trace, from PlanTimeline's `plan` and `event_of`.
+/// Events' nodes are left for the caller, which numbers the nodes (it may do
+/// so at the same time, on another thread).
 Timeline BuildTimeline(const TraceRecords& records, const Classified& classified,
-                       const Frames& frames, std::vector<uint32_t> launcher,
-                       std::vector<uint32_t> order, const std::string& file,
-                       std::vector<uint32_t>& event_of);
+                       const Frames& frames, TimelinePlan plan,
+                       const std::vector<uint32_t>& event_of);
 
 }  // namespace cookgraph::chrome
 

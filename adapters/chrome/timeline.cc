@@ -96,6 +96,49 @@ std::vector<uint32_t> MakeTracks(const TraceRecords& r, const Classified& c, Tim
   return track_of;
 }
 
+// Numbers the events in `event_of` (per slice; kNoIndex stays for the
+// others): `order` holds the timeline's slices by thread, then start, and
+// each thread is one track (MakeTracks), so the events are the threads' runs
+// of `order`, track by track. Returns how many there are.
+uint32_t NumberEvents(const TraceRecords& r, const std::vector<uint32_t>& order,
+                      const std::vector<uint32_t>& track_of, size_t tracks,
+                      std::vector<uint32_t>& event_of) {
+  std::vector<std::pair<uint32_t, uint32_t>> run_of(tracks, {0, 0});
+  for (uint32_t pos = 0; pos < order.size();) {
+    const uint32_t thread = r.slices[order[pos]].thread;
+    uint32_t end = pos + 1;
+    while (end < order.size() && r.slices[order[end]].thread == thread) ++end;
+    run_of[track_of[thread]] = {pos, end};
+    pos = end;
+  }
+  uint32_t index = 0;
+  for (const auto& [lo, hi] : run_of) {
+    for (uint32_t pos = lo; pos < hi; ++pos) event_of[order[pos]] = index++;
+  }
+  return index;
+}
+
+// Numbers the events' names (e.name: the interned name) in Timeline::names
+// as they first appear, and nests each CPU track's events (markers included:
+// a step encloses its ops).
+void NameAndNest(const TraceRecords& r, Timeline& t) {
+  std::vector<uint32_t> name_index(r.strings.size(), kNoIndex);  // interned name -> Timeline::names
+  std::vector<uint32_t> stack;
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    TimelineEvent& e = t.events[i];
+    if (name_index[e.name] == kNoIndex) {
+      name_index[e.name] = static_cast<uint32_t>(t.names.size());
+      t.names.push_back(r.strings.str(e.name));
+    }
+    e.name = name_index[e.name];
+    if (i == 0 || t.events[i - 1].track != e.track) stack.clear();
+    if (t.tracks[e.track].gpu) continue;
+    while (!stack.empty() && t.events[stack.back()].end_ns() <= e.start_ns) stack.pop_back();
+    if (!stack.empty()) e.parent = stack.back();
+    stack.push_back(i);
+  }
+}
+
 // Wait and pool args, by the event they are on (the file's index to the timeline's).
 void AddWaitsAndPools(const TraceRecords& r, Timeline& t) {
   if (!r.waits.empty() || !r.pools.empty()) {
@@ -172,11 +215,11 @@ void BindMemory(const TraceRecords& r, const std::vector<uint32_t>& track_of, Ti
 
 }  // namespace
 
-Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames& frames,
-                       std::vector<uint32_t> launcher, std::vector<uint32_t> order,
-                       const std::string& file, std::vector<uint32_t>& event_of) {
-  const std::vector<Slice>& slices = r.slices;
-  Timeline t;
+TimelinePlan PlanTimeline(const TraceRecords& r, const Classified& c,
+                          std::vector<uint32_t> launcher, std::vector<uint32_t> order,
+                          const std::string& file, std::vector<uint32_t>& event_of) {
+  TimelinePlan plan;
+  Timeline& t = plan.timeline;
   t.file = file;
   if (r.rank && *r.rank >= 0 && *r.rank < int64_t{kNoIndex})
     t.rank = static_cast<uint32_t>(*r.rank);
@@ -186,8 +229,26 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
   for (const DeviceMark& d : r.devices) {
     t.devices.push_back(Device{.id = d.id, .name = d.name, .total_memory = d.total_memory});
   }
+  plan.track_of = MakeTracks(r, c, t);
+  event_of.assign(r.slices.size(), kNoIndex);
+  plan.events = NumberEvents(r, order, plan.track_of, t.tracks.size(), event_of);
+  std::vector<uint32_t>().swap(order);
+  for (uint32_t i = 0; i < r.slices.size(); ++i) {
+    if (event_of[i] == kNoIndex || launcher[i] == kNone) continue;
+    if (const uint32_t from = event_of[launcher[i]]; from != kNoIndex) {
+      plan.links.emplace_back(from, event_of[i]);
+    }
+  }
+  return plan;
+}
 
-  // Which slices, and the kind of each distinct category.
+Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames& frames,
+                       TimelinePlan plan, const std::vector<uint32_t>& event_of) {
+  const std::vector<Slice>& slices = r.slices;
+  Timeline t = std::move(plan.timeline);
+  const std::vector<uint32_t>& track_of = plan.track_of;
+
+  // The kind of each distinct category.
   std::vector<int8_t> kind_of_cat(r.strings.size() + 1, -1);
   std::vector<uint8_t> python_cat(r.strings.size() + 1, 0);  // the family is python_function
   auto kind = [&](uint32_t i) {
@@ -201,62 +262,34 @@ Timeline BuildTimeline(const TraceRecords& r, const Classified& c, const Frames&
     }
     return static_cast<EventKind>(kind_of_cat[key]);
   };
-  const std::vector<uint32_t> track_of = MakeTracks(r, c, t);
 
-  // `order` is by thread, then start: the same by track, once each thread's
-  // run is moved to its track's place (a stable counting sort).
-  std::vector<uint32_t> first_of_track(t.tracks.size() + 1, 0);
-  for (uint32_t s : order) ++first_of_track[track_of[slices[s].thread] + 1];
-  for (size_t k = 1; k < first_of_track.size(); ++k) first_of_track[k] += first_of_track[k - 1];
-  std::vector<uint32_t> by_track(order.size());
-  for (uint32_t s : order) by_track[first_of_track[track_of[slices[s].thread]]++] = s;
-  std::vector<uint32_t>().swap(order);
-
-  // Events, nested per CPU track (markers included: a step encloses its ops).
-  event_of.assign(slices.size(), kNoIndex);
-  std::vector<uint32_t> name_index(r.strings.size(), kNoIndex);  // interned name -> Timeline::names
-  t.events.reserve(by_track.size());
-  std::vector<uint32_t> stack;
-  for (size_t pos = 0; pos < by_track.size(); ++pos) {
-    const uint32_t slice = by_track[pos];
-    const Slice& s = slices[slice];
-    const uint32_t track = track_of[s.thread];
-    if (pos == 0 || track_of[slices[by_track[pos - 1]].thread] != track) stack.clear();
-    TimelineEvent e;
+  // The events, each written at its index in one pass over the slices; e.name
+  // holds the interned name until NameAndNest numbers it.
+  t.events.resize(plan.events);
+  for (uint32_t i = 0; i < slices.size(); ++i) {
+    if (event_of[i] == kNoIndex) continue;
+    const Slice& s = slices[i];
+    TimelineEvent& e = t.events[event_of[i]];
     e.start_ns = s.start;
     e.dur_ns = s.end - s.start;
-    if (name_index[s.name] == kNoIndex) {
-      name_index[s.name] = static_cast<uint32_t>(t.names.size());
-      t.names.push_back(r.strings.str(s.name));
-    }
-    e.name = name_index[s.name];
-    e.track = track;
-    e.frame = frames.of_slice[slice];
+    e.name = s.name;
+    e.track = track_of[s.thread];
+    e.frame = frames.of_slice[i];
     e.source = s.event;
     e.correlation = s.correlation;
-    e.kind = kind(slice);
+    e.kind = kind(i);
     e.python_function = e.kind == EventKind::kAnnotation &&
                         python_cat[s.cat == kNone ? r.strings.size() : s.cat] != 0;
-    const uint32_t index = static_cast<uint32_t>(t.events.size());
-    if (!t.tracks[track].gpu) {
-      while (!stack.empty() && t.events[stack.back()].end_ns() <= s.start) stack.pop_back();
-      if (!stack.empty()) e.parent = stack.back();
-      stack.push_back(index);
-    }
-    event_of[slice] = index;
-    t.events.push_back(e);
   }
-  std::vector<uint32_t>().swap(by_track);
-  for (uint32_t i = 0; i < slices.size(); ++i) {
-    const uint32_t e = event_of[i];
-    if (e == kNoIndex || launcher[i] == kNone) continue;
-    const uint32_t from = event_of[launcher[i]];
-    if (from == kNoIndex) continue;
-    t.events[e].link = from;
+  NameAndNest(r, t);
+  for (const auto& [from, to] : plan.links) {
+    t.events[to].link = from;
     TimelineEvent& call = t.events[from];
-    if (call.link == kNoIndex || t.events[call.link].start_ns > t.events[e].start_ns) call.link = e;
+    if (call.link == kNoIndex || t.events[call.link].start_ns > t.events[to].start_ns) {
+      call.link = to;
+    }
   }
-  std::vector<uint32_t>().swap(launcher);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(plan.links);
   AddWaitsAndPools(r, t);
   // Per frame, its marker; markers take their frame from their start.
   t.markers.assign(frames.start_ns.size(), kNoIndex);
