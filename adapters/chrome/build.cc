@@ -300,25 +300,31 @@ void FillMemory(Samples& samples, const Timeline& t) {
   }
 }
 
-// Sorts the counted slices by start, then file order: the order the nodes
-// are numbered in. The keys side by side (see NestSlices).
-void SortByStart(const TraceRecords& r, std::vector<uint32_t>& counted) {
-  struct Key {
-    int64_t start;
-    uint32_t event;
-    uint32_t slice;
-  };
-  std::vector<Key> keys(counted.size());
-  for (size_t k = 0; k < counted.size(); ++k) {
-    keys[k] = {r.slices[counted[k]].start, r.slices[counted[k]].event, counted[k]};
+// The counted slices (nodes' slices inside a frame) by start, then file
+// order: nodes are numbered in the order they first ran. From the nesting's
+// kept slices by start, where equal starts have the outer one first: those
+// few are put in file order.
+std::vector<uint32_t> CountedByStart(const TraceRecords& r, const Nesting& nesting,
+                                     const Frames& frames) {
+  std::vector<uint32_t> counted;
+  for (uint32_t s : nesting.by_start) {
+    if (frames.of_slice[s] != kNone) counted.push_back(s);
   }
-  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
-    return x.start != y.start ? x.start < y.start : x.event < y.event;
-  });
-  for (size_t k = 0; k < keys.size(); ++k) counted[k] = keys[k].slice;
+  const std::vector<Slice>& slices = r.slices;
+  for (size_t lo = 0; lo < counted.size();) {
+    size_t hi = lo + 1;
+    while (hi < counted.size() && slices[counted[hi]].start == slices[counted[lo]].start) ++hi;
+    if (hi - lo > 1) {
+      std::sort(counted.begin() + static_cast<std::ptrdiff_t>(lo),
+                counted.begin() + static_cast<std::ptrdiff_t>(hi),
+                [&](uint32_t a, uint32_t b) { return slices[a].event < slices[b].event; });
+    }
+    lo = hi;
+  }
+  return counted;
 }
 
-// The nodes, edges and samples of the counted slices (SortByStart's order:
+// The nodes, edges and samples of the counted slices (CountedByStart's order:
 // nodes numbered in the order they first ran). `node_of` gets each counted
 // slice's node.
 Result<Snapshot> BuildNodes(const TraceRecords& r, const Classified& c, const Nesting& nesting,
@@ -459,12 +465,22 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
   Frames frames = AssignFrames(r, c, launcher, options.keep_warmup);
   warnings.insert(warnings.end(), frames.warnings.begin(), frames.warnings.end());
 
-  // The counted slices (nodes' slices inside a frame), by start: nodes are
-  // numbered in the order they first ran.
-  std::vector<uint32_t> counted;
-  for (uint32_t i = 0; i < r.slices.size(); ++i) {
-    if (frames.of_slice[i] != kNone) counted.push_back(i);
-  }
+  // The counted slices (CountedByStart), and beside them the timeline's plan:
+  // BuildTimeline makes its events once the order and the launchers that the
+  // plan reads are freed, as a large trace's memory peaks when they are made.
+  const bool parallel = r.slices.size() >= kParallelTraceItems;
+  std::vector<uint32_t> counted, event_of;
+  TimelinePlan plan;
+  RunBothIf(
+      parallel,
+      [&] {
+        counted = CountedByStart(r, nesting, frames);
+        std::vector<uint32_t>().swap(nesting.by_start);
+      },
+      [&] {
+        plan = PlanTimeline(r, c, std::move(launcher), std::move(nesting.visible_order), file,
+                            event_of);
+      });
   if (counted.empty()) {
     return Error{.file = file,
                  .message = r.slices.empty()
@@ -486,17 +502,7 @@ Result<Snapshot> BuildChromeSnapshot(TraceRecords r, const ChromeTraceOptions& o
 #endif
   // The timeline on a second core while the nodes and samples are built: they
   // share only what is read here (docs/performance.md#what-the-timeline-costs).
-  // In two steps, so that the nodes' sort keys are gone before the timeline's
-  // events are made: a large trace's memory peaks as they are complete.
-  const bool parallel = r.slices.size() >= kParallelTraceItems;
-  std::vector<uint32_t> node_of, event_of;
-  TimelinePlan plan;
-  RunBothIf(
-      parallel, [&] { SortByStart(r, counted); },
-      [&] {
-        plan = PlanTimeline(r, c, std::move(launcher), std::move(nesting.visible_order), file,
-                            event_of);
-      });
+  std::vector<uint32_t> node_of;
   Timeline timeline;
   std::optional<Result<Snapshot>> built;
   RunBothIf(

@@ -291,6 +291,7 @@ struct Nesting {
   std::vector<bool> kept;       // per slice: nested (a node's slice), as asked
   std::vector<uint32_t> order;  // kept slice indices by (thread, start, end descending, event)
   std::vector<uint32_t> visible_order;  // the visible slices, in the same order
+  std::vector<uint32_t> by_start;       // kept slice indices by (start, end descending, event)
   std::vector<uint32_t> parent;         // per slice: the enclosing slice on its thread, or kNone
   std::vector<int64_t> self_ns;         // per slice: duration minus what direct children cover
   std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>
@@ -309,7 +310,7 @@ std::vector<std::string> PairBeginEnd(TraceRecords& records);
 /// and a slight overlap is the clock's, not a call) are ordered but never nest:
 /// no parent, no children, self time = duration. The slices with visible[i]
 /// set (a superset of keep: the timeline's) are ordered in the same sort, into
-/// `visible_order`.
+/// `visible_order`; the kept ones also by start alone, into `by_start`.
 Nesting NestSlices(const TraceRecords& records, const std::vector<bool>& keep,
                    const std::vector<bool>& flat, const std::vector<bool>& visible);
 

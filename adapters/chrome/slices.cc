@@ -197,6 +197,75 @@ void SubtractBackwardWork(const TraceRecords& r, const std::vector<bool>& flat, 
   }
 }
 
+// Nesting::order, visible_order and by_start: the slices sorted by start, the
+// outer one first, then file order; then by thread, a stable counting sort,
+// for the nesting and the timeline (one sort for both: the timeline's slices
+// include the kept ones), while the kept ones are also kept by start, for the
+// nodes. The keys are copied next to each other: comparing through indexes
+// into `slices` missed the cache on every comparison. Equal starts (a parent
+// and its first child, on a clock of whole µs) look up their ends and events.
+void SortSlices(const TraceRecords& r, const std::vector<bool>& keep,
+                const std::vector<bool>& visible, Nesting& n) {
+  const std::vector<Slice>& slices = r.slices;
+  struct Key {
+    int64_t start;
+    uint32_t thread;
+    uint32_t slice;
+  };
+  auto less = [&slices](const Key& x, const Key& y) {
+    if (x.start != y.start) return x.start < y.start;
+    const Slice& a = slices[x.slice];
+    const Slice& b = slices[y.slice];
+    if (a.end != b.end) return a.end > b.end;  // the outer one first
+    if (a.event != b.event) return a.event < b.event;
+    return x.slice < y.slice;  // a total order: the halves merge into the one sort
+  };
+  // A large trace's two halves of slices are keyed, counted by thread and
+  // sorted on two cores, then merged into the orders.
+  const bool parallel = slices.size() >= kParallelTraceItems;
+  std::array<std::vector<Key>, 2> halves;
+  std::array<std::vector<uint32_t>, 2> kept_in, visible_in;  // per half and thread: how many
+  RunHalvesIf(parallel, slices.size(), [&](size_t from, size_t to, size_t half) {
+    std::vector<Key>& keys = halves[half];
+    kept_in[half].assign(r.strings.size(), 0);
+    visible_in[half].assign(r.strings.size(), 0);
+    keys.reserve(to - from);
+    for (size_t i = from; i < to; ++i) {
+      if (keep[i] || visible[i]) {
+        keys.push_back({slices[i].start, slices[i].thread, static_cast<uint32_t>(i)});
+        kept_in[half][slices[i].thread] += keep[i] ? 1 : 0;
+        visible_in[half][slices[i].thread] += visible[i] ? 1 : 0;
+      }
+    }
+    std::sort(keys.begin(), keys.end(), less);
+  });
+  // Where each thread's run starts in each order.
+  std::vector<uint32_t>& kept_at = kept_in[0];
+  std::vector<uint32_t>& visible_at = visible_in[0];
+  for (uint32_t thread = 0, kept = 0, shown = 0; thread < kept_at.size(); ++thread) {
+    const uint32_t k = kept_at[thread] + kept_in[1][thread];
+    const uint32_t v = visible_at[thread] + visible_in[1][thread];
+    kept_at[thread] = kept;
+    visible_at[thread] = shown;
+    kept += k;
+    shown += v;
+  }
+  const size_t keys = halves[0].size() + halves[1].size();
+  n.order.resize(std::count(keep.begin(), keep.end(), true));
+  n.visible_order.resize(std::count(visible.begin(), visible.end(), true));
+  n.by_start.reserve(n.order.size());
+  for (size_t a = 0, b = 0; a + b < keys;) {
+    const bool first =
+        b == halves[1].size() || (a < halves[0].size() && less(halves[0][a], halves[1][b]));
+    const Key& key = first ? halves[0][a++] : halves[1][b++];
+    if (keep[key.slice]) {
+      n.order[kept_at[key.thread]++] = key.slice;
+      n.by_start.push_back(key.slice);
+    }
+    if (visible[key.slice]) n.visible_order[visible_at[key.thread]++] = key.slice;
+  }
+}
+
 }  // namespace
 
 Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
@@ -206,49 +275,8 @@ Nesting NestSlices(const TraceRecords& r, const std::vector<bool>& keep,
   n.kept = keep;
   n.parent.assign(slices.size(), kNone);
   n.self_ns.assign(slices.size(), 0);
-  // Sorted by thread, start, the outer one first, then file order. The keys
-  // are copied next to each other: comparing through indexes into `slices`
-  // missed the cache on every comparison. Equal starts (a parent and its
-  // first child, on a clock of whole µs) look up their ends and events.
-  struct Key {
-    int64_t start;
-    uint32_t thread;
-    uint32_t slice;
-  };
-  auto less = [&slices](const Key& x, const Key& y) {
-    if (x.thread != y.thread) return x.thread < y.thread;
-    if (x.start != y.start) return x.start < y.start;
-    const Slice& a = slices[x.slice];
-    const Slice& b = slices[y.slice];
-    if (a.end != b.end) return a.end > b.end;  // the outer one first
-    if (a.event != b.event) return a.event < b.event;
-    return x.slice < y.slice;  // a total order: the halves merge into the one sort
-  };
-  // One sort for the nesting and the timeline (adapters/chrome/timeline.cc):
-  // the timeline's slices include the kept ones. A large trace's two halves
-  // of slices are keyed and sorted on two cores, then merged into the orders.
+  SortSlices(r, keep, visible, n);
   const bool parallel = slices.size() >= kParallelTraceItems;
-  std::array<std::vector<Key>, 2> halves;
-  RunHalvesIf(parallel, slices.size(), [&](size_t from, size_t to, size_t half) {
-    std::vector<Key>& keys = halves[half];
-    keys.reserve(to - from);
-    for (size_t i = from; i < to; ++i) {
-      if (keep[i] || visible[i]) {
-        keys.push_back({slices[i].start, slices[i].thread, static_cast<uint32_t>(i)});
-      }
-    }
-    std::sort(keys.begin(), keys.end(), less);
-  });
-  n.order.reserve(halves[0].size() + halves[1].size());
-  n.visible_order.reserve(halves[0].size() + halves[1].size());
-  for (size_t a = 0, b = 0; a < halves[0].size() || b < halves[1].size();) {
-    const bool first =
-        b == halves[1].size() || (a < halves[0].size() && less(halves[0][a], halves[1][b]));
-    const uint32_t slice = first ? halves[0][a++].slice : halves[1][b++].slice;
-    if (keep[slice]) n.order.push_back(slice);
-    if (visible[slice]) n.visible_order.push_back(slice);
-  }
-  std::array<std::vector<Key>, 2>().swap(halves);
   // Each thread's slices nest among themselves: a large trace's threads in
   // two runs, split where a thread ends past the middle of the order, each
   // with its own ranges and overlaps, joined in order.

@@ -4,10 +4,17 @@
 
 #include "adapters/chrome/chrome_trace.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "adapters/chrome/records.h"
 #include "tests/adapters/chrome/chrome_trace_test.h"
@@ -201,6 +208,90 @@ TEST(ChromeTrace, UnsortedEventsGiveTheSameSnapshot) {
     // Nodes are numbered in the order they first ran.
     EXPECT_EQ(r->network.node(0).id, "a");
     EXPECT_EQ(r->network.node(1).id, "d");
+  }
+}
+
+// Random slices on five threads, on a clock of whole µs so that many start
+// together, in a shuffled file: small (one core) and past kParallelTraceItems
+// (the sorts and builders on two). Worked out here from the definitions: each
+// thread's slices by (start, end descending, file order) nest in the last one
+// still open (ends are exclusive); a slice's self time is its duration less
+// what its direct children cover of it; nodes are numbered by their first
+// slice by (start, file order); the timeline keeps each thread's order.
+TEST(ChromeTrace, EqualStartsNestOuterFirstAndNumberNodesInFileOrder) {
+  for (const int count : {300, 40000}) {
+    std::mt19937 random(static_cast<uint32_t>(count));
+    struct Spec {
+      int64_t start, end;
+      int tid;
+      std::string name;
+    };
+    std::vector<Spec> specs;
+    std::string text = "[";
+    for (int i = 0; i < count; ++i) {
+      const int64_t start = random() % (count / 4);
+      const int64_t dur = random() % 4 == 0 ? 0 : random() % 40;
+      specs.push_back({start, start + dur, 1 + static_cast<int>(random() % 5),
+                       "op" + std::to_string(random() % 60)});
+      text += fmt::format(R"({}{{"ph": "X", "name": "{}", "tid": {}, "ts": {}, "dur": {}}})",
+                          i == 0 ? "" : ",\n", specs.back().name, specs.back().tid, start, dur);
+    }
+    text += "]";
+    std::vector<uint32_t> order(specs.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const Spec &x = specs[a], &y = specs[b];
+      return std::tie(x.tid, x.start, y.end, a) < std::tie(y.tid, y.start, x.end, b);
+    });
+    std::vector<int64_t> self(specs.size());
+    std::vector<int64_t> parent(specs.size(), -1);
+    std::vector<uint32_t> stack;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const uint32_t i = order[k];
+      if (k == 0 || specs[order[k - 1]].tid != specs[i].tid) stack.clear();
+      while (!stack.empty() && specs[stack.back()].end <= specs[i].start) stack.pop_back();
+      self[i] += specs[i].end - specs[i].start;
+      if (!stack.empty()) {
+        parent[i] = stack.back();
+        self[stack.back()] -= std::min(specs[i].end, specs[stack.back()].end) - specs[i].start;
+      }
+      stack.push_back(i);
+    }
+    std::map<std::string, int64_t> self_of;
+    std::vector<std::pair<int64_t, uint32_t>> by_start;
+    for (uint32_t i = 0; i < specs.size(); ++i) {
+      self_of[specs[i].name] += std::max<int64_t>(self[i], 0) * 1000;  // ns
+      by_start.emplace_back(specs[i].start, i);
+    }
+    std::sort(by_start.begin(), by_start.end());
+    std::vector<std::string> first_ran;
+    for (const auto& [start, i] : by_start) {
+      if (std::find(first_ran.begin(), first_ran.end(), specs[i].name) == first_ran.end()) {
+        first_ran.push_back(specs[i].name);
+      }
+    }
+
+    auto r = ParseTrace(text);
+    ASSERT_TRUE(r) << ErrorOf(r);
+    ASSERT_EQ(r->network.size(), first_ran.size());
+    for (uint32_t n = 0; n < first_ran.size(); ++n) {
+      EXPECT_EQ(r->network.node(n).id, first_ran[n]) << count << " slices, node " << n;
+      EXPECT_DOUBLE_EQ(Value(*r, first_ran[n], 0), static_cast<double>(self_of[first_ran[n]]) / 1e6)
+          << first_ran[n];
+    }
+    ASSERT_EQ(r->timelines.size(), 1u);
+    const Timeline& t = r->timelines[0];
+    ASSERT_EQ(t.events.size(), specs.size());
+    size_t checked = 0;
+    for (uint32_t e = 0; e < t.events.size(); ++e) {
+      const TimelineEvent& event = t.events[e];
+      ASSERT_EQ(event.source, order[e]) << "event " << e;  // the threads' orders, tid by tid
+      const int64_t expected = parent[event.source];
+      EXPECT_EQ(event.parent == kNoIndex ? -1 : int64_t{t.events[event.parent].source}, expected)
+          << "event " << e;
+      checked += expected >= 0;
+    }
+    EXPECT_GT(checked, specs.size() / 4);  // a test of nesting, not of flat slices
   }
 }
 
