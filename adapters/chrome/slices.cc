@@ -239,31 +239,47 @@ void SortSlices(const TraceRecords& r, const std::vector<bool>& keep,
     }
     std::sort(keys.begin(), keys.end(), less);
   });
-  // Where each thread's run starts in each order.
+  // Where each thread's run starts and ends in each order.
   std::vector<uint32_t>& kept_at = kept_in[0];
   std::vector<uint32_t>& visible_at = visible_in[0];
+  std::vector<uint32_t>& kept_end = kept_in[1];
+  std::vector<uint32_t>& visible_end = visible_in[1];
   for (uint32_t thread = 0, kept = 0, shown = 0; thread < kept_at.size(); ++thread) {
-    const uint32_t k = kept_at[thread] + kept_in[1][thread];
-    const uint32_t v = visible_at[thread] + visible_in[1][thread];
+    const uint32_t k = kept_at[thread] + kept_end[thread];
+    const uint32_t v = visible_at[thread] + visible_end[thread];
     kept_at[thread] = kept;
     visible_at[thread] = shown;
     kept += k;
     shown += v;
+    kept_end[thread] = kept;
+    visible_end[thread] = shown;
   }
+  // The halves merged from both ends at once: the smaller keys from the front,
+  // each thread's run written from its start; the larger from the back, each
+  // run from its end. The order is total, so the two meet exactly.
   const size_t keys = halves[0].size() + halves[1].size();
   n.order.resize(std::count(keep.begin(), keep.end(), true));
   n.visible_order.resize(std::count(visible.begin(), visible.end(), true));
-  n.by_start.reserve(n.order.size());
-  for (size_t a = 0, b = 0; a + b < keys;) {
-    const bool first =
-        b == halves[1].size() || (a < halves[0].size() && less(halves[0][a], halves[1][b]));
-    const Key& key = first ? halves[0][a++] : halves[1][b++];
-    if (keep[key.slice]) {
-      n.order[kept_at[key.thread]++] = key.slice;
-      n.by_start.push_back(key.slice);
+  n.by_start.resize(n.order.size());
+  const std::vector<Key>& x = halves[0];
+  const std::vector<Key>& y = halves[1];
+  auto front = [&] {
+    size_t at = 0;
+    for (size_t a = 0, b = 0; a + b < keys / 2;) {
+      const Key& key = b == y.size() || (a < x.size() && less(x[a], y[b])) ? x[a++] : y[b++];
+      if (keep[key.slice]) n.order[kept_at[key.thread]++] = n.by_start[at++] = key.slice;
+      if (visible[key.slice]) n.visible_order[visible_at[key.thread]++] = key.slice;
     }
-    if (visible[key.slice]) n.visible_order[visible_at[key.thread]++] = key.slice;
-  }
+  };
+  auto back = [&] {
+    size_t at = n.by_start.size();
+    for (size_t a = x.size(), b = y.size(); a + b > keys / 2;) {
+      const Key& key = b == 0 || (a > 0 && less(y[b - 1], x[a - 1])) ? x[--a] : y[--b];
+      if (keep[key.slice]) n.order[--kept_end[key.thread]] = n.by_start[--at] = key.slice;
+      if (visible[key.slice]) n.visible_order[--visible_end[key.thread]] = key.slice;
+    }
+  };
+  RunBothIf(keys >= kParallelTraceItems, front, back);
 }
 
 }  // namespace
