@@ -310,7 +310,7 @@ std::vector<std::string> PairBeginEnd(TraceRecords& records);
 /// and a slight overlap is the clock's, not a call) are ordered but never nest:
 /// no parent, no children, self time = duration. The slices with visible[i]
 /// set (a superset of keep: the timeline's) are ordered in the same sort, into
-/// `visible_order`; the kept ones also by start alone, into `by_start`.
+/// `visible_order`; the kept ones also across threads, into `by_start`.
 Nesting NestSlices(const TraceRecords& records, const std::vector<bool>& keep,
                    const std::vector<bool>& flat, const std::vector<bool>& visible);
 

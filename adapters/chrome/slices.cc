@@ -244,7 +244,8 @@ void SortSlices(const TraceRecords& r, const std::vector<bool>& keep,
   std::vector<uint32_t>& visible_at = visible_in[0];
   std::vector<uint32_t>& kept_end = kept_in[1];
   std::vector<uint32_t>& visible_end = visible_in[1];
-  for (uint32_t thread = 0, kept = 0, shown = 0; thread < kept_at.size(); ++thread) {
+  uint32_t kept = 0, shown = 0;
+  for (uint32_t thread = 0; thread < kept_at.size(); ++thread) {
     const uint32_t k = kept_at[thread] + kept_end[thread];
     const uint32_t v = visible_at[thread] + visible_end[thread];
     kept_at[thread] = kept;
@@ -258,9 +259,9 @@ void SortSlices(const TraceRecords& r, const std::vector<bool>& keep,
   // each thread's run written from its start; the larger from the back, each
   // run from its end. The order is total, so the two meet exactly.
   const size_t keys = halves[0].size() + halves[1].size();
-  n.order.resize(std::count(keep.begin(), keep.end(), true));
-  n.visible_order.resize(std::count(visible.begin(), visible.end(), true));
-  n.by_start.resize(n.order.size());
+  n.order.resize(kept);
+  n.visible_order.resize(shown);
+  n.by_start.resize(kept);
   const std::vector<Key>& x = halves[0];
   const std::vector<Key>& y = halves[1];
   auto front = [&] {

@@ -212,12 +212,14 @@ TEST(ChromeTrace, UnsortedEventsGiveTheSameSnapshot) {
 }
 
 // Random slices on five threads, on a clock of whole µs so that many start
-// together, in a shuffled file: small (one core) and past kParallelTraceItems
-// (the sorts and builders on two). Worked out here from the definitions: each
-// thread's slices by (start, end descending, file order) nest in the last one
-// still open (ends are exclusive); a slice's self time is its duration less
-// what its direct children cover of it; nodes are numbered by their first
-// slice by (start, file order); the timeline keeps each thread's order.
+// together, in a shuffled file, with a step marker around them all on thread
+// 1 in the middle of the file (on the timeline, not a node): small (one core)
+// and past kParallelTraceItems (the sorts and builders on two). Worked out
+// here from the definitions: each thread's slices by (start, end descending,
+// file order) nest in the last one still open (ends are exclusive), the
+// marker among them on the timeline only; a slice's self time is its
+// duration less what its direct children cover of it; nodes are numbered by
+// their first slice by (start, file order).
 TEST(ChromeTrace, EqualStartsNestOuterFirstAndNumberNodesInFileOrder) {
   for (const int count : {300, 40000}) {
     std::mt19937 random(static_cast<uint32_t>(count));
@@ -227,12 +229,17 @@ TEST(ChromeTrace, EqualStartsNestOuterFirstAndNumberNodesInFileOrder) {
       std::string name;
     };
     std::vector<Spec> specs;
+    const uint32_t marker = count / 2;
     std::string text = "[";
-    for (int i = 0; i < count; ++i) {
-      const int64_t start = random() % (count / 4);
-      const int64_t dur = random() % 4 == 0 ? 0 : random() % 40;
-      specs.push_back({start, start + dur, 1 + static_cast<int>(random() % 5),
-                       "op" + std::to_string(random() % 60)});
+    for (int i = 0; i <= count; ++i) {
+      const int64_t start = i == static_cast<int>(marker) ? 0 : 1 + random() % (count / 4);
+      const int64_t dur = i == static_cast<int>(marker) ? count / 4 + 100
+                          : random() % 4 == 0           ? 0
+                                                        : random() % 40;
+      specs.push_back({start, start + dur,
+                       i == static_cast<int>(marker) ? 1 : 1 + static_cast<int>(random() % 5),
+                       i == static_cast<int>(marker) ? "ProfilerStep#1"
+                                                     : "op" + std::to_string(random() % 60)});
       text += fmt::format(R"({}{{"ph": "X", "name": "{}", "tid": {}, "ts": {}, "dur": {}}})",
                           i == 0 ? "" : ",\n", specs.back().name, specs.back().tid, start, dur);
     }
@@ -243,23 +250,33 @@ TEST(ChromeTrace, EqualStartsNestOuterFirstAndNumberNodesInFileOrder) {
       const Spec &x = specs[a], &y = specs[b];
       return std::tie(x.tid, x.start, y.end, a) < std::tie(y.tid, y.start, x.end, b);
     });
+    // Each slice's parent, with or without the marker; self times without it.
     std::vector<int64_t> self(specs.size());
-    std::vector<int64_t> parent(specs.size(), -1);
-    std::vector<uint32_t> stack;
-    for (size_t k = 0; k < order.size(); ++k) {
-      const uint32_t i = order[k];
-      if (k == 0 || specs[order[k - 1]].tid != specs[i].tid) stack.clear();
-      while (!stack.empty() && specs[stack.back()].end <= specs[i].start) stack.pop_back();
-      self[i] += specs[i].end - specs[i].start;
-      if (!stack.empty()) {
-        parent[i] = stack.back();
-        self[stack.back()] -= std::min(specs[i].end, specs[stack.back()].end) - specs[i].start;
+    auto nest = [&](bool with_marker) {
+      std::vector<int64_t> parent(specs.size(), -1);
+      std::vector<uint32_t> stack;
+      for (size_t k = 0; k < order.size(); ++k) {
+        const uint32_t i = order[k];
+        if (k == 0 || specs[order[k - 1]].tid != specs[i].tid) stack.clear();
+        if (i == marker && !with_marker) continue;
+        while (!stack.empty() && specs[stack.back()].end <= specs[i].start) stack.pop_back();
+        if (!with_marker) self[i] += specs[i].end - specs[i].start;
+        if (!stack.empty()) {
+          parent[i] = stack.back();
+          if (!with_marker) {
+            self[stack.back()] -= std::min(specs[i].end, specs[stack.back()].end) - specs[i].start;
+          }
+        }
+        stack.push_back(i);
       }
-      stack.push_back(i);
-    }
+      return parent;
+    };
+    nest(false);
+    const std::vector<int64_t> parent = nest(true);
     std::map<std::string, int64_t> self_of;
     std::vector<std::pair<int64_t, uint32_t>> by_start;
     for (uint32_t i = 0; i < specs.size(); ++i) {
+      if (i == marker) continue;
       self_of[specs[i].name] += std::max<int64_t>(self[i], 0) * 1000;  // ns
       by_start.emplace_back(specs[i].start, i);
     }
@@ -276,7 +293,8 @@ TEST(ChromeTrace, EqualStartsNestOuterFirstAndNumberNodesInFileOrder) {
     ASSERT_EQ(r->network.size(), first_ran.size());
     for (uint32_t n = 0; n < first_ran.size(); ++n) {
       EXPECT_EQ(r->network.node(n).id, first_ran[n]) << count << " slices, node " << n;
-      EXPECT_DOUBLE_EQ(Value(*r, first_ran[n], 0), static_cast<double>(self_of[first_ran[n]]) / 1e6)
+      // Frame 1: the step's number.
+      EXPECT_DOUBLE_EQ(Value(*r, first_ran[n], 1), static_cast<double>(self_of[first_ran[n]]) / 1e6)
           << first_ran[n];
     }
     ASSERT_EQ(r->timelines.size(), 1u);
@@ -289,8 +307,9 @@ TEST(ChromeTrace, EqualStartsNestOuterFirstAndNumberNodesInFileOrder) {
       const int64_t expected = parent[event.source];
       EXPECT_EQ(event.parent == kNoIndex ? -1 : int64_t{t.events[event.parent].source}, expected)
           << "event " << e;
-      checked += expected >= 0;
+      checked += expected >= 0 && expected != marker;
     }
+    EXPECT_EQ(t.events[0].source, marker);  // thread 1's first: it holds the others
     EXPECT_GT(checked, specs.size() / 4);  // a test of nesting, not of flat slices
   }
 }
