@@ -95,6 +95,14 @@ std::string GzipMessage(const char* what) {
   return message;
 }
 
+// Why reading `gz` failed: an I/O error's reason, or zlib's words.
+std::string ZlibError(gzFile gz) {
+  int code = 0;
+  const char* what = gzerror(gz, &code);
+  return code == Z_ERRNO ? std::string("read error: ") + std::strerror(errno)
+                         : "gzip data is corrupt: " + GzipMessage(what);
+}
+
 #ifndef COOKGRAPH_NO_ZLIB
 // The size gzip's trailer gives (the last member's, modulo 2^32) for a
 // regular file of `size` bytes starting with gzip's magic bytes, else nullopt.
@@ -192,15 +200,7 @@ bool ByteSource::InflateWhole(int fd, uint64_t stored, uint64_t hint) {
     const uint64_t consumed = stored - state.avail_in;
     if (len > most || (len > kWholeStep && len / kWholeRatio > consumed)) return false;
     if (state.block_state == ISAL_BLOCK_FINISH) {
-      // Another member follows, or the end; other bytes after a member are
-      // ignored, as zlib (and gzip(1)) ignore them.
-      if (state.avail_in < 2 || state.next_in[0] != 0x1f || state.next_in[1] != 0x8b) break;
-      uint8_t* next = state.next_in;
-      const uint32_t left = state.avail_in;
-      isal_inflate_reset(&state);
-      state.crc_flag = ISAL_GZIP;
-      state.next_in = next;
-      state.avail_in = left;
+      if (!StartNextMember(state)) break;  // the whole input is here: the end
     } else if (state.avail_in == 0 && state.avail_out > 0) {
       return false;  // cut short: zlib, block by block, says so where it ends
     }
@@ -262,6 +262,7 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
   if (gzip_size && !source->InflateWhole(fd, stored_size, *gzip_size)) {
     return Open(path, limits, GzipRead::kBlocks);
   }
+  if (regular && path != "-" && source->gz_ != nullptr) source->inflater_ = GzipStream::Open(fd);
 #endif
   return source;
 }
@@ -326,6 +327,9 @@ std::unique_ptr<ByteSource> ByteSource::Reopen() {
 }
 
 bool ByteSource::SkipTo(uint64_t offset) {
+#ifndef COOKGRAPH_NO_ZLIB
+  inflater_.reset();  // zlib seeks from the start it has not left
+#endif
   pos_ = len_ = 0;
   reached_end_ = false;
   if (gz_ == nullptr) {
@@ -387,12 +391,15 @@ bool ByteSource::Refill(char* into, size_t capacity) {
   if (cut_) return SizeLimitPassed();
   auto gz = static_cast<gzFile>(gz_);
   buffer_ = into;
-  int n = gzread(gz, into, static_cast<unsigned>(std::min<size_t>(capacity, size_t{1} << 30)));
+  const auto want = static_cast<unsigned>(std::min<size_t>(capacity, size_t{1} << 30));
+  int64_t n = -1;
+#ifndef COOKGRAPH_NO_ZLIB
+  if (inflater_ != nullptr) n = inflater_->Read(into, want);
+  if (n < 0 && inflater_ != nullptr && !ReadOnWithZlib()) return false;
+#endif
+  if (n < 0) n = gzread(gz, into, want);
   if (n < 0) {
-    int code = 0;
-    const char* what = gzerror(gz, &code);
-    error_ = code == Z_ERRNO ? std::string("read error: ") + std::strerror(errno)
-                             : "gzip data is corrupt: " + GzipMessage(what);
+    error_ = ZlibError(gz);
     return false;
   }
   if (n == 0) {
@@ -420,6 +427,26 @@ bool ByteSource::Refill(char* into, size_t capacity) {
   }
   return true;
 }
+
+bool ByteSource::InflatesWithIsal() const {
+#ifndef COOKGRAPH_NO_ZLIB
+  return inflater_ != nullptr;
+#else
+  return false;
+#endif
+}
+
+#ifndef COOKGRAPH_NO_ZLIB
+bool ByteSource::ReadOnWithZlib() {
+  inflater_.reset();
+  // zlib has read nothing yet: it inflates from the start, drops the bytes
+  // before offset_ (which ISA-L gave) and reads on.
+  auto gz = static_cast<gzFile>(gz_);
+  if (offset_ == 0 || gzseek(gz, static_cast<z_off_t>(offset_), SEEK_SET) >= 0) return true;
+  error_ = ZlibError(gz);
+  return false;
+}
+#endif
 
 bool ByteSource::SizeLimitPassed() {
   error_ = fmt::format(

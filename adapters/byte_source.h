@@ -19,6 +19,10 @@
 #include "adapters/input_limits.h"
 #include "base/error.h"
 
+#ifndef COOKGRAPH_NO_ZLIB
+#include "adapters/gzip_stream.h"
+#endif
+
 namespace cookgraph {
 
 /// Bytes in pages of their own (mmap), grown in place where the kernel can
@@ -123,6 +127,9 @@ class ByteSource {
   /// reader counts its own). False, with failed() set, on an I/O error.
   bool SkipTo(uint64_t offset);
 
+  /// True while ISA-L inflates this gzip file block by block (GzipStream);
+  /// false once zlib reads on from where it failed, and for other inputs.
+  bool InflatesWithIsal() const;
   /// Set when reading failed part-way (corrupt gzip, I/O error, the input-size
   /// limit passed).
   bool failed() const { return !error_.empty(); }
@@ -148,6 +155,12 @@ class ByteSource {
   uint64_t stored_size_ = 0;
   uint64_t device_ = 0, inode_ = 0;  // regular files: which file, for Reopen()
   void* gz_ = nullptr;               // gzFile (without zlib, a plain file); nullptr for strings
+#ifndef COOKGRAPH_NO_ZLIB
+  // A gzip file read block by block: ISA-L inflates it while it can; gz_,
+  // untouched until then, reads on from where it stopped (ReadOnWithZlib).
+  std::unique_ptr<GzipStream> inflater_;
+  bool ReadOnWithZlib();
+#endif
   std::string_view text_;            // string sources
   MappedBytes owned_;                // a gzip file inflated whole: text_'s bytes
   std::vector<char> storage_;        // file sources' buffer

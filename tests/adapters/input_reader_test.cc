@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using cookgraph::testing::TempDir;
 
-const std::string kSource = COOKGRAPH_SOURCE_DIR;
+const std::string kSourceDir = COOKGRAPH_SOURCE_DIR;
 
 TEST(DetectFormat, FromTheContent) {
   EXPECT_EQ(DetectFormat(R"({"cookgraph": 1, "nodes": []})"), InputFormat::kNative);
@@ -34,10 +34,10 @@ TEST(DetectFormat, FromTheContent) {
   // A node named "cookgraph" in a trace does not make it a snapshot.
   EXPECT_EQ(DetectFormat(R"([{"name": "cookgraph", "ph": "X", "ts": 1, "dur": 2}])"),
             InputFormat::kChromeTrace);
-  std::ifstream dot(kSource + "/tests/data/gstreamer/tee_bin.dot");
+  std::ifstream dot(kSourceDir + "/tests/data/gstreamer/tee_bin.dot");
   std::string dot_text((std::istreambuf_iterator<char>(dot)), {});
   EXPECT_EQ(DetectFormat(dot_text), InputFormat::kGstreamer);
-  std::ifstream log(kSource + "/tests/data/gstreamer/tee_bin.log");
+  std::ifstream log(kSourceDir + "/tests/data/gstreamer/tee_bin.log");
   std::string log_text((std::istreambuf_iterator<char>(log)), {});
   EXPECT_EQ(DetectFormat(log_text), InputFormat::kGstreamer);
   EXPECT_FALSE(DetectFormat(R"({"title": "holiday photos"})"));
@@ -59,16 +59,16 @@ TEST(DetectFormat, FromTheFirst256KiBAlone) {
 }
 
 TEST(ReadInput, EachFormatFromAFileOrAFolder) {
-  Result<Snapshot> native = ReadInput({kSource + "/examples/gstreamer_pipeline.json"});
+  Result<Snapshot> native = ReadInput({kSourceDir + "/examples/gstreamer_pipeline.json"});
   ASSERT_TRUE(native) << native.error().Format();
   EXPECT_EQ(native->info.engine, "gstreamer");
 
-  Result<Snapshot> onnx = ReadInput({kSource + "/tests/data/chrome/onnxruntime_profile.json"});
+  Result<Snapshot> onnx = ReadInput({kSourceDir + "/tests/data/chrome/onnxruntime_profile.json"});
   ASSERT_TRUE(onnx) << onnx.error().Format();
   EXPECT_EQ(onnx->info.engine, "onnxruntime");
 
-  const std::string dot = kSource + "/tests/data/gstreamer/tee_bin.dot";
-  const std::string log = kSource + "/tests/data/gstreamer/tee_bin.log";
+  const std::string dot = kSourceDir + "/tests/data/gstreamer/tee_bin.dot";
+  const std::string log = kSourceDir + "/tests/data/gstreamer/tee_bin.log";
   Result<Snapshot> pair = ReadInput({dot, log});
   ASSERT_TRUE(pair) << pair.error().Format();
   EXPECT_EQ(pair->info.engine, "gstreamer");
@@ -84,7 +84,7 @@ TEST(ReadInput, EachFormatFromAFileOrAFolder) {
 }
 
 TEST(ReadInput, FormatInOverridesTheRecognition) {
-  const std::string trace = kSource + "/tests/data/chrome/onnxruntime_profile.json";
+  const std::string trace = kSourceDir + "/tests/data/chrome/onnxruntime_profile.json";
   Result<Snapshot> as_native = ReadInput({trace}, {.format = InputFormat::kNative});
   ASSERT_FALSE(as_native);
   EXPECT_EQ(as_native.error().file, trace);
@@ -114,8 +114,8 @@ TEST(ReadInput, AnUnknownFormatListsTheFormatsThereAre) {
 TEST(ExpandInputs, GstreamerFilesOfOneFolderAreOneInputAndItsFolderIsOne) {
   TempDir dir;
   fs::create_directories(dir / "batch/run1");
-  const std::string dot = kSource + "/tests/data/gstreamer/tee_bin.dot";
-  const std::string log = kSource + "/tests/data/gstreamer/tee_bin.log";
+  const std::string dot = kSourceDir + "/tests/data/gstreamer/tee_bin.dot";
+  const std::string log = kSourceDir + "/tests/data/gstreamer/tee_bin.log";
   fs::copy_file(dot, dir / "batch/run1/pipeline.dot");
   fs::copy_file(log, dir / "batch/run1/trace.log");
   std::ofstream(dir / "batch/a.json") << R"({"cookgraph": 1})";

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "adapters/events.h"
+#include "tests/gzip.h"
 #include "tests/sanitizers/sanitized.h"
 #include "tests/temp_dir.h"
 
@@ -530,20 +531,7 @@ TEST(JsonEvents, DeepNestingNeedsNoRecursion) {
 // every member, the same errors for what is corrupt or cut short, and bombs
 // left to block-by-block reading (adapters/byte_source.h).
 
-std::string Gzip(const std::string& text) {
-  uLongf size = compressBound(static_cast<uLong>(text.size())) + 32;
-  std::string out(size, '\0');
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+std::string Gzip(const std::string& text) { return cookgraph::testing::GzipMember(text); }
 
 void Write(const std::string& path, const std::string& bytes) {
   std::FILE* f = std::fopen(path.c_str(), "wb");

@@ -26,7 +26,7 @@ namespace {
 using namespace testing;  // the helpers of tests/adapters/chrome/chrome_trace_test.h
 
 // a [0, 10) µs holds b [2, 5): a's self time is 10 - 3 = 7 µs.
-constexpr const char* kEvents = R"(
+const std::string kEvents = R"(
   {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
   {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 2, "dur": 3})";
 
