@@ -22,11 +22,12 @@
 namespace cookgraph {
 namespace {
 
-constexpr size_t kBufferBytes = 1 << 18;  // 256 KiB: large reads keep zlib fast
+constexpr size_t kBufferBytes = 1 << 18;  // 256 KiB: large reads keep inflating fast
 // A gzip file up to kWholeStored bytes that inflates to at most kWholeInflated,
-// and less than kWholeRatio times its size, is inflated whole when opened (InflateWhole, with ISA-L's inflater, about
-// four times zlib's speed): the readers then read a string, which the JSON
-// reader splits between two threads; inflated block by block (zlib), it is
+// and less than kWholeRatio times its size, is inflated whole when opened
+// (InflateWhole, with ISA-L's inflater, about four times zlib's speed): the
+// readers then read a string, which the JSON reader splits between two
+// threads; inflated block by block (GzipStream, zlib where it fails), it is
 // read on one (docs/performance.md#gzip).
 #ifndef COOKGRAPH_NO_ZLIB
 constexpr uint64_t kWholeStored = uint64_t{32} << 20;
@@ -182,6 +183,7 @@ bool ByteSource::InflateWhole(int fd, uint64_t stored, uint64_t hint) {
   state.crc_flag = ISAL_GZIP;  // the header read, the trailer's CRC-32 and size checked
   state.next_in = in.get();
   state.avail_in = static_cast<uint32_t>(stored);
+  if (!KnownHeaderFlags(state)) return false;
   size_t len = 0;
   for (;;) {
     if (len == text.size()) {
@@ -201,6 +203,7 @@ bool ByteSource::InflateWhole(int fd, uint64_t stored, uint64_t hint) {
     if (len > most || (len > kWholeStep && len / kWholeRatio > consumed)) return false;
     if (state.block_state == ISAL_BLOCK_FINISH) {
       if (!StartNextMember(state)) break;  // the whole input is here: the end
+      if (!KnownHeaderFlags(state)) return false;
     } else if (state.avail_in == 0 && state.avail_out > 0) {
       return false;  // cut short: zlib, block by block, says so where it ends
     }

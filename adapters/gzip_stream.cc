@@ -29,6 +29,10 @@ bool StartNextMember(inflate_state& state) {
   return true;
 }
 
+bool KnownHeaderFlags(const inflate_state& state) {
+  return state.avail_in < 4 || (state.next_in[3] & 0xE0) == 0;
+}
+
 std::unique_ptr<GzipStream> GzipStream::Open(int fd) {
   unsigned char magic[2] = {0, 0};
   if (pread(fd, magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b) return nullptr;
@@ -49,8 +53,8 @@ GzipStream::~GzipStream() = default;
 
 bool GzipStream::Load() {
   inflate_state& s = *state_;
-  // What is left (a member's first byte, when NextMember() needs two) moves
-  // to the front; the rest of the buffer is filled.
+  // What is left (a member's first bytes, when its header is looked at)
+  // moves to the front; the rest of the buffer is filled.
   const size_t left = s.avail_in;
   if (left > 0) std::memmove(in_.data(), s.next_in, left);
   size_t got = left;
@@ -75,6 +79,15 @@ bool GzipStream::NextMember() {
     if (!Load()) return false;
   }
   ended_ = !StartNextMember(s);
+  member_start_ = !ended_;
+  return true;
+}
+
+bool GzipStream::HeaderAhead() {
+  inflate_state& s = *state_;
+  while (s.avail_in < 4 && !file_end_) {
+    if (!Load()) return false;
+  }
   return true;
 }
 
@@ -85,6 +98,10 @@ int64_t GzipStream::Read(char* into, size_t capacity) {
     if (s.block_state == ISAL_BLOCK_FINISH) {
       if (!NextMember()) return -1;
       continue;
+    }
+    if (member_start_) {
+      if (!HeaderAhead() || !KnownHeaderFlags(s)) return -1;
+      member_start_ = false;
     }
     if (s.avail_in == 0 && !file_end_ && !Load()) return -1;
     const uint32_t in_before = s.avail_in;

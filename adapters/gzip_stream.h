@@ -21,6 +21,12 @@ namespace cookgraph {
 /// (and gzip(1)) ignore. Needs two bytes ahead to tell, where there are two.
 bool StartNextMember(inflate_state& state);
 
+/// False when the gzip member starting at `state`'s next byte sets a header
+/// flag that gzip reserves (0xE0), which ISA-L ignores and zlib refuses
+/// ("unknown header flags set"); true otherwise, and with fewer than four
+/// bytes ahead (the inflater finds a header cut short).
+bool KnownHeaderFlags(const inflate_state& state);
+
 class GzipStream {
  public:
   /// A stream over the regular file `fd` (read with pread() from its start;
@@ -42,10 +48,12 @@ class GzipStream {
   explicit GzipStream(int fd);
   bool Load();        // more input after what is left; false on a read error
   bool NextMember();  // after a member's end: the next one, or the end
+  bool HeaderAhead();  // at a member's start: its first four bytes loaded, where the file has them
   int fd_;
   uint64_t file_offset_ = 0;  // bytes of the file read so far
   bool file_end_ = false;     // pread found the end of the file
   bool ended_ = false;        // the last member inflated: no more bytes
+  bool member_start_ = true;  // the next byte starts a member: its flags not yet checked
   std::unique_ptr<inflate_state> state_;
   std::vector<uint8_t> in_;
 };

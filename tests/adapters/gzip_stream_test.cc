@@ -184,6 +184,70 @@ TEST(GzipStream, DamageFailsWithZlibsWordsAfterBytesZlibGivesToo) {
   EXPECT_GE(handed_to_zlib, failed);
 }
 
+TEST(GzipStream, EveryReadButTheLastIsFull) {
+  // As gzread: a read stops early only at the end, never at a member's end,
+  // so that the head of a file (for recognising its format) is its first
+  // 256 KiB however it is cut into members.
+  cookgraph::testing::TempDir dir;
+  std::string gz = GzipMember("   \n");
+  std::string text = "   \n";
+  for (int i = 0; i < 3000; ++i) {
+    const std::string part = "{\"ph\": \"X\", \"ts\": " + std::to_string(i) + "},\n";
+    gz += GzipMember(part, i % 3 == 0 ? 0 : 6);
+    text += part;
+  }
+  const std::string last = TraceLike(400000, 5);
+  gz += GzipMember(last);
+  text += last;
+  WriteFile(dir / "many.json.gz", gz);
+  const int fd = open((dir / "many.json.gz").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  auto stream = GzipStream::Open(fd);
+  ASSERT_NE(stream, nullptr);
+  std::string got;
+  std::vector<char> block(65536);
+  for (int64_t n; (n = stream->Read(block.data(), block.size())) > 0;) {
+    got.append(block.data(), static_cast<size_t>(n));
+    if (got.size() < text.size()) {
+      ASSERT_EQ(n, static_cast<int64_t>(block.size())) << got.size();
+    }
+  }
+  close(fd);
+  EXPECT_TRUE(got == text);
+  auto source = ByteSource::Open(dir / "many.json.gz", {}, GzipRead::kBlocks);
+  ASSERT_TRUE(source);
+  EXPECT_EQ((*source)->Head().size(), size_t{1} << 18);
+  EXPECT_FALSE((*source)->HeadIsWholeInput());
+}
+
+TEST(GzipStream, ReservedHeaderFlagsFailAsZlibDoes) {
+  // ISA-L ignores the flags gzip reserves (0xE0); zlib refuses them. In the
+  // first member, or in a later one after good bytes, read block by block or
+  // (a small file) whole.
+  cookgraph::testing::TempDir dir;
+  const std::string a = TraceLike(300000, 6);
+  for (const int flag : {0x20, 0x40, 0x80}) {
+    std::string first = GzipMember(a), second = GzipMember(a);
+    first[3] = static_cast<char>(first[3] | flag);
+    second[3] = static_cast<char>(second[3] | flag);
+    WriteFile(dir / "first.json.gz", first + GzipMember(a));
+    WriteFile(dir / "second.json.gz", GzipMember(a) + second);
+    for (const char* name : {"first.json.gz", "second.json.gz"}) {
+      const Outcome zlib = ZlibRead(dir / name);
+      const Outcome ours = SourceRead(dir / name, 3);
+      EXPECT_EQ(zlib.error, "gzip data is corrupt: unknown header flags set") << name << flag;
+      EXPECT_EQ(ours.error, zlib.error) << name << flag;
+      EXPECT_FALSE(ours.isal_to_the_end) << name << flag;
+      auto whole = ByteSource::Open(dir / name, {}, GzipRead::kWholeWhenSmall);
+      ASSERT_TRUE(whole);
+      std::vector<char> block(1 << 20);
+      while ((*whole)->Read(block.data(), block.size()) > 0) {
+      }
+      EXPECT_EQ((*whole)->error(), zlib.error) << name << flag;
+    }
+  }
+}
+
 }  // namespace gzip_stream_test
 }  // namespace
 }  // namespace cookgraph
