@@ -248,6 +248,7 @@ WhatIf WhatIf::Build(const Snapshot& snapshot, const Analysis& analysis) {
                                    ? static_cast<double>(t.events[marker].dur_ns) / 1e6
                                    : w.frame_ms_[f];
         w.steps_.push_back(StepOf(t, *path, f, span_ms));
+        w.step_edges_ += w.steps_.back().in.size();
       });
       if (failed > 0) {
         w.warnings_.push_back(fmt::format(

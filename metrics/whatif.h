@@ -103,6 +103,11 @@ class WhatIf {
   /// first two keys tie (what the order needs).
   std::vector<std::pair<NodeIndex, WhatIfSavings>> GainOrder(double factor) const;
 
+  /// True when `predictions` single-node predictions (Savings, Predict) are
+  /// worth two cores: 4,096 or more, or fewer over step graphs large enough
+  /// that each walks about a million edges or frames in all with the rest.
+  bool PredictsOnTwoCores(size_t predictions) const;
+
   /// What the model could not use (a step whose critical path failed, ...).
   const std::vector<std::string>& warnings() const { return warnings_; }
 
@@ -141,6 +146,7 @@ class WhatIf {
   double budget_ms_ = 0;
   bool has_budget_ = false;
   std::vector<Step> steps_;
+  size_t step_edges_ = 0;  // the steps' edges, all together
   // The streaming model: per streaming thread, per buffer, its work (ms; NaN
   // where it did none) as measured.
   std::vector<std::vector<double>> thread_ms_;

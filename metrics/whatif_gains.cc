@@ -53,6 +53,12 @@ bool SavesMore(const NodeGain& a, const NodeGain& b) {
 
 }  // namespace
 
+bool WhatIf::PredictsOnTwoCores(size_t predictions) const {
+  constexpr size_t kParallelWalk = size_t{1} << 20;
+  return predictions >= 4096 ||
+         (predictions >= 2 && predictions * (step_edges_ + frame_ms_.size()) >= kParallelWalk);
+}
+
 std::vector<NodeGain> WhatIf::NodeSavings(double factor, bool with_p95) const {
   std::vector<NodeIndex> nodes;
   const size_t node_count = snapshot_->network.size();
@@ -60,7 +66,7 @@ std::vector<NodeGain> WhatIf::NodeSavings(double factor, bool with_p95) const {
     if (!analysis_->waiting[n] && analysis_->stats[n].cooked_frames > 0) nodes.push_back(n);
   }
   std::vector<NodeGain> out(nodes.size());
-  RunHalvesIf(nodes.size() >= 4096, nodes.size(), [&](size_t from, size_t to, size_t) {
+  RunHalvesIf(PredictsOnTwoCores(nodes.size()), nodes.size(), [&](size_t from, size_t to, size_t) {
     for (size_t i = from; i < to; ++i) {
       const WhatIfChange change{.node = nodes[i], .factor = factor};
       NodeGain& g = out[i];
@@ -125,7 +131,7 @@ std::vector<double> HalvingGains(const WhatIf& whatif, const Analysis& analysis,
   // Gains(0.5)'s nodes and saved_ms, without its p95s and its order: in two
   // halves from 4,096 nodes, each node writing its own value.
   const size_t n = std::min(node_count, analysis.stats.size());
-  RunHalvesIf(n >= 4096, n, [&](size_t from, size_t to, size_t) {
+  RunHalvesIf(whatif.PredictsOnTwoCores(n), n, [&](size_t from, size_t to, size_t) {
     for (NodeIndex node = static_cast<NodeIndex>(from); node < to; ++node) {
       if (analysis.waiting[node] || analysis.stats[node].cooked_frames == 0) continue;
       const WhatIfChange change{.node = node, .factor = 0.5};

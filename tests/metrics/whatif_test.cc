@@ -286,6 +286,118 @@ TEST(WhatIf, AStepLosesWhatItsCriticalPathLoses) {
   EXPECT_DOUBLE_EQ(Saved(s, w, "gemm", 2), -50);
 }
 
+// `steps` steps of 150 operators each on the CPU thread, every one launching
+// a kernel on stream 7 or 8: 20 operator and 20 kernel names, random
+// durations. Enough graph for the predictions of every node to run on two
+// cores (WhatIf::PredictsOnTwoCores).
+Snapshot ManySteps(int steps, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<Spec> specs;
+  std::vector<double> step_ms;
+  int64_t at = 0;
+  uint32_t correlation = 1;
+  for (int k = 0; k < steps; ++k) {
+    const int64_t step_start = at;
+    const size_t marker = specs.size();
+    specs.push_back({"ProfilerStep#" + std::to_string(k + 1), EventKind::kMarker, kCpu, at, 0});
+    int64_t gpu_free = at;
+    for (int i = 0; i < 150; ++i) {
+      const int op = static_cast<int>(rng() % 20);
+      const int64_t dur = (20 + static_cast<int64_t>(rng() % 200)) * 1000;
+      const int64_t launch_at = at + dur / 4;
+      const int64_t kernel = (10 + static_cast<int64_t>(rng() % 400)) * 1000;
+      specs.push_back({"op" + std::to_string(op), EventKind::kCpuOp, kCpu, at, dur});
+      specs.push_back(
+          {"cudaLaunchKernel", EventKind::kRuntime, kCpu, launch_at, dur / 4, correlation});
+      const int64_t kernel_start = std::max(gpu_free, launch_at + dur / 4 + 2000);
+      specs.push_back({"kernel" + std::to_string(op), EventKind::kKernel,
+                       rng() % 2 ? kStream7 : kStream8, kernel_start, kernel, correlation});
+      gpu_free = kernel_start + kernel;
+      ++correlation;
+      at += dur + 1000;
+    }
+    at = std::max(at, gpu_free) + 1000;
+    specs[marker].dur = at - step_start;
+    step_ms.push_back(static_cast<double>(at - step_start) / 1e6);
+    at += 1000;
+  }
+  Timeline t = Make(specs);
+  t.markers.assign(static_cast<size_t>(steps), kNoIndex);
+  for (uint32_t e = 0; e < t.events.size(); ++e) {
+    const std::string& name = t.names[t.events[e].name];
+    if (name.rfind("ProfilerStep#", 0) == 0) {
+      t.markers[static_cast<size_t>(std::stoi(name.substr(13)) - 1)] = e;
+      t.events[e].node = kNoIndex;
+    }
+  }
+  std::vector<int64_t> index;
+  for (int k = 0; k < steps; ++k) {
+    const TimelineEvent& m = t.events[t.markers[static_cast<size_t>(k)]];
+    for (TimelineEvent& e : t.events) {
+      if (e.start_ns >= m.start_ns && e.start_ns < m.start_ns + m.dur_ns)
+        e.frame = static_cast<uint32_t>(k);
+    }
+    index.push_back(k + 1);
+  }
+  t.steps = index;
+  Snapshot s;
+  s.info.engine = "pytorch";
+  for (const std::string& name : t.names) {
+    EXPECT_TRUE(s.network.AddNode(Node{.id = name, .type = name, .family = "cpu_op"}).ok());
+  }
+  s.samples = Samples(t.names.size());
+  s.samples.SetFrameIndex(index);
+  s.samples.SetFrameMs(step_ms);
+  for (NodeIndex n = 0; n < t.names.size(); ++n) {
+    s.samples.SetSeries(n, Metric::kCookMs, std::vector<double>(static_cast<size_t>(steps), 1.0));
+  }
+  s.timelines.push_back(std::move(t));
+  return s;
+}
+
+TEST(WhatIf, ManyStepsPredictEveryNodeOnTwoCoresAsOneByOne) {
+  // Every node's prediction on two cores (Gains, GainOrder, HalvingGains)
+  // gives what predicting each node alone gives.
+  const Snapshot s = ManySteps(30, 11);
+  const Analysis a = Analyse(s);
+  const WhatIf w = WhatIf::Build(s, a);
+  ASSERT_EQ(w.model(), WhatIfModel::kStepPath);
+  // 29 steps modelled: HTA leaves out the last.
+  ASSERT_FALSE(w.warnings().empty());
+  EXPECT_THAT(w.warnings().front(), ::testing::HasSubstr("leaves out a trace's last step"));
+  EXPECT_EQ(std::count_if(w.frame_ms().begin(), w.frame_ms().end(),
+                          [](double v) { return !std::isnan(v); }),
+            29);
+  size_t working = 0;
+  for (NodeIndex n = 0; n < s.network.size(); ++n) {
+    working += !a.waiting[n] && a.stats[n].cooked_frames > 0;
+  }
+  ASSERT_GT(working, 30u);
+  EXPECT_TRUE(w.PredictsOnTwoCores(working));
+  EXPECT_FALSE(w.PredictsOnTwoCores(1));
+  const std::vector<double> halving = HalvingGains(w, a, s.network.size());
+  size_t saving = 0;
+  for (double factor : {0.0, 0.5}) {
+    const std::vector<NodeGain> gains = w.Gains(factor);
+    const auto order = w.GainOrder(factor);
+    ASSERT_EQ(gains.size(), working);
+    ASSERT_EQ(order.size(), working);
+    for (size_t i = 0; i < gains.size(); ++i) {
+      const WhatIfChange c{.node = gains[i].node, .factor = factor};
+      const WhatIfPrediction alone = w.Predict(std::span(&c, 1));
+      EXPECT_EQ(gains[i].saved_ms, alone.saved_ms) << gains[i].node;
+      EXPECT_EQ(gains[i].saved_p95_ms, alone.saved_p95_ms) << gains[i].node;
+      EXPECT_EQ(gains[i].frames_saved, alone.frames_saved) << gains[i].node;
+      EXPECT_EQ(order[i].first, gains[i].node) << i;
+      if (factor == 0.5) {
+        EXPECT_EQ(halving[gains[i].node], alone.saved_ms) << gains[i].node;
+      }
+      saving += alone.saved_ms > 0;
+    }
+  }
+  EXPECT_GT(saving, 10u) << "some nodes must be on the steps' paths for this test to mean anything";
+}
+
 TEST(EventCriticalPath, OperatorEdgesNameTheEventWhoseOwnTimeTheyAre) {
   const Snapshot s = Trace();
   const Timeline& t = s.timelines.front();
