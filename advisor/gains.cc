@@ -108,8 +108,8 @@ TopGains PredictTopGains(const WhatIf& whatif, const Analysis& analysis, size_t 
   if (frames_first) {
     // By the frames removing saves (a row's frames(): its fix is removal),
     // then halving; ties keep the gain order. Every candidate's two counts
-    // (WhatIf::Savings, in two halves from 4,096), then the whole prediction
-    // of the rows kept alone.
+    // (WhatIf::Savings, in two halves where WhatIf::PredictsOnTwoCores), then
+    // the whole prediction of the rows kept alone.
     std::vector<std::pair<int64_t, int64_t>> saves(nodes.size());  // (removed, halved)
     RunHalvesIf(whatif.PredictsOnTwoCores(nodes.size()), nodes.size(),
                 [&](size_t from, size_t to, size_t) {

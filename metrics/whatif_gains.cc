@@ -129,7 +129,7 @@ std::vector<double> HalvingGains(const WhatIf& whatif, const Analysis& analysis,
                                  size_t node_count) {
   std::vector<double> out(node_count, 0.0);
   // Gains(0.5)'s nodes and saved_ms, without its p95s and its order: in two
-  // halves from 4,096 nodes, each node writing its own value.
+  // halves where PredictsOnTwoCores, each node writing its own value.
   const size_t n = std::min(node_count, analysis.stats.size());
   RunHalvesIf(whatif.PredictsOnTwoCores(n), n, [&](size_t from, size_t to, size_t) {
     for (NodeIndex node = static_cast<NodeIndex>(from); node < to; ++node) {
