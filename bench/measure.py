@@ -235,8 +235,9 @@ def label(kind, size):
 
 def gzip_cost(rows, cookgraph, work, timeout):
     """What gzip costs: the largest Chrome trace of the run, compressed with
-    `gzip -6` (gzip's default, as users would), read by cookgraph and by zcat
-    (zlib's inflate alone, the floor of any zlib reader)."""
+    `gzip -6` (gzip's default, as users would), read by cookgraph with the
+    plain row's command (`score --format json`) and by zcat (zlib's inflate
+    alone)."""
     kr = [r for r in rows if r["kind"] == "kineto"]
     if not kr:
         return {}
@@ -249,7 +250,7 @@ def gzip_cost(rows, cookgraph, work, timeout):
             f.write("gzip -6\n")
     out = {"label": r["label"], "plain_mb": r["mb"], "gz_mb": os.path.getsize(gz) / 1e6,
            "plain": r["tools"].get("cookgraph"),
-           "cookgraph": timed(f"{shquote(cookgraph)} score {shquote(gz)}", timeout),
+           "cookgraph": timed(f"{shquote(cookgraph)} score {shquote(gz)} --format json", timeout),
            "zcat": timed(f"zcat {shquote(gz)}", timeout)}
     for tool in ("cookgraph", "zcat"):
         m = out[tool]

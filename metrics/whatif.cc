@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <unordered_map>
 
@@ -142,19 +143,32 @@ WhatIf::Step StepOf(const Timeline& t, const EventPath& path, size_t frame, doub
   WhatIf::Step step;
   step.frame = frame;
   step.span_ms = span_ms;
-  // Points: an event's start (2e) or end (2e + 1).
-  std::unordered_map<uint64_t, uint32_t> id;
+  // Points: an event's start (2e) or end (2e + 1), numbered as first met, in
+  // a table of open addressing at most half full (a step has thousands).
+  const size_t m = path.edges.size();
+  size_t capacity = 16;
+  while (capacity < 4 * m) capacity *= 2;
+  std::vector<uint64_t> key_at(capacity, UINT64_MAX);
+  std::vector<uint32_t> id_at(capacity);
+  uint32_t points = 0;
   auto point = [&](uint32_t event, bool end) {
     const uint64_t key = uint64_t{event} * 2 + (end ? 1 : 0);
-    return id.try_emplace(key, static_cast<uint32_t>(id.size())).first->second;
+    size_t at = static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (capacity - 1);
+    for (; key_at[at] != key; at = (at + 1) & (capacity - 1)) {
+      if (key_at[at] == UINT64_MAX) {
+        key_at[at] = key;
+        id_at[at] = points++;
+        break;
+      }
+    }
+    return id_at[at];
   };
-  const size_t m = path.edges.size();
   std::vector<uint32_t> from(m), to(m);
   for (size_t i = 0; i < m; ++i) {
     from[i] = point(path.edges[i].from, path.edges[i].from_end);
     to[i] = point(path.edges[i].to, path.edges[i].to_end);
   }
-  const size_t n = id.size();
+  const size_t n = points;
   std::vector<uint32_t> indegree(n, 0), out_at(n + 1, 0), out(m);
   for (size_t i = 0; i < m; ++i) {
     ++indegree[to[i]];
