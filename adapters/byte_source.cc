@@ -9,6 +9,8 @@
 #ifndef COOKGRAPH_NO_ZLIB
 #include <isa-l/igzip_lib.h>
 #include <zlib.h>
+
+#include "adapters/gzip_stream.h"
 #endif
 
 #include <algorithm>

@@ -19,11 +19,9 @@
 #include "adapters/input_limits.h"
 #include "base/error.h"
 
-#ifndef COOKGRAPH_NO_ZLIB
-#include "adapters/gzip_stream.h"
-#endif
-
 namespace cookgraph {
+
+class GzipStream;  // adapters/gzip_stream.h
 
 /// Bytes in pages of their own (mmap), grown in place where the kernel can
 /// (mremap) and in 2 MiB pages where it has them: a whole inflated input.

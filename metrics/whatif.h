@@ -104,8 +104,8 @@ class WhatIf {
   std::vector<std::pair<NodeIndex, WhatIfSavings>> GainOrder(double factor) const;
 
   /// True when `predictions` single-node predictions (Savings, Predict) are
-  /// worth two cores: 4,096 or more, or fewer over step graphs large enough
-  /// that each walks about a million edges or frames in all with the rest.
+  /// worth two cores: 4,096 or more, or fewer whose walks (each over the
+  /// steps' graph edges and the frames) come to about a million in all.
   bool PredictsOnTwoCores(size_t predictions) const;
 
   /// What the model could not use (a step whose critical path failed, ...).

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -140,6 +141,28 @@ TEST(GzipStream, ReadsEveryMemberAsZlibDoesAcrossTheEdgesOfItsReads) {
     EXPECT_TRUE(ours.isal_to_the_end) << name;  // zlib never had to take over
   }
   EXPECT_EQ(ZlibRead(dir / "levels.json.gz").bytes, a + b + c);
+}
+
+TEST(GzipStream, RealKinetoTracesReadAsZlibReadsThem) {
+  // The gzip files PyTorch's profiler wrote (tests/data/fixtures/traces, their
+  // provenance beside them), each read block by block: ISA-L to the end, and
+  // zlib's bytes.
+  const std::filesystem::path traces =
+      std::filesystem::path(COOKGRAPH_SOURCE_DIR) / "tests/data/fixtures/traces";
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(traces)) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() != ".gz") continue;
+    const Outcome zlib = ZlibRead(path);
+    const Outcome ours = SourceRead(path, 9);
+    EXPECT_EQ(zlib.error, "") << path;
+    EXPECT_EQ(ours.error, "") << path;
+    EXPECT_GT(ours.bytes.size(), 0u) << path;
+    EXPECT_TRUE(ours.bytes == zlib.bytes) << path;
+    EXPECT_TRUE(ours.isal_to_the_end) << path;
+    ++files;
+  }
+  EXPECT_GE(files, 7u);
 }
 
 TEST(GzipStream, DamageFailsWithZlibsWordsAfterBytesZlibGivesToo) {
