@@ -33,6 +33,14 @@
 #include <array>
 #include <string_view>
 #include <unordered_map>
+#ifndef COOKGRAPH_SINGLE_THREAD
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+#endif
 
 #include "metrics/event_critical_path_builder.h"
 
@@ -114,39 +122,37 @@ uint16_t FlagsOf(std::string_view name) {
 
 void Builder::Prepare() {
   const size_t n = t_.events.size();
-  name_flags_.resize(t_.names.size());
-  for (size_t i = 0; i < t_.names.size(); ++i) name_flags_[i] = FlagsOf(t_.names[i]);
-  flags_.assign(n, 0);
+  trace_.name_flags.resize(t_.names.size());
+  for (size_t i = 0; i < t_.names.size(); ++i) trace_.name_flags[i] = FlagsOf(t_.names[i]);
+  trace_.flags.assign(n, 0);
   uint32_t max_source = 0;
   for (const TimelineEvent& e : t_.events) max_source = std::max(max_source, e.source);
-  by_source_.assign(n == 0 ? 0 : size_t{max_source} + 1, kNoIndex);
-  name_used_.assign(t_.names.size(), 0);
+  trace_.by_source.assign(n == 0 ? 0 : size_t{max_source} + 1, kNoIndex);
+  trace_.name_used.assign(t_.names.size(), 0);
   for (uint32_t e = 0; e < n; ++e) {
     const TimelineEvent& ev = t_.events[e];
-    by_source_[ev.source] = e;
+    trace_.by_source[ev.source] = e;
     // hta/common/trace_parser.py keeps the events with dur and cat; the
     // critical path drops the annotations' copies on GPU streams.
     if (ev.kind == EventKind::kGpuAnnotation) continue;
-    flags_[e] = kHtaRow | kRow;
-    name_used_[ev.name] = 1;
+    trace_.flags[e] = kHtaRow | kRow;
+    trace_.name_used[ev.name] = 1;
     const bool gpu_side =
         (Stream(e) >= 0 && Correlation(e) >= 0) || (Flags(e) & (kEventSync | kContextSync));
-    if (gpu_side) flags_[e] |= kGpuSide;
+    if (gpu_side) trace_.flags[e] |= kGpuSide;
   }
   // The rows in file order (HTA's DataFrame order before the filter).
-  file_order_.reserve(n);
-  for (uint32_t e : by_source_) {
-    if (e != kNoIndex && (flags_[e] & kHtaRow)) file_order_.push_back(e);
+  trace_.file_order.reserve(n);
+  for (uint32_t e : trace_.by_source) {
+    if (e != kNoIndex && (trace_.flags[e] & kHtaRow)) trace_.file_order.push_back(e);
   }
-  stamp_.assign(n, 0);
-  local_.assign(n, kNoIndex);
-  has_records_ = Symbol(kEventRecord);
-  has_waits_ = Symbol(kStreamWaitCall) && Symbol(kStreamWait);
+  trace_.has_records = Symbol(kEventRecord);
+  trace_.has_waits = Symbol(kStreamWaitCall) && Symbol(kStreamWait);
 }
 
 bool Builder::Symbol(uint16_t flag) const {
-  for (size_t i = 0; i < name_flags_.size(); ++i) {
-    if ((name_flags_[i] & flag) && name_used_[i]) return true;
+  for (size_t i = 0; i < trace_.name_flags.size(); ++i) {
+    if ((trace_.name_flags[i] & flag) && trace_.name_used[i]) return true;
   }
   return false;
 }
@@ -157,12 +163,12 @@ bool Builder::Symbol(uint16_t flag) const {
 // (min(correlation, 0)), one without a correlation -1. Done before the
 // multi-step filter, on every row.
 void Builder::IndexCorrelation() {
-  ic_.assign(t_.events.size(), kNoIndex);
+  trace_.ic.assign(t_.events.size(), kNoIndex);
   // The rows with a correlation, grouped by it (file order within a group):
   // sorted once here, read again by FilterSteps and SortQueueItems.
   std::vector<std::pair<uint32_t, uint32_t>> by_corr;  // (correlation, event) in file order
   uint32_t max_corr = 0;
-  for (uint32_t e : file_order_) {
+  for (uint32_t e : trace_.file_order) {
     const uint32_t c = t_.events[e].correlation;
     if (c == kNoIndex) continue;
     by_corr.emplace_back(c, e);
@@ -182,27 +188,27 @@ void Builder::IndexCorrelation() {
     std::stable_sort(by_corr.begin(), by_corr.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
   }
-  corr_rows_.reserve(by_corr.size());
-  group_of_.assign(t_.events.size(), kNoIndex);
+  trace_.corr_rows.reserve(by_corr.size());
+  trace_.group_of.assign(t_.events.size(), kNoIndex);
   for (size_t lo = 0; lo < by_corr.size();) {
     size_t hi = lo;
     uint32_t last_gpu = kNoIndex, last_cpu = kNoIndex;
-    const auto group = static_cast<uint32_t>(group_at_.size());
-    group_at_.push_back(static_cast<uint32_t>(lo));
+    const auto group = static_cast<uint32_t>(trace_.group_at.size());
+    trace_.group_at.push_back(static_cast<uint32_t>(lo));
     for (; hi < by_corr.size() && by_corr[hi].first == by_corr[lo].first; ++hi) {
       const uint32_t e = by_corr[hi].second;
-      ((flags_[e] & kGpuSide) ? last_gpu : last_cpu) = t_.events[e].source;
-      corr_rows_.push_back(e);
-      group_of_[e] = group;
+      ((trace_.flags[e] & kGpuSide) ? last_gpu : last_cpu) = t_.events[e].source;
+      trace_.corr_rows.push_back(e);
+      trace_.group_of[e] = group;
     }
     for (size_t k = lo; k < hi; ++k) {
       const uint32_t e = by_corr[k].second;
-      const uint32_t partner = (flags_[e] & kGpuSide) ? last_cpu : last_gpu;
-      ic_[e] = partner == kNoIndex ? 0 : partner;
+      const uint32_t partner = (trace_.flags[e] & kGpuSide) ? last_cpu : last_gpu;
+      trace_.ic[e] = partner == kNoIndex ? 0 : partner;
     }
     lo = hi;
   }
-  group_at_.push_back(static_cast<uint32_t>(corr_rows_.size()));
+  trace_.group_at.push_back(static_cast<uint32_t>(trace_.corr_rows.size()));
 }
 
 // hta/common/trace.py, Trace._filter_irrelevant_gpu_kernels (load_traces
@@ -212,25 +218,25 @@ void Builder::IndexCorrelation() {
 // then holds the GPU-side rows first.
 void Builder::FilterSteps() {
   size_t steps = 0;
-  for (size_t i = 0; i < name_flags_.size(); ++i) {
-    if ((name_flags_[i] & kProfilerStep) && name_used_[i]) ++steps;
+  for (size_t i = 0; i < trace_.name_flags.size(); ++i) {
+    if ((trace_.name_flags[i] & kProfilerStep) && trace_.name_used[i]) ++steps;
   }
-  if (steps < 2) return;  // order_ stays empty: Order() is file_order_
-  filtered_ = true;
+  if (steps < 2) return;  // trace_.order stays empty: Order() is trace_.file_order
+  trace_.filtered = true;
   int64_t last_step = INT64_MIN, first_cpu = INT64_MAX;
-  for (uint32_t e : file_order_) {
-    if (flags_[e] & kGpuSide) continue;
+  for (uint32_t e : trace_.file_order) {
+    if (trace_.flags[e] & kGpuSide) continue;
     first_cpu = std::min(first_cpu, t_.events[e].start_ns);
     if (Flags(e) & kProfilerStep) last_step = std::max(last_step, t_.events[e].start_ns);
   }
   const int64_t last = last_step != INT64_MIN ? last_step : first_cpu == INT64_MAX ? 0 : first_cpu;
   bool kept_without = false;  // a CPU-side row without a correlation is kept
-  for (uint32_t e : file_order_) {
-    if (flags_[e] & kGpuSide) continue;
+  for (uint32_t e : trace_.file_order) {
+    if (trace_.flags[e] & kGpuSide) continue;
     if (t_.events[e].start_ns < last) {
       kept_without = kept_without || Correlation(e) < 0;
     } else {
-      flags_[e] &= static_cast<uint8_t>(~kRow);
+      trace_.flags[e] &= static_cast<uint8_t>(~kRow);
     }
   }
   // A GPU-side row stays when a CPU-side row of its correlation (or, without
@@ -238,20 +244,20 @@ void Builder::FilterSteps() {
   auto kept = [&](uint32_t gpu) {
     if (Correlation(gpu) < 0) return kept_without;
     for (uint32_t e : SameCorrelation(gpu)) {
-      if (!(flags_[e] & kGpuSide) && (flags_[e] & kRow)) return true;
+      if (!(trace_.flags[e] & kGpuSide) && (trace_.flags[e] & kRow)) return true;
     }
     return false;
   };
-  for (uint32_t e : file_order_) {
-    if (!(flags_[e] & kGpuSide)) continue;
+  for (uint32_t e : trace_.file_order) {
+    if (!(trace_.flags[e] & kGpuSide)) continue;
     if (!kept(e)) {
-      flags_[e] &= static_cast<uint8_t>(~kRow);
+      trace_.flags[e] &= static_cast<uint8_t>(~kRow);
     } else {
-      order_.push_back(e);
+      trace_.order.push_back(e);
     }
   }
-  for (uint32_t e : file_order_) {
-    if (!(flags_[e] & kGpuSide) && (flags_[e] & kRow)) order_.push_back(e);
+  for (uint32_t e : trace_.file_order) {
+    if (!(trace_.flags[e] & kGpuSide) && (trace_.flags[e] & kRow)) trace_.order.push_back(e);
   }
 }
 
@@ -280,10 +286,76 @@ Result<EventPath> EventCriticalPath(const Timeline& timeline, const EventPathOpt
   return builder.Run(0);
 }
 
+namespace {
+
+#ifndef COOKGRAPH_SINGLE_THREAD
+// The windows on two cores: `first` runs the even ones on this thread and
+// `second` the odd ones on a worker; each thread then hands its result to
+// `each` when its turn comes, so that `each` gets them in order, one call at
+// a time, and its work is shared too. Each thread holds at most one result
+// waiting for its turn. The first exception, from either builder or from
+// `each`, stops both threads and reaches the caller.
+void ForEachOnTwoCores(Builder& first, Builder& second, size_t n,
+                       const std::function<void(size_t, Result<EventPath>)>& each) {
+  std::mutex mu;
+  std::condition_variable turn_changed;
+  size_t turn = 0;            // the window `each` takes next
+  std::exception_ptr failed;  // the first exception
+  auto fail = [&] {
+    const std::lock_guard lock(mu);
+    if (!failed) failed = std::current_exception();
+    turn_changed.notify_all();
+  };
+  auto walk = [&](Builder& builder, size_t from) {
+    for (size_t i = from; i < n; i += 2) {
+      std::optional<Result<EventPath>> path;
+      try {
+        path.emplace(builder.Run(i));
+      } catch (...) {
+        fail();
+        return;
+      }
+      {
+        std::unique_lock lock(mu);
+        turn_changed.wait(lock, [&] { return turn == i || failed; });
+        if (failed) return;
+      }
+      // The other thread waits for turn i + 1: this call is the only one.
+      try {
+        each(i, std::move(*path));
+      } catch (...) {
+        fail();
+        return;
+      }
+      const std::lock_guard lock(mu);
+      turn = i + 1;
+      turn_changed.notify_all();
+    }
+  };
+  std::thread worker(walk, std::ref(second), size_t{1});
+  walk(first, 0);
+  worker.join();
+  if (failed) std::rethrow_exception(failed);
+}
+#endif
+
+}  // namespace
+
 void ForEachEventCriticalPath(const Timeline& timeline, std::span<const EventPathOptions> windows,
                               const std::function<void(size_t, Result<EventPath>)>& each) {
   if (windows.empty()) return;
   Builder builder(timeline, windows);
+#ifndef COOKGRAPH_SINGLE_THREAD
+  // A large trace's windows on two cores: a second builder reads the first's
+  // tables of the whole trace, which Share() finishes first; each builder
+  // has its own per-window state (two vectors of the trace's length).
+  if (windows.size() >= 2 && timeline.events.size() >= kParallelTraceItems && HaveSecondCore()) {
+    builder.Share();
+    Builder second(Builder::SecondOf{builder});
+    ForEachOnTwoCores(builder, second, windows.size(), each);
+    return;
+  }
+#endif
   for (size_t i = 0; i < windows.size(); ++i) each(i, builder.Run(i));
 }
 

@@ -99,10 +99,14 @@ Result<EventPath> EventCriticalPath(const Timeline& timeline, const EventPathOpt
 /// The critical paths of many windows of one timeline (a what-if model wants
 /// every step's): `each(i, path)` gets what EventCriticalPath(timeline,
 /// windows[i]) gives, the same edges, path, warnings and errors, for each i in
-/// order, one window's graph at a time. The work that is the same for every
-/// window (the rows, their correlations, the multi-step filter, the launch
-/// queues) is done once; each window then costs about its own events (times a
-/// log), not the whole trace's. EventCriticalPath is this with one window.
+/// order, one call at a time. The work that is the same for every window (the
+/// rows, their correlations, the multi-step filter, the launch queues) is done
+/// once; each window then costs about its own events (times a log), not the
+/// whole trace's. A large trace's windows are built on two cores, every other
+/// one on a second thread, which also makes its windows' calls of `each` (in
+/// their turn, never two at once): `each` must not care which thread calls
+/// it. An exception from `each` stops the walk and is rethrown here.
+/// EventCriticalPath is this with one window.
 void ForEachEventCriticalPath(const Timeline& timeline, std::span<const EventPathOptions> windows,
                               const std::function<void(size_t, Result<EventPath>)>& each);
 

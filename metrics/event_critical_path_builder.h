@@ -17,6 +17,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -91,18 +92,71 @@ struct Launch {     // CPGraph._get_cuda_runtime_calls_df: one row
   int64_t stream;   // the kernel's
 };
 
-// One timeline's graphs, window after window. The constructor does what is
-// the same for every window, once: HTA's DataFrame (its rows, their
-// index_correlation, the multi-step filter) and indexes that let a window find
-// its events without a walk over the trace, and the launch queues' items
-// sorted by time; CPGraph's tables of runtime calls and event records follow
-// on the first window that needs them. Run(i) then builds window i's graph
-// from its own events only, every per-window member reset first, so that
-// each result is the one a Builder made for that window alone would give.
+// What every window's graph reads of the whole trace: HTA's DataFrame (its
+// rows, their index_correlation, the multi-step filter), the indexes that let
+// a window find its events without a walk over the trace, the launch queues
+// and CPGraph's tables of runtime calls and event records. The Builder's
+// constructor builds the first part; the queues are walked and the tables
+// built as windows need them, or all at once by Builder::Share, after which
+// nothing writes them and several builders can read them at once.
+struct TraceTables {
+  std::vector<uint16_t> name_flags;  // per name
+  std::vector<uint8_t> name_used;    // per name: some row has it (TraceSymbolTable)
+  std::vector<uint8_t> flags;        // per event: EventFlag
+  std::vector<uint32_t> by_source;   // traceEvents index -> event
+  std::vector<uint32_t> ic;          // per event: index_correlation (a traceEvents index)
+  std::vector<uint32_t> corr_rows;   // rows with a correlation, by it, file order within
+  std::vector<uint32_t> group_at;    // per correlation + 1: its rows' start in corr_rows
+  std::vector<uint32_t> group_of;    // per event: its correlation's group, or kNoIndex
+  std::vector<uint32_t> file_order;  // the rows before the filter, in file order
+  std::vector<uint32_t> order;       // the rows after it, in DataFrame order, when filtered
+  bool filtered = false;
+  bool has_records = false, has_waits = false;  // the trace has event records, stream waits
+
+  // IndexWindows: what Window() and Clip() look up.
+  int64_t whole_start = INT64_MAX, whole_end = INT64_MIN;  // of every row
+  std::vector<uint32_t> cpu_rows;      // the CPU-side rows lasting > 0, by track, then start
+  std::vector<uint32_t> cpu_runs;      // per track + 1: where its rows begin in cpu_rows
+  std::vector<uint32_t> stream_waits;  // the GPU-side "Stream Wait Event" rows
+  std::unordered_map<std::string_view, std::vector<uint32_t>> holders;  // annotation -> names
+  std::vector<uint32_t> slot_of_name;  // per name: its slot, kNoIndex when no annotation's
+  std::vector<uint32_t> slot_at;       // per slot + 1: its range in slot_rows
+  std::vector<uint32_t> slot_rows;     // per slot: its name's rows, in Order()
+
+  // QueueLengths: the items by time, walked as far as queue_next so far.
+  struct QueueItem {
+    int64_t ts;
+    uint32_t event;
+    int32_t delta;
+    int64_t stream;
+  };
+  std::vector<QueueItem> queue_items;
+  size_t queue_next = 0;
+  std::unordered_map<int64_t, int32_t> queue_running;  // stream -> queue length
+  std::vector<int32_t> queue;  // per event: queue length; INT32_MIN = none (yet)
+
+  // Kernels, on the first window that needs them.
+  bool launches_ready = false;
+  std::vector<Launch> launches;                      // CPGraph's runtime calls, by start
+  std::vector<uint32_t> by_thread;                   // launches by (thread, stream), then start
+  std::unordered_map<int64_t, int64_t> prev_launch;  // record correlation -> launch (traceEvents)
+  std::string records_error;                         // EventRecords' failure, every window's
+};
+
+// One timeline's graphs, window after window. The constructor builds the
+// tables of the whole trace that are the same for every window (TraceTables);
+// CPGraph's tables of runtime calls and event records follow on the first
+// window that needs them. Run(i) then builds window i's graph from its own
+// events only, every per-window member reset first, so that each result is
+// the one a Builder made for that window alone would give.
 class Builder {
  public:
   Builder(const Timeline& t, std::span<const EventPathOptions> windows)
-      : t_(t), windows_(windows), parallel_(t.events.size() >= kParallelTraceItems) {
+      : t_(t),
+        windows_(windows),
+        owned_(std::make_shared<TraceTables>()),
+        trace_(*owned_),
+        parallel_(t.events.size() >= kParallelTraceItems) {
     Prepare();
     IndexCorrelation();
     FilterSteps();
@@ -111,7 +165,27 @@ class Builder {
     auto index = [this] { IndexWindows(); };
     auto queues = [this] { SortQueueItems(); };
     RunBothIf(parallel_, index, queues);
+    Fresh();
   }
+  // A second builder of the same windows, reading `first`'s tables: once
+  // first.Share() has run, the two may Run windows at the same time.
+  struct SecondOf {
+    const Builder& first;
+  };
+  explicit Builder(SecondOf second)
+      : t_(second.first.t_),
+        windows_(second.first.windows_),
+        owned_(second.first.owned_),
+        trace_(*owned_),
+        parallel_(second.first.parallel_) {
+    Fresh();
+  }
+  Builder(const Builder&) = delete;
+  Builder& operator=(const Builder&) = delete;
+
+  // Builds now what windows would build as they need it (the queue lengths,
+  // the launch tables), so that Run writes nothing of the trace's tables.
+  void Share();
 
   Result<EventPath> Run(size_t i) {
     Reset(windows_[i]);
@@ -136,18 +210,18 @@ class Builder {
     const TimelineEvent& ev = t_.events[e];
     return IsGpuKind(ev.kind) ? t_.tracks[ev.track].stream : -1;
   }
-  uint16_t Flags(uint32_t e) const { return name_flags_[t_.events[e].name]; }
+  uint16_t Flags(uint32_t e) const { return trace_.name_flags[t_.events[e].name]; }
   int64_t Correlation(uint32_t e) const {
     const uint32_t c = t_.events[e].correlation;
     return c == kNoIndex ? -1 : int64_t{c};
   }
   // The row at traceEvents index `source` (HTA's trace_df.loc), or kNoIndex.
   uint32_t Row(int64_t source) const {
-    if (source < 0 || static_cast<uint64_t>(source) >= by_source_.size()) return kNoIndex;
-    const uint32_t e = by_source_[static_cast<size_t>(source)];
-    return e != kNoIndex && (flags_[e] & kRow) ? e : kNoIndex;
+    if (source < 0 || static_cast<uint64_t>(source) >= trace_.by_source.size()) return kNoIndex;
+    const uint32_t e = trace_.by_source[static_cast<size_t>(source)];
+    return e != kNoIndex && (trace_.flags[e] & kRow) ? e : kNoIndex;
   }
-  int64_t Ic(uint32_t e) const { return ic_[e] == kNoIndex ? -1 : int64_t{ic_[e]}; }
+  int64_t Ic(uint32_t e) const { return trace_.ic[e] == kNoIndex ? -1 : int64_t{trace_.ic[e]}; }
   // CPGraph._create_event_nodes: a CPU operator or runtime call (by
   // category: cpu_op, cuda_runtime, cuda_driver), or a GPU-side event with a
   // correlation.
@@ -171,16 +245,16 @@ class Builder {
   // The rows sharing a correlation with row `e` (itself included), in file
   // order; none for a row without one.
   std::span<const uint32_t> SameCorrelation(uint32_t e) const {
-    const uint32_t g = group_of_[e];
+    const uint32_t g = trace_.group_of[e];
     if (g == kNoIndex) return {};
-    return std::span<const uint32_t>(corr_rows_)
-        .subspan(group_at_[g], group_at_[g + 1] - group_at_[g]);
+    return std::span<const uint32_t>(trace_.corr_rows)
+        .subspan(trace_.group_at[g], trace_.group_at[g + 1] - trace_.group_at[g]);
   }
 
   void FilterSteps();
   // A row's place in Order(): file order, the GPU-side rows first when filtered.
   uint64_t OrderKey(uint32_t e) const {
-    const uint64_t cpu_after = filtered_ && !(flags_[e] & kGpuSide) ? 1 : 0;
+    const uint64_t cpu_after = trace_.filtered && !(trace_.flags[e] & kGpuSide) ? 1 : 0;
     return cpu_after << 32 | t_.events[e].source;
   }
 
@@ -301,8 +375,12 @@ class Builder {
 
   // ---- The GPU's edges (event_critical_path_kernels.cc) -------------------------------
 
+  using QueueItem = TraceTables::QueueItem;
   void QueueLengths();
+  void WalkQueues(int64_t horizon);  // the lengths of the items up to `horizon`
   void SortQueueItems();
+  void LaunchTables();
+  void SortLaunchesByThread();
   void RuntimeCalls();
   void EventRecords();
   std::optional<int64_t> NextLaunch(int64_t call);
@@ -324,52 +402,18 @@ class Builder {
   const Timeline& t_;
   std::span<const EventPathOptions> windows_;
 
-  std::vector<uint16_t> name_flags_;  // per name
-  std::vector<uint8_t> name_used_;    // per name: some row has it (TraceSymbolTable)
-  std::vector<uint8_t> flags_;        // per event: EventFlag
-  std::vector<uint32_t> by_source_;   // traceEvents index -> event
-  std::vector<uint32_t> ic_;          // per event: index_correlation (a traceEvents index)
-  std::vector<uint32_t> corr_rows_;   // rows with a correlation, by it, file order within
-  std::vector<uint32_t> group_at_;    // per correlation + 1: its rows' start in corr_rows_
-  std::vector<uint32_t> group_of_;    // per event: its correlation's group, or kNoIndex
-  std::vector<uint32_t> file_order_;  // the rows before the filter, in file order
-  std::vector<uint32_t> order_;       // the rows after it, in DataFrame order, when filtered
-  bool filtered_ = false;
-  const std::vector<uint32_t>& Order() const { return filtered_ ? order_ : file_order_; }
-  bool has_records_ = false, has_waits_ = false;  // the trace has event records, stream waits
-
-  // IndexWindows: what Window() and Clip() look up.
-  int64_t whole_start_ = INT64_MAX, whole_end_ = INT64_MIN;  // of every row
-  std::vector<uint32_t> cpu_rows_;      // the CPU-side rows lasting > 0, by track, then start
-  std::vector<uint32_t> cpu_runs_;      // per track + 1: where its rows begin in cpu_rows_
-  std::vector<uint32_t> stream_waits_;  // the GPU-side "Stream Wait Event" rows
-  std::unordered_map<std::string_view, std::vector<uint32_t>> holders_;  // annotation -> names
-  std::vector<uint32_t> slot_of_name_;  // per name: its slot, kNoIndex when no annotation's
-  std::vector<uint32_t> slot_at_;       // per slot + 1: its range in slot_rows_
-  std::vector<uint32_t> slot_rows_;     // per slot: its name's rows, in Order()
-  std::string_view merged_for_;         // the annotation of several names merged_ is for
-  std::vector<uint32_t> merged_;        // its rows, in Order()
-
-  // QueueLengths: the items by time, walked as far as queue_next_ so far.
-  struct QueueItem {
-    int64_t ts;
-    uint32_t event;
-    int32_t delta;
-    int64_t stream;
-  };
+  // ForEachEventCriticalPath's second builder reads the first's tables.
+  std::shared_ptr<TraceTables> owned_;
+  TraceTables& trace_;
+  const std::vector<uint32_t>& Order() const {
+    return trace_.filtered ? trace_.order : trace_.file_order;
+  }
   // A trace this large has its whole-trace tables built on two cores.
   const bool parallel_;
-  std::vector<QueueItem> queue_items_;
-  size_t queue_next_ = 0;
-  std::unordered_map<int64_t, int32_t> queue_running_;  // stream -> queue length
-  std::vector<int32_t> queue_;  // per event: queue length; INT32_MIN = none (yet)
 
-  // Kernels, on the first window that needs them.
-  bool launches_ready_ = false;
-  std::vector<Launch> launches_;                      // CPGraph's runtime calls, by start
-  std::vector<uint32_t> by_thread_;                   // launches_ by (thread, stream), then start
-  std::unordered_map<int64_t, int64_t> prev_launch_;  // record correlation -> launch (traceEvents)
-  std::string records_error_;                         // EventRecords' failure, every window's
+  // Instances(): the rows of an annotation held by several names, merged.
+  std::string_view merged_for_;   // the annotation they are for
+  std::vector<uint32_t> merged_;  // its rows, in Order()
 
   // ---- Per window: reset by Reset() ---------------------------------------------------
 
@@ -377,6 +421,11 @@ class Builder {
   EventPath out_;
   std::string fatal_;  // what makes HTA fail, when it does
 
+  // The per-event members of a new builder.
+  void Fresh() {
+    stamp_.assign(t_.events.size(), 0);
+    local_.assign(t_.events.size(), kNoIndex);
+  }
   // The window's events are those whose stamp is epoch_ (a new window, a new
   // epoch); local_ is read only for them, so neither is reset per window.
   std::vector<uint32_t> stamp_;  // per event

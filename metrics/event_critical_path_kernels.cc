@@ -31,6 +31,7 @@ constexpr int64_t kKernelKernelDelayThresholdNs = 1'500'000;
 // far as the horizon of the furthest window so far, and a later window with
 // a nearer one reads lengths that are already final.
 void Builder::QueueLengths() {
+  if (trace_.queue_items.empty()) return;  // every length is final
   int64_t horizon = INT64_MIN;
   for (uint32_t e : window_) {
     horizon = std::max(horizon, t_.events[e].start_ns);
@@ -38,52 +39,57 @@ void Builder::QueueLengths() {
       horizon = std::max(horizon, t_.events[call].start_ns);
     }
   }
-  for (; queue_next_ < queue_items_.size() && queue_items_[queue_next_].ts <= horizon;
-       ++queue_next_) {
-    const QueueItem& it = queue_items_[queue_next_];
-    int32_t& q = queue_running_[it.stream];
+  WalkQueues(horizon);
+}
+
+void Builder::WalkQueues(int64_t horizon) {
+  std::vector<QueueItem>& items = trace_.queue_items;
+  size_t& next = trace_.queue_next;
+  for (; next < items.size() && items[next].ts <= horizon; ++next) {
+    const QueueItem& it = items[next];
+    int32_t& q = trace_.queue_running[it.stream];
     q += it.delta;
-    queue_[it.event] = q;
+    trace_.queue[it.event] = q;
   }
-  if (queue_next_ == queue_items_.size()) {  // every length is final: the items can go
-    queue_items_ = {};
-    queue_next_ = 0;
+  if (next == items.size()) {  // every length is final: the items can go
+    items = {};
+    next = 0;
   }
 }
 
 void Builder::SortQueueItems() {
-  queue_.assign(t_.events.size(), INT32_MIN);
+  trace_.queue.assign(t_.events.size(), INT32_MIN);
   // A launch call's items: one per GPU-side row of its correlation (a call
   // with index_correlation > 0 has one), in file order; then the GPU-side
   // rows' own. The two lists on two cores in a large trace.
   auto launch = [&](uint32_t e) {
-    return (flags_[e] & kRow) && (Flags(e) & kLaunchCall) && Ic(e) > 0;
+    return (trace_.flags[e] & kRow) && (Flags(e) & kLaunchCall) && Ic(e) > 0;
   };
   std::vector<QueueItem> starts;
   auto launches = [&] {
-    for (uint32_t e : file_order_) {
+    for (uint32_t e : trace_.file_order) {
       if (!launch(e)) continue;
       for (uint32_t g : SameCorrelation(e)) {
-        if ((flags_[g] & kRow) && Stream(g) != -1) {
-          queue_items_.push_back({t_.events[e].start_ns, e, 1, Stream(g)});
+        if ((trace_.flags[g] & kRow) && Stream(g) != -1) {
+          trace_.queue_items.push_back({t_.events[e].start_ns, e, 1, Stream(g)});
         }
       }
     }
   };
   auto gpu_starts = [&] {
-    for (uint32_t e : file_order_) {
-      if (!(flags_[e] & kRow) || Stream(e) == -1) continue;
+    for (uint32_t e : trace_.file_order) {
+      if (!(trace_.flags[e] & kRow) || Stream(e) == -1) continue;
       const auto same = SameCorrelation(e);
       if (std::none_of(same.begin(), same.end(), launch)) continue;
       starts.push_back({t_.events[e].start_ns, e, -1, Stream(e)});
     }
   };
   RunBothIf(parallel_, launches, gpu_starts);
-  queue_items_.reserve(queue_items_.size() + starts.size());
-  queue_items_.insert(queue_items_.end(), starts.begin(), starts.end());
+  trace_.queue_items.reserve(trace_.queue_items.size() + starts.size());
+  trace_.queue_items.insert(trace_.queue_items.end(), starts.begin(), starts.end());
   std::vector<QueueItem>().swap(starts);
   // By time, then the order they were added in.
-  ParallelStableSort(queue_items_,
+  ParallelStableSort(trace_.queue_items,
                      [](const QueueItem& a, const QueueItem& b) { return a.ts < b.ts; });
 }
 
@@ -91,15 +97,16 @@ void Builder::SortQueueItems() {
 // whose index_correlation is a GPU-side row (stream != -1) with an
 // index_correlation > 0; each with its kernel's stream and GPU.
 void Builder::RuntimeCalls() {
-  for (uint32_t e : file_order_) {
-    if (!(flags_[e] & kRow) || !(Flags(e) & kLaunchCall) || Ic(e) <= 0) continue;
+  for (uint32_t e : trace_.file_order) {
+    if (!(trace_.flags[e] & kRow) || !(Flags(e) & kLaunchCall) || Ic(e) <= 0) continue;
     const uint32_t k = Row(Ic(e));
     if (k == kNoIndex || Stream(k) == -1 || Ic(k) <= 0) continue;
-    launches_.push_back({e, k, Stream(k)});
+    trace_.launches.push_back({e, k, Stream(k)});
   }
-  std::stable_sort(launches_.begin(), launches_.end(), [&](const Launch& a, const Launch& b) {
-    return t_.events[a.event].start_ns < t_.events[b.event].start_ns;
-  });
+  std::stable_sort(trace_.launches.begin(), trace_.launches.end(),
+                   [&](const Launch& a, const Launch& b) {
+                     return t_.events[a.event].start_ns < t_.events[b.event].start_ns;
+                   });
 }
 
 // CPGraph._get_cuda_event_record_df: for each cudaEventRecord that a row
@@ -114,32 +121,32 @@ void Builder::EventRecords() {
   };
   std::unordered_map<int64_t, Where> recorded;  // record correlation -> where
   for (const WaitArgs& w : t_.waits) {
-    if (w.event >= t_.events.size() || !(flags_[w.event] & kRow) || w.wait_on_stream <= -1)
+    if (w.event >= t_.events.size() || !(trace_.flags[w.event] & kRow) || w.wait_on_stream <= -1)
       continue;
     const Where where{w.wait_on_stream, &t_.tracks[t_.events[w.event].track].pid};
     auto [it, added] = recorded.try_emplace(w.wait_on_record, where);
     if (!added && (it->second.stream != where.stream || *it->second.pid != *where.pid)) {
       // merge(..., validate="one_to_one") raises in HTA.
-      records_error_ = fmt::format("cudaEventRecord correlation {} is waited on for two streams",
-                                   w.wait_on_record);
+      trace_.records_error = fmt::format(
+          "cudaEventRecord correlation {} is waited on for two streams", w.wait_on_record);
       return;
     }
   }
   if (recorded.empty()) return;
   // Launches by GPU and stream, in launch order (by start).
-  std::vector<uint32_t> by_where(launches_.size());
+  std::vector<uint32_t> by_where(trace_.launches.size());
   for (uint32_t i = 0; i < by_where.size(); ++i) by_where[i] = i;
   auto pid_of = [&](const Launch& l) -> const std::string& {
     return t_.tracks[t_.events[l.kernel].track].pid;
   };
   std::stable_sort(by_where.begin(), by_where.end(), [&](uint32_t a, uint32_t b) {
-    const int c = pid_of(launches_[a]).compare(pid_of(launches_[b]));
+    const int c = pid_of(trace_.launches[a]).compare(pid_of(trace_.launches[b]));
     if (c != 0) return c < 0;
-    return launches_[a].stream < launches_[b].stream;
+    return trace_.launches[a].stream < trace_.launches[b].stream;
   });
   std::vector<uint32_t> records;
-  for (uint32_t e : file_order_) {
-    if ((flags_[e] & kRow) && (Flags(e) & kEventRecord) && recorded.count(Correlation(e))) {
+  for (uint32_t e : trace_.file_order) {
+    if ((trace_.flags[e] & kRow) && (Flags(e) & kEventRecord) && recorded.count(Correlation(e))) {
       records.push_back(e);
     }
   }
@@ -152,18 +159,31 @@ void Builder::EventRecords() {
     // The group's launches, then the last one starting at or before ts.
     auto lo =
         std::lower_bound(by_where.begin(), by_where.end(), where, [&](uint32_t i, const Where& w) {
-          const int c = pid_of(launches_[i]).compare(*w.pid);
-          return c != 0 ? c < 0 : launches_[i].stream < w.stream;
+          const int c = pid_of(trace_.launches[i]).compare(*w.pid);
+          return c != 0 ? c < 0 : trace_.launches[i].stream < w.stream;
         });
     auto hi = std::upper_bound(lo, by_where.end(), where, [&](const Where& w, uint32_t i) {
-      const int c = w.pid->compare(pid_of(launches_[i]));
-      return c != 0 ? c < 0 : w.stream < launches_[i].stream;
+      const int c = w.pid->compare(pid_of(trace_.launches[i]));
+      return c != 0 ? c < 0 : w.stream < trace_.launches[i].stream;
     });
     auto after = std::partition_point(
-        lo, hi, [&](uint32_t i) { return t_.events[launches_[i].event].start_ns <= ts; });
-    prev_launch_[Correlation(r)] =
-        after == lo ? -1 : int64_t{t_.events[launches_[*(after - 1)].event].source};
+        lo, hi, [&](uint32_t i) { return t_.events[trace_.launches[i].event].start_ns <= ts; });
+    trace_.prev_launch[Correlation(r)] =
+        after == lo ? -1 : int64_t{t_.events[trace_.launches[*(after - 1)].event].source};
   }
+}
+
+// The launches by (thread, stream), then start, for NextLaunch.
+void Builder::SortLaunchesByThread() {
+  std::vector<uint32_t>& by_thread = trace_.by_thread;
+  const std::vector<Launch>& launches = trace_.launches;
+  by_thread.resize(launches.size());
+  for (uint32_t i = 0; i < by_thread.size(); ++i) by_thread[i] = i;
+  std::stable_sort(by_thread.begin(), by_thread.end(), [&](uint32_t a, uint32_t b) {
+    const uint32_t ta = t_.events[launches[a].event].track;
+    const uint32_t tb = t_.events[launches[b].event].track;
+    return ta != tb ? ta < tb : launches[a].stream < launches[b].stream;
+  });
 }
 
 // CPGraph._get_cuda_stream_wait_event_df, for one cudaStreamWaitEvent
@@ -171,45 +191,54 @@ void Builder::EventRecords() {
 // into the stream of its GPU-side "Stream Wait Event"; -1 when none; nullopt
 // when the call has no entry in HTA's table.
 std::optional<int64_t> Builder::NextLaunch(int64_t call) {
-  if (!has_waits_) return std::nullopt;
+  if (!trace_.has_waits) return std::nullopt;
   const uint32_t w = Row(call);
   if (w == kNoIndex || !(Flags(w) & kStreamWaitCall) || Ic(w) <= 0) return std::nullopt;
   const uint32_t g = Row(Ic(w));
   if (g == kNoIndex || Stream(g) == -1 || Ic(g) <= 0) return std::nullopt;
-  if (by_thread_.empty() && !launches_.empty()) {
-    by_thread_.resize(launches_.size());
-    for (uint32_t i = 0; i < by_thread_.size(); ++i) by_thread_[i] = i;
-    std::stable_sort(by_thread_.begin(), by_thread_.end(), [&](uint32_t a, uint32_t b) {
-      const uint32_t ta = t_.events[launches_[a].event].track;
-      const uint32_t tb = t_.events[launches_[b].event].track;
-      return ta != tb ? ta < tb : launches_[a].stream < launches_[b].stream;
-    });
-  }
+  if (trace_.by_thread.empty() && !trace_.launches.empty()) SortLaunchesByThread();
   const uint32_t track = t_.events[w].track;
   const int64_t stream = Stream(g);
   const int64_t ts = t_.events[w].start_ns;
   auto key = [&](uint32_t i) {
-    return std::pair<uint32_t, int64_t>{t_.events[launches_[i].event].track, launches_[i].stream};
+    return std::pair<uint32_t, int64_t>{t_.events[trace_.launches[i].event].track,
+                                        trace_.launches[i].stream};
   };
   const std::pair<uint32_t, int64_t> want{track, stream};
-  auto lo = std::partition_point(by_thread_.begin(), by_thread_.end(),
+  auto lo = std::partition_point(trace_.by_thread.begin(), trace_.by_thread.end(),
                                  [&](uint32_t i) { return key(i) < want; });
-  auto hi = std::partition_point(lo, by_thread_.end(), [&](uint32_t i) { return key(i) == want; });
+  auto hi =
+      std::partition_point(lo, trace_.by_thread.end(), [&](uint32_t i) { return key(i) == want; });
   auto next = std::partition_point(
-      lo, hi, [&](uint32_t i) { return t_.events[launches_[i].event].start_ns <= ts; });
-  return next == hi ? -1 : int64_t{t_.events[launches_[*next].event].source};
+      lo, hi, [&](uint32_t i) { return t_.events[trace_.launches[i].event].start_ns <= ts; });
+  return next == hi ? -1 : int64_t{t_.events[trace_.launches[*next].event].source};
+}
+
+// CPGraph's tables of runtime calls and event records, the same for every
+// window: built by the first that needs them (a trace with event records or
+// stream waits).
+void Builder::LaunchTables() {
+  if ((trace_.has_records || trace_.has_waits) && !trace_.launches_ready) {
+    trace_.launches_ready = true;
+    RuntimeCalls();
+    if (trace_.has_records) EventRecords();
+  }
+}
+
+void Builder::Share() {
+  WalkQueues(INT64_MAX);
+  LaunchTables();
+  if (trace_.has_waits && trace_.by_thread.empty() && !trace_.launches.empty()) {
+    SortLaunchesByThread();
+  }
 }
 
 // CPGraph._construct_graph_from_kernels: the GPU-side rows of the window,
 // by start (cuda_sync events by end).
 void Builder::Kernels() {
   QueueLengths();
-  if ((has_records_ || has_waits_) && !launches_ready_) {  // the same for every window: once
-    launches_ready_ = true;
-    RuntimeCalls();
-    if (has_records_) EventRecords();
-  }
-  if (!records_error_.empty()) fatal_ = records_error_;
+  LaunchTables();
+  if (!trace_.records_error.empty()) fatal_ = trace_.records_error;
   if (!fatal_.empty()) return;
 
   std::vector<uint32_t> rows;
@@ -241,8 +270,8 @@ void Builder::Kernels() {
     AddEdge(e, false, e, true, EventEdgeKind::kOperator, false, e);
     const int64_t runtime = Ic(e);
     const uint32_t runtime_row = Row(runtime);
-    const int32_t ql_runtime = runtime_row == kNoIndex ? INT32_MIN : queue_[runtime_row];
-    const int32_t ql = queue_[e];
+    const int32_t ql_runtime = runtime_row == kNoIndex ? INT32_MIN : trace_.queue[runtime_row];
+    const int32_t ql = trace_.queue[e];
     // A cudaStreamWaitEvent made this kernel wait for another one.
     int64_t ks = -1;
     int64_t ks_end_ts = 0;
@@ -320,8 +349,9 @@ void Builder::Sync(uint32_t e, const std::vector<std::pair<int64_t, uint32_t>>& 
     // _check_event_sync_helper: the kernel launched last before the
     // cudaEventRecord this waits on.
     int64_t launch = -1;
-    if (has_records_) {
-      if (auto it = prev_launch_.find(WaitRecord(e)); it != prev_launch_.end()) launch = it->second;
+    if (trace_.has_records) {
+      if (auto it = trace_.prev_launch.find(WaitRecord(e)); it != trace_.prev_launch.end())
+        launch = it->second;
     }
     if (launch == -1) return;
     const uint32_t launch_row = Row(launch);

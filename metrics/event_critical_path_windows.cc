@@ -15,66 +15,66 @@ namespace event_path_internal {
 // and for each annotation asked for the names holding it and their rows.
 // One pass over the events in their own order (by track, then start).
 void Builder::IndexWindows() {
-  slot_of_name_.assign(t_.names.size(), kNoIndex);
+  trace_.slot_of_name.assign(t_.names.size(), kNoIndex);
   uint32_t slots = 0;
   for (const EventPathOptions& w : windows_) {
     if (w.annotation.empty()) continue;
-    auto [it, added] = holders_.try_emplace(w.annotation);
+    auto [it, added] = trace_.holders.try_emplace(w.annotation);
     if (!added) continue;
     for (uint32_t n = 0; n < t_.names.size(); ++n) {
-      if (!name_used_[n] || t_.names[n].find(w.annotation) == std::string::npos) continue;
+      if (!trace_.name_used[n] || t_.names[n].find(w.annotation) == std::string::npos) continue;
       it->second.push_back(n);
-      if (slot_of_name_[n] == kNoIndex) slot_of_name_[n] = slots++;
+      if (trace_.slot_of_name[n] == kNoIndex) trace_.slot_of_name[n] = slots++;
     }
   }
   std::vector<std::pair<uint32_t, uint32_t>> held;  // (slot, row)
   for (uint32_t e = 0; e < t_.events.size(); ++e) {
-    if (!(flags_[e] & kRow)) continue;  // not in Order()
+    if (!(trace_.flags[e] & kRow)) continue;  // not in Order()
     const TimelineEvent& ev = t_.events[e];
-    whole_start_ = std::min(whole_start_, ev.start_ns);
-    whole_end_ = std::max(whole_end_, ev.end_ns());
-    if (slots > 0 && slot_of_name_[ev.name] != kNoIndex) {
-      held.emplace_back(slot_of_name_[ev.name], e);
+    trace_.whole_start = std::min(trace_.whole_start, ev.start_ns);
+    trace_.whole_end = std::max(trace_.whole_end, ev.end_ns());
+    if (slots > 0 && trace_.slot_of_name[ev.name] != kNoIndex) {
+      held.emplace_back(trace_.slot_of_name[ev.name], e);
     }
     if (Stream(e) != -1) {
-      if (Flags(e) & kStreamWait) stream_waits_.push_back(e);
+      if (Flags(e) & kStreamWait) trace_.stream_waits.push_back(e);
     } else if (ev.dur_ns > 0) {
-      if (cpu_rows_.empty() || t_.events[cpu_rows_.back()].track != ev.track) {
-        cpu_runs_.push_back(static_cast<uint32_t>(cpu_rows_.size()));
+      if (trace_.cpu_rows.empty() || t_.events[trace_.cpu_rows.back()].track != ev.track) {
+        trace_.cpu_runs.push_back(static_cast<uint32_t>(trace_.cpu_rows.size()));
       }
-      cpu_rows_.push_back(e);
+      trace_.cpu_rows.push_back(e);
     }
   }
-  cpu_runs_.push_back(static_cast<uint32_t>(cpu_rows_.size()));
+  trace_.cpu_runs.push_back(static_cast<uint32_t>(trace_.cpu_rows.size()));
   // A track's events are by start in the timeline (model/timeline.h);
   // checked rather than assumed.
   auto by_start = [&](uint32_t a, uint32_t b) {
     return t_.events[a].start_ns < t_.events[b].start_ns;
   };
-  for (size_t r = 0; r + 1 < cpu_runs_.size(); ++r) {
-    const auto first = cpu_rows_.begin() + cpu_runs_[r],
-               last = cpu_rows_.begin() + cpu_runs_[r + 1];
+  for (size_t r = 0; r + 1 < trace_.cpu_runs.size(); ++r) {
+    const auto first = trace_.cpu_rows.begin() + trace_.cpu_runs[r],
+               last = trace_.cpu_rows.begin() + trace_.cpu_runs[r + 1];
     if (!std::is_sorted(first, last, by_start)) std::stable_sort(first, last, by_start);
   }
   // Per slot, its name's rows in Order().
   std::sort(held.begin(), held.end(), [&](const auto& a, const auto& b) {
     return a.first != b.first ? a.first < b.first : OrderKey(a.second) < OrderKey(b.second);
   });
-  slot_at_.assign(size_t{slots} + 1, 0);
-  slot_rows_.reserve(held.size());
+  trace_.slot_at.assign(size_t{slots} + 1, 0);
+  trace_.slot_rows.reserve(held.size());
   for (const auto& [k, e] : held) {
-    ++slot_at_[k + 1];
-    slot_rows_.push_back(e);
+    ++trace_.slot_at[k + 1];
+    trace_.slot_rows.push_back(e);
   }
-  for (size_t k = 0; k < slots; ++k) slot_at_[k + 1] += slot_at_[k];
+  for (size_t k = 0; k < slots; ++k) trace_.slot_at[k + 1] += trace_.slot_at[k];
 }
 
 std::span<const uint32_t> Builder::Instances(std::string_view annotation) {
-  const std::vector<uint32_t>& names = holders_.at(annotation);
+  const std::vector<uint32_t>& names = trace_.holders.at(annotation);
   auto rows_of = [&](uint32_t name) {
-    const uint32_t k = slot_of_name_[name];
-    return std::span<const uint32_t>(slot_rows_)
-        .subspan(slot_at_[k], slot_at_[k + 1] - slot_at_[k]);
+    const uint32_t k = trace_.slot_of_name[name];
+    return std::span<const uint32_t>(trace_.slot_rows)
+        .subspan(trace_.slot_at[k], trace_.slot_at[k + 1] - trace_.slot_at[k]);
   };
   if (names.empty()) return {};
   if (names.size() == 1) return rows_of(names[0]);
@@ -121,8 +121,8 @@ Status Builder::Window() {
   }
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   if (o_->annotation.empty()) {
-    lo = whole_start_;
-    hi = whole_end_;
+    lo = trace_.whole_start;
+    hi = trace_.whole_end;
   } else {
     const std::span<const uint32_t> instances = Instances(o_->annotation);
     const size_t first = o_->instance;
@@ -165,16 +165,16 @@ void Builder::Clip() {
     window_.push_back(e);
   };
   auto before = [&](uint32_t e, int64_t ts) { return t_.events[e].start_ns < ts; };
-  for (size_t r = 0; r + 1 < cpu_runs_.size(); ++r) {  // each thread's rows from lo to hi
-    const auto last = cpu_rows_.begin() + cpu_runs_[r + 1];
-    auto it = std::lower_bound(cpu_rows_.begin() + cpu_runs_[r], last, lo, before);
+  for (size_t r = 0; r + 1 < trace_.cpu_runs.size(); ++r) {  // each thread's rows from lo to hi
+    const auto last = trace_.cpu_rows.begin() + trace_.cpu_runs[r + 1];
+    auto it = std::lower_bound(trace_.cpu_rows.begin() + trace_.cpu_runs[r], last, lo, before);
     for (; it != last && t_.events[*it].start_ns <= hi; ++it) {
       take(*it);
       const uint32_t partner = Row(Ic(*it));
       if (partner != kNoIndex && Stream(partner) != -1) take(partner);
     }
   }
-  for (uint32_t e : stream_waits_) take(e);
+  for (uint32_t e : trace_.stream_waits) take(e);
   std::sort(window_.begin(), window_.end());  // by track, then start: as the walks want
   for (uint32_t i = 0; i < window_.size(); ++i) local_[window_[i]] = i;
   out_.window_events = window_.size();

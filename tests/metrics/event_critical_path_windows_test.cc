@@ -7,10 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "graph/parallel.h"
 #include "metrics/event_critical_path.h"
 #include "tests/metrics/timeline_maker.h"
 
@@ -74,12 +77,13 @@ std::vector<Result<EventPath>> ExpectSameAsOneByOne(const Timeline& t,
   return many;
 }
 
-// Five steps of a training loop on one thread and two streams: operators
-// each launching a kernel, kernels long enough to queue up and to run into
-// the next steps, and in steps 2 to 5 a cudaStreamWaitEvent on a recorded
-// event, a cudaStreamSynchronize, a cudaEventSynchronize and a
-// cudaDeviceSynchronize.
-Timeline FiveSteps() {
+// Steps of a training loop on one thread and two streams: operators each
+// launching a kernel, kernels long enough to queue up and to run into the
+// next steps, and in steps 2 to 5 of every five a cudaStreamWaitEvent on a
+// recorded event, a cudaStreamSynchronize, a cudaEventSynchronize and a
+// cudaDeviceSynchronize. With `synced_twice`, the last cudaEventSynchronize
+// names stream 8 for an event stream 8 waits on for stream 7 (HTA fails).
+Timeline TrainingSteps(int steps, bool synced_twice = false) {
   std::vector<Spec> specs;
   int64_t cpu = 0, end7 = 0, end8 = 0;
   uint32_t corr = 1, record = 0;
@@ -91,7 +95,7 @@ Timeline FiveSteps() {
     end = start + dur;
     ++corr;
   };
-  for (int s = 0; s < 5; ++s) {
+  for (int s = 0; s < steps; ++s) {
     const size_t marker = specs.size();
     const int64_t step_start = cpu;
     specs.push_back({"ProfilerStep#" + std::to_string(s + 1), EventKind::kMarker, kCpu, cpu, 0});
@@ -103,7 +107,7 @@ Timeline FiveSteps() {
       cpu += 150 + (i * 17) % 60;
     }
     int64_t until = 0;
-    switch (s) {
+    switch (s % 5) {
       case 1:  // stream 8 waits for an event recorded on stream 7
         record = corr;
         specs.push_back({"cudaEventRecord", EventKind::kRuntime, kCpu, cpu, 5, corr++});
@@ -127,8 +131,8 @@ Timeline FiveSteps() {
         until = std::max(end7, cpu + 10) + 5;
         specs.push_back(
             {"cudaEventSynchronize", EventKind::kRuntime, kCpu, cpu, until - cpu, corr});
-        specs.push_back(
-            {"Event Sync", EventKind::kGpuSync, kDevice, cpu, until - cpu, corr++, 7, record});
+        specs.push_back({"Event Sync", EventKind::kGpuSync, kDevice, cpu, until - cpu, corr++,
+                         synced_twice && s + 5 >= steps ? 8 : 7, record});
         cpu = until + 10;
         break;
       case 4:
@@ -144,6 +148,8 @@ Timeline FiveSteps() {
   }
   return Make(specs);
 }
+
+Timeline FiveSteps() { return TrainingSteps(5); }
 
 TEST(EventCriticalPaths, EveryStepOfATrainingLoopIsTheSameAsOneWindowAtATime) {
   const Timeline t = FiveSteps();
@@ -261,6 +267,66 @@ TEST(EventCriticalPaths, NoWindowsCallNothingAndAnEmptyTimelineFailsEach) {
   for (const auto& p : paths) {
     ASSERT_FALSE(p.ok());
     EXPECT_THAT(p.error().message, HasSubstr("no events"));
+  }
+}
+
+constexpr int kManySteps = 800;  // 17k events
+
+// A trace of kParallelTraceItems events or more has its windows built on two
+// cores (a second builder, reading the first's tables, takes every other
+// window): the results are still each window's own, in order.
+TEST(EventCriticalPaths, ALargeTracesWindowsOnTwoCoresAreTheSameAsOneWindowAtATime) {
+  const Timeline t = TrainingSteps(kManySteps);
+  ASSERT_GE(t.events.size(), kParallelTraceItems);
+  std::vector<EventPathOptions> windows;
+  for (size_t i = 0; i < 40; ++i) windows.push_back(Window("ProfilerStep", i));
+  // Far ahead, then back (the launch queues' walk), and zero-weight launches.
+  for (size_t i : std::initializer_list<size_t>{650, 30, 31, 798, 799, 5})
+    windows.push_back(Window("ProfilerStep", i, std::nullopt, i % 2 == 0));
+  windows.push_back(Window("ProfilerStep#12", 0));
+  windows.push_back(Window("aten::op", 90, 96));
+  windows.push_back(Window("kernel", 300));
+  windows.push_back(Window("forward", 0));  // in no name: an error
+  windows.push_back(Window("ProfilerStep", 2, 4));
+  const auto paths = ExpectSameAsOneByOne(t, windows);
+  size_t ok = 0;
+  for (const auto& p : paths) ok += p.ok() ? 1 : 0;
+  EXPECT_EQ(ok, windows.size() - 2);  // the last step (HTA leaves it out) and "forward"
+}
+
+// The launch tables are built before the two builders start (Builder::Share):
+// their failure still fails every window that reaches the kernels.
+TEST(EventCriticalPaths, ALargeTracesEventRecordWaitedOnForTwoStreamsFailsOnBothCores) {
+  const Timeline t = TrainingSteps(kManySteps, true);
+  ASSERT_GE(t.events.size(), kParallelTraceItems);
+  std::vector<EventPathOptions> windows;
+  for (size_t i = 0; i < 9; ++i) windows.push_back(Window("ProfilerStep", i * 3));
+  windows.push_back(Window("forward", 0));
+  const auto paths = ExpectSameAsOneByOne(t, windows);
+  for (size_t i = 0; i < 9; ++i) {
+    ASSERT_FALSE(paths[i].ok()) << i;
+    EXPECT_THAT(paths[i].error().message, HasSubstr("waited on for two streams"));
+  }
+  ASSERT_FALSE(paths[9].ok());
+  EXPECT_THAT(paths[9].error().message, HasSubstr("no event name contains"));
+}
+
+// An exception from `each`, on either core's turn, stops the walk: no window
+// after it is handed over, and the exception reaches the caller.
+TEST(EventCriticalPaths, AnExceptionFromEachStopsTheWindowsOnTwoCores) {
+  const Timeline t = TrainingSteps(kManySteps);
+  std::vector<EventPathOptions> windows;
+  for (size_t i = 0; i < 30; ++i) windows.push_back(Window("ProfilerStep", i));
+  for (size_t throw_at : {size_t{0}, size_t{7}, size_t{12}, size_t{29}}) {
+    std::vector<size_t> seen;
+    EXPECT_THROW(ForEachEventCriticalPath(t, windows,
+                                          [&](size_t i, Result<EventPath>) {
+                                            seen.push_back(i);
+                                            if (i == throw_at) throw std::runtime_error("stop");
+                                          }),
+                 std::runtime_error);
+    ASSERT_EQ(seen.size(), throw_at + 1);
+    for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], i);
   }
 }
 
