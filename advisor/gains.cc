@@ -108,18 +108,15 @@ TopGains PredictTopGains(const WhatIf& whatif, const Analysis& analysis, size_t 
   if (frames_first) {
     // By the frames removing saves (a row's frames(): its fix is removal),
     // then halving; ties keep the gain order. Every candidate's two counts
-    // (WhatIf::Savings, in two halves where WhatIf::PredictsOnTwoCores), then
+    // (WhatIf::Savings, on two cores where WhatIf::PredictsOnTwoCores), then
     // the whole prediction of the rows kept alone.
     std::vector<std::pair<int64_t, int64_t>> saves(nodes.size());  // (removed, halved)
-    RunHalvesIf(whatif.PredictsOnTwoCores(nodes.size()), nodes.size(),
-                [&](size_t from, size_t to, size_t) {
-                  for (size_t i = from; i < to; ++i) {
-                    const WhatIfChange removed{.node = nodes[i], .factor = 0},
-                        halved{.node = nodes[i], .factor = 0.5};
-                    saves[i] = {whatif.Savings(std::span(&removed, 1)).frames_saved,
-                                whatif.Savings(std::span(&halved, 1)).frames_saved};
-                  }
-                });
+    ForEachIndexIf(whatif.PredictsOnTwoCores(nodes.size()), nodes.size(), [&](size_t i) {
+      const WhatIfChange removed{.node = nodes[i], .factor = 0},
+          halved{.node = nodes[i], .factor = 0.5};
+      saves[i] = {whatif.Savings(std::span(&removed, 1)).frames_saved,
+                  whatif.Savings(std::span(&halved, 1)).frames_saved};
+    });
     std::vector<size_t> order(nodes.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),

@@ -7,6 +7,7 @@
 // order.
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <exception>
 #include <thread>
@@ -81,6 +82,27 @@ template <typename Part>
 void RunHalvesIf(bool large, size_t n, Part&& part) {
   const size_t mid = n / 2;
   RunBothIf(large, [&] { part(size_t{0}, mid, size_t{0}); }, [&] { part(mid, n, size_t{1}); });
+}
+
+/// `each(i)` for every i in [0, n): when `large` and a second core exists, on
+/// two threads, each taking the next i as it finishes one, for work whose
+/// cost varies from item to item (RunHalvesIf would leave one core idle
+/// while the other ends a costlier half); else in order on the calling
+/// thread. For work on n items whose results depend on each item alone.
+template <typename Each>
+void ForEachIndexIf(bool large, size_t n, Each&& each) {
+  if (!large || n < 2 || !HaveSecondCore()) {
+    for (size_t i = 0; i < n; ++i) each(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto take = [&] {
+    for (size_t i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+         i = next.fetch_add(1, std::memory_order_relaxed)) {
+      each(i);
+    }
+  };
+  RunBoth(take, take);
 }
 
 /// Sorts `v` as std::stable_sort would, its two halves on two cores and then

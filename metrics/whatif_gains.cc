@@ -66,22 +66,22 @@ std::vector<NodeGain> WhatIf::NodeSavings(double factor, bool with_p95) const {
     if (!analysis_->waiting[n] && analysis_->stats[n].cooked_frames > 0) nodes.push_back(n);
   }
   std::vector<NodeGain> out(nodes.size());
-  RunHalvesIf(PredictsOnTwoCores(nodes.size()), nodes.size(), [&](size_t from, size_t to, size_t) {
-    for (size_t i = from; i < to; ++i) {
-      const WhatIfChange change{.node = nodes[i], .factor = factor};
-      NodeGain& g = out[i];
-      g.node = nodes[i];
-      g.factor = factor;
-      if (with_p95) {
-        const WhatIfPrediction p = Predict(std::span(&change, 1));
-        g.saved_ms = p.saved_ms;
-        g.saved_p95_ms = p.saved_p95_ms;
-        g.frames_saved = p.frames_saved;
-      } else {
-        const WhatIfSavings saved = Savings(std::span(&change, 1));
-        g.saved_ms = saved.saved_ms;
-        g.frames_saved = saved.frames_saved;
-      }
+  // One node at a time on each core where PredictsOnTwoCores: a node on
+  // every step's path costs far more than one on a few.
+  ForEachIndexIf(PredictsOnTwoCores(nodes.size()), nodes.size(), [&](size_t i) {
+    const WhatIfChange change{.node = nodes[i], .factor = factor};
+    NodeGain& g = out[i];
+    g.node = nodes[i];
+    g.factor = factor;
+    if (with_p95) {
+      const WhatIfPrediction p = Predict(std::span(&change, 1));
+      g.saved_ms = p.saved_ms;
+      g.saved_p95_ms = p.saved_p95_ms;
+      g.frames_saved = p.frames_saved;
+    } else {
+      const WhatIfSavings saved = Savings(std::span(&change, 1));
+      g.saved_ms = saved.saved_ms;
+      g.frames_saved = saved.frames_saved;
     }
   });
   return out;
@@ -101,21 +101,30 @@ std::vector<std::pair<NodeIndex, WhatIfSavings>> WhatIf::GainOrder(double factor
   std::vector<NodeGain> gains = NodeSavings(factor, false);
   std::stable_sort(gains.begin(), gains.end(), SavesMore);
   // Gains' last key where the first two tie: a stable sort of each run of
-  // ties by it leaves the order of one stable sort by all three.
+  // ties by it leaves the order of one stable sort by all three. The runs
+  // (often every node that saves nothing) first, then their p95s, on two
+  // cores where PredictsOnTwoCores, each node writing its own.
+  std::vector<std::pair<size_t, size_t>> runs;
+  std::vector<size_t> tied;
   for (size_t i = 0; i < gains.size();) {
     size_t j = i + 1;
     while (j < gains.size() && !SavesMore(gains[i], gains[j])) ++j;
     if (j - i > 1) {
-      for (size_t k = i; k < j; ++k) {
-        const WhatIfChange change{.node = gains[k].node, .factor = factor};
-        gains[k].saved_p95_ms = Predict(std::span(&change, 1)).saved_p95_ms;
-      }
-      std::stable_sort(
-          gains.begin() + static_cast<std::ptrdiff_t>(i),
-          gains.begin() + static_cast<std::ptrdiff_t>(j),
-          [](const NodeGain& a, const NodeGain& b) { return a.saved_p95_ms > b.saved_p95_ms; });
+      runs.emplace_back(i, j);
+      for (size_t k = i; k < j; ++k) tied.push_back(k);
     }
     i = j;
+  }
+  ForEachIndexIf(PredictsOnTwoCores(tied.size()), tied.size(), [&](size_t t) {
+    NodeGain& g = gains[tied[t]];
+    const WhatIfChange change{.node = g.node, .factor = factor};
+    g.saved_p95_ms = Predict(std::span(&change, 1)).saved_p95_ms;
+  });
+  for (const auto& [i, j] : runs) {
+    std::stable_sort(
+        gains.begin() + static_cast<std::ptrdiff_t>(i),
+        gains.begin() + static_cast<std::ptrdiff_t>(j),
+        [](const NodeGain& a, const NodeGain& b) { return a.saved_p95_ms > b.saved_p95_ms; });
   }
   std::vector<std::pair<NodeIndex, WhatIfSavings>> out;
   out.reserve(gains.size());
@@ -128,15 +137,14 @@ std::vector<std::pair<NodeIndex, WhatIfSavings>> WhatIf::GainOrder(double factor
 std::vector<double> HalvingGains(const WhatIf& whatif, const Analysis& analysis,
                                  size_t node_count) {
   std::vector<double> out(node_count, 0.0);
-  // Gains(0.5)'s nodes and saved_ms, without its p95s and its order: in two
-  // halves where PredictsOnTwoCores, each node writing its own value.
+  // Gains(0.5)'s nodes and saved_ms, without its p95s and its order: on two
+  // cores where PredictsOnTwoCores, each node writing its own value.
   const size_t n = std::min(node_count, analysis.stats.size());
-  RunHalvesIf(whatif.PredictsOnTwoCores(n), n, [&](size_t from, size_t to, size_t) {
-    for (NodeIndex node = static_cast<NodeIndex>(from); node < to; ++node) {
-      if (analysis.waiting[node] || analysis.stats[node].cooked_frames == 0) continue;
-      const WhatIfChange change{.node = node, .factor = 0.5};
-      out[node] = whatif.Savings(std::span(&change, 1)).saved_ms;
-    }
+  ForEachIndexIf(whatif.PredictsOnTwoCores(n), n, [&](size_t i) {
+    const auto node = static_cast<NodeIndex>(i);
+    if (analysis.waiting[node] || analysis.stats[node].cooked_frames == 0) return;
+    const WhatIfChange change{.node = node, .factor = 0.5};
+    out[node] = whatif.Savings(std::span(&change, 1)).saved_ms;
   });
   return out;
 }

@@ -1,13 +1,18 @@
 // ParallelStableSort (graph/parallel.h): the order std::stable_sort gives,
-// whatever the size, equal elements in the order they came.
+// whatever the size, equal elements in the order they came. ForEachIndexIf:
+// every index once, on two threads when asked for, in order when not.
 
 #include "graph/parallel.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <random>
+#include <set>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace cookgraph {
@@ -58,6 +63,47 @@ TEST(ParallelStableSort, SortsAlreadySortedAndReversedInput) {
   EXPECT_TRUE(std::is_sorted(down.begin(), down.end()));
   EXPECT_EQ(down.front(), 1u);
   EXPECT_EQ(down.back(), 200000u);
+}
+
+TEST(ForEachIndexIf, CallsEveryIndexOnceOnTwoThreadsWhenLarge) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{5000}}) {
+    std::vector<std::atomic<int>> calls(n);
+    std::vector<std::thread::id> by(n);
+    // Items of very different costs: the cheap ones are taken while a
+    // costly one runs.
+    ForEachIndexIf(true, n, [&](size_t i) {
+      volatile uint64_t spin = 0;
+      for (size_t k = 0; k < (i % 97 == 0 ? 200000 : 10); ++k) spin = spin + k;
+      calls[i].fetch_add(1);
+      by[i] = std::this_thread::get_id();
+    });
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(calls[i].load(), 1) << "n = " << n << ", i = " << i;
+    if (n >= 5000 && HaveSecondCore()) {
+      EXPECT_EQ(std::set<std::thread::id>(by.begin(), by.end()).size(), 2u);
+    }
+  }
+}
+
+TEST(ForEachIndexIf, RunsInOrderOnTheCallingThreadWhenNotLarge) {
+  std::vector<size_t> seen;
+  const std::thread::id caller = std::this_thread::get_id();
+  ForEachIndexIf(false, 100, [&](size_t i) {
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    seen.push_back(i);
+  });
+  ASSERT_EQ(seen.size(), 100u);
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], i);
+}
+
+TEST(ForEachIndexIf, AnExceptionReachesTheCaller) {
+  std::atomic<size_t> done{0};
+  EXPECT_THROW(ForEachIndexIf(true, 1000,
+                              [&](size_t i) {
+                                if (i == 500) throw std::runtime_error("item 500");
+                                done.fetch_add(1);
+                              }),
+               std::runtime_error);
+  EXPECT_GE(done.load(), 1u);
 }
 
 }  // namespace
