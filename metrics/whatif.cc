@@ -107,27 +107,33 @@ WhatIfFrames FramesOf(const std::vector<double>& frame_ms, bool has_budget, doub
 // marker's name, in file order) without a walk over every event per step.
 std::vector<EventPathOptions> StepWindows(const Timeline& t) {
   std::vector<EventPathOptions> out(t.markers.size());
-  // Per name: the file positions of its CPU events, ascending.
+  // Per marker name: the names that contain it; only their events count.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> containing;
+  std::vector<uint8_t> counted(t.names.size(), 0);
+  for (uint32_t m : t.markers) {
+    if (m == kNoIndex) continue;
+    auto [it, added] = containing.try_emplace(t.events[m].name);
+    if (!added) continue;
+    const std::string& text = t.names[t.events[m].name];
+    for (uint32_t n = 0; n < t.names.size(); ++n) {
+      if (t.names[n].find(text) == std::string::npos) continue;
+      it->second.push_back(n);
+      counted[n] = 1;
+    }
+  }
+  // Per such name: the file positions of its CPU events, ascending.
   std::vector<std::vector<uint32_t>> sources(t.names.size());
   for (const TimelineEvent& e : t.events) {
-    if (!t.tracks[e.track].gpu) sources[e.name].push_back(e.source);
+    if (counted[e.name] && !t.tracks[e.track].gpu) sources[e.name].push_back(e.source);
   }
   for (std::vector<uint32_t>& s : sources) std::sort(s.begin(), s.end());
-  std::unordered_map<uint32_t, std::vector<uint32_t>> containing;  // marker name -> names
   for (size_t f = 0; f < t.markers.size(); ++f) {
     const uint32_t m = t.markers[f];
     out[f].annotation = "";
     if (m == kNoIndex) continue;
     const TimelineEvent& marker = t.events[m];
-    auto [it, added] = containing.try_emplace(marker.name);
-    if (added) {
-      const std::string& text = t.names[marker.name];
-      for (uint32_t n = 0; n < t.names.size(); ++n) {
-        if (t.names[n].find(text) != std::string::npos) it->second.push_back(n);
-      }
-    }
     size_t instance = 0;
-    for (uint32_t n : it->second) {
+    for (uint32_t n : containing.at(marker.name)) {
       instance += static_cast<size_t>(
           std::lower_bound(sources[n].begin(), sources[n].end(), marker.source) -
           sources[n].begin());
