@@ -88,7 +88,9 @@ void RunHalvesIf(bool large, size_t n, Part&& part) {
 /// two threads, each taking the next i as it finishes one, for work whose
 /// cost varies from item to item (RunHalvesIf would leave one core idle
 /// while the other ends a costlier half); else in order on the calling
-/// thread. For work on n items whose results depend on each item alone.
+/// thread. For work on n items whose results depend on each item alone. An
+/// exception from `each` leaves the items no thread has taken yet, and
+/// reaches the caller as RunBoth's do.
 template <typename Each>
 void ForEachIndexIf(bool large, size_t n, Each&& each) {
   if (!large || n < 2 || !HaveSecondCore()) {
@@ -97,9 +99,14 @@ void ForEachIndexIf(bool large, size_t n, Each&& each) {
   }
   std::atomic<size_t> next{0};
   auto take = [&] {
-    for (size_t i = next.fetch_add(1, std::memory_order_relaxed); i < n;
-         i = next.fetch_add(1, std::memory_order_relaxed)) {
-      each(i);
+    try {
+      for (size_t i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+           i = next.fetch_add(1, std::memory_order_relaxed)) {
+        each(i);
+      }
+    } catch (...) {
+      next.store(n, std::memory_order_relaxed);  // the other thread stops at its next item
+      throw;
     }
   };
   RunBoth(take, take);

@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <string_view>
 #include <unordered_map>
 #ifndef COOKGRAPH_SINGLE_THREAD
@@ -39,6 +40,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #endif
 
@@ -293,38 +295,50 @@ namespace {
 // `second` the odd ones on a worker; each thread then hands its result to
 // `each` when its turn comes, so that `each` gets them in order, one call at
 // a time, and its work is shared too. Each thread holds at most one result
-// waiting for its turn. The first exception, from either builder or from
-// `each`, stops both threads and reaches the caller.
+// waiting for its turn. When a window's Run or `each` throws, the windows
+// before it are still handed over and none after it is, as on one thread:
+// the exception of the first such window reaches the caller. A worker that
+// cannot be started leaves every window to `first`.
 void ForEachOnTwoCores(Builder& first, Builder& second, size_t n,
                        const std::function<void(size_t, Result<EventPath>)>& each) {
   std::mutex mu;
   std::condition_variable turn_changed;
-  size_t turn = 0;            // the window `each` takes next
-  std::exception_ptr failed;  // the first exception
-  auto fail = [&] {
+  size_t turn = 0;              // the window `each` takes next
+  size_t failed_at = SIZE_MAX;  // the first window, in order, that threw
+  std::exception_ptr failure;   // its exception
+  auto fail = [&](size_t i) {
     const std::lock_guard lock(mu);
-    if (!failed) failed = std::current_exception();
+    if (i < failed_at) {
+      failed_at = i;
+      failure = std::current_exception();
+    }
     turn_changed.notify_all();
   };
   auto walk = [&](Builder& builder, size_t from) {
     for (size_t i = from; i < n; i += 2) {
+      {
+        const std::lock_guard lock(mu);
+        if (failed_at < i) return;
+      }
       std::optional<Result<EventPath>> path;
       try {
         path.emplace(builder.Run(i));
       } catch (...) {
-        fail();
+        fail(i);
         return;
       }
       {
+        // This thread did its windows before i, the other those up to i - 1
+        // unless one threw: the turn comes, or a failure before i.
         std::unique_lock lock(mu);
-        turn_changed.wait(lock, [&] { return turn == i || failed; });
-        if (failed) return;
+        turn_changed.wait(lock, [&] { return turn == i || failed_at < i; });
+        if (failed_at < i) return;
       }
       // The other thread waits for turn i + 1: this call is the only one.
       try {
         each(i, std::move(*path));
       } catch (...) {
-        fail();
+        fail(i);
         return;
       }
       const std::lock_guard lock(mu);
@@ -332,10 +346,16 @@ void ForEachOnTwoCores(Builder& first, Builder& second, size_t n,
       turn_changed.notify_all();
     }
   };
-  std::thread worker(walk, std::ref(second), size_t{1});
+  std::thread worker;
+  try {
+    worker = std::thread(walk, std::ref(second), size_t{1});
+  } catch (const std::system_error&) {
+    for (size_t i = 0; i < n; ++i) each(i, first.Run(i));
+    return;
+  }
   walk(first, 0);
   worker.join();
-  if (failed) std::rethrow_exception(failed);
+  if (failure) std::rethrow_exception(failure);
 }
 #endif
 

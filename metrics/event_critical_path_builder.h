@@ -98,8 +98,12 @@ struct Launch {     // CPGraph._get_cuda_runtime_calls_df: one row
 // and CPGraph's tables of runtime calls and event records. The Builder's
 // constructor builds the first part; the queues are walked and the tables
 // built as windows need them, or all at once by Builder::Share, after which
-// nothing writes them and several builders can read them at once.
+// nothing writes them and several builders can read them at once. Anything
+// a window builds into these tables must be built by Share too, and skipped
+// once `shared` is set.
 struct TraceTables {
+  bool shared = false;  // Builder::Share has run: read-only from then on
+
   std::vector<uint16_t> name_flags;  // per name
   std::vector<uint8_t> name_used;    // per name: some row has it (TraceSymbolTable)
   std::vector<uint8_t> flags;        // per event: EventFlag

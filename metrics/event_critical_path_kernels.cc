@@ -31,7 +31,7 @@ constexpr int64_t kKernelKernelDelayThresholdNs = 1'500'000;
 // far as the horizon of the furthest window so far, and a later window with
 // a nearer one reads lengths that are already final.
 void Builder::QueueLengths() {
-  if (trace_.queue_items.empty()) return;  // every length is final
+  if (trace_.shared || trace_.queue_items.empty()) return;  // every length is final
   int64_t horizon = INT64_MIN;
   for (uint32_t e : window_) {
     horizon = std::max(horizon, t_.events[e].start_ns);
@@ -196,7 +196,9 @@ std::optional<int64_t> Builder::NextLaunch(int64_t call) {
   if (w == kNoIndex || !(Flags(w) & kStreamWaitCall) || Ic(w) <= 0) return std::nullopt;
   const uint32_t g = Row(Ic(w));
   if (g == kNoIndex || Stream(g) == -1 || Ic(g) <= 0) return std::nullopt;
-  if (trace_.by_thread.empty() && !trace_.launches.empty()) SortLaunchesByThread();
+  if (!trace_.shared && trace_.by_thread.empty() && !trace_.launches.empty()) {
+    SortLaunchesByThread();
+  }
   const uint32_t track = t_.events[w].track;
   const int64_t stream = Stream(g);
   const int64_t ts = t_.events[w].start_ns;
@@ -218,6 +220,7 @@ std::optional<int64_t> Builder::NextLaunch(int64_t call) {
 // window: built by the first that needs them (a trace with event records or
 // stream waits).
 void Builder::LaunchTables() {
+  if (trace_.shared) return;  // built by Share
   if ((trace_.has_records || trace_.has_waits) && !trace_.launches_ready) {
     trace_.launches_ready = true;
     RuntimeCalls();
@@ -226,11 +229,13 @@ void Builder::LaunchTables() {
 }
 
 void Builder::Share() {
+  if (trace_.shared) return;
   WalkQueues(INT64_MAX);
   LaunchTables();
   if (trace_.has_waits && trace_.by_thread.empty() && !trace_.launches.empty()) {
     SortLaunchesByThread();
   }
+  trace_.shared = true;
 }
 
 // CPGraph._construct_graph_from_kernels: the GPU-side rows of the window,

@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -95,15 +97,31 @@ TEST(ForEachIndexIf, RunsInOrderOnTheCallingThreadWhenNotLarge) {
   for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], i);
 }
 
-TEST(ForEachIndexIf, AnExceptionReachesTheCaller) {
+TEST(ForEachIndexIf, AnExceptionOnTheSecondThreadStopsBothAndReachesTheCaller) {
+  if (!HaveSecondCore()) GTEST_SKIP() << "one core: no second thread";
+  // The calling thread's first item waits until the other thread has taken
+  // one, which throws: the exception must come from that thread, and the
+  // items left must not be worked through.
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> other_started{false};
   std::atomic<size_t> done{0};
-  EXPECT_THROW(ForEachIndexIf(true, 1000,
-                              [&](size_t i) {
-                                if (i == 500) throw std::runtime_error("item 500");
-                                done.fetch_add(1);
-                              }),
-               std::runtime_error);
-  EXPECT_GE(done.load(), 1u);
+  std::string caught;
+  try {
+    ForEachIndexIf(true, 1000, [&](size_t) {
+      if (std::this_thread::get_id() != caller) {
+        other_started = true;
+        throw std::runtime_error("from the second thread");
+      }
+      for (int k = 0; k < 10000 && !other_started; ++k) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      done.fetch_add(1);
+    });
+  } catch (const std::runtime_error& e) {
+    caught = e.what();
+  }
+  EXPECT_EQ(caught, "from the second thread");
+  EXPECT_LT(done.load(), 10u);
 }
 
 }  // namespace

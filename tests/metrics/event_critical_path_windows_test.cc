@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <initializer_list>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "graph/parallel.h"
@@ -280,7 +284,7 @@ TEST(EventCriticalPaths, ALargeTracesWindowsOnTwoCoresAreTheSameAsOneWindowAtATi
   ASSERT_GE(t.events.size(), kParallelTraceItems);
   std::vector<EventPathOptions> windows;
   for (size_t i = 0; i < 40; ++i) windows.push_back(Window("ProfilerStep", i));
-  // Far ahead, then back (the launch queues' walk), and zero-weight launches.
+  // Far ahead and back, and zero-weight launches.
   for (size_t i : std::initializer_list<size_t>{650, 30, 31, 798, 799, 5})
     windows.push_back(Window("ProfilerStep", i, std::nullopt, i % 2 == 0));
   windows.push_back(Window("ProfilerStep#12", 0));
@@ -292,6 +296,21 @@ TEST(EventCriticalPaths, ALargeTracesWindowsOnTwoCoresAreTheSameAsOneWindowAtATi
   size_t ok = 0;
   for (const auto& p : paths) ok += p.ok() ? 1 : 0;
   EXPECT_EQ(ok, windows.size() - 2);  // the last step (HTA leaves it out) and "forward"
+  // Both threads made calls, in order (the turn) and never two at once.
+  std::set<std::thread::id> callers;
+  std::atomic<int> inside{0};
+  size_t next = 0;
+  ForEachEventCriticalPath(t, windows, [&](size_t i, Result<EventPath>) {
+    EXPECT_EQ(inside.fetch_add(1), 0);
+    EXPECT_EQ(i, next++);
+    callers.insert(std::this_thread::get_id());
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // a slow caller
+    inside.fetch_sub(1);
+  });
+  EXPECT_EQ(next, windows.size());
+  if (HaveSecondCore()) {
+    EXPECT_EQ(callers.size(), 2u);
+  }
 }
 
 // The launch tables are built before the two builders start (Builder::Share):
@@ -315,16 +334,21 @@ TEST(EventCriticalPaths, ALargeTracesEventRecordWaitedOnForTwoStreamsFailsOnBoth
 // after it is handed over, and the exception reaches the caller.
 TEST(EventCriticalPaths, AnExceptionFromEachStopsTheWindowsOnTwoCores) {
   const Timeline t = TrainingSteps(kManySteps);
+  ASSERT_GE(t.events.size(), kParallelTraceItems);
   std::vector<EventPathOptions> windows;
   for (size_t i = 0; i < 30; ++i) windows.push_back(Window("ProfilerStep", i));
   for (size_t throw_at : {size_t{0}, size_t{7}, size_t{12}, size_t{29}}) {
     std::vector<size_t> seen;
-    EXPECT_THROW(ForEachEventCriticalPath(t, windows,
-                                          [&](size_t i, Result<EventPath>) {
-                                            seen.push_back(i);
-                                            if (i == throw_at) throw std::runtime_error("stop");
-                                          }),
-                 std::runtime_error);
+    std::string caught;
+    try {
+      ForEachEventCriticalPath(t, windows, [&](size_t i, Result<EventPath>) {
+        seen.push_back(i);
+        if (i == throw_at) throw std::runtime_error("window " + std::to_string(i));
+      });
+    } catch (const std::runtime_error& e) {
+      caught = e.what();
+    }
+    EXPECT_EQ(caught, "window " + std::to_string(throw_at));
     ASSERT_EQ(seen.size(), throw_at + 1);
     for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], i);
   }

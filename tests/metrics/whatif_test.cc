@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/parallel.h"
 #include "tests/metrics/timeline_maker.h"
 
 namespace cookgraph {
@@ -358,16 +359,19 @@ Snapshot ManySteps(int steps, unsigned seed) {
 TEST(WhatIf, ManyStepsPredictEveryNodeOnTwoCoresAsOneByOne) {
   // Every node's prediction on two cores (Gains, GainOrder, HalvingGains)
   // gives what predicting each node alone gives.
-  const Snapshot s = ManySteps(30, 11);
+  // 40 steps: past kParallelTraceItems events, so that the steps' graphs are
+  // built on two cores too (metrics/event_critical_path.h).
+  const Snapshot s = ManySteps(40, 11);
+  ASSERT_GE(s.timelines.front().events.size(), kParallelTraceItems);
   const Analysis a = Analyse(s);
   const WhatIf w = WhatIf::Build(s, a);
   ASSERT_EQ(w.model(), WhatIfModel::kStepPath);
-  // 29 steps modelled: HTA leaves out the last.
+  // 39 steps modelled: HTA leaves out the last.
   ASSERT_FALSE(w.warnings().empty());
   EXPECT_THAT(w.warnings().front(), ::testing::HasSubstr("leaves out a trace's last step"));
   EXPECT_EQ(std::count_if(w.frame_ms().begin(), w.frame_ms().end(),
                           [](double v) { return !std::isnan(v); }),
-            29);
+            39);
   size_t working = 0;
   for (NodeIndex n = 0; n < s.network.size(); ++n) {
     working += !a.waiting[n] && a.stats[n].cooked_frames > 0;
