@@ -415,7 +415,9 @@ class Builder {
   // A trace this large has its whole-trace tables built on two cores.
   const bool parallel_;
 
-  // Instances(): the rows of an annotation held by several names, merged.
+  // Instances()' cache, this builder's own (two builders never share it):
+  // the rows of an annotation held by several names, merged, kept for the
+  // next window of the same annotation.
   std::string_view merged_for_;   // the annotation they are for
   std::vector<uint32_t> merged_;  // its rows, in Order()
 
@@ -425,7 +427,7 @@ class Builder {
   EventPath out_;
   std::string fatal_;  // what makes HTA fail, when it does
 
-  // The per-event members of a new builder.
+  // The per-event members below, once per builder (Reset does not redo them).
   void Fresh() {
     stamp_.assign(t_.events.size(), 0);
     local_.assign(t_.events.size(), kNoIndex);
