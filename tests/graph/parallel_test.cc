@@ -71,9 +71,23 @@ TEST(ForEachIndexIf, CallsEveryIndexOnceOnTwoThreadsWhenLarge) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{5000}}) {
     std::vector<std::atomic<int>> calls(n);
     std::vector<std::thread::id> by(n);
-    // Items of very different costs: the cheap ones are taken while a
-    // costly one runs.
+    // The calling thread waits at its first item until the other thread has
+    // done one, so that both take part however the two are scheduled (on a
+    // loaded machine the new thread may start after the caller could have
+    // finished every item). Items of very different costs: the cheap ones
+    // are taken while a costly one runs.
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> other_ran{false};
+    bool caller_waited = false;
     ForEachIndexIf(true, n, [&](size_t i) {
+      if (std::this_thread::get_id() != caller) {
+        other_ran = true;
+      } else if (!caller_waited && n >= 5000) {
+        caller_waited = true;
+        for (int k = 0; k < 10000 && !other_ran; ++k) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      }
       volatile uint64_t spin = 0;
       for (size_t k = 0; k < (i % 97 == 0 ? 200000 : 10); ++k) spin = spin + k;
       calls[i].fetch_add(1);
