@@ -41,8 +41,9 @@ step "TSan tests passed"
 # item), in the normal build and many times over, with the threads
 # scheduled unevenly: pinned to one CPU (a worker thread may start only
 # after the caller has done every item) and on both beside a busy loop on
-# each. A test that assumes how two threads are scheduled fails here: two
-# did, in 7 and in 19 of 300 runs, after one failed the project's CI.
+# each. A test that assumes how two threads are scheduled fails here: after
+# one failed the project's CI, it failed by its 7th run pinned, and a second
+# in 19 of 300 runs beside other work.
 bash scripts/build.sh graph_tests metrics_tests adapters_tests >/dev/null
 # uneven [PREFIX...]: those tests, each command run under PREFIX.
 uneven() {

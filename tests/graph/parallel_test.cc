@@ -118,8 +118,8 @@ TEST(ForEachIndexIf, AnExceptionOnTheSecondThreadStopsBothAndReachesTheCaller) {
   // items left must not be worked through. Each of the caller's items takes
   // a millisecond: the exception takes some microseconds to unwind to where
   // it stops the other thread, and cheap items would be worked through
-  // meanwhile (6% of runs, alone, did more than 10). Without the stop the
-  // caller would do all 999 others.
+  // meanwhile (19 of 300 runs did more than 10, with other work on the
+  // machine). Without the stop the caller would do all 999 others.
   const std::thread::id caller = std::this_thread::get_id();
   std::atomic<bool> other_started{false};
   std::atomic<size_t> done{0};
