@@ -37,11 +37,16 @@ step "normal build done"
 # background NAME WHAT COMMAND...: COMMAND at the lowest priority, in a
 # process group of its own (setsid: a failed test or Ctrl-C stops it too), its
 # output in build-logs/NAME.log; finish waits for it, printing the log and
-# stopping if it failed. One at a time.
+# stopping if it failed. One at a time. setsid also starts a scheduling
+# autogroup, which Linux gives an equal share of the CPUs whatever the nice
+# value of its processes: the group's own nice (/proc/self/autogroup) is set
+# to 19 too, so that the tests beside it (the browser's one-second live
+# checks among them) come first.
 background() {
   mkdir -p build-logs
   bg_name=$1 bg_what=$2
-  setsid nice -n 19 "${@:3}" >"build-logs/$1.log" 2>&1 &
+  setsid bash -c '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; exec nice -n 19 "$@"' background \
+    "${@:3}" >"build-logs/$1.log" 2>&1 &
   bg_pid=$!
   trap 'kill -- -"$bg_pid" 2>/dev/null || true' EXIT
 }
