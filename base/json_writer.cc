@@ -80,6 +80,12 @@ void JsonWriter::Raw(std::string_view json) {
   out_ += json;
 }
 
+std::string JsonWriter::TakeSoFar() {
+  std::string text = std::move(out_);
+  out_.clear();
+  return text;
+}
+
 void JsonWriter::Open(char c) {
   Separate();
   out_ += c;

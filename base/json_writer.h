@@ -84,6 +84,16 @@ class JsonWriter {
   const std::string& text() const { return out_; }
   /// The text written, moved out: the writer is spent.
   std::string Take() { return std::move(out_); }
+  /// For a document written in pieces: the text so far, moved out; the
+  /// writer goes on where it was, its text starting empty.
+  std::string TakeSoFar();
+  /// TakeSoFar with the comma that Raw would write before a value: the caller
+  /// puts the value (written elsewhere, as for Raw) after it, and this writer
+  /// goes on as after Raw.
+  std::string TakeBeforeRaw() {
+    Separate();
+    return TakeSoFar();
+  }
 
  private:
   void Open(char c);

@@ -309,7 +309,7 @@ int RunScore(const ScoreArgs& args) {
     } else {
       if (!first) written_ok &= WriteStdout(RenderScoreSeparator(format));
       first = false;
-      written_ok &= WriteStdout(outcome.text);
+      for (const std::string& piece : outcome.text) written_ok &= WriteStdout(piece);
     }
     keep(StoredSnapshot{.summary = std::move(outcome.summary),
                         .nodes = outcome.rows ? std::move(*outcome.rows) : ScoreTable{}});

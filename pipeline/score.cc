@@ -97,8 +97,9 @@ void Score(const Input& input, const ScoreRequest& request, ScoredInput& scored)
     const bool human = *request.format == ScoreFormat::kTable ||
                        *request.format == ScoreFormat::kMarkdown;
     const std::string first_fix = human ? FirstFixLine(snapshot, analysis) : std::string();
-    scored.text = RenderScoreSnapshot(
-        *request.format, {name, snapshot, analysis, diff ? &*diff : nullptr, baseline_file, first_fix},
+    scored.text = RenderScoreSnapshotPieces(
+        *request.format,
+        {name, snapshot, analysis, diff ? &*diff : nullptr, baseline_file, first_fix},
         request.options);
   }
   if (request.leave_to_exit) LeaveToExit(std::move(held));

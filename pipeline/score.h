@@ -70,7 +70,7 @@ struct ScoreRequest {
 /// What one input made.
 struct ScoredInput {
   Outcome outcome;
-  std::string text;                   // with ScoreRequest::format
+  TextPieces text;                    // with ScoreRequest::format
   std::optional<ScoreTable> rows;     // with ScoreRequest::rows
   SnapshotSummary summary;            // with ScoreRequest::summary
   std::vector<std::string> warnings;  // the reader's and the analysis's

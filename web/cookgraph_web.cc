@@ -175,7 +175,7 @@ void Score(const json& request, Reply& reply) {
         for (const std::string& w : s.warnings) reply.Warn(inputs[i].name(), w);
         if (!first) reply.text += RenderScoreSeparator(ScoreFormat::kJson);
         first = false;
-        reply.text += s.text;
+        for (const std::string& piece : s.text) reply.text += piece;
       });
   reply.text += RenderScoreFooter(ScoreFormat::kJson, errors);
 }

@@ -42,19 +42,37 @@ std::string_view RenderScoreSeparator(ScoreFormat format) {
   return "";
 }
 
-std::string RenderScoreSnapshot(ScoreFormat format, const ScoredSnapshot& scored,
-                                const ScoreOptions& options) {
+TextPieces RenderScoreSnapshotPieces(ScoreFormat format, const ScoredSnapshot& scored,
+                                     const ScoreOptions& options) {
+  TextPieces pieces;
   switch (format) {
     case ScoreFormat::kJson:
-      return "\n" + JsonFragment(scored, options);
+      pieces = JsonFragment(scored, options);
+      pieces.insert(pieces.begin(), "\n");
+      break;
     case ScoreFormat::kCsv:
-      return CsvFragment(scored, options);
+      pieces.push_back(CsvFragment(scored, options));
+      break;
     case ScoreFormat::kTable:
-      return TableFragment(scored, options);
+      pieces.push_back(TableFragment(scored, options));
+      break;
     case ScoreFormat::kMarkdown:
-      return MarkdownFragment(scored, options);
+      pieces.push_back(MarkdownFragment(scored, options));
+      break;
   }
-  return {};
+  return pieces;
+}
+
+std::string RenderScoreSnapshot(ScoreFormat format, const ScoredSnapshot& scored,
+                                const ScoreOptions& options) {
+  TextPieces pieces = RenderScoreSnapshotPieces(format, scored, options);
+  if (pieces.size() == 1) return std::move(pieces.front());
+  size_t size = 0;
+  for (const std::string& piece : pieces) size += piece.size();
+  std::string text;
+  text.reserve(size);
+  for (const std::string& piece : pieces) text += piece;
+  return text;
 }
 
 std::string RenderScoreFooter(ScoreFormat format, const std::vector<Error>& errors) {

@@ -12,8 +12,9 @@
 
 namespace cookgraph::score_internal {
 
-/// One snapshot as an object of the "snapshots" array (score_json.cc).
-std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options);
+/// One snapshot as an object of the "snapshots" array (score_json.cc), in
+/// pieces: a large one's nodes are written in two halves, kept apart.
+TextPieces JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options);
 
 /// The CSV header's column names (score_csv.cc).
 std::vector<std::string> CsvColumns(const ScoreOptions& options);

@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -421,6 +422,26 @@ void WriteBaseline(JsonWriter& w, const SnapshotDiff& diff, std::string_view fil
   w.EndObject();
 }
 
+// A node's "baseline" member: {"avg_ms", ..., "note"}, kBaselineColumns
+// without the "baseline_" prefix, or null when the baseline does not have the
+// node.
+void WriteNodeBaseline(JsonWriter& out, const NodeDiff* d, std::vector<Value>& values) {
+  out.Key("baseline");
+  if (d == nullptr) {
+    out.Write(Value());
+    return;
+  }
+  BaselineValues(d, values);
+  out.BeginObject();
+  for (size_t c = 0; c < kBaselineColumns.size(); ++c) {
+    std::string_view key = kBaselineColumns[c];
+    if (key.starts_with("baseline_")) key.remove_prefix(9);
+    out.Key(key);
+    out.Write(values[c]);
+  }
+  out.EndObject();
+}
+
 // The nodes that spiked in some frames, each with its excess over its median.
 void WriteSpikes(JsonWriter& w, const Network& net, const std::vector<Spike>& spikes) {
   w.Key("spikes");
@@ -448,7 +469,7 @@ void WriteSpikes(JsonWriter& w, const Network& net, const std::vector<Spike>& sp
 
 }  // namespace
 
-std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
+TextPieces JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& options) {
   const Snapshot& snap = scored.snapshot;
   const Analysis& a = scored.analysis;
   const Network& net = snap.network;
@@ -460,8 +481,15 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   if (snap.streaming) WriteStreaming(w, snap, *snap.streaming);
 
   const Selection sel = SelectNodes(a, options);
+  // Thousands of nodes (a 20k-node snapshot's: a sixth of its run) in two
+  // halves, one per core, each kept as pieces of about a megabyte: grown as
+  // two strings and joined, a 100k-node snapshot's 58 MB of nodes raised the
+  // run's peak by 60 MiB (docs/performance.md#the-json-output-in-pieces).
+  constexpr size_t kParallelNodes = 4096;
+  constexpr size_t kPieceBytes = size_t{1} << 20;
   JsonWriter second;  // the second half's objects, after its '['
   second.BeginArray();
+  TextPieces halves[2];
   auto write_nodes = [&](size_t from, size_t to, size_t half) {
     JsonWriter& out = half == 0 ? w : second;
     std::vector<Value> values;
@@ -469,32 +497,22 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
       // gain_ms with --sort gain (metrics/whatif.h)
       WriteNode(out, snap, a, sel.order[i], RankAt(sel, i), !a.gain_ms.empty());
       if (scored.baseline != nullptr) {
-        // {"avg_ms", ..., "note"}: kBaselineColumns without the "baseline_" prefix.
-        out.Key("baseline");
-        if (const NodeDiff* d = BaselineOf(scored, sel.order[i])) {
-          BaselineValues(d, values);
-          out.BeginObject();
-          for (size_t c = 0; c < kBaselineColumns.size(); ++c) {
-            std::string_view key = kBaselineColumns[c];
-            if (key.starts_with("baseline_")) key.remove_prefix(9);
-            out.Key(key);
-            out.Write(values[c]);
-          }
-          out.EndObject();
-        } else {
-          out.Write(Value());  // the baseline does not have this node
-        }
+        WriteNodeBaseline(out, BaselineOf(scored, sel.order[i]), values);
       }
       out.EndObject();
+      if (out.text().size() >= kPieceBytes) halves[half].push_back(out.TakeSoFar());
     }
   };
-  // Thousands of nodes (a 20k-node snapshot's: a sixth of its run) in two
-  // halves, one per core; the second half's objects join the first's.
-  constexpr size_t kParallelNodes = 4096;
   w.Key("nodes");
   w.BeginArray();
   RunHalvesIf(sel.shown >= kParallelNodes, sel.shown, write_nodes);
-  if (second.text().size() > 1) w.Raw(std::string_view(second.text()).substr(1));  // less its '['
+  TextPieces pieces = std::move(halves[0]);
+  halves[1].push_back(second.Take());
+  if (halves[1].size() > 1 || halves[1].front().size() > 1) {  // the second half wrote objects
+    halves[1].front().erase(0, 1);                             // its '['
+    pieces.push_back(w.TakeBeforeRaw());
+    std::move(halves[1].begin(), halves[1].end(), std::back_inserter(pieces));
+  }
   w.EndArray();
 
   if (const SnapshotDiff* diff = scored.baseline) WriteBaseline(w, *diff, options.baseline_file);
@@ -545,7 +563,8 @@ std::string JsonFragment(const ScoredSnapshot& scored, const ScoreOptions& optio
   for (const std::string& warning : a.warnings) w.String(warning);
   w.EndArray();
   w.EndObject();
-  return w.Take();
+  pieces.push_back(w.Take());
+  return pieces;
 }
 
 }  // namespace cookgraph::score_internal

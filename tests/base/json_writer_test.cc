@@ -158,6 +158,45 @@ TEST(JsonWriter, RawPlacesAFragmentAsAValue) {
   EXPECT_EQ(w.Take(), R"([{"a":[1,2]},{"id":"x","n":7}])");
 }
 
+// A document in pieces: TakeSoFar anywhere, and TakeBeforeRaw where another
+// writer's value goes (with the comma Raw would write, or none for a first
+// item), join into what one writer writes, indented or not.
+TEST(JsonWriter, PiecesJoinIntoTheDocumentOneWriterWrites) {
+  for (const int indent : {-1, 2}) {
+    auto writer = [&] {
+      return indent < 0 ? JsonWriter() : JsonWriter(JsonStyle::kNlohmann, indent);
+    };
+    JsonWriter whole = writer();
+    whole.BeginObject();
+    whole.Key("first");
+    whole.Raw("[1]");
+    whole.Key("list");
+    whole.BeginArray();
+    whole.Raw("{}");
+    whole.Count(2);
+    whole.EndArray();
+    whole.EndObject();
+
+    JsonWriter w = writer();
+    std::string joined;
+    w.BeginObject();
+    w.Key("first");
+    joined += w.TakeBeforeRaw();  // after a key: no comma
+    joined += "[1]";
+    w.Key("list");
+    w.BeginArray();
+    joined += w.TakeSoFar();
+    joined += w.TakeBeforeRaw();  // a first item: no comma
+    joined += "{}";
+    w.Count(2);  // a comma: the value taken counts as an item
+    joined += w.TakeSoFar();
+    w.EndArray();
+    w.EndObject();
+    joined += w.Take();
+    EXPECT_EQ(joined, whole.Take()) << indent;
+  }
+}
+
 TEST(JsonWriter, IndentedAsNlohmannDumpIndented) {
   nlohmann::ordered_json j = {{"a", 1},       {"empty", nlohmann::ordered_json::object()},
                               {"none", nlohmann::ordered_json::array()},
