@@ -49,7 +49,8 @@ struct ScoreRequest {
   ReadOptions read;
   AnalysisOptions analysis;
   ScoreOptions options;  // the text's and the rows' (sort, top, grouping, baseline file)
-  /// The input's fragment of the document in this format (RenderScoreSnapshot).
+  /// The input's fragment of the document in this format, in pieces
+  /// (RenderScoreSnapshotPieces).
   std::optional<ScoreFormat> format;
   /// ScoreRows with these options: `options` for Python's DataFrame, every
   /// node by score for the history store. Compared with the baseline when

@@ -174,6 +174,7 @@ TEST(JsonWriter, PiecesJoinIntoTheDocumentOneWriterWrites) {
     whole.BeginArray();
     whole.Raw("{}");
     whole.Count(2);
+    whole.Raw("3");
     whole.EndArray();
     whole.EndObject();
 
@@ -189,6 +190,8 @@ TEST(JsonWriter, PiecesJoinIntoTheDocumentOneWriterWrites) {
     joined += w.TakeBeforeRaw();  // a first item: no comma
     joined += "{}";
     w.Count(2);  // a comma: the value taken counts as an item
+    joined += w.TakeBeforeRaw();  // after an item: a comma
+    joined += "3";
     joined += w.TakeSoFar();
     w.EndArray();
     w.EndObject();

@@ -449,6 +449,7 @@ TEST(ScoreJson, ManyNodesComeAsPiecesOfAboutAMegabyte) {
       joined += piece;
       largest = std::max(largest, piece.size());
     }
+    // RenderScoreSnapshot, for callers that want one string, joins them.
     EXPECT_EQ(joined, RenderScoreSnapshot(ScoreFormat::kJson, s.view(), {.top = top})) << top;
     const json doc = json::parse(RenderScoreHeader(ScoreFormat::kJson, {}) + joined +
                                  RenderScoreFooter(ScoreFormat::kJson, {}));
