@@ -1,11 +1,16 @@
 // The program's operator new (cli/huge_pages.cc), checked from inside a
-// program that links it as cookgraph does: a block of 2 MiB or more starts on
-// a 2 MiB boundary and the kernel lists its mapping as advised for huge pages
-// (`hg` among the VmFlags of /proc/self/smaps); a smaller block is plain
-// malloc's; a block that cannot be had calls the new-handler, then throws
-// std::bad_alloc. Built twice (tests/CMakeLists.txt): with huge_pages.cc, and
-// without it, the twin that must fail. Exit 0 when all hold, 1 when one does
-// not (named on stderr), 77 when the kernel has no transparent huge pages.
+// program that links it and sets malloc's mmap threshold as cookgraph does
+// (cli/main.cc): a block of 2 MiB or more starts on a 2 MiB boundary, and the
+// kernel lists its whole 2 MiB pages, and nothing past them, as advised for
+// huge pages (`hg` among the VmFlags of /proc/self/smaps), also for a block
+// malloc cuts from its heap; a smaller block is plain malloc's; a block that
+// cannot be had calls the new-handler, then throws std::bad_alloc. Built
+// twice (tests/CMakeLists.txt): with huge_pages.cc, and without it, the twin
+// that must fail. Exit 0 when all hold, 1 when one does not (named on
+// stderr), 77 when the kernel has no transparent huge pages or its smaps no
+// VmFlags.
+
+#include <malloc.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -14,10 +19,13 @@
 #include <new>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace huge_pages_check {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+bool any_vm_flags = false;  // whether smaps lists VmFlags at all
 
 // The VmFlags of the mapping that holds `address`; empty if none does.
 std::string VmFlagsAt(const void* address) {
@@ -34,8 +42,9 @@ std::string VmFlagsAt(const void* address) {
     if (head >> std::hex >> begin >> dash >> end && dash == '-' &&
         line.find(':') > line.find(' ')) {
       inside = begin <= at && at < end;
-    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
-      return line.substr(8) + " ";
+    } else if (line.rfind("VmFlags:", 0) == 0) {
+      any_vm_flags = true;
+      if (inside) return line.substr(8) + " ";
     }
   }
   return "";
@@ -54,28 +63,48 @@ void GiveUp() {
   std::set_new_handler(nullptr);  // the next failure throws
 }
 
+bool Advised(const void* address) { return VmFlagsAt(address).find(" hg ") != std::string::npos; }
+
 }  // namespace huge_pages_check
 
 int main() {
   using namespace huge_pages_check;
+  mallopt(M_MMAP_THRESHOLD, 2 << 20);  // as cli/main.cc
   if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
     std::fprintf(stderr, "huge_pages_check: this kernel has no transparent huge pages\n");
     return 77;
   }
   const std::size_t big = 3 * kHugePage + 12345;
+  const std::size_t whole = big & ~(kHugePage - 1);  // its whole 2 MiB pages
   const std::unique_ptr<char[]> block(new char[big]);
   block[0] = block[big - 1] = 1;
+  const bool advised = Advised(block.get());
+  if (!any_vm_flags) {
+    std::fprintf(stderr, "huge_pages_check: /proc/self/smaps lists no VmFlags\n");
+    return 77;
+  }
   Expect(reinterpret_cast<std::uintptr_t>(block.get()) % kHugePage == 0,
          "a 6 MiB block does not start on a 2 MiB boundary");
-  Expect(VmFlagsAt(block.get()).find(" hg ") != std::string::npos,
-         "a 6 MiB block's mapping is not advised for huge pages (no hg in its VmFlags)");
-  Expect(VmFlagsAt(block.get() + big - 1).find(" hg ") != std::string::npos,
-         "a 6 MiB block's last byte is not in a mapping advised for huge pages");
+  Expect(advised, "a 6 MiB block's first 2 MiB are not advised for huge pages");
+  Expect(Advised(block.get() + whole - 1),
+         "a 6 MiB block's last whole 2 MiB are not advised for huge pages");
+  Expect(!Advised(block.get() + whole), "the advice reaches past a 6 MiB block's last whole 2 MiB");
+
+  // A block cut from the heap: 8 MiB of small blocks freed into one free
+  // area below a block still held, which malloc takes before it maps.
+  std::vector<std::unique_ptr<char[]>> smalls;
+  for (int i = 0; i < 8192; ++i) smalls.emplace_back(new char[1024]);
+  const std::unique_ptr<char[]> held(new char[1024]);
+  smalls.clear();
+  const std::size_t medium = kHugePage + 4000;
+  const std::unique_ptr<char[]> cut(new char[medium]);
+  cut[0] = cut[medium - 1] = 1;
+  Expect(Advised(cut.get()), "a 2 MiB block's first 2 MiB are not advised for huge pages");
+  Expect(!Advised(cut.get() + kHugePage), "the advice reaches past a 2 MiB block's whole 2 MiB");
 
   const std::unique_ptr<char[]> small(new char[kHugePage / 2]);
   small[0] = 1;
-  Expect(VmFlagsAt(small.get()).find(" hg ") == std::string::npos,
-         "a 1 MiB block is advised for huge pages");
+  Expect(!Advised(small.get()), "a 1 MiB block is advised for huge pages");
 
   std::set_new_handler(GiveUp);
   bool threw = false;
