@@ -1,11 +1,13 @@
 # Real re-runs of `cookgraph whatif` (metrics/whatif.h, the streaming threads
 # model): tests/tools/gst_rerun_pairs.py records GStreamer pipelines in pairs
 # that differ in one element's property (videoscale lanczos against
-# nearest-neighbour in one thread and behind a tee with queued branches; an
-# identity's sleep-time behind a queue), predicts the second recording's frame
-# time from the first with that element scaled by the ratio of its measured
-# means, and fails when any prediction is more than 15% off the second
-# recording's measured per-buffer time (read by tests/tools/gst_check.py).
+# nearest-neighbour in one thread and behind a tee with queued branches, the
+# other branch's sleep calibrated to the machine; an identity's sleep-time
+# behind a queue), predicts the second recording's frame time from the first
+# with that element scaled by the ratio of its measured means, and fails when
+# any prediction is more than 15% off the second recording's measured
+# per-buffer time (read by tests/tools/gst_check.py), the first 10 buffers
+# (the start-up) left out of every mean.
 # Both directions of each pair are checked, and cookgraph's prediction must
 # equal the script's own reading of the model. The table it writes
 # (gst_rerun/pairs.txt and pairs.md in the build's tests folder) is the one the

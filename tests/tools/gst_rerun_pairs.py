@@ -3,7 +3,7 @@
 
 gst_rerun_pairs.py --gst-launch GST_LAUNCH --record GST_RECORD_SH --work DIR
                    [--cookgraph COOKGRAPH] [--out FILE] [--markdown FILE]
-                   [--json FILE] [--pairs NAME,...|all] [--runs N]
+                   [--json FILE] [--pairs NAME,...|all] [--runs N] [--warmup N]
                    [--limit-pct 15] [--realtime auto|on|off]
 
 Each pair is one real gst-launch-1.0 pipeline recorded twice
@@ -23,6 +23,10 @@ Then, in both directions (A -> B, and B -> A as a pair of its own):
     latency"; the frame time cookgraph reports);
   - error = |predicted - measured| / measured must be at most --limit-pct
     (15%) in every row, or the script exits 1.
+
+Every mean above (the element's, the prediction's from cookgraph's per-buffer
+`series`, the measured) leaves out the first --warmup buffers (10): the
+start-up, whose cost does not change with the element's property.
 
 The script also computes the prediction itself from A with the streaming
 threads model as metrics/whatif.h states it (per buffer k and thread, the
@@ -60,6 +64,7 @@ Without --cookgraph only the script's own model predicts (a dry run).
 
 import argparse
 import json
+import math
 import os
 import shlex
 import shutil
@@ -73,11 +78,11 @@ import gst_check  # noqa: E402  (tests/tools/gst_check.py: the independent reade
 
 # Every pipeline fixes the video format: left open, videotestsrc and videoscale
 # settle on a 64-bit format (ABGR64) in one thread and on BGRx behind a tee.
-# Sizes: videoscale from 320x240 up to 2560x1440 costs about 10 ms a buffer
-# with lanczos and 3.4 ms with nearest-neighbour: the changed element clearly
-# dominates, and B's frame time stays well above what each capsfilter's
-# records carry (0.1 to 0.3 ms of tracer overhead and timing noise). 120
-# buffers: each recording takes 0.4 to 1.3 s.
+# Sizes: videoscale from 320x240 up to 2560x1440 costs 3.5 to 10 ms a buffer
+# with lanczos and 0.6 to 3.4 ms with nearest-neighbour, on the machines seen:
+# the changed element clearly dominates, and B's frame time stays above what
+# each capsfilter's records carry (0.1 to 0.3 ms of tracer overhead and timing
+# noise). 120 buffers: each recording takes 0.4 to 1.3 s.
 SRC = "videotestsrc num-buffers={N} ! video/x-raw,format=BGRx,width=320,height=240"
 SCALE = " ! videoscale name=scaler method={V} ! video/x-raw,width=2560,height=1440"
 PAIRS = [
@@ -86,12 +91,19 @@ PAIRS = [
     dict(name="single-thread", kind="one streaming thread", element="scaler",
          prop="method", a="lanczos", b="nearest-neighbour", default=True,
          pipeline=SRC + SCALE + " ! fakesink sync=false"),
-    # A: the scaler's branch is the bottleneck (10 ms against 6 ms); B: the
-    # other branch is (6 ms against 3.4 ms).
-    dict(name="tee", kind="tee into two queued branches, the other one identity sleep-time=6000",
+    # A: the scaler's branch is the bottleneck; B: the other branch is. The
+    # other branch sleeps {S} us: the geometric middle of the scaler's two
+    # costs on this machine (calibrate()), so that each side is set by its
+    # own branch by the same factor, about 1.7, on a slow machine (lanczos
+    # 10 ms, nearest-neighbour 3.4 ms) and a fast one (6 and 2.3 ms) alike.
+    # A fixed 6000 us tied with lanczos on a fast machine: the slowest thread
+    # then changed from buffer to buffer, and the prediction, which scales
+    # each of A's cooks by the ratio of the means, scaled their noise too.
+    dict(name="tee", kind="tee into two queued branches, the other one identity sleep-time={S}",
          element="scaler", prop="method", a="lanczos", b="nearest-neighbour", default=True,
+         calibrated=True,
          pipeline=SRC + " ! tee name=t t. ! queue" + SCALE + " ! fakesink sync=false"
-                        " t. ! queue ! identity name=other sleep-time=6000 ! fakesink sync=false"),
+                        " t. ! queue ! identity name=other sleep-time={S} ! fakesink sync=false"),
     # Another element and shape: a linear pipeline cut by a queue, the changed
     # identity behind it. A: its thread is the bottleneck (6 ms); B: the
     # source thread's identity is (3 ms against 1 ms).
@@ -118,6 +130,15 @@ PAIRS = [
                         " ! queue ! identity name=slow sleep-time={V} ! fakesink sync=false"),
 ]
 BUFFERS = 120
+CALIBRATION_BUFFERS = 60
+# The first buffers are the pipeline's start-up: the buffer pools fill, and
+# the first write to each fresh 14.7 MB output buffer faults its pages in
+# (40 to 50 ms a buffer on a machine where a page fault is slow, against 1 to
+# 5 ms of scaling). That cost is the same with either method, so scaled by
+# the ratio of the methods it would add up to 1.3 ms to a prediction's mean
+# over 120 buffers. Every mean compared here starts after them; cookgraph's
+# whole `before` and `after` are still checked against the script's model.
+WARMUP = 10
 
 
 PRESSURE = "/proc/pressure/cpu"  # Linux PSI (pressure stall information)
@@ -230,7 +251,7 @@ def model_frames(threads, changes):
     """The streaming threads model (metrics/whatif.h): per buffer k, per
     thread, the summed k-th cooks of its working elements, each changed
     element's times its factor; the buffer's time is the slowest thread's.
-    Returns the mean over the buffers some thread worked on."""
+    Returns the time of each buffer (None where no thread worked)."""
     frames = max((len(c) for t in threads.values() for c in t.values()), default=0)
     values = []
     for k in range(frames):
@@ -240,9 +261,24 @@ def model_frames(threads, changes):
             if here:
                 s = sum(v * changes.get(nid, 1.0) for nid, v in here)
                 best = s if best is None else max(best, s)
-        if best is not None:
-            values.append(best)
-    return sum(values) / len(values)
+        values.append(best)
+    return values
+
+
+def mean_from(values, first=0):
+    """The mean of values[first:] that are not None."""
+    kept = [v for v in values[first:] if v is not None]
+    if not kept:
+        sys.exit(f"gst_rerun_pairs: no buffer after the first {first}: record more (--buffers)")
+    return sum(kept) / len(kept)
+
+
+def element_cooks(threads, nid):
+    """The element's cooks in buffer order, from the one thread that ran it."""
+    found = [elements[nid] for elements in threads.values() if nid in elements]
+    if len(found) != 1:
+        sys.exit(f"gst_rerun_pairs: {nid} cooked in {len(found)} streaming threads, not one")
+    return found[0]
 
 
 def busiest_thread(exp):
@@ -272,7 +308,8 @@ def whatif(args, directory, nid, factor):
                  f"{run.stderr.strip()}")
     out = json.loads(run.stdout)
     try:
-        return out["before"]["frame_ms"]["mean"], out["after"]["frame_ms"]["mean"]
+        return (out["before"]["frame_ms"]["mean"], out["after"]["frame_ms"]["mean"],
+                out["series"]["after"])
     except (KeyError, TypeError) as e:
         sys.exit(f"gst_rerun_pairs: cookgraph whatif {directory}: no before/after frame_ms.mean "
                  f"({e!r}): {run.stdout[:400]}")
@@ -282,46 +319,77 @@ def close(a, b, rel=1e-6):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-9)
 
 
+def calibrate(args):
+    """The tee pair's other branch: sleep-time in us, the geometric middle of
+    the scaler's mean cook with lanczos and with nearest-neighbour after the
+    start-up, each read from a short recording of the one-thread pipeline on
+    this machine."""
+    pair = next(p for p in PAIRS if p["name"] == "single-thread")
+    means = []
+    for side in ("a", "b"):
+        directory = os.path.join(args.work, f"calibrate.{side}")
+        record(args, directory, pair["pipeline"].format(N=CALIBRATION_BUFFERS, V=pair[side]))
+        exp = gst_check.expected(directory)
+        nid = element_id(exp, pair["element"], directory)
+        means.append(mean_from(element_cooks(thread_cooks(directory, exp["frame_threads"]), nid),
+                               args.warmup))
+    sleep_us = round(1000 * math.sqrt(means[0] * means[1]))
+    print(f"calibrated: scaler {pair['a']} {means[0]:.3f} ms, {pair['b']} {means[1]:.3f} ms; "
+          f"the tee's other branch sleeps {sleep_us} us", flush=True)
+    return sleep_us
+
+
 def run_pair(args, pair, run_index):
     base = os.path.join(args.work, pair["name"] + (f".run{run_index}" if args.runs > 1 else ""))
     rec = {}
+    kind = pair["kind"].format(S=args.other_sleep_us)
     for side in ("a", "b"):
         directory = f"{base}.{side}"
-        pipeline = pair["pipeline"].format(N=args.buffers, V=pair[side])
+        pipeline = pair["pipeline"].format(N=args.buffers, V=pair[side], S=args.other_sleep_us)
         seconds, stall, tries, contended = record(args, directory, pipeline)
         exp = gst_check.expected(directory)
         if not exp["frame_summary"]:
             sys.exit(f"gst_rerun_pairs: {directory}: no frame times (no thread worked)")
         nid = element_id(exp, pair["element"], directory)
+        threads = thread_cooks(directory, exp["frame_threads"])
         rec[side] = dict(dir=directory, exp=exp, nid=nid, seconds=seconds, stall=stall,
-                         tries=tries, contended=contended, mean=exp["samples"][nid]["mean"],
-                         frame=exp["frame_summary"]["mean"],
+                         tries=tries, contended=contended, threads=threads,
+                         mean=mean_from(element_cooks(threads, nid), args.warmup),
+                         frame_all=exp["frame_summary"]["mean"],
+                         frame=mean_from(exp["frame_ms"], args.warmup),
+                         startup=mean_from(exp["frame_ms"][:args.warmup]),
                          buffers=sum(v is not None for v in exp["frame_ms"]),
-                         threads=thread_cooks(directory, exp["frame_threads"]), busiest=busiest_thread(exp),
+                         busiest=busiest_thread(exp),
                          wall=wall_ms_per_buffer(directory, exp["frames"]))
     rows, problems = [], []
+    w = args.warmup
     for src, dst in (("a", "b"), ("b", "a")):
         s, d = rec[src], rec[dst]
         ratio = d["mean"] / s["mean"]
         model = model_frames(s["threads"], {s["nid"]: ratio})
-        unchanged = model_frames(s["threads"], {})
+        unchanged = mean_from(model_frames(s["threads"], {}))
         where = f"{pair['name']} {pair[src]} -> {pair[dst]}"
-        if not close(unchanged, s["frame"]):
+        if not close(unchanged, s["frame_all"]):
             problems.append(f"{where}: the script's model without changes ({unchanged:.6f} ms) "
-                            f"is not the measured frame time ({s['frame']:.6f} ms)")
-        predicted = model
+                            f"is not the measured frame time ({s['frame_all']:.6f} ms)")
+        predicted = mean_from(model, w)
         if args.cookgraph:
-            before, predicted = whatif(args, s["dir"], s["nid"], ratio)
-            if not close(before, s["frame"]):
+            before, after, series = whatif(args, s["dir"], s["nid"], ratio)
+            if not close(before, s["frame_all"]):
                 problems.append(f"{where}: cookgraph's before {before:.6f} ms is not the "
-                                f"measured {s['frame']:.6f} ms")
-            if not close(predicted, model):
-                problems.append(f"{where}: cookgraph's after {predicted:.6f} ms is not the "
-                                f"model's {model:.6f} ms (metrics/whatif.h)")
+                                f"measured {s['frame_all']:.6f} ms")
+            if not close(after, mean_from(model)):
+                problems.append(f"{where}: cookgraph's after {after:.6f} ms is not the "
+                                f"model's {mean_from(model):.6f} ms (metrics/whatif.h)")
+            if len(series) != len(model) or not close(mean_from(series, w), predicted):
+                problems.append(f"{where}: cookgraph's after, buffers {w} on, is not the model's "
+                                f"{predicted:.6f} ms (metrics/whatif.h)")
+            predicted = mean_from(series, w)
         rows.append(dict(
-            pair=pair["name"], kind=pair["kind"], direction=f"{pair[src]} -> {pair[dst]}",
+            pair=pair["name"], kind=kind, direction=f"{pair[src]} -> {pair[dst]}",
             element=s["nid"], prop=pair["prop"], mean_from_ms=s["mean"], mean_to_ms=d["mean"],
-            ratio=ratio, before_ms=s["frame"], predicted_ms=predicted, model_ms=model,
+            ratio=ratio, before_ms=s["frame"], predicted_ms=predicted,
+            model_ms=mean_from(model, w), startup_ms=[s["startup"], d["startup"]],
             measured_ms=d["frame"], error_pct=100 * abs(predicted - d["frame"]) / d["frame"],
             wall_from_ms=s["wall"], wall_to_ms=d["wall"], buffers=[s["buffers"], d["buffers"]],
             busiest_from=s["busiest"], busiest_to=d["busiest"],
@@ -339,7 +407,8 @@ def fmt_row(r):
     return (f"{r['pair']:<13} {r['direction']:<28} {r['element']:<18} "
             f"ratio {r['ratio']:6.3f}  predicted {r['predicted_ms']:7.3f} ms  "
             f"measured {r['measured_ms']:7.3f} ms  error {r['error_pct']:5.1f}%  "
-            f"(before {r['before_ms']:.3f} ms; wall/buffer {r['wall_from_ms']:.3f} -> "
+            f"(before {r['before_ms']:.3f} ms; start-up {r['startup_ms'][0]:.1f} -> "
+            f"{r['startup_ms'][1]:.1f} ms/buffer; wall/buffer {r['wall_from_ms']:.3f} -> "
             f"{r['wall_to_ms']:.3f} ms; most work: {r['busiest_from']} -> {r['busiest_to']} ms; "
             f"CPU pressure {fmt(r['stall_pct'][0])} -> {fmt(r['stall_pct'][1])}"
             f"{', contended' if r['contended'] else ''})")
@@ -368,6 +437,8 @@ def main():
                         "default set)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--buffers", type=int, default=BUFFERS)
+    parser.add_argument("--warmup", type=int, default=WARMUP,
+                        help="the first buffers, left out of ratios, predictions and measures")
     parser.add_argument("--limit-pct", type=float, default=15.0)
     parser.add_argument("--realtime", choices=["auto", "on", "off"], default="auto")
     parser.add_argument("--max-stall-pct", type=float, default=10.0,
@@ -387,6 +458,7 @@ def main():
         pairs = [p for p in PAIRS if p["default"]]
     os.makedirs(args.work, exist_ok=True)
     args.launch, args.realtime_used = launcher(args)
+    args.other_sleep_us = calibrate(args) if any(p.get("calibrated") for p in pairs) else None
 
     rows, problems = [], []
     for i in range(args.runs):
@@ -398,8 +470,11 @@ def main():
             rows += r
             problems += p
     lines = [f"# predicted by {'cookgraph whatif' if args.cookgraph else 'the script alone'}; "
-             f"limit {args.limit_pct:g}%; {args.buffers} buffers; "
-             f"{'real-time' if args.realtime_used else 'normal'} scheduling"]
+             f"limit {args.limit_pct:g}%; {args.buffers} buffers, the first {args.warmup} "
+             f"left out (start-up); "
+             f"{'real-time' if args.realtime_used else 'normal'} scheduling"
+             + (f"; the tee's other branch sleeps {args.other_sleep_us} us (calibrated)"
+                if args.other_sleep_us else "")]
     lines += [fmt_row(r) for r in rows]
     if args.runs > 1:
         keys = list(dict.fromkeys((r["pair"], r["direction"]) for r in rows))
