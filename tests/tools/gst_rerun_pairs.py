@@ -4,6 +4,7 @@
 gst_rerun_pairs.py --gst-launch GST_LAUNCH --record GST_RECORD_SH --work DIR
                    [--cookgraph COOKGRAPH] [--out FILE] [--markdown FILE]
                    [--json FILE] [--pairs NAME,...|all] [--runs N] [--warmup N]
+                   [--perturb-ratio F]
                    [--limit-pct 15] [--realtime auto|on|off]
 
 Each pair is one real gst-launch-1.0 pipeline recorded twice
@@ -365,7 +366,7 @@ def run_pair(args, pair, run_index):
     w = args.warmup
     for src, dst in (("a", "b"), ("b", "a")):
         s, d = rec[src], rec[dst]
-        ratio = d["mean"] / s["mean"]
+        ratio = d["mean"] / s["mean"] * args.perturb_ratio
         model = model_frames(s["threads"], {s["nid"]: ratio})
         unchanged = mean_from(model_frames(s["threads"], {}))
         where = f"{pair['name']} {pair[src]} -> {pair[dst]}"
@@ -440,6 +441,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=WARMUP,
                         help="the first buffers, left out of ratios, predictions and measures")
     parser.add_argument("--limit-pct", type=float, default=15.0)
+    parser.add_argument("--perturb-ratio", type=float, default=1.0,
+                        help="multiply every ratio by this, for cookgraph and the script's model "
+                        "alike: the twin that must fail on the error limit")
     parser.add_argument("--realtime", choices=["auto", "on", "off"], default="auto")
     parser.add_argument("--max-stall-pct", type=float, default=10.0,
                         help="without real-time: CPU pressure above which a recording is made again")
