@@ -41,7 +41,21 @@ namespace cookgraph {
 namespace {
 
 constexpr size_t kBlockBytes = 1 << 20;  // read at a time; a longer token grows the buffer
+constexpr size_t kMinBlockBytes = 4096;  // the least read at a time
 constexpr size_t kPadBytes = 64;         // zeros after the data: 16-byte loads stay inside
+
+// The bytes read at a time from `source`: kBlockBytes, or less where the
+// input is known to be smaller, in a buffer that holds all of it. (A gzip
+// file read block by block has its compressed size as stored size: the
+// buffer then holds a part, refilled as for a large input.) A 1 MiB buffer
+// zero-filled for a 1 KB snapshot cost each run about 250 page faults, and
+// the tests that read small texts thousands of times their minutes under
+// AddressSanitizer (docs/performance.md#small-inputs-small-buffers).
+size_t BlockFor(const ByteSource& source) {
+  const uint64_t size = source.stored_size();  // 0 where not known (standard input)
+  if (size == 0 || size >= kBlockBytes) return kBlockBytes;
+  return std::max(std::bit_ceil(static_cast<size_t>(size) + 1), kMinBlockBytes);
+}
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -175,8 +189,9 @@ struct RestEnd {
 
 class JsonReader {
  public:
-  JsonReader(ByteSource& source, EventHandler& handler) : source_(source), handler_(handler) {
-    buf_.assign(kBlockBytes + kPadBytes, 0);
+  JsonReader(ByteSource& source, EventHandler& handler)
+      : source_(source), handler_(handler), block_(BlockFor(source)) {
+    buf_.assign(block_ + kPadBytes, 0);
   }
 
   Status Parse(bool* ended_early);
@@ -296,6 +311,7 @@ class JsonReader {
 
   ByteSource& source_;
   EventHandler& handler_;
+  const size_t block_;        // read at a time (BlockFor)
   std::vector<char> buf_;     // data in [0, end_), then kPadBytes zeros
   size_t pos_ = 0, end_ = 0;  // next byte; end of the data
   uint64_t base_ = 0;         // offset in the input of buf_[0]
@@ -327,7 +343,7 @@ bool JsonReader::Refill(size_t keep, bool may_pause) {
   end_ = kept;
   std::memset(buf_.data() + end_, 0,
               kPadBytes);  // the zeros after the data, also when no byte comes
-  if (buf_.size() - kPadBytes - end_ < kBlockBytes / 2) buf_.resize(buf_.size() * 2);
+  if (buf_.size() - kPadBytes - end_ < block_ / 2) buf_.resize(buf_.size() * 2);
   size_t room = buf_.size() - kPadBytes - end_;
   if (split_ != nullptr) {
     const uint64_t left = stop_at_ - (base_ + end_);
@@ -1135,7 +1151,9 @@ std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char f
                                        const std::function<bool(std::string_view)>& accept) {
   constexpr size_t kWindow = size_t{1} << 20;
   if (!source.SkipTo(from)) return std::nullopt;
-  std::string window(kWindow, '\0');
+  // No larger than what is left of an input of known size (BlockFor's reason).
+  const uint64_t size = source.stored_size();
+  std::string window(size > from ? std::min<uint64_t>(kWindow, size - from) : kWindow, '\0');
   window.resize(source.Read(window.data(), window.size()));
   std::optional<uint64_t> compact;  // the first `first` after ',' on the same line
   char before = 0;                  // the last byte that is not a blank
