@@ -259,14 +259,19 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
     source->inode_ = static_cast<uint64_t>(info.st_ino);
   }
   source->gz_ = gz;
+#ifndef COOKGRAPH_NO_ZLIB
+  // Inflated whole, or opened again to be read block by block (the same
+  // bytes, the same errors at the same places). Inflated whole, it needs no
+  // buffer of its own: 64 page faults fewer.
+  if (gzip_size) {
+    if (!source->InflateWhole(fd, stored_size, *gzip_size))
+      return Open(path, limits, GzipRead::kBlocks);
+    return source;
+  }
+#endif
   source->storage_.resize(kBufferBytes);
   source->buffer_ = source->storage_.data();
 #ifndef COOKGRAPH_NO_ZLIB
-  // Inflated whole, or opened again to be read block by block (the same
-  // bytes, the same errors at the same places).
-  if (gzip_size && !source->InflateWhole(fd, stored_size, *gzip_size)) {
-    return Open(path, limits, GzipRead::kBlocks);
-  }
   if (regular && path != "-" && source->gz_ != nullptr) source->inflater_ = GzipStream::Open(fd);
 #endif
   return source;
@@ -491,6 +496,15 @@ size_t ByteSource::Read(char* out, size_t n) {
     done += take;
   }
   return done;
+}
+
+std::optional<std::string_view> ByteSource::InMemoryRest() const {
+  if (gz_ != nullptr) return std::nullopt;
+  if (!string_done_) {  // nothing read yet: the string from its start, as Refill() serves it
+    return text_.substr(0,
+                        static_cast<size_t>(std::min<uint64_t>(text_.size(), limits_.input_size)));
+  }
+  return std::string_view(buffer_ + pos_, len_ - pos_);
 }
 
 std::string_view ByteSource::Head() {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -124,6 +125,12 @@ class ByteSource {
   /// accepts. line() and column() are not kept across the jump (the JSON
   /// reader counts its own). False, with failed() set, on an I/O error.
   bool SkipTo(uint64_t offset);
+
+  /// The bytes Read() would copy from here to the end, without the copy,
+  /// where the input is in memory (a string source, a gzip file inflated
+  /// whole; cut at the input-size limit as Read() cuts it); nullopt for
+  /// other sources.
+  std::optional<std::string_view> InMemoryRest() const;
 
   /// True while ISA-L inflates this gzip file block by block (GzipStream);
   /// false once zlib reads on from where it failed, and for other inputs.

@@ -1151,10 +1151,19 @@ std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char f
                                        const std::function<bool(std::string_view)>& accept) {
   constexpr size_t kWindow = size_t{1} << 20;
   if (!source.SkipTo(from)) return std::nullopt;
-  // No larger than what is left of an input of known size (BlockFor's reason).
-  const uint64_t size = source.stored_size();
-  std::string window(size > from ? std::min<uint64_t>(kWindow, size - from) : kWindow, '\0');
-  window.resize(source.Read(window.data(), window.size()));
+  // An input in memory is searched where it lies; another is read into a
+  // window no larger than what is left of it, where its size is known
+  // (BlockFor's reason).
+  std::string copy;
+  std::string_view window;
+  if (const std::optional<std::string_view> rest = source.InMemoryRest()) {
+    window = rest->substr(0, kWindow);
+  } else {
+    const uint64_t size = source.stored_size();
+    copy.assign(size > from ? std::min<uint64_t>(kWindow, size - from) : kWindow, '\0');
+    copy.resize(source.Read(copy.data(), copy.size()));
+    window = copy;
+  }
   std::optional<uint64_t> compact;  // the first `first` after ',' on the same line
   char before = 0;                  // the last byte that is not a blank
   bool line_break = false;          // a line break since then
@@ -1163,7 +1172,7 @@ std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char f
     if (c == '\n') {
       line_break = true;
     } else if (c != ' ' && c != '\t' && c != '\r') {
-      if (c == first && before == ',' && (!accept || accept(std::string_view(window).substr(i)))) {
+      if (c == first && before == ',' && (!accept || accept(window.substr(i)))) {
         if (line_break) return from + i;
         if (!compact) compact = from + i;
       }

@@ -639,6 +639,38 @@ TEST(ByteSource, ASmallGzipFileIsInflatedWholeToTheSameBytes) {
   EXPECT_FALSE(blocks.reopens);
 }
 
+// The rest of an input in memory, as Read() would copy it: a string from its
+// start, after a jump, and cut at the input-size limit; a gzip file inflated
+// whole; nothing for a file read from storage.
+TEST(ByteSource, TheRestInMemoryIsWhatReadWouldCopy) {
+  const std::string text = "[{\"ph\": \"X\"},\n{\"ph\": \"B\"}]";
+  auto whole = ByteSource::FromString(text, "t.json");
+  EXPECT_EQ(whole->InMemoryRest(), std::optional<std::string_view>(text));
+  ASSERT_TRUE(whole->SkipTo(14));
+  EXPECT_EQ(whole->InMemoryRest(), std::optional<std::string_view>(text.substr(14)));
+  char block[64];
+  EXPECT_EQ(std::string_view(block, whole->Read(block, 5)), text.substr(14, 5));
+  EXPECT_EQ(whole->InMemoryRest(), std::optional<std::string_view>(text.substr(19)));
+  auto cut = ByteSource::FromString(text, "t.json", InputLimits{.input_size = 10});
+  EXPECT_EQ(cut->InMemoryRest(), std::optional<std::string_view>(text.substr(0, 10)));
+  ASSERT_TRUE(cut->SkipTo(4));
+  EXPECT_EQ(cut->InMemoryRest(), std::optional<std::string_view>(text.substr(4, 6)));
+
+  cookgraph::testing::TempDir dir;
+  const std::string trace = TraceLike(300000);
+  Write(dir / "t.json", trace);
+  Write(dir / "t.json.gz", Gzip(trace));
+  auto plain = ByteSource::Open(dir / "t.json", {}, GzipRead::kWholeWhenSmall);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ((*plain)->InMemoryRest(), std::nullopt);
+  auto inflated = ByteSource::Open(dir / "t.json.gz", {}, GzipRead::kWholeWhenSmall);
+  ASSERT_TRUE(inflated);
+  EXPECT_EQ((*inflated)->InMemoryRest(), std::optional<std::string_view>(trace));
+  auto blocks = ByteSource::Open(dir / "t.json.gz", {}, GzipRead::kBlocks);
+  ASSERT_TRUE(blocks);
+  EXPECT_EQ((*blocks)->InMemoryRest(), std::nullopt);
+}
+
 TEST(ByteSource, EveryMemberIsReadAndBytesAfterTheLastAreIgnoredAsZlibDoes) {
   cookgraph::testing::TempDir dir;
   const std::string a = TraceLike(200000), b = TraceLike(300000) + "tail";
