@@ -25,19 +25,6 @@ namespace cookgraph {
 namespace {
 
 constexpr size_t kBufferBytes = 1 << 18;  // 256 KiB: large reads keep inflating fast
-// A gzip file up to kWholeStored bytes that inflates to at most kWholeInflated,
-// and less than kWholeRatio times its size, is inflated whole when opened
-// (InflateWhole, with ISA-L's inflater, about four times zlib's speed): the
-// readers then read a string, which the JSON reader splits between two
-// threads; inflated block by block (GzipStream, zlib where it fails), it is
-// read on one (docs/performance.md#gzip).
-#ifndef COOKGRAPH_NO_ZLIB
-constexpr uint64_t kWholeStored = uint64_t{32} << 20;
-constexpr uint64_t kWholeInflated = uint64_t{512} << 20;
-constexpr size_t kWholeStep = size_t{1} << 20;
-constexpr uint64_t kWholeRatio = 256;  // inflated ÷ stored past which it is a bomb
-#endif
-
 #ifdef COOKGRAPH_NO_ZLIB
 // A build without zlib (COOKGRAPH_NO_ZLIB, the WebAssembly build: the page
 // inflates gzip before the bytes get here) reads files as they are, through
@@ -106,20 +93,6 @@ std::string ZlibError(gzFile gz) {
                          : "gzip data is corrupt: " + GzipMessage(what);
 }
 
-#ifndef COOKGRAPH_NO_ZLIB
-// The size gzip's trailer gives (the last member's, modulo 2^32) for a
-// regular file of `size` bytes starting with gzip's magic bytes, else nullopt.
-std::optional<uint64_t> GzipSizeHint(int fd, uint64_t size) {
-  unsigned char head[2] = {0, 0}, tail[4] = {0, 0, 0, 0};
-  if (size < 18 || pread(fd, head, 2, 0) != 2 || head[0] != 0x1f || head[1] != 0x8b ||
-      pread(fd, tail, 4, static_cast<off_t>(size - 4)) != 4) {
-    return std::nullopt;
-  }
-  return uint64_t{tail[0]} | uint64_t{tail[1]} << 8 | uint64_t{tail[2]} << 16 |
-         uint64_t{tail[3]} << 24;
-}
-#endif
-
 // The '\n' bytes of [p, p + n), sixteen at a time: each block's matches
 // (0xFF) subtracted into per-byte counters, summed before one can pass 255.
 size_t CountLineBreaks(const char* p, size_t n) {
@@ -142,88 +115,9 @@ size_t CountLineBreaks(const char* p, size_t n) {
 
 }  // namespace
 
-MappedBytes::~MappedBytes() {
-  if (data_ != nullptr) munmap(data_, size_);
-}
-
-MappedBytes& MappedBytes::operator=(MappedBytes&& other) noexcept {
-  std::swap(data_, other.data_);
-  std::swap(size_, other.size_);
-  return *this;
-}
-
-#ifndef COOKGRAPH_NO_ZLIB
-bool MappedBytes::Grow(size_t size) {
-  void* at = data_ == nullptr ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                              : mremap(data_, size_, size, MREMAP_MAYMOVE);
-  if (at == MAP_FAILED) return false;
-  // 2 MiB pages where the kernel has them: a 24 MB inflated trace took
-  // 6,000 page faults in 4 KiB pages, as long as inflating it.
-  madvise(at, size, MADV_HUGEPAGE);
-  data_ = static_cast<char*>(at);
-  size_ = size;
-  return true;
-}
-
-bool ByteSource::InflateWhole(int fd, uint64_t stored, uint64_t hint) {
-  const uint64_t most = std::min(kWholeInflated, limits_.input_size);
-  if (hint > most) return false;
-  std::unique_ptr<uint8_t[]> in(new (std::nothrow) uint8_t[stored]);
-  if (in == nullptr) return false;
-  for (uint64_t got = 0; got < stored;) {
-    const ssize_t n = pread(fd, in.get() + got, stored - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    got += static_cast<uint64_t>(n);
-  }
-  // Room for what the trailer says (pages are touched only as written),
-  // grown if the members hold more.
-  MappedBytes text;
-  if (!text.Grow(static_cast<size_t>(std::max<uint64_t>(hint + 1, kBufferBytes)))) return false;
-  inflate_state state;
-  isal_inflate_init(&state);
-  state.crc_flag = ISAL_GZIP;  // the header read, the trailer's CRC-32 and size checked
-  state.next_in = in.get();
-  state.avail_in = static_cast<uint32_t>(stored);
-  if (!KnownHeaderFlags(state)) return false;
-  size_t len = 0;
-  for (;;) {
-    if (len == text.size()) {
-      if (text.size() > most ||
-          !text.Grow(static_cast<size_t>(std::min<uint64_t>(uint64_t{text.size()} * 2, most + 1)))) {
-        return false;
-      }
-    }
-    // A megabyte at a time, so that a bomb (a member that inflates a
-    // thousandfold) is given up after one: JSON inflates tens of times.
-    state.next_out = reinterpret_cast<uint8_t*>(text.data() + len);
-    state.avail_out = static_cast<uint32_t>(std::min<size_t>(text.size() - len, kWholeStep));
-    const uint32_t room = state.avail_out;
-    if (isal_inflate(&state) != ISAL_DECOMP_OK) return false;  // corrupt: see InflateWhole's doc
-    len += room - state.avail_out;
-    const uint64_t consumed = stored - state.avail_in;
-    if (len > most || (len > kWholeStep && len / kWholeRatio > consumed)) return false;
-    if (state.block_state == ISAL_BLOCK_FINISH) {
-      if (!StartNextMember(state)) break;  // the whole input is here: the end
-      if (!KnownHeaderFlags(state)) return false;
-    } else if (state.avail_in == 0 && state.avail_out > 0) {
-      return false;  // cut short: zlib, block by block, says so where it ends
-    }
-  }
-  gzclose(static_cast<gzFile>(gz_));
-  gz_ = nullptr;
-  owned_ = std::move(text);
-  text_ = std::string_view(owned_.data(), len);
-  buffer_ = text_.data();
-  stored_size_ = len;
-  std::vector<char>().swap(storage_);
-  return true;
-}
-#endif
-
 Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
                                                      const InputLimits& limits, GzipRead gzip) {
-  const bool whole = gzip == GzipRead::kWholeWhenSmall;
+  const bool whole = gzip != GzipRead::kBlocks;
   std::error_code ec;
   if (path != "-" && std::filesystem::is_directory(path, ec)) {
     return Error{.file = path, .message = "is a directory, not a snapshot file"};
@@ -235,14 +129,6 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
   struct stat info {};
   const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
   const uint64_t stored_size = regular ? static_cast<uint64_t>(info.st_size) : 0;
-#ifndef COOKGRAPH_NO_ZLIB
-  const std::optional<uint64_t> gzip_size =
-      whole && regular && path != "-" && stored_size <= kWholeStored
-          ? GzipSizeHint(fd, stored_size)
-          : std::nullopt;
-#else
-  (void)whole;
-#endif
   // gzdopen reads gzip transparently and passes other bytes through unchanged.
   gzFile gz = gzdopen(fd, "rb");
   if (gz == nullptr) {
@@ -263,11 +149,14 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
   // Inflated whole, or opened again to be read block by block (the same
   // bytes, the same errors at the same places). Inflated whole, it needs no
   // buffer of its own: 64 page faults fewer.
-  if (gzip_size) {
-    if (!source->InflateWhole(fd, stored_size, *gzip_size))
-      return Open(path, limits, GzipRead::kBlocks);
-    return source;
+  if (whole && regular && path != "-") {
+    if (const std::optional<bool> inflated = source->InflateOnOpen(fd, stored_size, gzip)) {
+      if (!*inflated) return Open(path, limits, GzipRead::kBlocks);
+      return source;
+    }
   }
+#else
+  (void)whole;
 #endif
   source->storage_.resize(kBufferBytes);
   source->buffer_ = source->storage_.data();
@@ -323,6 +212,7 @@ std::unique_ptr<ByteSource> ByteSource::FromString(std::string_view text, std::s
 }
 
 std::unique_ptr<ByteSource> ByteSource::Reopen() {
+  if (InflatesInBackground() && !Settle()) return nullptr;
   if (gz_ == nullptr) return FromString(text_, name_, limits_);
   if (inode_ == 0 || gzdirect(static_cast<gzFile>(gz_)) != 1) return nullptr;
   auto opened = Open(name_, limits_);
@@ -337,6 +227,7 @@ std::unique_ptr<ByteSource> ByteSource::Reopen() {
 }
 
 bool ByteSource::SkipTo(uint64_t offset) {
+  if (InflatesInBackground() && !Settle()) return false;
 #ifndef COOKGRAPH_NO_ZLIB
   inflater_.reset();  // zlib seeks from the start it has not left
 #endif
@@ -372,11 +263,16 @@ bool ByteSource::SkipTo(uint64_t offset) {
   return true;
 }
 
-ByteSource::~ByteSource() {
+void ByteSource::CloseFile() {
   if (gz_ != nullptr) gzclose(static_cast<gzFile>(gz_));
+  gz_ = nullptr;
 }
 
-bool ByteSource::Fill() { return FillInto(storage_.data(), storage_.size()); }
+bool ByteSource::Fill() {
+  // Reading byte by byte, or a string's end: a background inflate ends first.
+  if (InflatesInBackground() && Settle() && pos_ < len_) return true;
+  return FillInto(storage_.data(), storage_.size());
+}
 
 bool ByteSource::FillInto(char* into, size_t capacity) {
   reached_end_ = !Refill(into, capacity);
@@ -466,6 +362,7 @@ bool ByteSource::SizeLimitPassed() {
 }
 
 size_t ByteSource::Read(char* out, size_t n) {
+  if (InflatesInBackground()) return ReadInflating(out, n);
   size_t done = 0;
   while (done < n) {
     if (pos_ == len_ && gz_ != nullptr && n - done >= storage_.size()) {
@@ -478,27 +375,33 @@ size_t ByteSource::Read(char* out, size_t n) {
     size_t take = std::min(n - done, len_ - pos_);
     const char* from = buffer_ + pos_;
     if (from != out + done) std::memcpy(out + done, from, take);
-    // Keeps line() and column() right, as Advance() does byte by byte: the
-    // line breaks counted, and the starts of the last two lines found back.
-    if (const size_t breaks = CountLineBreaks(from, take); breaks > 0) {
-      const auto* last = static_cast<const char*>(memrchr(from, '\n', take));
-      if (breaks == 1) {
-        previous_line_start_ = line_start_;
-      } else {
-        const auto* before =
-            static_cast<const char*>(memrchr(from, '\n', static_cast<size_t>(last - from)));
-        previous_line_start_ = offset_ + static_cast<uint64_t>(before - buffer_) + 1;
-      }
-      line_start_ = offset_ + static_cast<uint64_t>(last - buffer_) + 1;
-      line_ += static_cast<int64_t>(breaks);
-    }
+    CountLines(pos_, take);
     pos_ += take;
     done += take;
   }
   return done;
 }
 
+void ByteSource::CountLines(size_t at, size_t n) {
+  // Keeps line() and column() right, as Advance() does byte by byte: the
+  // line breaks counted, and the starts of the last two lines found back.
+  const char* from = buffer_ + at;
+  if (const size_t breaks = CountLineBreaks(from, n); breaks > 0) {
+    const auto* last = static_cast<const char*>(memrchr(from, '\n', n));
+    if (breaks == 1) {
+      previous_line_start_ = line_start_;
+    } else {
+      const auto* before =
+          static_cast<const char*>(memrchr(from, '\n', static_cast<size_t>(last - from)));
+      previous_line_start_ = offset_ + static_cast<uint64_t>(before - buffer_) + 1;
+    }
+    line_start_ = offset_ + static_cast<uint64_t>(last - buffer_) + 1;
+    line_ += static_cast<int64_t>(breaks);
+  }
+}
+
 std::optional<std::string_view> ByteSource::InMemoryRest() const {
+  if (InflatesInBackground()) return std::nullopt;
   if (gz_ != nullptr) return std::nullopt;
   if (!string_done_) {  // nothing read yet: the string from its start, as Refill() serves it
     return text_.substr(0,
@@ -508,6 +411,9 @@ std::optional<std::string_view> ByteSource::InMemoryRest() const {
 }
 
 std::string_view ByteSource::Head() {
+  if (InflatesInBackground()) {
+    if (const std::optional<std::string_view> head = HeadInflating(kBufferBytes)) return *head;
+  }
   if (AtEnd()) return {};
   return {buffer_ + pos_, len_ - pos_};
 }
@@ -515,11 +421,11 @@ std::string_view ByteSource::Head() {
 char ByteSource::PeekNonBlank() {
   // Skips nothing: looks ahead within the buffer only, which always holds the
   // start of a file when this is called before reading.
-  if (AtEnd()) return 0;
-  size_t i = pos_;
-  if (len_ - i >= 3 && std::memcmp(buffer_ + i, "\xEF\xBB\xBF", 3) == 0) i += 3;  // UTF-8 BOM
-  for (; i < len_; ++i) {
-    char c = buffer_[i];
+  const std::string_view head = Head();
+  size_t i = 0;
+  if (head.size() >= 3 && head.substr(0, 3) == "\xEF\xBB\xBF") i = 3;  // UTF-8 BOM
+  for (; i < head.size(); ++i) {
+    const char c = head[i];
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return c;
   }
   return 0;

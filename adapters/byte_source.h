@@ -10,6 +10,7 @@
 // bytes only and fails on a gzip input, saying so.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,17 +25,17 @@ namespace cookgraph {
 
 class GzipStream;  // adapters/gzip_stream.h
 
-/// Bytes in pages of their own (mmap), grown in place where the kernel can
-/// (mremap) and in 2 MiB pages where it has them: a whole inflated input.
+/// Bytes in pages of their own (mmap), in 2 MiB pages where the kernel has
+/// them: a whole inflated input.
 class MappedBytes {
  public:
   MappedBytes() = default;
   ~MappedBytes();
   MappedBytes(MappedBytes&& other) noexcept { *this = std::move(other); }
   MappedBytes& operator=(MappedBytes&& other) noexcept;
-  /// Makes room for `size` bytes (>= size()), keeping the bytes; false when
-  /// the memory is not there.
-  bool Grow(size_t size);
+  /// Maps room for `size` bytes (the bytes held before are let go); false
+  /// when the address space is not there. Pages are taken only as written.
+  bool Map(size_t size);
   char* data() const { return data_; }
   size_t size() const { return size_; }
 
@@ -46,8 +47,11 @@ class MappedBytes {
 /// How a gzip file is inflated: block by block as it is read, or, for a
 /// file to be read to its end, whole when opened if it is small (up to 32 MB
 /// stored, 512 MB inflated): a string, which the JSON reader splits between
-/// two threads.
-enum class GzipRead : uint8_t { kBlocks, kWholeWhenSmall };
+/// two threads. kWholeInBackground inflates such a file of 16 MB or more
+/// (as its trailer says) on a thread of its own from Open() on, Read()
+/// handing out the bytes as they come, so that reading overlaps inflating;
+/// its reader calls Settle() when done (see there).
+enum class GzipRead : uint8_t { kBlocks, kWholeWhenSmall, kWholeInBackground };
 
 class ByteSource {
  public:
@@ -105,6 +109,7 @@ class ByteSource {
   /// unless the input ends first).
   bool HeadIsWholeInput() {
     Head();
+    if (InflatesInBackground()) return false;  // a buffer's worth is there, and more comes
     return !cut_ && (gz_ == nullptr || (offset_ == 0 && len_ < storage_.size()));
   }
   /// The bytes ahead in the buffer without consuming them. Called before
@@ -132,6 +137,32 @@ class ByteSource {
   /// other sources.
   std::optional<std::string_view> InMemoryRest() const;
 
+  /// True while a gzip file opened kWholeInBackground is inflated on its
+  /// thread and not Settle()d: Read() and Head() wait for its bytes; call
+  /// Settle() before any other way of reading.
+  bool InflatesInBackground() const { return inflation_ != nullptr && !settled_; }
+  /// Waits for a background inflate to end. True when the source then reads
+  /// the inflated string from where Read() left it, or, the inflate having
+  /// failed before Read() handed out a byte, the file block by block from its
+  /// start (as Open() does when inflating whole fails); false when it failed
+  /// after Read() handed out bytes, which may be wrong: the caller reads the
+  /// file again with Open(..., GzipRead::kBlocks), whose errors say where
+  /// and why. True for every other source.
+  bool Settle();
+  // For the second half of a split parse (adapters/json_tokenizer.cc), on
+  // its own thread while the first half reads a source inflating in the
+  // background:
+  /// Waits for the inflate to end: the whole inflated text, or nullopt when
+  /// it failed.
+  std::optional<std::string_view> AwaitInflated();
+  /// The bytes Read() has handed out so far.
+  uint64_t HandedOut();
+  /// Holds Read() at `offset` (it returns 0 there) and calls `placed` while
+  /// no read can pass it; false, and nothing held, when Read() has already
+  /// handed out bytes past it. ReleaseStop() lets reads go on.
+  bool StopReadsAt(uint64_t offset, const std::function<void()>& placed);
+  void ReleaseStop();
+
   /// True while ISA-L inflates this gzip file block by block (GzipStream);
   /// false once zlib reads on from where it failed, and for other inputs.
   bool InflatesWithIsal() const;
@@ -141,12 +172,29 @@ class ByteSource {
   const std::string& error() const { return error_; }
 
  private:
-  ByteSource() = default;
+  ByteSource();  // byte_source_whole.cc, where Inflation is complete
   // Inflates the gzip file `fd` (`stored` bytes, about `hint` inflated) into
   // owned_ and reads it as a string; false when it is corrupt, cut short or
   // larger than kWholeInflated or input-size: Open() then reads it block by
   // block, which fails where it fails and says why, in zlib's words.
   bool InflateWhole(int fd, uint64_t stored, uint64_t hint);
+  // For Open(): nullopt when the regular file `fd` (`stored` bytes) is not a
+  // gzip file to inflate whole (too large, not gzip); else whether
+  // InflateWhole() or, for kWholeInBackground, InflateInBackground() took it.
+  std::optional<bool> InflateOnOpen(int fd, uint64_t stored, GzipRead gzip);
+  // The same on a thread of its own (kWholeInBackground); false when it
+  // cannot start (the file unread, the memory not there).
+  bool InflateInBackground(int fd, uint64_t stored, uint64_t hint);
+  size_t ReadInflating(char* out, size_t n);  // Read() while inflating
+  // Head() while inflating: the first `bytes`, or all if it ends first;
+  // nullopt when the inflate failed and the source now reads block by block.
+  std::optional<std::string_view> HeadInflating(size_t bytes);
+  void CloseFile();  // gz_, if open
+  // Counts the line breaks of buffer_[at, at + n), just read.
+  void CountLines(size_t at, size_t n);
+  // Exchanges every member with `other` (Settle() taking a block-by-block
+  // source's place).
+  void SwapState(ByteSource& other);
   bool Fill();  // refills buffer_ from storage_; false at the end or on error
   // Fill() into `into` (buffer_ then points there; gzip sources only).
   bool FillInto(char* into, size_t capacity);
@@ -168,6 +216,10 @@ class ByteSource {
 #endif
   std::string_view text_;            // string sources
   MappedBytes owned_;                // a gzip file inflated whole: text_'s bytes
+  struct Inflation;                  // byte_source.cc
+  std::unique_ptr<Inflation> inflation_;  // kWholeInBackground's
+  bool settled_ = false;                  // Settle() ran
+  bool rereads_ = false;                  // Settle() said to read the file again
   std::vector<char> storage_;        // file sources' buffer
   const char* buffer_ = nullptr;
   size_t pos_ = 0, len_ = 0;

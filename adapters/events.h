@@ -109,6 +109,12 @@ struct JsonSplit {
   uint64_t at = 0;
   std::string open;
   std::unique_ptr<ByteSource> rest;
+  /// Instead of `at` and `rest`: the source the first half reads, inflating
+  /// in the background (ByteSource::InflatesInBackground). The second half's
+  /// thread then waits for the inflate to end and places the split itself,
+  /// at an event halfway from where the first half has read to the end,
+  /// holding the first half's reads there; none when there is no room left.
+  ByteSource* inflating = nullptr;
   EventHandler* rest_handler = nullptr;
   std::function<bool()> at_boundary;
   std::function<bool(Location place)> join;

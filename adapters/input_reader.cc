@@ -156,12 +156,15 @@ Result<Snapshot> ReadInput(const std::vector<std::string>& paths, const ReadOpti
     }
     return ReadGstreamerInput(paths, options.limits);
   }
-  auto opened = ByteSource::Open(paths[0], options.limits, GzipRead::kWholeWhenSmall);
+  // A large gzip file inflates on a thread of its own while a trace is read
+  // (GzipRead::kWholeInBackground); other formats wait for it (Settle()).
+  auto opened = ByteSource::Open(paths[0], options.limits, GzipRead::kWholeInBackground);
   if (!opened) return opened.error();
   ByteSource& source = **opened;
   const std::string_view head = source.Head();
   if (source.failed()) return Error{.file = paths[0], .message = source.error()};
   std::optional<InputFormat> format = options.format ? options.format : DetectFormat(head);
+  if (format != InputFormat::kChromeTrace) source.Settle();  // nothing read yet: it cannot fail
   if (!format) {
     // Head() holds what inflated before a gzip stream broke off: the stream's
     // error ("unexpected end of file") says more than "not a format".

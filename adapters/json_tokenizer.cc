@@ -239,6 +239,10 @@ class JsonReader {
   // the split is given up and the reader reads on from here.
   bool Join(bool between);
   void GiveUpSplit();
+  // A split whose second half places it (JsonSplit::inflating): stop_at_
+  // from where it placed it, or no split at all when it found no place.
+  void FollowPlacement();
+  static constexpr uint64_t kNoStop = std::numeric_limits<uint64_t>::max();
   // Where the two halves of a split parse meet: before a value of their
   // innermost array, or before a key of their innermost object.
   Next Between() const;
@@ -325,6 +329,7 @@ class JsonReader {
 
   SplitParse* split_ = nullptr;  // the first half of a split parse, until it stops
   uint64_t stop_at_ = 0;         // where it stops
+  bool placed_later_ = false;    // by the second half (FollowPlacement)
   // The second half of a split parse: the containers open where it starts
   // (stack_ never falls below them), where it ended, and its cancel flag.
   size_t rest_depth_ = 0;
@@ -344,21 +349,32 @@ bool JsonReader::Refill(size_t keep, bool may_pause) {
   std::memset(buf_.data() + end_, 0,
               kPadBytes);  // the zeros after the data, also when no byte comes
   if (buf_.size() - kPadBytes - end_ < block_ / 2) buf_.resize(buf_.size() * 2);
-  size_t room = buf_.size() - kPadBytes - end_;
-  if (split_ != nullptr) {
-    const uint64_t left = stop_at_ - (base_ + end_);
-    if (left == 0 && may_pause) return false;  // Parse() joins the halves
-    if (left == 0) {
-      GiveUpSplit();  // a token goes on past the stop: it is not where the split assumed
-    } else {
-      room = std::min<uint64_t>(room, left);
+  size_t n = 0;
+  for (;;) {
+    size_t room = buf_.size() - kPadBytes - end_;
+    if (split_ != nullptr && placed_later_) FollowPlacement();
+    if (split_ != nullptr) {
+      const uint64_t left = stop_at_ - (base_ + end_);
+      if (left == 0 && may_pause) return false;  // Parse() joins the halves
+      if (left == 0) {
+        GiveUpSplit();  // a token goes on past the stop: it is not where the split assumed
+      } else {
+        room = std::min<uint64_t>(room, left);
+      }
     }
+    if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
+      eof_ = true;
+      return Fail(end_, "the second half of a split parse was cancelled");
+    }
+    n = source_.Read(buf_.data() + end_, room);
+    // A source inflating in the background gives nothing at the stop its
+    // second half placed (this thread sees the placement once the read has
+    // found the stop), or at its end, where the second half can place none
+    // (it holds reads only where none were handed out): given up.
+    if (n > 0 || split_ == nullptr || !placed_later_ || stop_at_ != kNoStop) break;
+    FollowPlacement();
+    if (split_ != nullptr && stop_at_ == kNoStop) GiveUpSplit();
   }
-  if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
-    eof_ = true;
-    return Fail(end_, "the second half of a split parse was cancelled");
-  }
-  size_t n = source_.Read(buf_.data() + end_, room);
   end_ += n;
   std::memset(buf_.data() + end_, 0, kPadBytes);
   if (n == 0) eof_ = true;
@@ -796,18 +812,26 @@ Status JsonReader::Parse(bool* ended_early) {
 // The second half of a split parse, on its own thread from Start() on.
 class SplitParse {
  public:
-  explicit SplitParse(JsonSplit& split) : split_(split) {}
+  // at() before a later placement (JsonSplit::inflating), and where none was
+  // found.
+  static constexpr uint64_t kLater = std::numeric_limits<uint64_t>::max();
+  static constexpr uint64_t kNowhere = kLater - 1;
+
+  explicit SplitParse(JsonSplit& split)
+      : split_(split), at_(split.inflating != nullptr ? kLater : split.at) {}
   ~SplitParse() { Cancel(); }
   SplitParse(const SplitParse&) = delete;
   SplitParse& operator=(const SplitParse&) = delete;
 
-  uint64_t at() const { return split_.at; }
+  uint64_t at() const { return at_.load(std::memory_order_acquire); }
+  bool placed_later() const { return split_.inflating != nullptr; }
   std::string_view open() const { return split_.open; }
   bool AtBoundary() const { return !split_.at_boundary || split_.at_boundary(); }
 
   void Start() {
     worker_ = std::thread([this] {
       try {
+        if (placed_later() && !Place()) return;
         JsonReader reader(*split_.rest, *split_.rest_handler);
         reader.StartInside(split_.open, split_.at, cancel_);
         ok_ = static_cast<bool>(reader.Parse(nullptr));
@@ -826,8 +850,12 @@ class SplitParse {
     split_.joined = true;
     return end_;
   }
-  // Tells the second half to stop (it stops at its next block of input).
-  void CancelSoon() { cancel_.store(true, std::memory_order_relaxed); }
+  // Tells the second half to stop (it stops at its next block of input),
+  // and lets the first half read past the split.
+  void CancelSoon() {
+    cancel_.store(true, std::memory_order_relaxed);
+    if (placed_later()) split_.inflating->ReleaseStop();
+  }
   void Cancel() {
     CancelSoon();
     Wait();
@@ -837,8 +865,34 @@ class SplitParse {
   void Wait() {
     if (worker_.joinable()) worker_.join();
   }
+  // Once the first half's source is inflated: the split at an event halfway
+  // from what the first half has been handed to the end (FindSplitPoint),
+  // the first half's reads held there, and the second half's source over
+  // the text from there. False, with at() kNowhere, when the inflate failed
+  // or there is no such event before the first half gets there.
+  bool Place() {
+    ByteSource& first = *split_.inflating;
+    const std::optional<std::string_view> text = first.AwaitInflated();
+    std::optional<uint64_t> at;
+    std::unique_ptr<ByteSource> rest;
+    if (text && !cancel_.load(std::memory_order_relaxed)) {
+      const uint64_t read = first.HandedOut();
+      rest = ByteSource::FromString(*text, first.name(), first.limits());
+      at = FindSplitPoint(*rest, read + (text->size() - read) / 2);
+    }
+    const bool placed = at && *at >= 3 && rest->SkipTo(*at) &&
+                        first.StopReadsAt(*at, [&] { at_.store(*at, std::memory_order_release); });
+    if (placed) {
+      split_.at = *at;  // for this thread only: the first half reads at()
+      split_.rest = std::move(rest);
+    } else {
+      at_.store(kNowhere, std::memory_order_release);
+    }
+    return placed;
+  }
 
   JsonSplit& split_;
+  std::atomic<uint64_t> at_;
   std::atomic<bool> cancel_{false};
   std::thread worker_;
   bool ok_ = false;  // written by the worker before it ends; read after Wait()
@@ -848,6 +902,16 @@ class SplitParse {
 void JsonReader::StopAt(SplitParse& split) {
   split_ = &split;
   stop_at_ = split.at();
+  placed_later_ = split.placed_later();
+}
+
+void JsonReader::FollowPlacement() {
+  const uint64_t at = split_->at();
+  if (at == SplitParse::kNowhere) {
+    split_ = nullptr;  // no second half: this one reads on to the end
+  } else {
+    stop_at_ = at;  // kNoStop while the second half has not placed it
+  }
 }
 
 void JsonReader::StartInside(std::string_view open, uint64_t offset,
@@ -1185,7 +1249,7 @@ std::optional<uint64_t> FindSplitPoint(ByteSource& source, uint64_t from, char f
 
 Status ParseJsonEventsSplit(ByteSource& source, EventHandler& handler, JsonSplit& split,
                             bool* ended_early) {
-  if (!kThreads || split.at < 3) {
+  if (!kThreads || (split.inflating == nullptr && split.at < 3)) {
     return ParseJsonEvents(source, handler, ended_early, JsonThreads::kOne);
   }
   SplitParse parse(split);

@@ -11,7 +11,7 @@ packages=(
   libyaml-dev                                   # streaming (event) YAML reading with line/column marks
   libyaml-cpp-dev                               # knowledge packs (small YAML documents) in advisor/
   zlib1g-dev                                    # .json.gz reading and writing
-  libisal-dev                                   # ISA-L: .json.gz inflated, ~4x zlib's speed (adapters/byte_source.cc, gzip_stream.cc)
+  libisal-dev                                   # ISA-L: .json.gz inflated, ~4x zlib's speed (adapters/byte_source_whole.cc, gzip_stream.cc)
   libcli11-dev                                  # command-line parsing
   libcurl4-openssl-dev                          # the OpenAI-compatible client (advisor/llm/)
   libcpp-httplib-dev                            # `cookgraph serve`: the explorer's HTTP server (server/)

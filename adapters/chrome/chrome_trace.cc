@@ -35,13 +35,20 @@ bool HasKey(std::string_view text, std::string_view key, char next) {
 
 Result<Snapshot> ReadChromeTrace(ByteSource& source, const ChromeTraceOptions& options) {
   auto records = chrome::TokenizeChromeTrace(source);
+  if (!source.Settle()) {
+    // Inflated in the background, the file proved corrupt after its first
+    // bytes were read: read again block by block, whose error says where.
+    auto blocks = ByteSource::Open(source.name(), source.limits(), GzipRead::kBlocks);
+    if (!blocks) return blocks.error();
+    records = chrome::TokenizeChromeTrace(**blocks);
+  }
   if (!records) return records.error();
   return chrome::BuildChromeSnapshot(std::move(*records), options, source.name(), source.limits());
 }
 
 Result<Snapshot> ReadChromeTraceFile(const std::string& path, const ChromeTraceOptions& options,
                                      const InputLimits& limits) {
-  auto opened = ByteSource::Open(path, limits, GzipRead::kWholeWhenSmall);
+  auto opened = ByteSource::Open(path, limits, GzipRead::kWholeInBackground);
   if (!opened) return opened.error();
   ByteSource& source = **opened;
   const char first = source.PeekNonBlank();

@@ -228,6 +228,18 @@ std::optional<JsonSplit> PlanSplit(ByteSource& source, uint64_t from) {
   return JsonSplit{.at = *at, .open = first == '{' ? "{[" : "[", .rest = std::move(rest)};
 }
 
+// A split whose second half places it once `source`, inflating in the
+// background, is whole (JsonSplit::inflating): the first half reads as the
+// bytes come.
+std::optional<JsonSplit> PlanSplitLater(ByteSource& source) {
+  const char first = source.PeekNonBlank();
+  // (Found corrupt before a byte was read, it is read block by block now.)
+  if ((first != '[' && first != '{') || source.failed() || !source.InflatesInBackground()) {
+    return std::nullopt;
+  }
+  return JsonSplit{.open = first == '{' ? "{[" : "[", .inflating = &source};
+}
+
 }  // namespace
 
 Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptions& options) {
@@ -240,7 +252,11 @@ Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptio
   const JsonPlan plan = PlanJsonThreads(source, options.threads, options.split_from);
   const JsonThreads threads = plan.threads;
   std::optional<JsonSplit> split;
-  if (plan.split_from) split = PlanSplit(source, *plan.split_from);
+  if (plan.split_from) {
+    split = source.InflatesInBackground() && !options.split_from
+                ? PlanSplitLater(source)
+                : PlanSplit(source, *plan.split_from);
+  }
   // Room for the slices the bytes may hold, so that the table is not copied
   // as it grows, nor when the second half's slices join it: a reservation,
   // whose pages are taken only as slices are written (a Kineto event is 150
@@ -254,9 +270,12 @@ Result<TraceRecords> TokenizeChromeTrace(ByteSource& source, const TokenizeOptio
     // Two halves: the second half's records join the first's when the first
     // reaches them; see ParseJsonEventsSplit.
     TraceRecords rest_records;
-    const uint64_t rest_bytes = source.stored_size() - std::min(split->at, source.stored_size());
+    const uint64_t rest_bytes =
+        split->inflating != nullptr
+            ? source.stored_size() / 2
+            : source.stored_size() - std::min(split->at, source.stored_size());
     rest_records.slices.reserve(room(rest_bytes));
-    Tokenizer rest(*split->rest, rest_records);
+    Tokenizer rest(source, rest_records);  // the same name and limits as split->rest's
     const bool object_form = split->open == "{[";
     rest.StartInsideEvents(object_form);
     split->rest_handler = &rest;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -726,6 +727,81 @@ TEST(ByteSource, ABombIsLeftToBlockByBlockReading) {
   EXPECT_LT(whole.stored_size, uint64_t{1} << 20);  // the stored (compressed) size
 }
 
+// From 16 MiB inflated (as the trailer says), kWholeInBackground inflates on a
+// thread of its own: Head() is the text's start, Read() gives the same bytes
+// as they come, and Settle() leaves a string of the inflated size, read on
+// from where Read() stopped, with the lines counted as one reader counts
+// them. A smaller file is inflated whole when opened.
+TEST(ByteSource, ALargeGzipFileInflatesInTheBackgroundToTheSameBytes) {
+  cookgraph::testing::TempDir dir;
+  const std::string text = TraceLike(17 << 20);
+  Write(dir / "large.json.gz", Gzip(text));
+  auto opened = ByteSource::Open(dir / "large.json.gz", {}, GzipRead::kWholeInBackground);
+  ASSERT_TRUE(opened);
+  ByteSource& source = **opened;
+  ASSERT_TRUE(source.InflatesInBackground());
+  const std::string_view head = source.Head();
+  EXPECT_GE(head.size(), size_t{1} << 18);
+  EXPECT_TRUE(std::string_view(text).starts_with(head));
+  EXPECT_EQ(source.PeekNonBlank(), '[');
+  std::string got(size_t{5} << 20, '\0');
+  for (size_t at = 0; at < got.size();) {
+    const size_t n = source.Read(got.data() + at, std::min<size_t>(got.size() - at, 70000));
+    ASSERT_GT(n, 0u);
+    at += n;
+  }
+  EXPECT_TRUE(source.Settle());
+  EXPECT_FALSE(source.InflatesInBackground());
+  EXPECT_EQ(source.stored_size(), text.size());
+  char block[4096];
+  for (size_t n; (n = source.Read(block, sizeof block)) > 0;) got.append(block, n);
+  EXPECT_EQ(got, text);
+  EXPECT_EQ(source.error(), "");
+  EXPECT_EQ(source.line(), std::count(text.begin(), text.end(), '\n') + 1);
+
+  const std::string small = TraceLike(3 << 20);
+  Write(dir / "small.json.gz", Gzip(small));
+  auto whole = ByteSource::Open(dir / "small.json.gz", {}, GzipRead::kWholeInBackground);
+  ASSERT_TRUE(whole);
+  EXPECT_FALSE((*whole)->InflatesInBackground());
+  EXPECT_EQ((*whole)->stored_size(), small.size());
+}
+
+// A large gzip file found corrupt by the inflate in the background: with no
+// byte read yet, Settle() turns to block-by-block reading, which fails as
+// kBlocks does; with bytes read, Settle() says to read it again (false).
+TEST(ByteSource, ACorruptLargeGzipFileInTheBackgroundIsReadAgainBlockByBlock) {
+  cookgraph::testing::TempDir dir;
+  const std::string gz = Gzip(TraceLike(17 << 20));
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 8] = static_cast<char>(bad_crc[bad_crc.size() - 8] ^ 0xFF);
+  Write(dir / "crc.json.gz", bad_crc);
+  std::string flipped = gz;
+  flipped[gz.size() / 2] = static_cast<char>(flipped[gz.size() / 2] ^ 0x55);
+  Write(dir / "flipped.json.gz", flipped);
+  for (const char* name : {"crc.json.gz", "flipped.json.gz"}) {
+    SCOPED_TRACE(name);
+    const Read blocks = ReadAll(dir / name, GzipRead::kBlocks);
+    ASSERT_NE(blocks.error, "");
+    auto unread = ByteSource::Open(dir / name, {}, GzipRead::kWholeInBackground);
+    ASSERT_TRUE(unread);
+    ASSERT_TRUE((*unread)->InflatesInBackground());
+    EXPECT_TRUE((*unread)->Settle());
+    std::string bytes;
+    char block[4096];
+    for (size_t n; (n = (*unread)->Read(block, sizeof block)) > 0;) bytes.append(block, n);
+    EXPECT_EQ(bytes, blocks.bytes);
+    EXPECT_EQ((*unread)->error(), blocks.error);
+
+    auto read = ByteSource::Open(dir / name, {}, GzipRead::kWholeInBackground);
+    ASSERT_TRUE(read);
+    ASSERT_TRUE((*read)->InflatesInBackground());
+    while ((*read)->Read(block, sizeof block) > 0) {
+    }
+    EXPECT_NE((*read)->error(), "");
+    EXPECT_FALSE((*read)->Settle());
+  }
+}
 
 }  // namespace
 }  // namespace cookgraph

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "adapters/byte_source.h"
+#include "adapters/chrome/chrome_trace.h"
 #include "adapters/chrome/records.h"
+#include "tests/gzip.h"
 #include "tests/sanitizers/sanitized.h"
 #include "tests/temp_dir.h"
 
@@ -54,6 +56,20 @@ int ExpectReadAlike(std::string_view text, const std::vector<uint64_t>& offsets)
     }
   }
   return joined;
+}
+
+// A trace of `bytes` or a little more: one complete event a line, then
+// distributedInfo (rank 3) after the events' array.
+std::string ManyEvents(size_t bytes) {
+  std::string text = "{\"traceEvents\": [\n";
+  for (int i = 0; text.size() < bytes; ++i) {
+    text += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op" + std::to_string(i % 97) +
+            "\", \"pid\": 1, \"tid\": " + std::to_string(i % 3) + ", \"ts\": " + std::to_string(i) +
+            ".5, \"dur\": 0.25, \"args\": {\"External id\": " + std::to_string(i) + "}},\n";
+  }
+  text +=
+      "{\"ph\": \"X\", \"name\": \"last\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 1}\n],\n";
+  return text + "\"distributedInfo\": {\"rank\": 3, \"world_size\": 4}}\n";
 }
 
 // Every byte; under ThreadSanitizer, where each split's thread costs tens of
@@ -331,15 +347,7 @@ TEST(SplitParse, ErrorsAfterTheSplitAreTheOnesOneThreadGives) {
 TEST(SplitParse, AFileOfManyBlocksIsSplitAtItsMiddle) {
   // 3 MiB: each half crosses the reader's 1 MiB blocks, and the first half
   // jumps in the file (ByteSource::SkipTo) to where the second half stopped.
-  std::string text = "{\"traceEvents\": [\n";
-  for (int i = 0; text.size() < (3u << 20); ++i) {
-    text += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op" + std::to_string(i % 97) +
-            "\", \"pid\": 1, \"tid\": " + std::to_string(i % 3) + ", \"ts\": " + std::to_string(i) +
-            ".5, \"dur\": 0.25, \"args\": {\"External id\": " + std::to_string(i) + "}},\n";
-  }
-  text +=
-      "{\"ph\": \"X\", \"name\": \"last\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 1}\n],\n";
-  text += "\"distributedInfo\": {\"rank\": 3, \"world_size\": 4}}\n";
+  const std::string text = ManyEvents(3u << 20);
   testing::TempDir dir;
   const std::string path = dir / "large.json";
   std::ofstream(path) << text;
@@ -384,6 +392,56 @@ TEST(SplitParse, ATraceFileIsSplitAndAGzipFileIsNot) {
   ASSERT_TRUE(whole) << Show(whole);
   EXPECT_FALSE(joined);  // gzip is inflated from the start: one reader
   EXPECT_TRUE(*whole == *split);
+}
+
+// A gzip trace of 16 MiB or more inflates in the background (ReadInput's
+// and ReadChromeTraceFile's way of opening it): the first half reads the
+// bytes as they come, the second half places the split once the inflate
+// ends, and the records are the one-thread read's. A copy damaged in its
+// middle, whose first half is read before the damage is found, fails as
+// reading it block by block does.
+TEST(SplitParse, AGzipFileInflatingInTheBackgroundIsSplitWhereItsSecondHalfPlacesIt) {
+  const std::string text = ManyEvents(17u << 20);
+  testing::TempDir dir;
+  const std::string gz = testing::GzipMember(text, 1);
+  const std::string path = dir / "large.json.gz";
+  std::ofstream(path, std::ios::binary) << gz;
+  const Read one = Tokenize(text, std::nullopt);
+  ASSERT_TRUE(one.records) << Show(one.records);
+  // Read as the bytes come, the first half may keep up with the inflate and
+  // leave no room for a second (no split, the same records); read once the
+  // inflate has ended, it is split halfway, unless the second half's thread
+  // waits for a core longer than the first half takes to read half the
+  // file: at least one of three reads is split.
+  int joins = 0;
+  for (const bool inflated_first : {false, true, true, true}) {
+    auto source = ByteSource::Open(path, {}, GzipRead::kWholeInBackground);
+    ASSERT_TRUE(source);
+    ASSERT_TRUE((*source)->InflatesInBackground());
+    if (inflated_first) {
+      ASSERT_TRUE((*source)->AwaitInflated());
+    }
+    bool joined = false;
+    auto split = TokenizeChromeTrace(**source, {.joined = &joined, .threads = JsonThreads::kTwo});
+    ASSERT_TRUE(split) << Show(split);
+    EXPECT_TRUE(*split == *one.records) << "inflated first: " << inflated_first;
+    EXPECT_EQ(split->rank, 3);  // after the array: read by the first half after its jump
+    EXPECT_TRUE((*source)->Settle());
+    joins += inflated_first && joined;
+  }
+  EXPECT_GE(joins, 1);
+
+  std::string damaged = gz;
+  damaged[gz.size() * 3 / 4] = static_cast<char>(damaged[gz.size() * 3 / 4] ^ 0x55);
+  const std::string bad = dir / "damaged.json.gz";
+  std::ofstream(bad, std::ios::binary) << damaged;
+  auto blocks = ByteSource::Open(bad, {}, GzipRead::kBlocks);
+  ASSERT_TRUE(blocks);
+  const Result<Snapshot> expected = ReadChromeTrace(**blocks, {});
+  ASSERT_FALSE(expected);
+  const Result<Snapshot> got = ReadChromeTraceFile(bad, {});
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().Format(), expected.error().Format());
 }
 
 // The fixture traces (real profiler output), each split at three places; at
