@@ -74,6 +74,12 @@ Result<server::ServeOptions> MakeServeOptions(const ServeFlags& flags) {
   return o;
 }
 
+bool ServerModuleLoads() {
+  const Status loaded = server::ExplorerServer::Load();
+  if (!loaded) PrintError(loaded.error());
+  return static_cast<bool>(loaded);
+}
+
 void AnnounceServer(const server::ExplorerServer& server, bool open) {
   const std::string url = server.Url();
   std::printf("cookgraph: explorer at %s (Ctrl-C stops)\n", url.c_str());
@@ -124,6 +130,7 @@ int RunServe(const ServeArgs& args) {
     PrintError(options.error());
     return kExitInput;
   }
+  if (!ServerModuleLoads()) return kExitInternal;
   const InputList list = ExpandInputs(args.inputs);
   for (const Error& w : list.warnings) PrintWarning(w.file, w.message);
   for (const Error& e : list.errors) PrintError(e);

@@ -49,6 +49,11 @@ Result<server::ServeOptions> MakeServeOptions(const ServeFlags& flags);
 
 /// Prints the address on standard output ("cookgraph: explorer at URL") and,
 /// with --open, asks the desktop to open it.
+// Opens the explorer's HTTP server module (server/http_backend.h) before
+// `serve` or `watch --serve` reads anything: false, with its one line
+// printed, when it cannot be (a broken install: exit 1, as for a library
+// opened on use).
+bool ServerModuleLoads();
 void AnnounceServer(const server::ExplorerServer& server, bool open);
 
 }  // namespace cookgraph::cli

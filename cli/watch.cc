@@ -123,18 +123,21 @@ void AnnounceListening(const std::string& where, const UdpReceiver& socket, size
 }
 
 // --serve: the explorer on the rolling window, redrawn as frames arrive
-// (docs/commands.md#watch---serve); the page is told within 250 ms. False
-// (the error printed) when the server cannot start.
-bool ServeTheWindow(const WatchArgs& args, const AdvisorSettings& settings,
-                    const std::string& where, std::unique_ptr<server::Explorer>& explorer,
-                    std::unique_ptr<server::ExplorerServer>& web) {
+// (docs/commands.md#watch---serve); the page is told within 250 ms. The
+// exit code when the server cannot start (the error printed: 1 without its
+// module, 2 for an address), else kExitOk (also without --serve).
+int ServeTheWindow(const WatchArgs& args, const AdvisorSettings& settings, const std::string& where,
+                   std::unique_ptr<server::Explorer>& explorer,
+                   std::unique_ptr<server::ExplorerServer>& web) {
+  if (!args.serve) return kExitOk;
+  if (!ServerModuleLoads()) return kExitInternal;  // a broken install
   ServeFlags flags = args.serve_flags;
   flags.port = *args.serve;
   flags.listen_flag = "--serve-listen";
   Result<server::ServeOptions> options = MakeServeOptions(flags);
   if (!options) {
     PrintError(options.error());
-    return false;
+    return kExitInput;
   }
   explorer = std::make_unique<server::Explorer>(
       server::Dataset{.live = true, .status = "waiting for frames on " + where},
@@ -143,10 +146,10 @@ bool ServeTheWindow(const WatchArgs& args, const AdvisorSettings& settings,
   std::signal(SIGPIPE, SIG_IGN);  // a page that leaves mid-stream
   if (Status started = web->Start(); !started) {
     PrintError(started.error());
-    return false;
+    return kExitInput;
   }
   AnnounceServer(*web, flags.open);
-  return true;
+  return kExitOk;
 }
 
 int RunWatch(const WatchArgs& args) {
@@ -197,7 +200,7 @@ int RunWatch(const WatchArgs& args) {
                         .sort = args.sort});
   std::unique_ptr<server::Explorer> explorer;
   std::unique_ptr<server::ExplorerServer> web;
-  if (args.serve && !ServeTheWindow(args, *settings, where, explorer, web)) return kExitInput;
+  if (const int failed = ServeTheWindow(args, *settings, where, explorer, web)) return failed;
   const auto publish_every = std::chrono::milliseconds(250);
   Clock::time_point next_publish = Clock::now();
   auto publish = [&] {

@@ -4,7 +4,10 @@
 // The explorer's HTTP server (docs/commands.md#cookgraph-serve): the page and its
 // assets built into the binary, the JSON API over an Explorer, the ask box's
 // server-sent events and the live view's change stream. cpp-httplib's
-// routing behind a request gate (server/request_gate.h).
+// routing behind a request gate (server/request_gate.h), in a module of its
+// own that the first ExplorerServer opens (server/http_backend.h): cpp-httplib
+// brings OpenSSL, whose loading every other command would pay for
+// (docs/performance.md#start-up).
 //
 // Safety (docs/commands.md#the-explorers-safety): it listens on 127.0.0.1 unless told
 // otherwise; on any other address every request needs the access token;
@@ -17,11 +20,11 @@
 #include <cstddef>
 #include <memory>
 #include <string>
-#include <thread>
+#include <string_view>
 
 #include "base/error.h"
 #include "server/explorer.h"
-#include "server/request_gate.h"
+#include "server/gate_limits.h"
 
 namespace cookgraph::server {
 
@@ -44,11 +47,18 @@ struct ServeOptions {
   GateLimits gate;
 };
 
+/// True for an IP address written as a URL host: digits and dots (IPv4) or
+/// in brackets (IPv6). A DNS rebinding attack needs a name: an address
+/// cannot be rebound.
+bool IsAddressLiteral(std::string_view host);
+
 /// True for 127.0.0.0/8, ::1 and "localhost".
 bool IsLoopback(const std::string& host);
 
 /// A random token of 32 hex digits (from the system's random device).
 std::string RandomToken();
+
+class HttpBackend;
 
 class ExplorerServer {
  public:
@@ -57,11 +67,16 @@ class ExplorerServer {
   ExplorerServer(const ExplorerServer&) = delete;
   ExplorerServer& operator=(const ExplorerServer&) = delete;
 
+  /// Opens the module that holds the HTTP server (server/http_backend.h),
+  /// once per process: an Error says why it cannot be, in one line (an
+  /// installation's fault, not the user's input). Start() opens it too.
+  static Status Load();
   /// Binds and starts serving on a background thread. An Error names the
-  /// address when it cannot be bound.
+  /// address when it cannot be bound, or the module when it cannot be
+  /// loaded.
   Status Start();
   /// The bound port (after Start).
-  int port() const { return port_; }
+  int port() const;
   /// The address to open: http://HOST:PORT/ (with ?token= when one is needed).
   std::string Url() const;
   /// Stops serving and joins the thread; open streams end.
@@ -70,14 +85,10 @@ class ExplorerServer {
   void Wait();
   bool running() const;
 
-  struct Impl;
-
  private:
   Explorer& explorer_;
   ServeOptions options_;
-  int port_ = 0;
-  std::unique_ptr<Impl> impl_;
-  std::thread thread_;
+  std::unique_ptr<HttpBackend> backend_;  // from Start() on
 };
 
 }  // namespace cookgraph::server
