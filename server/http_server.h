@@ -2,7 +2,7 @@
 #define COOKGRAPH_SERVER_HTTP_SERVER_H_
 
 // The explorer's HTTP server (docs/commands.md#cookgraph-serve): the page and its
-// assets built into the binary, the JSON API over an Explorer, the ask box's
+// assets built into the module, the JSON API over an Explorer, the ask box's
 // server-sent events and the live view's change stream. cpp-httplib's
 // routing behind a request gate (server/request_gate.h), in a module of its
 // own that the first ExplorerServer opens (server/http_backend.h): cpp-httplib
