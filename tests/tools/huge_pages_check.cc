@@ -1,9 +1,12 @@
 // The program's operator new (cli/huge_pages.cc), checked from inside a
 // program that links it and sets malloc's mmap threshold as cookgraph does
 // (cli/main.cc): a block of 2 MiB or more starts on a 2 MiB boundary, and the
-// kernel lists its whole 2 MiB pages, and nothing past them, as advised for
-// huge pages (`hg` among the VmFlags of /proc/self/smaps), also for a block
-// malloc cuts from its heap; a smaller block is plain malloc's; a block that
+// kernel lists its whole 2 MiB pages, and its last partial one where that
+// holds 512 KiB or more, as advised for huge pages (`hg` among the VmFlags
+// of /proc/self/smaps), and nothing past them, also for a block malloc cuts
+// from its heap; what malloc says such a block holds (malloc_usable_size)
+// reaches its last 2 MiB page's end; a shorter tail is left in small pages;
+// a smaller block is plain malloc's; a block that
 // cannot be had calls the new-handler, then throws std::bad_alloc. Built
 // twice (tests/CMakeLists.txt): with huge_pages.cc, and without it, the twin
 // that must fail. Exit 0 when all hold, 1 when one does not (named on
@@ -74,8 +77,8 @@ int main() {
     std::fprintf(stderr, "huge_pages_check: this kernel has no transparent huge pages\n");
     return 77;
   }
-  const std::size_t big = 3 * kHugePage + 12345;
-  const std::size_t whole = big & ~(kHugePage - 1);  // its whole 2 MiB pages
+  const std::size_t big = 3 * kHugePage + kHugePage / 2;  // a 1 MiB tail
+  const std::size_t rounded = 4 * kHugePage;
   const std::unique_ptr<char[]> block(new char[big]);
   block[0] = block[big - 1] = 1;
   const bool advised = Advised(block.get());
@@ -84,11 +87,24 @@ int main() {
     return 77;
   }
   Expect(reinterpret_cast<std::uintptr_t>(block.get()) % kHugePage == 0,
-         "a 6 MiB block does not start on a 2 MiB boundary");
-  Expect(advised, "a 6 MiB block's first 2 MiB are not advised for huge pages");
-  Expect(Advised(block.get() + whole - 1),
-         "a 6 MiB block's last whole 2 MiB are not advised for huge pages");
-  Expect(!Advised(block.get() + whole), "the advice reaches past a 6 MiB block's last whole 2 MiB");
+         "a 7 MiB block does not start on a 2 MiB boundary");
+  Expect(advised, "a 7 MiB block's first 2 MiB are not advised for huge pages");
+  Expect(Advised(block.get() + 3 * kHugePage - 1),
+         "a 7 MiB block's last whole 2 MiB are not advised for huge pages");
+  Expect(Advised(block.get() + 3 * kHugePage),
+         "a 7 MiB block's last, partial 2 MiB page (1 MiB) is not advised for huge pages");
+  Expect(malloc_usable_size(block.get()) >= rounded,
+         "a 7 MiB block was not asked of malloc in whole 2 MiB pages");
+  Expect(!Advised(block.get() + rounded),
+         "the advice reaches past a 7 MiB block's last 2 MiB page");
+
+  const std::size_t short_tail = 2 * kHugePage + 12345;  // a 12 KiB tail
+  const std::unique_ptr<char[]> shorter(new char[short_tail]);
+  shorter[0] = shorter[short_tail - 1] = 1;
+  Expect(Advised(shorter.get() + 2 * kHugePage - 1),
+         "a 4 MiB block's last whole 2 MiB are not advised for huge pages");
+  Expect(!Advised(shorter.get() + 2 * kHugePage),
+         "the advice reaches a 4 MiB block's 12 KiB tail, or past it");
 
   // A block cut from the heap: 8 MiB of small blocks freed into one free
   // area below a block still held, which malloc takes before it maps.
@@ -96,11 +112,14 @@ int main() {
   for (int i = 0; i < 8192; ++i) smalls.emplace_back(new char[1024]);
   const std::unique_ptr<char[]> held(new char[1024]);
   smalls.clear();
-  const std::size_t medium = kHugePage + 4000;
+  const std::size_t medium = kHugePage + kHugePage / 2;
   const std::unique_ptr<char[]> cut(new char[medium]);
   cut[0] = cut[medium - 1] = 1;
-  Expect(Advised(cut.get()), "a 2 MiB block's first 2 MiB are not advised for huge pages");
-  Expect(!Advised(cut.get() + kHugePage), "the advice reaches past a 2 MiB block's whole 2 MiB");
+  Expect(Advised(cut.get()), "a 3 MiB block's first 2 MiB are not advised for huge pages");
+  Expect(Advised(cut.get() + kHugePage),
+         "a 3 MiB block's last, partial 2 MiB page is not advised for huge pages");
+  Expect(!Advised(cut.get() + 2 * kHugePage),
+         "the advice reaches past a 3 MiB block's last 2 MiB page");
 
   const std::unique_ptr<char[]> small(new char[kHugePage / 2]);
   small[0] = 1;
