@@ -17,7 +17,8 @@ give the same bytes), then times on that same input, in one run:
   python      bench/baseline_score.py: json + statistics + networkx
   hta load    (traces up to --hta-max-mb) Holistic Trace Analysis' load of the
               trace (bench/hta_load.py; its own load time, without the import),
-              where the shared folder's reference/hta and pandas are there
+              where the shared folder's reference/hta can be imported (pandas,
+              plotly, pydot: scripts/install-deps.sh)
   cat         `cat INPUT > /dev/null`, run first: the best of its three runs
               reads from the page cache, so this is the memory floor, not a
               disk's, and the others find the input cached too
@@ -139,8 +140,16 @@ def hta_available():
     hta = os.path.join(os.path.dirname(ROOT), "shared", "reference", "hta")
     if not os.path.isdir(os.path.join(hta, "hta")):
         return None
-    probe = subprocess.run([PYTHON, "-c", "import pandas"], capture_output=True)
-    return hta if probe.returncode == 0 else None
+    # HTA's own import, as hta_load.py does it: pandas alone is not enough
+    # (HTA imports plotly and pydot, which scripts/install-deps.sh installs).
+    probe = subprocess.run([PYTHON, "-c", "from hta.trace_analysis import TraceAnalysis"],
+                           capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=hta))
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["?"])[-1]
+        print(f"measure.py: HTA cannot be imported here ({last}): its column is left out",
+              flush=True)
+        return None
+    return hta
 
 
 def hta_load(path, hta, timeout, runs=3):

@@ -32,6 +32,7 @@ packages=(
   python3-pytest                                # runs the Python module's tests (tests/python/)
   python3-distributed                           # cookgraph.dask: scoring on a Dask cluster (brings python3-dask)
   python3-networkx                              # bench/baseline_score.py: the Python baseline of bench/run.sh
+  python3-plotly python3-pydot                  # Holistic Trace Analysis imports them: bench/run.sh's HTA load, tests/tools/hta_oracle.py --regenerate
   python3-mpmath                                # tests/tools/diff_check.py: Welch p-values recomputed without Boost
   libsqlite3-dev                                # the history of runs in an SQLite file (score --store, cookgraph history), store/sqlite_store.cc
   libpq-dev                                     # the history of runs in PostgreSQL (libpq's C API), store/postgres_store.cc
