@@ -251,6 +251,34 @@ void AddPageRoutes(GatedServer& http) {
            [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
 }
 
+// A question POSTed to /api/v/N/...: the view and the body, or nullopt once
+// the refusal is sent (404 for no such view, 415 for a body that is not
+// JSON, else ParseAskBody's).
+struct ViewQuestion {
+  std::shared_ptr<const View> view;
+  AskBody body;
+};
+std::optional<ViewQuestion> ReadViewQuestion(const Explorer& ex, const ServeOptions& o,
+                                             const httplib::Request& req, httplib::Response& res,
+                                             bool question_required) {
+  const std::optional<size_t> v = ViewNumber(req.matches[1].str());
+  const std::shared_ptr<const Dataset> d = ex.data();
+  if (!v || *v >= d->views.size()) {
+    SendError(res, 404, "no such view");
+    return std::nullopt;
+  }
+  if (!IsJsonBody(req)) {
+    SendError(res, 415, "send the question as application/json");
+    return std::nullopt;
+  }
+  std::variant<AskBody, Refusal> parsed = ParseAskBody(req.body, BoundsOf(o), question_required);
+  if (const Refusal* r = std::get_if<Refusal>(&parsed)) {
+    SendError(res, r->status, r->message);
+    return std::nullopt;
+  }
+  return ViewQuestion{.view = d->views[*v], .body = std::move(std::get<AskBody>(parsed))};
+}
+
 // The API's documents, and the prompt of a question.
 void AddDocumentRoutes(GatedServer& http, Explorer& ex, const ServeOptions& o) {
   http.Get("/api/index", [&ex](const httplib::Request&, httplib::Response& res) {
@@ -291,24 +319,18 @@ void AddDocumentRoutes(GatedServer& http, Explorer& ex, const ServeOptions& o) {
            });
 
   // The prompt of the next turn after a thread: POST {"question", "history"}.
-  http.Post(
-      R"(/api/v/([0-9]+)/prompt)", [&ex, &o](const httplib::Request& req, httplib::Response& res) {
-        const std::optional<size_t> v = ViewNumber(req.matches[1].str());
-        const std::shared_ptr<const Dataset> d = ex.data();
-        if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
-        if (!IsJsonBody(req)) return SendError(res, 415, "send the question as application/json");
-        std::variant<AskBody, Refusal> parsed =
-            ParseAskBody(req.body, BoundsOf(o), /*question_required=*/false);
-        if (const Refusal* r = std::get_if<Refusal>(&parsed))
-          return SendError(res, r->status, r->message);
-        const AskBody& body = std::get<AskBody>(parsed);
-        const AskHooks& hooks = ex.hooks();
-        if (!hooks.preview) return SendError(res, 400, hooks.not_configured);
-        Result<PromptPreview> p = hooks.preview(
-            *d->views[*v], body.question.empty() ? "(your question)" : body.question, body.history);
-        if (!p) return SendError(res, 400, p.error().Format());
-        SendJson(res, 200, PreviewJson(*p));
-      });
+  http.Post(R"(/api/v/([0-9]+)/prompt)", [&ex, &o](const httplib::Request& req,
+                                                   httplib::Response& res) {
+    const std::optional<ViewQuestion> q =
+        ReadViewQuestion(ex, o, req, res, /*question_required=*/false);
+    if (!q) return;
+    const AskHooks& hooks = ex.hooks();
+    if (!hooks.preview) return SendError(res, 400, hooks.not_configured);
+    Result<PromptPreview> p = hooks.preview(
+        *q->view, q->body.question.empty() ? "(your question)" : q->body.question, q->body.history);
+    if (!p) return SendError(res, 400, p.error().Format());
+    SendJson(res, 200, PreviewJson(*p));
+  });
 }
 
 // The ask box: POST {"question": "...", "history": [...]}; the answer
@@ -318,15 +340,9 @@ void AddDocumentRoutes(GatedServer& http, Explorer& ex, const ServeOptions& o) {
 void AddAskRoute(GatedServer& http, Explorer& ex, const ServeOptions& o, ServerState* impl) {
   http.Post(R"(/api/v/([0-9]+)/ask)", [&ex, &o, impl](const httplib::Request& req,
                                                       httplib::Response& res) {
-    const std::optional<size_t> v = ViewNumber(req.matches[1].str());
-    const std::shared_ptr<const Dataset> d = ex.data();
-    if (!v || *v >= d->views.size()) return SendError(res, 404, "no such view");
-    if (!IsJsonBody(req)) return SendError(res, 415, "send the question as application/json");
-    std::variant<AskBody, Refusal> parsed =
-        ParseAskBody(req.body, BoundsOf(o), /*question_required=*/true);
-    if (const Refusal* r = std::get_if<Refusal>(&parsed))
-      return SendError(res, r->status, r->message);
-    auto body = std::make_shared<const AskBody>(std::move(std::get<AskBody>(parsed)));
+    std::optional<ViewQuestion> q = ReadViewQuestion(ex, o, req, res, /*question_required=*/true);
+    if (!q) return;
+    auto body = std::make_shared<const AskBody>(std::move(q->body));
     const AskHooks& hooks = ex.hooks();
     if (!hooks.ask || !hooks.not_configured.empty()) {
       return SendError(res, 400,
@@ -334,7 +350,7 @@ void AddAskRoute(GatedServer& http, Explorer& ex, const ServeOptions& o, ServerS
     }
     auto slot = std::make_shared<StreamSlot>(impl->streams, o.max_streams);
     if (!slot->ok()) return SendError(res, 503, "too many open streams: close a tab or wait");
-    std::shared_ptr<const View> view = d->views[*v];
+    std::shared_ptr<const View> view = std::move(q->view);
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider(
         "text/event-stream", [&ex, impl, view, body, slot](size_t, httplib::DataSink& sink) {
