@@ -167,44 +167,54 @@ bool Builder::Symbol(uint16_t flag) const {
 void Builder::IndexCorrelation() {
   trace_.ic.assign(t_.events.size(), kNoIndex);
   // The rows with a correlation, grouped by it (file order within a group):
-  // sorted once here, read again by FilterSteps and SortQueueItems.
-  std::vector<std::pair<uint32_t, uint32_t>> by_corr;  // (correlation, event) in file order
+  // sorted once here, read again by FilterSteps and SortQueueItems. Read in
+  // the events' order, which reads them one after the other (file order
+  // jumps across the table); each group is put in file order after.
+  struct Row {
+    uint32_t correlation, source, event;
+  };
+  std::vector<Row> by_corr;
   uint32_t max_corr = 0;
-  for (uint32_t e : trace_.file_order) {
-    const uint32_t c = t_.events[e].correlation;
-    if (c == kNoIndex) continue;
-    by_corr.emplace_back(c, e);
-    max_corr = std::max(max_corr, c);
+  for (uint32_t e = 0; e < t_.events.size(); ++e) {
+    const TimelineEvent& ev = t_.events[e];
+    if (ev.correlation == kNoIndex || !(trace_.flags[e] & kHtaRow)) continue;
+    by_corr.push_back({ev.correlation, ev.source, e});
+    max_corr = std::max(max_corr, ev.correlation);
   }
   // Kineto numbers correlations from 1 up: a table of them, where it is not
-  // much larger than the rows, groups them in one pass, file order kept
-  // within each (a counting sort); else a stable sort does.
+  // much larger than the rows, groups them in one pass (a counting sort);
+  // else a sort does.
   if (!by_corr.empty() && max_corr / 4 <= by_corr.size()) {
     std::vector<uint32_t> at(size_t{max_corr} + 2, 0);
-    for (const auto& [c, e] : by_corr) ++at[size_t{c} + 1];
+    for (const Row& row : by_corr) ++at[size_t{row.correlation} + 1];
     for (size_t c = 1; c < at.size(); ++c) at[c] += at[c - 1];
-    std::vector<std::pair<uint32_t, uint32_t>> grouped(by_corr.size());
-    for (const auto& row : by_corr) grouped[at[row.first]++] = row;
+    std::vector<Row> grouped(by_corr.size());
+    for (const Row& row : by_corr) grouped[at[row.correlation]++] = row;
     by_corr = std::move(grouped);
   } else {
-    std::stable_sort(by_corr.begin(), by_corr.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(by_corr.begin(), by_corr.end(),
+              [](const Row& a, const Row& b) { return a.correlation < b.correlation; });
   }
   trace_.corr_rows.reserve(by_corr.size());
   trace_.group_of.assign(t_.events.size(), kNoIndex);
   for (size_t lo = 0; lo < by_corr.size();) {
     size_t hi = lo;
+    while (hi < by_corr.size() && by_corr[hi].correlation == by_corr[lo].correlation) ++hi;
+    // File order within the group (a handful of rows: a launch and its kernels).
+    std::sort(by_corr.begin() + static_cast<std::ptrdiff_t>(lo),
+              by_corr.begin() + static_cast<std::ptrdiff_t>(hi),
+              [](const Row& a, const Row& b) { return a.source < b.source; });
     uint32_t last_gpu = kNoIndex, last_cpu = kNoIndex;
     const auto group = static_cast<uint32_t>(trace_.group_at.size());
     trace_.group_at.push_back(static_cast<uint32_t>(lo));
-    for (; hi < by_corr.size() && by_corr[hi].first == by_corr[lo].first; ++hi) {
-      const uint32_t e = by_corr[hi].second;
-      ((trace_.flags[e] & kGpuSide) ? last_gpu : last_cpu) = t_.events[e].source;
+    for (size_t k = lo; k < hi; ++k) {
+      const uint32_t e = by_corr[k].event;
+      ((trace_.flags[e] & kGpuSide) ? last_gpu : last_cpu) = by_corr[k].source;
       trace_.corr_rows.push_back(e);
       trace_.group_of[e] = group;
     }
     for (size_t k = lo; k < hi; ++k) {
-      const uint32_t e = by_corr[k].second;
+      const uint32_t e = by_corr[k].event;
       const uint32_t partner = (trace_.flags[e] & kGpuSide) ? last_cpu : last_gpu;
       trace_.ic[e] = partner == kNoIndex ? 0 : partner;
     }
