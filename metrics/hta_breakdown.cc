@@ -152,8 +152,38 @@ KernelType KernelTypeOf(std::string_view name, EventKind kind) {
   return KernelType::kComputation;
 }
 
+namespace {
+
+// Sorts `v`. Intervals gathered in the timeline's order come in a few
+// ascending runs (one per GPU stream, by start): those are merged pairwise,
+// n log(runs) where a sort takes n log n; many runs are sorted.
+void SortRuns(std::vector<std::pair<int64_t, int64_t>>& v) {
+  constexpr size_t kMostRuns = 64;
+  std::vector<size_t> at{0};  // where each run starts, then the end
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (v[i] < v[i - 1] && at.size() > kMostRuns) {
+      std::sort(v.begin(), v.end());
+      return;
+    }
+    if (v[i] < v[i - 1]) at.push_back(i);
+  }
+  at.push_back(v.size());
+  const auto it = [&v](size_t k) { return v.begin() + static_cast<std::ptrdiff_t>(k); };
+  while (at.size() > 2) {
+    std::vector<size_t> merged;
+    for (size_t r = 0; r + 1 < at.size(); r += 2) {
+      merged.push_back(at[r]);
+      if (r + 2 < at.size()) std::inplace_merge(it(at[r]), it(at[r + 1]), it(at[r + 2]));
+    }
+    merged.push_back(at.back());
+    at = std::move(merged);
+  }
+}
+
+}  // namespace
+
 int64_t UnionLength(std::vector<std::pair<int64_t, int64_t>> v) {
-  std::sort(v.begin(), v.end());
+  SortRuns(v);
   int64_t total = 0, lo = 0, hi = 0;
   bool open = false;
   for (const auto& [start, end] : v) {
@@ -174,7 +204,7 @@ namespace {
 
 // The union of `v` as disjoint sorted intervals.
 std::vector<std::pair<int64_t, int64_t>> Merge(std::vector<std::pair<int64_t, int64_t>> v) {
-  std::sort(v.begin(), v.end());
+  SortRuns(v);
   std::vector<std::pair<int64_t, int64_t>> out;
   for (const auto& iv : v) {
     if (!out.empty() && iv.first <= out.back().second) {
@@ -333,14 +363,32 @@ void AddTemporalBreakdown(const Timeline& t, const std::vector<uint32_t>& gpu,
 // threshold, else other. Gaps are taken as they are, negative ones too.
 void AddStreamIdle(const Timeline& t, const std::vector<uint32_t>& gpu, RankGpuTime& rank) {
   std::vector<uint32_t> by_stream = gpu;
-  std::sort(by_stream.begin(), by_stream.end(), [&](uint32_t a, uint32_t b) {
+  const auto before = [&](uint32_t a, uint32_t b) {
     const TimelineEvent& x = t.events[a];
     const TimelineEvent& y = t.events[b];
     if (x.track != y.track) return x.track < y.track;
     if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
     if (x.end_ns() != y.end_ns()) return x.end_ns() < y.end_ns();
     return x.source < y.source;
-  });
+  };
+  // The timeline's order is by track, then start already: only the events of
+  // a stream that start together are put in order (the timeline has the
+  // longer first); checked rather than assumed.
+  const auto place = [&](uint32_t a, uint32_t b) {
+    const TimelineEvent& x = t.events[a];
+    const TimelineEvent& y = t.events[b];
+    return x.track != y.track ? x.track < y.track : x.start_ns < y.start_ns;
+  };
+  if (!std::is_sorted(by_stream.begin(), by_stream.end(), place)) {
+    std::sort(by_stream.begin(), by_stream.end(), before);
+  } else {
+    for (auto lo = by_stream.begin(); lo != by_stream.end();) {
+      auto hi = lo + 1;
+      while (hi != by_stream.end() && !place(*lo, *hi)) ++hi;
+      if (hi - lo > 1) std::sort(lo, hi, before);
+      lo = hi;
+    }
+  }
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> host_gaps;  // (track, gap)
   for (size_t k = 0; k < by_stream.size(); ++k) {
     const TimelineEvent& e = t.events[by_stream[k]];
@@ -386,15 +434,21 @@ void AddStreamIdle(const Timeline& t, const std::vector<uint32_t>& gpu, RankGpuT
 // and the calls' CPU time add up in `delays` and `launch_cpu_ns`.
 void AddLaunches(const Timeline& t, uint32_t ti, const std::vector<uint32_t>& gpu,
                  LaunchStats& launches, std::vector<int64_t>& delays, int64_t& launch_cpu_ns) {
+  // Per name, whether it is one of those calls: decided once per name, not
+  // once per GPU event.
+  std::vector<bool> stats_call(t.names.size());
+  for (size_t n = 0; n < t.names.size(); ++n) {
+    stats_call[n] = std::find(kStatsLaunchCalls.begin(), kStatsLaunchCalls.end(), t.names[n]) !=
+                    kStatsLaunchCalls.end();
+  }
+  delays.reserve(delays.size() + gpu.size());
+  launches.list.reserve(launches.list.size() + gpu.size());
   for (uint32_t i : gpu) {
     const TimelineEvent& e = t.events[i];
     ++launches.kernels;
     if (e.link == kNoIndex) continue;
     const TimelineEvent& call = t.events[e.link];
-    if (std::find(kStatsLaunchCalls.begin(), kStatsLaunchCalls.end(), t.name(call)) ==
-        kStatsLaunchCalls.end()) {
-      continue;
-    }
+    if (!stats_call[call.name]) continue;
     // HTA (cuda_kernel_analysis.py, get_cuda_kernel_launch_stats): from
     // the call's end to the kernel's start, clipped at 0.
     delays.push_back(std::max<int64_t>(e.start_ns - call.start_ns - call.dur_ns, 0));

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "metrics/trace_summary.h"
 
@@ -52,6 +56,30 @@ class Builder {
   }
   Timeline t_;
 };
+
+// The union's length against a count of the unit cells covered, over
+// intervals in 1 to 200 ascending runs (streams of a timeline, each by
+// start; past 64 runs they are sorted instead of merged) and shuffled: a
+// merge of the runs that dropped or misplaced one would count another union.
+TEST(UnionLength, AnyNumberOfRunsAgainstCoveredCells) {
+  std::mt19937 random(39);
+  for (size_t runs : {1, 2, 3, 5, 64, 65, 200, 0}) {
+    std::vector<std::pair<int64_t, int64_t>> intervals;
+    std::vector<bool> covered(3000, false);
+    for (size_t r = 0; r < std::max<size_t>(runs, 1); ++r) {
+      int64_t start = std::uniform_int_distribution<int64_t>(0, 99)(random);
+      for (int k = 0; k < 12; ++k) {
+        start += std::uniform_int_distribution<int64_t>(0, 40)(random);  // ties too
+        const int64_t end = start + std::uniform_int_distribution<int64_t>(0, 60)(random);
+        intervals.emplace_back(start, end);
+        for (int64_t c = start; c < end; ++c) covered[static_cast<size_t>(c)] = true;
+      }
+    }
+    if (runs == 0) std::shuffle(intervals.begin(), intervals.end(), random);  // no order at all
+    const auto cells = static_cast<int64_t>(std::count(covered.begin(), covered.end(), true));
+    EXPECT_EQ(UnionLength(intervals), cells) << runs << " runs";
+  }
+}
 
 TEST(KernelType, ByNameAsHta) {
   EXPECT_EQ(KernelTypeOf("ncclKernel_AllReduce_RING_LL_Sum_float", EventKind::kKernel),
