@@ -156,12 +156,12 @@ namespace {
 
 // Sorts `v`. Intervals gathered in the timeline's order come in a few
 // ascending runs (one per GPU stream, by start): those are merged pairwise,
-// n log(runs) where a sort takes n log n; many runs are sorted.
+// n log(runs) where a sort takes n log n; more than 64 runs are sorted.
 void SortRuns(std::vector<std::pair<int64_t, int64_t>>& v) {
   constexpr size_t kMostRuns = 64;
   std::vector<size_t> at{0};  // where each run starts, then the end
   for (size_t i = 1; i < v.size(); ++i) {
-    if (v[i] < v[i - 1] && at.size() > kMostRuns) {
+    if (v[i] < v[i - 1] && at.size() == kMostRuns) {  // a 65th run begins
       std::sort(v.begin(), v.end());
       return;
     }
