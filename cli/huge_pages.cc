@@ -7,16 +7,16 @@
 // (docs/performance.md#huge-pages). Where the kernel's THP mode is `never`
 // the advice does nothing; `madvise` (Ubuntu's default, and many clouds') is
 // where it counts; under `always` the blocks already got huge pages where
-// aligned, and the advice adds the boundary and, with THP's
-// `defrag` at its default `madvise`, compaction at the fault when no free
-// 2 MiB block is left.
+// aligned, and the advice adds the boundary and, with THP's `defrag` at its
+// default `madvise`, compaction at the fault when no free 2 MiB block is left.
 //
 // A block whose last, partial 2 MiB holds 512 KiB or more is asked for in
 // whole 2 MiB pages, so that its tail is one fault too, not 128 to 511: a
 // trace's per-event tables are 3 MiB, and their last MiB in small pages was
-// 256 faults each, 7,000 of the 200 MB trace's 17,600. A block holds the
-// 2 MiB pages it touches, so one whose last page is touched holds up to
-// 1.5 MiB more than its bytes; a shorter tail stays in small pages, where
+// 256 faults each: 7,300 of the 200 MB trace's 17,600
+// (docs/performance.md#2026-12-02-evening-a-blocks-last-2-mib-in-one-fault).
+// A block holds the 2 MiB pages it touches, so one whose last page is
+// touched holds up to 1.5 MiB more than its bytes; a shorter tail stays in small pages, where
 // rounding would cost up to 2 MiB for a few faults (a native snapshot's
 // nine 2.3 MiB blocks peaked 14 MB higher that way). The advice covers
 // only the block, rounded or not, memory malloc handed to it alone, whether
