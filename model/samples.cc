@@ -1,7 +1,8 @@
 #include "model/samples.h"
 
-#include <type_traits>
 #include <utility>
+
+#include "model/series_store.h"
 
 namespace cookgraph {
 namespace {
@@ -21,21 +22,29 @@ std::optional<Metric> ParseMetric(std::string_view name) {
 }
 
 Samples Samples::KeepFrames(std::span<const size_t> positions) const {
-  auto cut = [&](const auto& values) {
-    std::remove_cvref_t<decltype(values)> out;
+  auto cut = [&]<typename T>(std::span<const T> values) {
+    std::vector<T> out;
     if (values.empty()) return out;
     out.reserve(positions.size());
     for (size_t p : positions) out.push_back(values[p]);
     return out;
   };
   Samples out(node_count());
-  out.frame_index_ = cut(frame_index_);
-  out.frame_ms_ = cut(frame_ms_);
-  out.profiler_ms_ = cut(profiler_ms_);
+  out.frame_index_ = cut(std::span<const int64_t>(frame_index_));
+  out.frame_ms_ = cut(frame_ms());
+  out.profiler_ms_ = cut(profiler_ms());
   out.unmeasured_frames_idle_ = unmeasured_frames_idle_;
+  auto store = std::make_shared<SeriesStore>();
   for (size_t m = 0; m < columns_.size(); ++m) {
-    for (size_t n = 0; n < columns_[m].size(); ++n) out.columns_[m][n] = cut(columns_[m][n]);
+    for (size_t n = 0; n < columns_[m].size(); ++n) {
+      const std::span<const double> values = columns_[m][n];
+      if (values.empty()) continue;
+      store->Open(positions.size());
+      for (size_t p : positions) store->Push(values[p]);
+      out.columns_[m][n] = store->Close();
+    }
   }
+  out.Hold(std::move(store));
   return out;
 }
 
@@ -52,7 +61,20 @@ void Samples::SetSeries(NodeIndex node, Metric metric, std::vector<double> value
   // checked here because the frame index may be set after the series. Readers
   // treat frames past the end of a short series as missing and ignore extra
   // values of a long one.
-  column[node] = std::move(values);
+  if (values.empty()) {
+    column[node] = {};
+    return;
+  }
+  auto owned = std::make_shared<const std::vector<double>>(std::move(values));
+  column[node] = *owned;
+  owners_.push_back(std::move(owned));
+}
+
+void Samples::Hold(std::shared_ptr<const void> owner) { owners_.push_back(std::move(owner)); }
+
+void Samples::SetHeldSeries(NodeIndex node, Metric metric, std::span<const double> values) {
+  auto& column = columns_[static_cast<size_t>(metric)];
+  if (node < column.size()) column[node] = values;  // as SetSeries
 }
 
 bool Samples::any_series(Metric metric) const {

@@ -3,11 +3,13 @@
 
 // Per-frame samples, stored column-wise: one contiguous series per node and
 // metric, frame after frame. A missing value is NaN and means "did not cook in
-// that frame"; it is never zero.
+// that frame"; it is never zero. A series is a span into memory the samples
+// share with their copies: its own vector, or a reader's SeriesStore.
 
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -84,8 +86,14 @@ class Samples {
     return columns_[static_cast<size_t>(metric)][node];
   }
   bool has_series(NodeIndex node, Metric metric) const { return !series(node, metric).empty(); }
-  /// `values` has frame_count() entries (NaN = missing). Replaces any earlier one.
+  /// `values` has frame_count() entries (NaN = missing). Replaces any earlier
+  /// one (whose values the samples still hold).
   void SetSeries(NodeIndex node, Metric metric, std::vector<double> values);
+  /// Keeps `owner` (a SeriesStore, say) as long as these samples or a copy
+  /// of them, for SetHeldSeries.
+  void Hold(std::shared_ptr<const void> owner);
+  /// SetSeries for `values` in memory an owner given to Hold() keeps.
+  void SetHeldSeries(NodeIndex node, Metric metric, std::span<const double> values);
 
   /// True when some node has a series of `metric`.
   bool any_series(Metric metric) const;
@@ -99,7 +107,9 @@ class Samples {
   std::vector<double> frame_ms_;
   std::vector<double> profiler_ms_;
   bool unmeasured_frames_idle_ = false;
-  std::array<std::vector<std::vector<double>>, kMetricCount> columns_;  // [metric][node][frame]
+  std::array<std::vector<std::span<const double>>, kMetricCount> columns_;  // [metric][node][frame]
+  // What the series point into: a vector of SetSeries each, or Hold()'s.
+  std::vector<std::shared_ptr<const void>> owners_;
 };
 
 }  // namespace cookgraph

@@ -327,12 +327,13 @@ bool SnapshotBuilder::BeginArray(Location at) {
       PendingSeries& series = s.series.back();
       series.present[s.metric] = true;
       series.value_at[s.metric] = at;
-      // Series usually follow the index: reserve exactly, no growth slack. A
-      // series of another length is refused where it ends (EndArray), so a
-      // run of short series cannot reserve the index's length each.
-      // Before a complete index (the second half of a split parse, say),
-      // each reserves what the last held: at most the values already read.
-      series.values[s.metric].reserve(s.index_complete ? s.index.size() : s.series_length_hint);
+      // Series usually follow the index: room for exactly its length in the
+      // store's block, no growth slack. A series of another length is
+      // refused where it ends (EndArray), so a run of short series cannot
+      // reserve the index's length each. Before a complete index (the second
+      // half of a split parse, say), each reserves what the last held: at
+      // most the values already read.
+      s.stores.front()->Open(s.index_complete ? s.index.size() : s.series_length_hint);
       s.stack.push_back(Ctx::kValues);
       return true;
     }
@@ -349,7 +350,10 @@ bool SnapshotBuilder::EndArray(Location at) {
   const Ctx ctx = s.top();
   s.stack.pop_back();
   if (ctx == Ctx::kIndex) s.index_complete = true;
-  if (ctx == Ctx::kValues) s.series_length_hint = s.series.back().values[s.metric].size();
+  if (ctx == Ctx::kValues) {
+    s.series.back().values[s.metric] = s.stores.front()->Close();
+    s.series_length_hint = s.series.back().values[s.metric].size();
+  }
   if (ctx == Ctx::kValues && s.index_complete) {
     const PendingSeries& series = s.series.back();
     const size_t count = series.values[s.metric].size();

@@ -83,6 +83,7 @@ Result<Snapshot> SnapshotBuilder::Finish() {
   samples.SetFrameIndex(std::move(s.index));
   if (s.frame_ms.seen) samples.SetFrameMs(std::move(s.frame_ms.values));
   if (s.profiler_ms.seen) samples.SetProfilerMs(std::move(s.profiler_ms.values));
+  for (const std::shared_ptr<SeriesStore>& store : s.stores) samples.Hold(store);
   for (PendingSeries& series : s.series) {
     auto node = network.Find(series.id);
     if (!node) return fail(series.at, "frames.series", unknown_id(series.id));
@@ -93,7 +94,7 @@ Result<Snapshot> SnapshotBuilder::Finish() {
                     builder_internal::SeriesLengthMessage(static_cast<Metric>(m),
                                                           series.values[m].size(), frames));
       }
-      samples.SetSeries(*node, static_cast<Metric>(m), std::move(series.values[m]));
+      samples.SetHeldSeries(*node, static_cast<Metric>(m), series.values[m]);
     }
   }
   std::vector<PendingSeries>().swap(s.series);

@@ -61,6 +61,7 @@ bool SnapshotBuilder::JoinSeries(SnapshotBuilder& rest, Location place) {
     s.series.push_back(std::move(series));
   }
   std::vector<PendingSeries>().swap(r.series);
+  s.stores.insert(s.stores.end(), r.stores.begin(), r.stores.end());
   for (auto& [message, key] : r.unknown_keys) {
     auto& entry = s.unknown_keys[message];
     if (entry.count == 0) entry.first = Shifted(key.first, place);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 
 #include "adapters/native/snapshot_builder.h"
 #include "base/text.h"
+#include "model/series_store.h"
 
 namespace cookgraph {
 namespace builder_internal {
@@ -96,7 +98,7 @@ struct PendingRef {
 struct PendingSeries {
   std::string id;
   Location at;
-  std::array<std::vector<double>, kMetricCount> values;
+  std::array<std::span<const double>, kMetricCount> values;  // in State::stores
   std::array<bool, kMetricCount> present{};
   std::array<Location, kMetricCount> value_at{};
 };
@@ -154,6 +156,9 @@ struct SnapshotBuilder::State {
   builder_internal::FrameColumn frame_ms{.name = "frame_ms", .what = "frame times"};
   builder_internal::FrameColumn profiler_ms{.name = "profiler_ms", .what = "profiler times"};
   std::vector<builder_internal::PendingSeries> series;
+  // Where the series' values are: this builder's store first (the one
+  // written), then those of the second halves it joined.
+  std::vector<std::shared_ptr<SeriesStore>> stores{std::make_shared<SeriesStore>()};
   StringMap<size_t> series_by_id;
   int metric = -1;  // current metric, -1 = unknown metric (skipped)
   // Values of the last series read, reserved for the next while frames.index

@@ -36,7 +36,7 @@ bool SnapshotBuilder::Null(Location at) {
       s.column(s.top()).values.push_back(kMissing);
       return true;
     case Ctx::kValues:
-      s.series.back().values[s.metric].push_back(kMissing);
+      s.stores.front()->Push(kMissing);
       return true;
     default:
       return Unexpected(Got::kNull, at);
@@ -64,20 +64,19 @@ bool SnapshotBuilder::Number(double value, std::string_view text, bool integer, 
   if (s.stack.empty()) return Unexpected(Got::kNumber, at);
   switch (s.top()) {
     case Ctx::kValues: {
-      PendingSeries& series = s.series.back();
-      std::vector<double>& values = series.values[s.metric];
+      SeriesStore& store = *s.stores.front();
       if (!std::isfinite(value) || value < 0 || value > kMaxValue) {
         return Fail(
-            at, fmt::format("series '{}'", series.id),
+            at, fmt::format("series '{}'", s.series.back().id),
             fmt::format("{}[{}] is {}: values must be finite, >= 0 and <= 1e12",
-                        MetricName(static_cast<Metric>(s.metric)), values.size(), Quote(text)));
+                        MetricName(static_cast<Metric>(s.metric)), store.open_size(), Quote(text)));
       }
       if (s.metric == static_cast<int>(Metric::kCooks) && value != std::floor(value)) {
-        return Fail(at, fmt::format("series '{}'", series.id),
+        return Fail(at, fmt::format("series '{}'", s.series.back().id),
                     fmt::format("cooks[{}] is {}: a count of cooks is a whole number",
-                                values.size(), Quote(text)));
+                                store.open_size(), Quote(text)));
       }
-      values.push_back(value);
+      store.Push(value);
       return true;
     }
     case Ctx::kIndex: {

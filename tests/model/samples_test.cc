@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/series_store.h"
 #include "model/snapshot.h"
 
 namespace cookgraph {
@@ -60,6 +61,34 @@ TEST(Samples, SeriesForANodeWithoutRoomIsIgnored) {
   samples.SetSeries(5, Metric::kCookMs, {1.0});
   EXPECT_EQ(samples.node_count(), 1u);
   EXPECT_FALSE(samples.any_series(Metric::kCookMs));
+}
+
+// diff's --frames: every series, vector-held or in a store, and the frame
+// columns cut alike; a node without a series stays without.
+TEST(Samples, KeepFramesCutsEverySeriesAlike) {
+  auto store = std::make_shared<SeriesStore>();
+  store->Open(4);
+  for (double v : {0.1, 0.2, kMissing, 0.4}) store->Push(v);
+  const std::span<const double> held = store->Close();
+  Samples samples(3);
+  samples.SetFrameIndex({10, 11, 12, 13});
+  samples.SetFrameMs({16.0, 17.0, 18.0, 19.0});
+  samples.SetSeries(0, Metric::kCookMs, {1.0, 2.0, 3.0, 4.0});
+  samples.Hold(std::move(store));
+  samples.SetHeldSeries(2, Metric::kGpuMs, held);
+  const std::vector<size_t> keep = {1, 2};
+  const Samples cut = samples.KeepFrames(keep);
+  EXPECT_EQ(cut.frame_index(), (std::vector<int64_t>{11, 12}));
+  EXPECT_EQ(std::vector<double>(cut.frame_ms().begin(), cut.frame_ms().end()),
+            (std::vector<double>{17.0, 18.0}));
+  EXPECT_EQ(std::vector<double>(cut.series(0, Metric::kCookMs).begin(),
+                                cut.series(0, Metric::kCookMs).end()),
+            (std::vector<double>{2.0, 3.0}));
+  ASSERT_EQ(cut.series(2, Metric::kGpuMs).size(), 2u);
+  EXPECT_EQ(cut.series(2, Metric::kGpuMs)[0], 0.2);
+  EXPECT_TRUE(IsMissing(cut.series(2, Metric::kGpuMs)[1]));
+  EXPECT_FALSE(cut.has_series(1, Metric::kCookMs));
+  EXPECT_FALSE(cut.has_profiler_ms());
 }
 
 TEST(Samples, FrameIndexAndFrameMs) {
