@@ -59,8 +59,15 @@ bool SnapshotBuilder::Bool(bool value, Location at) {
 }
 
 bool SnapshotBuilder::Number(double value, std::string_view text, bool integer, Location at) {
-  if (Skipping(false, false)) return true;
   State& s = *s_;
+  // Most of a snapshot's numbers: a series' value in range, not a count of
+  // cooks (whose values must be whole), outside any skipped value.
+  if (s.skip_depth == 0 && !s.skip_next && !s.stack.empty() && s.top() == Ctx::kValues &&
+      value >= 0 && value <= kMaxValue && s.metric != static_cast<int>(Metric::kCooks)) {
+    s.stores.front()->Push(value);
+    return true;
+  }
+  if (Skipping(false, false)) return true;
   if (s.stack.empty()) return Unexpected(Got::kNumber, at);
   switch (s.top()) {
     case Ctx::kValues: {
