@@ -17,8 +17,9 @@ std::span<const double> SeriesStore::Close() {
 
 void SeriesStore::NewBlock(size_t room) {
   const size_t size = std::max(room, next_block_);
-  // Default-initialised: every value is written before it is read.
-  auto block = std::make_unique_for_overwrite<double[]>(size);
+  // Default-initialised, not zeroed: every value is written before it is
+  // read (std::make_unique_for_overwrite, which Emscripten's libc++ lacks).
+  std::unique_ptr<double[]> block(new double[size]);
   const size_t open = open_size();
   if (open > 0) std::copy(open_, next_, block.get());
   open_ = block.get();
